@@ -1,0 +1,90 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// Every target is Swift 6 language mode with the two upcoming features the house style asks for.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "TopicGate",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "topicgate", targets: ["topicgate"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    ],
+    targets: [
+        .target(
+            name: "TopicGateCore",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "TopicGateStore",
+            dependencies: [
+                "TopicGateCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "TopicGateServer",
+            dependencies: [
+                "TopicGateCore",
+                "TopicGateStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "topicgate",
+            dependencies: [
+                "TopicGateServer",
+                "TopicGateStore",
+                "TopicGateCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "TopicGateCoreTests",
+            dependencies: ["TopicGateCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "TopicGateStoreTests",
+            dependencies: ["TopicGateStore", "TopicGateCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "TopicGateServerTests",
+            dependencies: [
+                "TopicGateServer",
+                "TopicGateStore",
+                "TopicGateCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,26 @@
+/// A group of users. Its owner is always one of its members.
+public struct Group: Sendable, Hashable {
+    public var id: GroupID
+    public var appID: AppID
+    public var name: String
+    public var owner: UserID
+    public var createdAt: Int64
+    public var modifiedAt: Int64
+
+    public init(id: GroupID, appID: AppID, name: String, owner: UserID, createdAt: Int64, modifiedAt: Int64) {
+        self.id = id
+        self.appID = appID
+        self.name = name
+        self.owner = owner
+        self.createdAt = createdAt
+        self.modifiedAt = modifiedAt
+    }
+
+    /// `GroupRetrievalResponse`.
+    public var json: JSONValue {
+        [
+            "groupID": .string(id.rawValue), "name": .string(name), "owner": .string(owner.rawValue),
+            "createdAt": .int(createdAt), "modifiedAt": .int(modifiedAt),
+        ]
+    }
+}

@@ -1,0 +1,62 @@
+/// The codes of Kii's error table that TopicGate answers with (`reference/kii-wire.md` §8),
+/// plus the few of its own, each documented where it is thrown.
+extension KiiError.Code {
+    // 400
+    public static let invalidJSON = Self(rawValue: "INVALID_JSON")
+    public static let invalidInputData = Self(rawValue: "INVALID_INPUT_DATA")
+    public static let invalidAccountStatus = Self(rawValue: "INVALID_ACCOUNT_STATUS")
+    public static let passwordTooShort = Self(rawValue: "PASSWORD_TOO_SHORT")
+    public static let passwordTooLong = Self(rawValue: "PASSWORD_TOO_LONG")
+    public static let emptyBody = Self(rawValue: "EMPTY_BODY")
+    /// OAuth failures on the token endpoint (with `error_description`).
+    public static let invalidGrant = Self(rawValue: "invalid_grant")
+    public static let invalidRequest = Self(rawValue: "invalid_request")
+    public static let invalidClient = Self(rawValue: "invalid_client")
+    public static let unsupportedGrantType = Self(rawValue: "unsupported_grant_type")
+    // 401 for an anonymous caller, 403 for an authenticated one (Kii's UnauthorizedAccessException)
+    public static let unauthorized = Self(rawValue: "UNAUTHORIZED")
+    // 401
+    public static let wrongPassword = Self(rawValue: "WRONG_PASSWORD")
+    public static let userDisabled = Self(rawValue: "USER_DISABLED")
+    public static let thingDisabled = Self(rawValue: "THING_DISABLED")
+    // 403
+    public static let wrongToken = Self(rawValue: "WRONG_TOKEN")
+    // 404
+    public static let notFound = Self(rawValue: "NOT_FOUND")
+    public static let appNotFound = Self(rawValue: "APP_NOT_FOUND")
+    public static let userNotFound = Self(rawValue: "USER_NOT_FOUND")
+    public static let groupNotFound = Self(rawValue: "GROUP_NOT_FOUND")
+    public static let thingNotFound = Self(rawValue: "THING_NOT_FOUND")
+    public static let thingOwnershipNotFound = Self(rawValue: "THING_OWNERSHIP_NOT_FOUND")
+    public static let groupMemberNotFound = Self(rawValue: "GROUP_MEMBER_NOT_FOUND")
+    // 405
+    public static let methodNotAllowed = Self(rawValue: "METHOD_NOT_ALLOWED")
+    // 409
+    public static let userAlreadyExists = Self(rawValue: "USER_ALREADY_EXISTS")
+    public static let groupAlreadyExists = Self(rawValue: "GROUP_ALREADY_EXISTS")
+    public static let thingAlreadyExists = Self(rawValue: "THING_ALREADY_EXISTS")
+    public static let thingOwnershipAlreadyExists = Self(rawValue: "THING_OWNERSHIP_ALREADY_EXISTS")
+    public static let operationNotAllowed = Self(rawValue: "OPERATION_NOT_ALLOWED")
+    // 413, 415
+    public static let requestTooLarge = Self(rawValue: "REQUEST_ENTITY_TOO_LARGE")
+    public static let unsupportedMediaType = Self(rawValue: "UNSUPPORTED_MEDIA_TYPE")
+    // 500, 503
+    public static let undefinedError = Self(rawValue: "UNDEFINED_ERROR")
+    public static let temporarilyUnavailable = Self(rawValue: "RESOURCE_TEMPORARILY_UNAVAILABLE")
+}
+
+extension KiiError {
+    /// 400 `INVALID_INPUT_DATA` naming the offending field.
+    public static func invalidInput(_ message: String, field: String? = nil) -> KiiError {
+        KiiError(.invalidInputData, message, context: field.map { ["field": .string($0)] } ?? [:])
+    }
+
+    /// `UNAUTHORIZED` in the shape of Kii's UnauthorizedAccessException: the caller may not do
+    /// what it asked (an anonymous caller is told to authenticate first).
+    public static func accessDenied(_ message: String, appID: AppID, principal: Principal) -> KiiError {
+        KiiError(.unauthorized, message, context: [
+            "authenticatedAppID": .string(appID.rawValue),
+            "authenticatedPrincipalID": .string(principal.principalID),
+        ])
+    }
+}

@@ -1,0 +1,32 @@
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import TopicGateCore
+
+/// Builds responses with JSON bodies written by `JSONWriter` (so never a stray `%`).
+enum JSONResponse {
+    static func make(
+        status: HTTPResponse.Status, body: JSONValue, mediaType: String = "application/json",
+        headers extra: HTTPFields = [:]
+    ) -> Response {
+        var headers = extra
+        headers[.contentType] = mediaType + ";charset=UTF-8"
+        return Response(
+            status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: JSONWriter.bytes(body))))
+    }
+
+    /// 200 with `body`.
+    static func ok(_ body: JSONValue, mediaType: String = "application/json") -> Response {
+        make(status: .ok, body: body, mediaType: mediaType)
+    }
+
+    /// 201 with `body`.
+    static func created(_ body: JSONValue, mediaType: String = "application/json", location: String? = nil) -> Response {
+        var headers: HTTPFields = [:]
+        if let location { headers[.location] = location }
+        return make(status: .created, body: body, mediaType: mediaType, headers: headers)
+    }
+
+    /// 204 with no body.
+    static func noContent() -> Response { Response(status: .noContent) }
+}

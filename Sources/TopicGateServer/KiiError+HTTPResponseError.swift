@@ -1,0 +1,34 @@
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import TopicGateCore
+
+/// The status of each error code, from Kii's table (`reference/kii-wire.md` §8).
+extension KiiError: HTTPResponseError {
+    public var status: HTTPResponse.Status {
+        switch code {
+        case .unauthorized:
+            // Kii's UnauthorizedAccessException: ask an anonymous caller to authenticate,
+            // refuse an authenticated one.
+            context["authenticatedPrincipalID"] == .string(Principal.anonymous.principalID) ? .unauthorized : .forbidden
+        case .wrongPassword, .userDisabled, .thingDisabled: .unauthorized
+        case .wrongToken: .forbidden
+        case .notFound, .appNotFound, .userNotFound, .groupNotFound, .thingNotFound, .thingOwnershipNotFound,
+            .groupMemberNotFound:
+            .notFound
+        case .methodNotAllowed: .methodNotAllowed
+        case .userAlreadyExists, .groupAlreadyExists, .thingAlreadyExists, .thingOwnershipAlreadyExists,
+            .operationNotAllowed:
+            .conflict
+        case .requestTooLarge: .contentTooLarge
+        case .unsupportedMediaType: .unsupportedMediaType
+        case .undefinedError: .internalServerError
+        case .temporarilyUnavailable: .serviceUnavailable
+        default: .badRequest
+        }
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        JSONResponse.make(status: status, body: body, mediaType: "application/json")
+    }
+}

@@ -1,0 +1,92 @@
+import TopicGateCore
+import TopicGateStore
+
+/// The OAuth2 token endpoint: password grants for users (login name, `EMAIL:`, `PHONE:`) and
+/// things (`VENDOR_THING_ID:`), client credentials for the admin and for anonymous app tokens.
+///
+/// Every failure is a 400 with `error_description`, and a failed password check says no more
+/// than "wrong username or password" whether the account exists or not. A pseudo user has no
+/// password, so it can never get a token here.
+struct LoginService: Sendable {
+    let store: any Store
+    let hasher: PasswordHasher
+    let tokens: TokenIssuer
+
+    func grant(app: App, body: [String: JSONValue]) async throws -> JSONValue {
+        let grantType = try Self.optionalString(body, "grant_type") ?? "password"
+        switch grantType {
+        case "password": return try await passwordGrant(app: app, body: body)
+        case "client_credentials": return try await clientCredentialsGrant(app: app, body: body)
+        default:
+            throw Self.oauthError(.unsupportedGrantType, "The grant type '\(grantType)' is not supported.")
+        }
+    }
+
+    func passwordGrant(app: App, body: [String: JSONValue]) async throws -> JSONValue {
+        guard let username = try Self.optionalString(body, "username"),
+            let password = try Self.optionalString(body, "password"),
+            let identifier = LoginIdentifier(username: username)
+        else {
+            throw Self.oauthError(.invalidRequest, "A password grant needs 'username' and 'password'.")
+        }
+        let expiresAt = try Self.expiresAt(body)
+        if case .vendorThingID(let vendorThingID) = identifier {
+            let thing = try await store.thing(appID: app.id, reference: .vendorThingID(vendorThingID))
+            guard try await hasher.verify(password, hash: thing?.passwordHash), let thing else {
+                throw Self.wrongCredentials()
+            }
+            if thing.disabled { throw Self.oauthError(.invalidGrant, "The thing is disabled.") }
+            let token = try await tokens.issue(appID: app.id, principal: .thing(thing.id), expiresAt: expiresAt)
+            return tokens.grantBody(id: thing.id.rawValue, token: token, expiresAt: expiresAt)
+        }
+        let user = try await store.user(appID: app.id, address: identifier)
+        guard try await hasher.verify(password, hash: user?.passwordHash), let user else {
+            throw Self.wrongCredentials()
+        }
+        if user.disabled { throw Self.oauthError(.invalidGrant, "The user is disabled.") }
+        let token = try await tokens.issue(appID: app.id, principal: .user(user.id), expiresAt: expiresAt)
+        return tokens.grantBody(id: user.id.rawValue, token: token, expiresAt: expiresAt)
+    }
+
+    func clientCredentialsGrant(app: App, body: [String: JSONValue]) async throws -> JSONValue {
+        guard let clientID = try Self.optionalString(body, "client_id") else {
+            throw Self.oauthError(.invalidRequest, "A client credentials grant needs 'client_id'.")
+        }
+        let secret = try Self.optionalString(body, "client_secret") ?? ""
+        let expiresAt = try Self.expiresAt(body)
+        if clientID == app.clientID, Secrets.constantTimeEqual(Secrets.sha256(secret), app.clientSecretHash) {
+            let token = try await tokens.issue(appID: app.id, principal: .admin, expiresAt: expiresAt)
+            return tokens.grantBody(id: app.clientID, token: token, expiresAt: expiresAt)
+        }
+        if clientID == app.id.rawValue {
+            // An anonymous app token (ebisu sends a dummy secret: the app key is no secret).
+            let token = try await tokens.issue(appID: app.id, principal: .anonymous, expiresAt: expiresAt)
+            return tokens.grantBody(id: app.id.rawValue, token: token, expiresAt: expiresAt)
+        }
+        throw Self.oauthError(.invalidClient, "The client credentials are not valid.")
+    }
+
+    static func wrongCredentials() -> KiiError {
+        oauthError(.invalidGrant, "The username or password is wrong.")
+    }
+
+    /// An OAuth error: Kii's `errorCode` and `message`, plus OAuth's `error` and `error_description`.
+    static func oauthError(_ code: KiiError.Code, _ description: String) -> KiiError {
+        KiiError(code, description, context: ["error": .string(code.rawValue), "error_description": .string(description)])
+    }
+
+    static func optionalString(_ body: [String: JSONValue], _ key: String) throws(KiiError) -> String? {
+        guard let value = body[key], !value.isNull else { return nil }
+        guard let text = value.stringValue else { throw oauthError(.invalidRequest, "'\(key)' must be a string.") }
+        return text
+    }
+
+    /// The optional `expiresAt` (ms since 1970) a client may ask its token to expire at.
+    static func expiresAt(_ body: [String: JSONValue]) throws(KiiError) -> Int64? {
+        guard let value = body["expiresAt"], !value.isNull else { return nil }
+        guard let millis = value.intValue, millis > 0 else {
+            throw oauthError(.invalidRequest, "'expiresAt' must be a time in milliseconds since 1970.")
+        }
+        return millis
+    }
+}

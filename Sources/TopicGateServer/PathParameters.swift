@@ -1,0 +1,48 @@
+import HTTPTypes
+import Hummingbird
+import TopicGateCore
+
+/// Reading the typed path parameters of Kii's routes; a segment that cannot name anything is
+/// a 404 of the right kind, never a 500.
+extension Parameters {
+    func appID() throws -> String {
+        try require("appID")
+    }
+
+    func userReference(appID: String) throws -> UserReference {
+        let segment = try require("user")
+        guard let reference = UserReference(pathSegment: segment) else {
+            throw UserService.notFound(appID: AppID(appID), field: "userID", value: segment)
+        }
+        return reference
+    }
+
+    func userID(_ name: String, appID: String) throws -> UserID {
+        let segment = try require(name)
+        guard IDSyntax.isWellFormed(segment) else {
+            throw UserService.notFound(appID: AppID(appID), field: "userID", value: segment)
+        }
+        return UserID(segment)
+    }
+
+    func groupID() throws -> GroupID {
+        GroupID(try require("group"))
+    }
+
+    func thingReference(appID: String) throws -> ThingReference {
+        let segment = try require("thing")
+        guard let reference = ThingReference(pathSegment: segment) else {
+            throw ThingReference.id(ThingID(segment)).notFound(appID: AppID(appID))
+        }
+        return reference
+    }
+
+    func owner() throws -> Owner {
+        let segment = try require("owner")
+        guard let owner = Owner(parsing: segment) else {
+            throw KiiError(
+                .thingOwnershipNotFound, "An owner is 'user:ID' or 'group:ID'.", context: ["owner": .string(segment)])
+        }
+        return owner
+    }
+}

@@ -1,0 +1,67 @@
+public import Crypto
+import Foundation
+
+/// Random secrets and IDs, and the one-way hashes they are stored as.
+public enum Secrets {
+    /// An access token: 256 random bits, base64url without padding (43 characters).
+    public static func accessToken() -> String {
+        base64URL(randomBytes(32))
+    }
+
+    /// Hex SHA-256 of `text`: how tokens and client secrets are stored.
+    public static func sha256(_ text: String) -> String {
+        hex(SHA256.hash(data: Array(text.utf8)))
+    }
+
+    /// Compares two strings in time that depends only on their lengths.
+    public static func constantTimeEqual(_ lhs: String, _ rhs: String) -> Bool {
+        let left = Array(lhs.utf8)
+        let right = Array(rhs.utf8)
+        guard left.count == right.count else { return false }
+        var difference: UInt8 = 0
+        for index in left.indices { difference |= left[index] ^ right[index] }
+        return difference == 0
+    }
+
+    /// `count` random bytes as lower-case hex.
+    public static func randomHex(bytes count: Int) -> String {
+        hex(randomBytes(count))
+    }
+
+    /// A user ID in Kii's shape: a lower-case UUID.
+    public static func userID() -> String { UUID().uuidString.lowercased() }
+
+    /// A group ID: 25 lower-case letters and digits.
+    public static func groupID() -> String { randomAlphanumeric(25) }
+
+    /// A thing ID in Kii's shape: `th.` and 32 hex digits in UUID groups.
+    public static func thingID() -> String { "th." + UUID().uuidString.lowercased() }
+
+    static func randomAlphanumeric(_ count: Int) -> String {
+        let alphabet = Array("0123456789abcdefghijklmnopqrstuvwxyz")
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<count).map { _ in alphabet[Int(generator.next(upperBound: UInt(alphabet.count)))] })
+    }
+
+    static func randomBytes(_ count: Int) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }
+
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func base64URL(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}

@@ -1,0 +1,34 @@
+public import Logging
+
+/// Everything `topicgate serve` can be told, as one plain value. The executable builds it
+/// from flags and environment; tests build it directly.
+public struct ServerConfiguration: Sendable {
+    /// Address the HTTP server listens on.
+    public var host: String
+    public var port: Int
+    /// Folder of the SQLite file (and, later, the broker's shared secret).
+    public var dataDirectory: String
+    public var logLevel: Logger.Level
+    /// bcrypt cost for user and thing passwords (each step doubles the time).
+    public var passwordHashCost: UInt8
+    /// Largest request body accepted, in bytes.
+    public var maximumBodySize: Int
+    /// The host name that clients should use to reach this server (Location headers).
+    public var publicBaseURL: String?
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "./data", logLevel: Logger.Level = .info,
+        passwordHashCost: UInt8 = 10, maximumBodySize: Int = 1 << 20, publicBaseURL: String? = nil
+    ) {
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.logLevel = logLevel
+        self.passwordHashCost = passwordHashCost
+        self.maximumBodySize = maximumBodySize
+        self.publicBaseURL = publicBaseURL
+    }
+
+    /// The SQLite file inside the data directory.
+    public var databasePath: String { dataDirectory + "/topicgate.sqlite" }
+}

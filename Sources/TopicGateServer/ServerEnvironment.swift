@@ -1,0 +1,36 @@
+import TopicGateCore
+import TopicGateStore
+
+/// The services a running server shares between its controllers, built once from the
+/// configuration, the store and the clock.
+struct ServerEnvironment: Sendable {
+    let configuration: ServerConfiguration
+    let store: any Store
+    let time: TimeSource
+    let authenticator: Authenticator
+    let body: RequestBody
+    let login: LoginService
+    let users: UserService
+    let groups: GroupService
+    let things: ThingService
+    let onboarding: OnboardingService
+
+    init(configuration: ServerConfiguration, store: any Store, time: TimeSource, hasher: PasswordHasher) {
+        self.configuration = configuration
+        self.store = store
+        self.time = time
+        let tokens = TokenIssuer(store: store, time: time)
+        authenticator = Authenticator(store: store, time: time)
+        body = RequestBody(maximumSize: configuration.maximumBodySize)
+        login = LoginService(store: store, hasher: hasher, tokens: tokens)
+        users = UserService(store: store, hasher: hasher, tokens: tokens, time: time)
+        groups = GroupService(store: store, time: time)
+        things = ThingService(store: store, hasher: hasher, tokens: tokens, time: time)
+        onboarding = OnboardingService(store: store, hasher: hasher, tokens: tokens, things: things)
+    }
+
+    /// A path under this server for a `Location` header.
+    func location(_ path: String) -> String {
+        (configuration.publicBaseURL ?? "") + path
+    }
+}

@@ -1,0 +1,29 @@
+import TopicGateCore
+import TopicGateStore
+
+/// Issues access tokens: 256 random bits handed to the client once, stored as SHA-256.
+struct TokenIssuer: Sendable {
+    /// What `expires_in` says of a token that does not expire (Kii's value).
+    static let neverExpiresSeconds: Int64 = 2_147_483_647
+
+    let store: any Store
+    let time: TimeSource
+
+    /// A new token for `principal`, valid until `expiresAt` (ms since 1970) or for ever.
+    func issue(appID: AppID, principal: Principal, expiresAt: Int64? = nil) async throws -> String {
+        let token = Secrets.accessToken()
+        try await store.insertToken(
+            AccessToken(
+                hash: Secrets.sha256(token), appID: appID, principal: principal, expiresAt: expiresAt,
+                createdAt: time.now()))
+        return token
+    }
+
+    /// The token endpoint's response for `token`.
+    func grantBody(id: String, token: String, expiresAt: Int64?) -> JSONValue {
+        let expiresIn = expiresAt.map { max(0, ($0 - time.now()) / 1000) } ?? Self.neverExpiresSeconds
+        return [
+            "id": .string(id), "access_token": .string(token), "token_type": "Bearer", "expires_in": .int(expiresIn),
+        ]
+    }
+}

@@ -1,0 +1,95 @@
+import GRDB
+
+/// The schema, as a list of migrations that only ever grows. Every table carries `app_id`.
+enum SQLiteSchema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-identity") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE apps (
+                        app_id TEXT PRIMARY KEY,
+                        app_key TEXT NOT NULL,
+                        client_id TEXT NOT NULL UNIQUE,
+                        client_secret_hash TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        created_at INTEGER NOT NULL
+                    );
+                    CREATE TABLE users (
+                        app_id TEXT NOT NULL REFERENCES apps(app_id) ON DELETE CASCADE,
+                        user_id TEXT NOT NULL,
+                        login_name TEXT,
+                        email_address TEXT,
+                        phone_number TEXT,
+                        password_hash TEXT,
+                        display_name TEXT,
+                        country TEXT,
+                        locale TEXT,
+                        custom_fields TEXT NOT NULL DEFAULT '{}',
+                        disabled INTEGER NOT NULL DEFAULT 0,
+                        created_at INTEGER NOT NULL,
+                        modified_at INTEGER NOT NULL,
+                        last_seen_at INTEGER NOT NULL,
+                        PRIMARY KEY (app_id, user_id)
+                    );
+                    CREATE UNIQUE INDEX users_login_name ON users(app_id, login_name COLLATE NOCASE)
+                        WHERE login_name IS NOT NULL;
+                    CREATE UNIQUE INDEX users_email_address ON users(app_id, email_address)
+                        WHERE email_address IS NOT NULL;
+                    CREATE UNIQUE INDEX users_phone_number ON users(app_id, phone_number)
+                        WHERE phone_number IS NOT NULL;
+                    CREATE TABLE tokens (
+                        token_hash TEXT PRIMARY KEY,
+                        app_id TEXT NOT NULL REFERENCES apps(app_id) ON DELETE CASCADE,
+                        principal_kind TEXT NOT NULL,
+                        principal_id TEXT NOT NULL,
+                        expires_at INTEGER,
+                        created_at INTEGER NOT NULL
+                    );
+                    CREATE INDEX tokens_principal ON tokens(app_id, principal_kind, principal_id);
+                    CREATE TABLE groups (
+                        app_id TEXT NOT NULL REFERENCES apps(app_id) ON DELETE CASCADE,
+                        group_id TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        owner_id TEXT NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        modified_at INTEGER NOT NULL,
+                        PRIMARY KEY (app_id, group_id),
+                        FOREIGN KEY (app_id, owner_id) REFERENCES users(app_id, user_id) ON DELETE CASCADE
+                    );
+                    CREATE INDEX groups_owner ON groups(app_id, owner_id);
+                    CREATE TABLE group_members (
+                        app_id TEXT NOT NULL,
+                        group_id TEXT NOT NULL,
+                        user_id TEXT NOT NULL,
+                        PRIMARY KEY (app_id, group_id, user_id),
+                        FOREIGN KEY (app_id, group_id) REFERENCES groups(app_id, group_id) ON DELETE CASCADE,
+                        FOREIGN KEY (app_id, user_id) REFERENCES users(app_id, user_id) ON DELETE CASCADE
+                    );
+                    CREATE INDEX group_members_user ON group_members(app_id, user_id);
+                    CREATE TABLE things (
+                        app_id TEXT NOT NULL REFERENCES apps(app_id) ON DELETE CASCADE,
+                        thing_id TEXT NOT NULL,
+                        vendor_thing_id TEXT NOT NULL,
+                        password_hash TEXT NOT NULL,
+                        fields TEXT NOT NULL DEFAULT '{}',
+                        disabled INTEGER NOT NULL DEFAULT 0,
+                        created_at INTEGER NOT NULL,
+                        modified_at INTEGER NOT NULL,
+                        PRIMARY KEY (app_id, thing_id)
+                    );
+                    CREATE UNIQUE INDEX things_vendor_thing_id ON things(app_id, vendor_thing_id);
+                    CREATE TABLE thing_owners (
+                        app_id TEXT NOT NULL,
+                        thing_id TEXT NOT NULL,
+                        owner_kind TEXT NOT NULL CHECK (owner_kind IN ('user', 'group')),
+                        owner_id TEXT NOT NULL,
+                        PRIMARY KEY (app_id, thing_id, owner_kind, owner_id),
+                        FOREIGN KEY (app_id, thing_id) REFERENCES things(app_id, thing_id) ON DELETE CASCADE
+                    );
+                    CREATE INDEX thing_owners_owner ON thing_owners(app_id, owner_kind, owner_id);
+                    """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,111 @@
+import GRDB
+public import TopicGateCore
+
+extension SQLiteStore: ThingStore {
+    public func insertThing(_ thing: Thing) async throws {
+        try await write(conflict: { _ in Self.thingConflict(thing.vendorThingID) }) { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO things (app_id, thing_id, vendor_thing_id, password_hash, fields, disabled,
+                        created_at, modified_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    thing.appID.rawValue, thing.id.rawValue, thing.vendorThingID, thing.passwordHash,
+                    JSONWriter.string(.object(thing.fields.values)), thing.disabled, thing.createdAt, thing.modifiedAt,
+                ])
+        }
+    }
+
+    public func thing(appID: AppID, reference: ThingReference) async throws -> Thing? {
+        let (column, value): (String, String)
+        switch reference {
+        case .id(let id): (column, value) = ("thing_id", id.rawValue)
+        case .vendorThingID(let vendorThingID): (column, value) = ("vendor_thing_id", vendorThingID)
+        }
+        return try await read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM things WHERE app_id = ? AND \(column) = ?", arguments: [appID.rawValue, value]
+            ).map(Self.thing)
+        }
+    }
+
+    public func updateThing(_ thing: Thing) async throws {
+        try await write(conflict: { _ in Self.thingConflict(thing.vendorThingID) }) { db in
+            try db.execute(
+                sql: """
+                    UPDATE things SET vendor_thing_id = ?, password_hash = ?, fields = ?, disabled = ?, modified_at = ?
+                    WHERE app_id = ? AND thing_id = ?
+                    """,
+                arguments: [
+                    thing.vendorThingID, thing.passwordHash, JSONWriter.string(.object(thing.fields.values)),
+                    thing.disabled, thing.modifiedAt, thing.appID.rawValue, thing.id.rawValue,
+                ])
+        }
+    }
+
+    public func deleteThing(appID: AppID, id: ThingID) async throws -> Bool {
+        try await write { db in
+            try db.execute(
+                sql: "DELETE FROM tokens WHERE app_id = ? AND principal_kind = 'thing' AND principal_id = ?",
+                arguments: [appID.rawValue, id.rawValue])
+            try db.execute(
+                sql: "DELETE FROM things WHERE app_id = ? AND thing_id = ?", arguments: [appID.rawValue, id.rawValue])
+            return db.changesCount > 0
+        }
+    }
+
+    public func addOwner(appID: AppID, thing: ThingID, owner: Owner) async throws -> Bool {
+        let (kind, id) = Self.columns(owner)
+        return try await write { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO thing_owners (app_id, thing_id, owner_kind, owner_id) VALUES (?, ?, ?, ?)",
+                arguments: [appID.rawValue, thing.rawValue, kind, id])
+            return db.changesCount > 0
+        }
+    }
+
+    public func removeOwner(appID: AppID, thing: ThingID, owner: Owner) async throws -> Bool {
+        let (kind, id) = Self.columns(owner)
+        return try await write { db in
+            try db.execute(
+                sql: "DELETE FROM thing_owners WHERE app_id = ? AND thing_id = ? AND owner_kind = ? AND owner_id = ?",
+                arguments: [appID.rawValue, thing.rawValue, kind, id])
+            return db.changesCount > 0
+        }
+    }
+
+    public func owners(appID: AppID, thing: ThingID) async throws -> Set<Owner> {
+        try await read { db in
+            Set(
+                try Row.fetchAll(
+                    db, sql: "SELECT owner_kind, owner_id FROM thing_owners WHERE app_id = ? AND thing_id = ?",
+                    arguments: [appID.rawValue, thing.rawValue]
+                ).map { row -> Owner in
+                    let id: String = row["owner_id"]
+                    return (row["owner_kind"] as String) == "user" ? .user(UserID(id)) : .group(GroupID(id))
+                })
+        }
+    }
+
+    static func columns(_ owner: Owner) -> (String, String) {
+        switch owner {
+        case .user(let id): ("user", id.rawValue)
+        case .group(let id): ("group", id.rawValue)
+        }
+    }
+
+    static func thingConflict(_ vendorThingID: String) -> KiiError {
+        KiiError(
+            .thingAlreadyExists, "A thing with vendor thing ID \(vendorThingID) already exists.",
+            context: ["field": "vendorThingID", "value": .string(vendorThingID)])
+    }
+
+    static func thing(_ row: Row) throws -> Thing {
+        Thing(
+            id: ThingID(row["thing_id"] as String), appID: AppID(row["app_id"] as String),
+            vendorThingID: row["vendor_thing_id"], passwordHash: row["password_hash"],
+            fields: try ThingFields(body: JSONReader.object(Array((row["fields"] as String).utf8))),
+            disabled: row["disabled"], createdAt: row["created_at"], modifiedAt: row["modified_at"])
+    }
+}

@@ -1,0 +1,59 @@
+import GRDB
+public import TopicGateCore
+
+extension SQLiteStore: TokenStore {
+    public func insertToken(_ token: AccessToken) async throws {
+        let (kind, id) = Self.columns(token.principal)
+        try await write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO tokens (token_hash, app_id, principal_kind, principal_id, expires_at, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [token.hash, token.appID.rawValue, kind, id, token.expiresAt, token.createdAt])
+        }
+    }
+
+    public func token(hash: String) async throws -> AccessToken? {
+        try await read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM tokens WHERE token_hash = ?", arguments: [hash]),
+                let principal = Self.principal(kind: row["principal_kind"], id: row["principal_id"])
+            else { return nil }
+            return AccessToken(
+                hash: row["token_hash"], appID: AppID(row["app_id"] as String), principal: principal,
+                expiresAt: row["expires_at"], createdAt: row["created_at"])
+        }
+    }
+
+    public func revokeTokens(appID: AppID, principal: Principal, keeping: String?) async throws -> Int {
+        let (kind, id) = Self.columns(principal)
+        return try await write { db in
+            try db.execute(
+                sql: """
+                    DELETE FROM tokens WHERE app_id = ? AND principal_kind = ? AND principal_id = ?
+                        AND token_hash IS NOT ?
+                    """,
+                arguments: [appID.rawValue, kind, id, keeping])
+            return db.changesCount
+        }
+    }
+
+    static func columns(_ principal: Principal) -> (String, String) {
+        switch principal {
+        case .admin: ("admin", "")
+        case .anonymous: ("anonymous", "")
+        case .user(let id): ("user", id.rawValue)
+        case .thing(let id): ("thing", id.rawValue)
+        }
+    }
+
+    static func principal(kind: String, id: String) -> Principal? {
+        switch kind {
+        case "admin": .admin
+        case "anonymous": .anonymous
+        case "user": .user(UserID(id))
+        case "thing": .thing(ThingID(id))
+        default: nil
+        }
+    }
+}

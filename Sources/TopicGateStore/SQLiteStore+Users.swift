@@ -1,0 +1,112 @@
+import GRDB
+public import TopicGateCore
+
+extension SQLiteStore: UserStore {
+    public func insertUser(_ user: User) async throws {
+        try await write(conflict: Self.userConflict) { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO users (app_id, user_id, login_name, email_address, phone_number, password_hash,
+                        display_name, country, locale, custom_fields, disabled, created_at, modified_at, last_seen_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    user.appID.rawValue, user.id.rawValue, user.loginName, user.emailAddress, user.phoneNumber,
+                    user.passwordHash, user.profile.displayName, user.profile.country, user.profile.locale,
+                    JSONWriter.string(.object(user.profile.customFields)), user.disabled, user.createdAt,
+                    user.modifiedAt, user.lastSeenAt,
+                ])
+        }
+    }
+
+    public func user(appID: AppID, id: UserID) async throws -> User? {
+        try await read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM users WHERE app_id = ? AND user_id = ?",
+                arguments: [appID.rawValue, id.rawValue]
+            ).map(Self.user)
+        }
+    }
+
+    public func user(appID: AppID, address: LoginIdentifier) async throws -> User? {
+        let (column, value): (String, String)
+        switch address {
+        case .loginName(let name): (column, value) = ("login_name COLLATE NOCASE", name)
+        case .emailAddress(let email): (column, value) = ("email_address", email)
+        case .phoneNumber(let phone): (column, value) = ("phone_number", phone)
+        case .vendorThingID: return nil
+        }
+        return try await read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM users WHERE app_id = ? AND \(column) = ?", arguments: [appID.rawValue, value]
+            ).map(Self.user)
+        }
+    }
+
+    public func updateUser(_ user: User) async throws {
+        try await write(conflict: Self.userConflict) { db in
+            try db.execute(
+                sql: """
+                    UPDATE users SET login_name = ?, email_address = ?, phone_number = ?, password_hash = ?,
+                        display_name = ?, country = ?, locale = ?, custom_fields = ?, disabled = ?, modified_at = ?
+                    WHERE app_id = ? AND user_id = ?
+                    """,
+                arguments: [
+                    user.loginName, user.emailAddress, user.phoneNumber, user.passwordHash, user.profile.displayName,
+                    user.profile.country, user.profile.locale, JSONWriter.string(.object(user.profile.customFields)),
+                    user.disabled, user.modifiedAt, user.appID.rawValue, user.id.rawValue,
+                ])
+        }
+    }
+
+    public func deleteUser(appID: AppID, id: UserID) async throws -> Bool {
+        try await write { db in
+            let app = appID.rawValue
+            let user = id.rawValue
+            try db.execute(
+                sql: """
+                    DELETE FROM thing_owners WHERE app_id = ? AND owner_kind = 'group'
+                        AND owner_id IN (SELECT group_id FROM groups WHERE app_id = ? AND owner_id = ?)
+                    """,
+                arguments: [app, app, user])
+            try db.execute(
+                sql: "DELETE FROM thing_owners WHERE app_id = ? AND owner_kind = 'user' AND owner_id = ?",
+                arguments: [app, user])
+            try db.execute(
+                sql: "DELETE FROM tokens WHERE app_id = ? AND principal_kind = 'user' AND principal_id = ?",
+                arguments: [app, user])
+            // Groups it owns, and its memberships, go by cascade.
+            try db.execute(sql: "DELETE FROM users WHERE app_id = ? AND user_id = ?", arguments: [app, user])
+            return db.changesCount > 0
+        }
+    }
+
+    public func touchUser(appID: AppID, id: UserID, at time: Int64) async throws {
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE users SET last_seen_at = ? WHERE app_id = ? AND user_id = ? AND last_seen_at < ?",
+                arguments: [time, appID.rawValue, id.rawValue, time])
+        }
+    }
+
+    @Sendable static func userConflict(_ message: String) -> KiiError? {
+        let field =
+            message.contains("login_name") ? "loginName"
+            : message.contains("email_address") ? "emailAddress"
+            : message.contains("phone_number") ? "phoneNumber" : "userID"
+        return KiiError(
+            .userAlreadyExists, "A user with this \(field) already exists.", context: ["field": .string(field)])
+    }
+
+    static func user(_ row: Row) throws -> User {
+        User(
+            id: UserID(row["user_id"] as String), appID: AppID(row["app_id"] as String),
+            loginName: row["login_name"], emailAddress: row["email_address"], phoneNumber: row["phone_number"],
+            passwordHash: row["password_hash"],
+            profile: UserProfile(
+                displayName: row["display_name"], country: row["country"], locale: row["locale"],
+                customFields: try JSONReader.object(Array((row["custom_fields"] as String).utf8))),
+            disabled: row["disabled"], createdAt: row["created_at"], modifiedAt: row["modified_at"],
+            lastSeenAt: row["last_seen_at"])
+    }
+}

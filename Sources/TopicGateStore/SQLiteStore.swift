@@ -1,0 +1,41 @@
+public import GRDB
+import TopicGateCore
+
+/// The embedded store: one SQLite file in WAL mode, written with `synchronous = FULL` so that
+/// a write that returned is on disk and survives `kill -9` (and a power cut) at any moment.
+public final class SQLiteStore: Sendable {
+    let pool: DatabasePool
+
+    /// Opens (creating and migrating) the database file at `path`.
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try SQLiteSchema.migrator.migrate(pool)
+    }
+
+    /// Runs `updates` in one write transaction, turning unique-constraint violations into the
+    /// Kii conflict error `conflict` names for the failed index.
+    func write<T: Sendable>(
+        conflict: @escaping @Sendable (String) -> KiiError? = { _ in nil },
+        _ updates: @escaping @Sendable (Database) throws -> T
+    ) async throws -> T {
+        do {
+            return try await pool.write(updates)
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE
+            || error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY
+        {
+            if let mapped = conflict(error.message ?? "") { throw mapped }
+            throw error
+        }
+    }
+
+    func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await pool.read(value)
+    }
+}
+
+extension SQLiteStore: Store {}

@@ -1,0 +1,16 @@
+public import TopicGateCore
+
+/// Things and their owners. Vendor thing IDs are unique within an app; a write that would
+/// break that throws `THING_ALREADY_EXISTS`.
+public protocol ThingStore: Sendable {
+    func insertThing(_ thing: Thing) async throws
+    func thing(appID: AppID, reference: ThingReference) async throws -> Thing?
+    func updateThing(_ thing: Thing) async throws
+    /// Deletes the thing with its tokens and ownerships.
+    func deleteThing(appID: AppID, id: ThingID) async throws -> Bool
+    /// False when the owner was an owner already.
+    func addOwner(appID: AppID, thing: ThingID, owner: Owner) async throws -> Bool
+    /// False when it was not an owner.
+    func removeOwner(appID: AppID, thing: ThingID, owner: Owner) async throws -> Bool
+    func owners(appID: AppID, thing: ThingID) async throws -> Set<Owner>
+}

@@ -1,0 +1,15 @@
+public import TopicGateCore
+
+/// Users. Login names, email addresses and phone numbers are unique within an app; a write
+/// that would break that throws `USER_ALREADY_EXISTS`.
+public protocol UserStore: Sendable {
+    func insertUser(_ user: User) async throws
+    func user(appID: AppID, id: UserID) async throws -> User?
+    func user(appID: AppID, address: LoginIdentifier) async throws -> User?
+    func updateUser(_ user: User) async throws
+    /// Deletes the user with its tokens, memberships, thing ownerships and the groups it owns.
+    /// False when there was no such user.
+    func deleteUser(appID: AppID, id: UserID) async throws -> Bool
+    /// Records that the user was seen (its token used) at `time`.
+    func touchUser(appID: AppID, id: UserID, at time: Int64) async throws
+}

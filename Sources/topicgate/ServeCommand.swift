@@ -1,0 +1,36 @@
+import ArgumentParser
+import Hummingbird
+import TopicGateCore
+import TopicGateServer
+import TopicGateStore
+
+/// `topicgate serve`: the HTTP API over the SQLite file, until SIGINT or SIGTERM.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve", abstract: "Run the gateway (HTTP API; stops cleanly on SIGINT/SIGTERM).")
+
+    @OptionGroup var options: ServerOptions
+
+    func run() async throws {
+        let configuration = try options.configuration()
+        let store = try openStore(configuration: configuration)
+        let (app, secret) = try await AppRegistry(store: store).defaultApp()
+        if let secret {
+            print(
+                """
+                Created the default app (the client secret is shown only now; keep it):
+                  appID:        \(app.id.rawValue)
+                  appKey:       \(app.key)
+                  clientID:     \(app.clientID)
+                  clientSecret: \(secret)
+                """)
+        } else {
+            print(
+                "Default app: appID \(app.id.rawValue), appKey \(app.key), clientID \(app.clientID) "
+                    + "(client secret shown at creation; 'topicgate apps reset-secret \(app.id.rawValue)' makes a new one)")
+        }
+        print("TopicGate listening on http://\(configuration.host):\(configuration.port), data in \(configuration.databasePath)")
+        let application = try await buildApplication(configuration: configuration, store: store)
+        try await application.runService()
+    }
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import Logging
+import TopicGateServer
+
+/// Flags shared by every command that opens the data directory or serves; each falls back to
+/// a `TOPICGATE_*` environment variable, then to the embedded default.
+struct ServerOptions: ParsableArguments {
+    @Option(help: "Address to listen on (env TOPICGATE_HOST; default 127.0.0.1).")
+    var host: String?
+
+    @Option(help: "Port to listen on (env TOPICGATE_PORT; default 8080).")
+    var port: Int?
+
+    @Option(help: "Folder of the SQLite file (env TOPICGATE_DATA_DIR; default ./data).")
+    var dataDir: String?
+
+    @Option(help: "trace, debug, info, notice, warning, error or critical (env TOPICGATE_LOG_LEVEL; default info).")
+    var logLevel: String?
+
+    @Option(help: "bcrypt cost of passwords, 4 to 31 (env TOPICGATE_BCRYPT_COST; default 10).")
+    var bcryptCost: UInt8?
+
+    @Option(help: "Base URL for Location headers, e.g. https://push.example.com (env TOPICGATE_PUBLIC_URL).")
+    var publicURL: String?
+
+    func configuration() throws -> ServerConfiguration {
+        let environment = ProcessInfo.processInfo.environment
+        var configuration = ServerConfiguration()
+        configuration.host = host ?? environment["TOPICGATE_HOST"] ?? configuration.host
+        if let port = try port ?? environment["TOPICGATE_PORT"].map(Self.integer) { configuration.port = port }
+        configuration.dataDirectory = dataDir ?? environment["TOPICGATE_DATA_DIR"] ?? configuration.dataDirectory
+        if let level = logLevel ?? environment["TOPICGATE_LOG_LEVEL"] {
+            guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
+                throw ValidationError("Unknown log level '\(level)'.")
+            }
+            configuration.logLevel = parsed
+        }
+        if let cost = try bcryptCost ?? environment["TOPICGATE_BCRYPT_COST"].map(Self.integer).map(UInt8.init) {
+            guard (4...31).contains(cost) else { throw ValidationError("The bcrypt cost is 4 to 31.") }
+            configuration.passwordHashCost = cost
+        }
+        configuration.publicBaseURL = publicURL ?? environment["TOPICGATE_PUBLIC_URL"]
+        return configuration
+    }
+
+    static func integer(_ text: String) throws -> Int {
+        guard let value = Int(text) else { throw ValidationError("'\(text)' is not a number.") }
+        return value
+    }
+}

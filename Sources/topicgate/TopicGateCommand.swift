@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// `topicgate`: the server and the operator's tools.
+@main
+struct TopicGateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "topicgate",
+        abstract: "A self-hosted push-and-ACL backend that speaks the Kii Cloud wire protocol.",
+        subcommands: [ServeCommand.self, AppsCommand.self],
+        defaultSubcommand: ServeCommand.self)
+}
