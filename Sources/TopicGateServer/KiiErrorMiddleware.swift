@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOCore
 import TopicGateCore
 
 /// Turns every error into a Kii-style body: `KiiError`s as they are, the framework's own
@@ -14,6 +15,8 @@ struct KiiErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as KiiError {
             return try error.response(from: request, context: context)
+        } catch is NIOTooManyBytesError {
+            return try KiiError(.requestTooLarge, "The request body is too large.").response(from: request, context: context)
         } catch let error as HTTPError {
             return try Self.kiiError(for: error).response(from: request, context: context)
         } catch {
