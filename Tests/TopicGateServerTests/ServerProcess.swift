@@ -1,0 +1,74 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import TopicGateCore
+
+/// `topicgate serve` as a child process on a free port, for tests that kill and restart it.
+final class ServerProcess: @unchecked Sendable {
+    // @unchecked: `process` is only touched by the test that owns this object, one call at a time.
+    let port: Int
+    let dataDirectory: String
+    private var process: Process?
+
+    /// The executable the package built beside the tests.
+    static var executable: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".build/debug/topicgate")
+    }
+
+    init(dataDirectory: String) {
+        self.port = FreePort.next()
+        self.dataDirectory = dataDirectory
+    }
+
+    /// Starts the server and waits until it answers HTTP.
+    func start() async throws {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = [
+            "serve", "--port", "\(port)", "--data-dir", dataDirectory, "--bcrypt-cost", "4", "--log-level", "error",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        for _ in 0..<200 {
+            if (try? await request(.get, "/api/apps/none/users/me")) != nil { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw CancellationError()
+    }
+
+    /// Sends `signal` and waits for the process to end; returns its termination status.
+    @discardableResult
+    func stop(signal: Int32) async throws -> Int32 {
+        guard let process else { return 0 }
+        kill(process.processIdentifier, signal)
+        for _ in 0..<200 where process.isRunning {
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        self.process = nil
+        return process.terminationStatus
+    }
+
+    var isRunning: Bool { process?.isRunning ?? false }
+
+    /// One request on a fresh connection: the status and the body's JSON object (empty when none).
+    func request(
+        _ method: HTTPRequest.Method, _ path: String, token: String? = nil, contentType: String? = nil, body: String? = nil
+    ) async throws -> (status: HTTPResponse.Status, object: [String: JSONValue]) {
+        var headers: HTTPFields = [:]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        if let contentType { headers[.contentType] = contentType }
+        let request = TestClient.Request(path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
+        let response = try await TestClient.withClient(host: "127.0.0.1", port: port) { client in
+            try await client.execute(request)
+        }
+        let object = response.body.flatMap { try? JSONReader.object(Array($0.readableBytesView)) } ?? [:]
+        return (response.head.status, object)
+    }
+
+    deinit {
+        if let process, process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}

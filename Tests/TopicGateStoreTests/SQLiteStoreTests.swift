@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+import TopicGateCore
+import TopicGateStore
+
+/// The store contract, against a real SQLite file.
+@Suite("SQLite store")
+struct SQLiteStoreTests {
+    let path: String
+    let store: SQLiteStore
+    let appID = AppID("app1")
+
+    init() async throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString).sqlite").path
+        store = try SQLiteStore(path: path)
+        try await store.insertApp(
+            App(id: appID, key: "key", clientID: "client", clientSecretHash: "hash", name: "test", createdAt: 1))
+    }
+
+    func user(_ id: String, loginName: String? = nil, email: String? = nil) -> User {
+        User(id: UserID(id), appID: appID, loginName: loginName, emailAddress: email, passwordHash: "h", createdAt: 1, modifiedAt: 1)
+    }
+
+    @Test("Users round-trip with their profile, and are found by each address")
+    func users() async throws {
+        var ann = user("u1", loginName: "Ann", email: "ann@example.com")
+        ann.phoneNumber = "+15550100"
+        ann.profile = UserProfile(displayName: "Ann", country: "JP", customFields: ["n": 1, "s": "x"])
+        try await store.insertUser(ann)
+        #expect(try await store.user(appID: appID, id: UserID("u1")) == ann)
+        #expect(try await store.user(appID: appID, address: .loginName("ann"))?.id == ann.id)
+        #expect(try await store.user(appID: appID, address: .emailAddress("ann@example.com"))?.id == ann.id)
+        #expect(try await store.user(appID: appID, address: .phoneNumber("+15550100"))?.id == ann.id)
+        #expect(try await store.user(appID: AppID("other"), id: UserID("u1")) == nil)
+    }
+
+    @Test("Login names (in any case) and emails are unique within an app: USER_ALREADY_EXISTS")
+    func uniqueness() async throws {
+        try await store.insertUser(user("u1", loginName: "Ann", email: "a@example.com"))
+        await #expect(throws: KiiError.self) { try await store.insertUser(user("u2", loginName: "ANN")) }
+        await #expect(throws: KiiError.self) { try await store.insertUser(user("u3", email: "a@example.com")) }
+        try await store.insertUser(user("u4", loginName: "bob"))
+        var bob = try #require(try await store.user(appID: appID, id: UserID("u4")))
+        bob.loginName = "ann"
+        let error = await #expect(throws: KiiError.self) { try await store.updateUser(bob) }
+        #expect(error?.code == .userAlreadyExists)
+        #expect(error?.context["field"] == "loginName")
+    }
+
+    @Test("Revoking tokens can keep the one in use; other principals' tokens stay")
+    func tokens() async throws {
+        for hash in ["a", "b"] {
+            try await store.insertToken(AccessToken(hash: hash, appID: appID, principal: .user(UserID("u1")), expiresAt: nil, createdAt: 1))
+        }
+        try await store.insertToken(AccessToken(hash: "c", appID: appID, principal: .thing(ThingID("t1")), expiresAt: 5, createdAt: 1))
+        #expect(try await store.token(hash: "c")?.principal == .thing(ThingID("t1")))
+        #expect(try await store.token(hash: "c")?.isValid(at: 5) == false)
+        #expect(try await store.revokeTokens(appID: appID, principal: .user(UserID("u1")), keeping: "a") == 1)
+        #expect(try await store.token(hash: "a") != nil)
+        #expect(try await store.token(hash: "b") == nil)
+        #expect(try await store.token(hash: "c") != nil)
+    }
+
+    @Test("Deleting a user removes its tokens, memberships, ownerships and the groups it owns")
+    func deleteUserCascades() async throws {
+        try await store.insertUser(user("owner"))
+        try await store.insertUser(user("member"))
+        try await store.insertToken(AccessToken(hash: "t", appID: appID, principal: .user(UserID("owner")), expiresAt: nil, createdAt: 1))
+        let group = Group(id: GroupID("g"), appID: appID, name: "g", owner: UserID("owner"), createdAt: 1, modifiedAt: 1)
+        #expect(try await store.insertGroup(group, members: [UserID("member"), UserID("ghost")]) == [UserID("ghost")])
+        let thing = Thing(id: ThingID("th"), appID: appID, vendorThingID: "v", passwordHash: "h", fields: ThingFields(), createdAt: 1, modifiedAt: 1)
+        try await store.insertThing(thing)
+        #expect(try await store.addOwner(appID: appID, thing: thing.id, owner: .user(UserID("owner"))))
+        #expect(try await store.addOwner(appID: appID, thing: thing.id, owner: .group(GroupID("g"))))
+        #expect(try await store.addOwner(appID: appID, thing: thing.id, owner: .group(GroupID("g"))) == false)
+
+        #expect(try await store.deleteUser(appID: appID, id: UserID("owner")))
+        #expect(try await store.token(hash: "t") == nil)
+        #expect(try await store.group(appID: appID, id: GroupID("g")) == nil)
+        #expect(try await store.memberGroupIDs(appID: appID, user: UserID("member")).isEmpty)
+        #expect(try await store.owners(appID: appID, thing: thing.id).isEmpty)
+        #expect(try await store.deleteUser(appID: appID, id: UserID("owner")) == false)
+    }
+
+    @Test("Vendor thing IDs are unique: THING_ALREADY_EXISTS; things are found by either ID")
+    func things() async throws {
+        let thing = Thing(
+            id: ThingID("th1"), appID: appID, vendorThingID: "lamp", passwordHash: "h",
+            fields: try ThingFields(body: ["_thingType": "lamp", "color": "red"]), createdAt: 1, modifiedAt: 1)
+        try await store.insertThing(thing)
+        #expect(try await store.thing(appID: appID, reference: .vendorThingID("lamp")) == thing)
+        var twin = thing
+        twin.id = ThingID("th2")
+        let error = await #expect(throws: KiiError.self) { try await store.insertThing(twin) }
+        #expect(error?.code == .thingAlreadyExists)
+    }
+
+    @Test("A new group owner becomes a member; the groups of a user are listed")
+    func groups() async throws {
+        try await store.insertUser(user("a"))
+        try await store.insertUser(user("b"))
+        var group = Group(id: GroupID("g"), appID: appID, name: "g", owner: UserID("a"), createdAt: 1, modifiedAt: 1)
+        _ = try await store.insertGroup(group, members: [])
+        group.owner = UserID("b")
+        try await store.updateGroup(group)
+        #expect(try await store.members(appID: appID, group: group.id) == [UserID("a"), UserID("b")])
+        #expect(try await store.groups(appID: appID, ownedBy: UserID("b")).map(\.id) == [group.id])
+        #expect(try await store.groups(appID: appID, withMember: UserID("a")).map(\.id) == [group.id])
+        let duplicate = await #expect(throws: KiiError.self) { _ = try await store.insertGroup(group, members: []) }
+        #expect(duplicate?.code == .groupAlreadyExists)
+    }
+
+    @Test("The file survives reopening: migrations run once and data stays")
+    func reopen() async throws {
+        try await store.insertUser(user("u1", loginName: "ann"))
+        let reopened = try SQLiteStore(path: path)
+        #expect(try await reopened.user(appID: appID, address: .loginName("ann"))?.id == UserID("u1"))
+        #expect(try await reopened.apps().map(\.id) == [appID])
+    }
+}
