@@ -29,6 +29,9 @@ extension KiiError.Code {
     public static let thingNotFound = Self(rawValue: "THING_NOT_FOUND")
     public static let thingOwnershipNotFound = Self(rawValue: "THING_OWNERSHIP_NOT_FOUND")
     public static let groupMemberNotFound = Self(rawValue: "GROUP_MEMBER_NOT_FOUND")
+    public static let topicNotFound = Self(rawValue: "TOPIC_NOT_FOUND")
+    public static let aclNotFound = Self(rawValue: "ACL_NOT_FOUND")
+    public static let pushSubscriptionNotFound = Self(rawValue: "PUSH_SUBSCRIPTION_NOT_FOUND")
     // 405
     public static let methodNotAllowed = Self(rawValue: "METHOD_NOT_ALLOWED")
     // 409
@@ -37,6 +40,11 @@ extension KiiError.Code {
     public static let thingAlreadyExists = Self(rawValue: "THING_ALREADY_EXISTS")
     public static let thingOwnershipAlreadyExists = Self(rawValue: "THING_OWNERSHIP_ALREADY_EXISTS")
     public static let operationNotAllowed = Self(rawValue: "OPERATION_NOT_ALLOWED")
+    public static let topicAlreadyExists = Self(rawValue: "TOPIC_ALREADY_EXISTS")
+    public static let aclAlreadyExists = Self(rawValue: "ACL_ALREADY_EXISTS")
+    public static let pushSubscriptionAlreadyExists = Self(rawValue: "PUSH_SUBSCRIPTION_ALREADY_EXISTS")
+    /// TopicGate's own: the entry belongs to the topic's creator or scope owner and stays.
+    public static let aclEntryNotRemovable = Self(rawValue: "ACL_ENTRY_NOT_REMOVABLE")
     // 413, 415
     public static let requestTooLarge = Self(rawValue: "REQUEST_ENTITY_TOO_LARGE")
     public static let unsupportedMediaType = Self(rawValue: "UNSUPPORTED_MEDIA_TYPE")

@@ -14,12 +14,14 @@ public func openStore(configuration: ServerConfiguration) throws -> SQLiteStore 
 /// The whole HTTP application for `configuration` over `store`. The executable and the tests
 /// both call this, with values, never environment.
 public func buildApplication(
-    configuration: ServerConfiguration, store: any Store, time: TimeSource = .system
+    configuration: ServerConfiguration, store: any Store, dispatcher: any PushDispatcher = RecordingPushDispatcher(),
+    time: TimeSource = .system
 ) async throws -> some ApplicationProtocol {
     var logger = Logger(label: "topicgate")
     logger.logLevel = configuration.logLevel
     let hasher = PasswordHasher(cost: configuration.passwordHashCost)
-    let environment = ServerEnvironment(configuration: configuration, store: store, time: time, hasher: hasher)
+    let environment = ServerEnvironment(
+        configuration: configuration, store: store, time: time, hasher: hasher, dispatcher: dispatcher, logger: logger)
     return Application(
         router: buildRouter(environment: environment),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "TopicGate"),
@@ -37,5 +39,6 @@ func buildRouter(environment: ServerEnvironment) -> Router<BasicRequestContext> 
     UserController(environment: environment).addRoutes(to: app)
     GroupController(environment: environment).addRoutes(to: app)
     ThingController(environment: environment).addRoutes(to: app)
+    TopicController(environment: environment).addRoutes(to: app)
     return router
 }

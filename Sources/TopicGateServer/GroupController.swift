@@ -37,6 +37,8 @@ struct GroupController<Context: RequestContext>: Sendable {
         group.delete("groups/:group") { request, context in
             let caller = try await caller(request, context)
             try await environment.groups.delete(caller: caller, id: try context.parameters.groupID())
+            // Its topics and every ACL entry naming it are gone with it.
+            environment.topicCache.invalidateAll()
             return JSONResponse.noContent()
         }
         group.put("groups/:group/name") { request, context in

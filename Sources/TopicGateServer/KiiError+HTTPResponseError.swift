@@ -14,11 +14,12 @@ extension KiiError: HTTPResponseError {
         case .wrongPassword, .userDisabled, .thingDisabled: .unauthorized
         case .wrongToken: .forbidden
         case .notFound, .appNotFound, .userNotFound, .groupNotFound, .thingNotFound, .thingOwnershipNotFound,
-            .groupMemberNotFound:
+            .groupMemberNotFound, .topicNotFound, .aclNotFound, .pushSubscriptionNotFound:
             .notFound
         case .methodNotAllowed: .methodNotAllowed
         case .userAlreadyExists, .groupAlreadyExists, .thingAlreadyExists, .thingOwnershipAlreadyExists,
-            .operationNotAllowed:
+            .operationNotAllowed, .topicAlreadyExists, .aclAlreadyExists, .pushSubscriptionAlreadyExists,
+            .aclEntryNotRemovable:
             .conflict
         case .requestTooLarge: .contentTooLarge
         case .unsupportedMediaType: .unsupportedMediaType

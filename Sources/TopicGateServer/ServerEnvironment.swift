@@ -1,3 +1,4 @@
+import Logging
 import TopicGateCore
 import TopicGateStore
 
@@ -14,8 +15,13 @@ struct ServerEnvironment: Sendable {
     let groups: GroupService
     let things: ThingService
     let onboarding: OnboardingService
+    let topics: TopicService
+    let topicCache: TopicCache
 
-    init(configuration: ServerConfiguration, store: any Store, time: TimeSource, hasher: PasswordHasher) {
+    init(
+        configuration: ServerConfiguration, store: any Store, time: TimeSource, hasher: PasswordHasher,
+        dispatcher: any PushDispatcher, logger: Logger
+    ) {
         self.configuration = configuration
         self.store = store
         self.time = time
@@ -27,6 +33,10 @@ struct ServerEnvironment: Sendable {
         groups = GroupService(store: store, time: time)
         things = ThingService(store: store, hasher: hasher, tokens: tokens, time: time)
         onboarding = OnboardingService(store: store, hasher: hasher, tokens: tokens, things: things)
+        topicCache = TopicCache()
+        topics = TopicService(
+            store: store, time: time, cache: topicCache, contexts: AccessContextLoader(store: store),
+            dispatcher: dispatcher, users: users, logger: logger)
     }
 
     /// A path under this server for a `Location` header.

@@ -33,6 +33,8 @@ struct ThingController<Context: RequestContext>: Sendable {
         group.delete("things/:thing") { request, context in
             let caller = try await caller(request, context)
             try await environment.things.delete(caller: caller, reference: try reference(context))
+            // Its topics and every ACL entry naming it are gone with it.
+            environment.topicCache.invalidateAll()
             return JSONResponse.noContent()
         }
         group.put("things/:thing/password") { request, context in

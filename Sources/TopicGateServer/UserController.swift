@@ -48,6 +48,8 @@ struct UserController<Context: RequestContext>: Sendable {
             let appID = try context.parameters.appID()
             let caller = try await environment.authenticator.caller(request, appID: appID)
             try await environment.users.delete(caller: caller, reference: try context.parameters.userReference(appID: appID))
+            // Its topics and every ACL entry naming it are gone with it.
+            environment.topicCache.invalidateAll()
             return JSONResponse.noContent()
         }
         group.put("users/:user/password") { request, context in

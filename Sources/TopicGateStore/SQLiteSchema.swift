@@ -90,6 +90,53 @@ enum SQLiteSchema {
                     CREATE INDEX thing_owners_owner ON thing_owners(app_id, owner_kind, owner_id);
                     """)
         }
+        migrator.registerMigration("v2-topics") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE topics (
+                        topic_id INTEGER PRIMARY KEY,
+                        app_id TEXT NOT NULL REFERENCES apps(app_id) ON DELETE CASCADE,
+                        scope_kind TEXT NOT NULL CHECK (scope_kind IN ('app', 'group', 'user', 'thing')),
+                        scope_id TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        creator_kind TEXT NOT NULL,
+                        creator_id TEXT NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        UNIQUE (app_id, scope_kind, scope_id, name)
+                    );
+                    CREATE TABLE acl_entries (
+                        topic_id INTEGER NOT NULL REFERENCES topics(topic_id) ON DELETE CASCADE,
+                        action TEXT NOT NULL,
+                        subject TEXT NOT NULL,
+                        is_default INTEGER NOT NULL,
+                        PRIMARY KEY (topic_id, action, subject)
+                    );
+                    CREATE INDEX acl_entries_subject ON acl_entries(subject);
+                    CREATE TABLE subscriptions (
+                        topic_id INTEGER NOT NULL REFERENCES topics(topic_id) ON DELETE CASCADE,
+                        subscriber_kind TEXT NOT NULL CHECK (subscriber_kind IN ('user', 'thing')),
+                        subscriber_id TEXT NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        PRIMARY KEY (topic_id, subscriber_kind, subscriber_id)
+                    );
+                    CREATE INDEX subscriptions_subscriber ON subscriptions(subscriber_kind, subscriber_id);
+                    CREATE TABLE acl_audit (
+                        audit_id INTEGER PRIMARY KEY,
+                        app_id TEXT NOT NULL,
+                        scope_kind TEXT NOT NULL,
+                        scope_id TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        actor TEXT NOT NULL,
+                        change TEXT NOT NULL,
+                        action TEXT NOT NULL,
+                        subject TEXT NOT NULL,
+                        before TEXT NOT NULL,
+                        after TEXT NOT NULL,
+                        at INTEGER NOT NULL
+                    );
+                    CREATE INDEX acl_audit_topic ON acl_audit(app_id, scope_kind, scope_id, name, audit_id);
+                    """)
+        }
         return migrator
     }
 }

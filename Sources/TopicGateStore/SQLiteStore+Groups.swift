@@ -53,6 +53,8 @@ extension SQLiteStore: GroupStore {
             try db.execute(
                 sql: "DELETE FROM thing_owners WHERE app_id = ? AND owner_kind = 'group' AND owner_id = ?",
                 arguments: [appID.rawValue, id.rawValue])
+            try Self.deleteTopics(db, appID: appID.rawValue, scope: .group(id))
+            try Self.deleteSubject(db, appID: appID.rawValue, subject: .group(id))
             try db.execute(
                 sql: "DELETE FROM groups WHERE app_id = ? AND group_id = ?", arguments: [appID.rawValue, id.rawValue])
             return db.changesCount > 0

@@ -49,6 +49,8 @@ extension SQLiteStore: ThingStore {
             try db.execute(
                 sql: "DELETE FROM tokens WHERE app_id = ? AND principal_kind = 'thing' AND principal_id = ?",
                 arguments: [appID.rawValue, id.rawValue])
+            try Self.deleteTopics(db, appID: appID.rawValue, scope: .thing(id))
+            try Self.deleteSubject(db, appID: appID.rawValue, subject: .thing(id))
             try db.execute(
                 sql: "DELETE FROM things WHERE app_id = ? AND thing_id = ?", arguments: [appID.rawValue, id.rawValue])
             return db.changesCount > 0

@@ -75,6 +75,14 @@ extension SQLiteStore: UserStore {
             try db.execute(
                 sql: "DELETE FROM tokens WHERE app_id = ? AND principal_kind = 'user' AND principal_id = ?",
                 arguments: [app, user])
+            let ownedGroups = try String.fetchAll(
+                db, sql: "SELECT group_id FROM groups WHERE app_id = ? AND owner_id = ?", arguments: [app, user])
+            for group in ownedGroups.map(GroupID.init(rawValue:)) {
+                try Self.deleteTopics(db, appID: app, scope: .group(group))
+                try Self.deleteSubject(db, appID: app, subject: .group(group))
+            }
+            try Self.deleteTopics(db, appID: app, scope: .user(id))
+            try Self.deleteSubject(db, appID: app, subject: .user(id))
             // Groups it owns, and its memberships, go by cascade.
             try db.execute(sql: "DELETE FROM users WHERE app_id = ? AND user_id = ?", arguments: [app, user])
             return db.changesCount > 0

@@ -1,0 +1,13 @@
+import TopicGateCore
+
+/// An accepted message with the recipients resolved when it was sent: the subscribed users and
+/// things that still pass `SUBSCRIBE_TO_TOPIC`.
+public struct PushDelivery: Sendable, Hashable {
+    public let message: PushMessage
+    public let recipients: [Subscriber]
+}
+
+/// Hands accepted messages on toward devices.
+public protocol PushDispatcher: Sendable {
+    func dispatch(_ delivery: PushDelivery) async throws
+}

@@ -1,0 +1,326 @@
+import GRDB
+public import TopicGateCore
+
+extension SQLiteStore: TopicStore {
+    public func insertTopic(_ topic: Topic, entries: [ACLEntry]) async throws {
+        let (kind, id) = Self.columns(topic.scope)
+        let (creatorKind, creatorID) = Self.columns(topic.creator)
+        try await write(conflict: { _ in Self.topicExists(topic.appID, topic.address) }) { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO topics (app_id, scope_kind, scope_id, name, creator_kind, creator_id, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [topic.appID.rawValue, kind, id, topic.name.rawValue, creatorKind, creatorID, topic.createdAt])
+            let topicID = db.lastInsertedRowID
+            for entry in entries {
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO acl_entries (topic_id, action, subject, is_default) VALUES (?, ?, ?, ?)",
+                    arguments: [topicID, entry.action.rawValue, entry.subject.description, entry.isDefault])
+            }
+        }
+    }
+
+    public func topic(appID: AppID, address: TopicAddress) async throws -> (Topic, [ACLEntry])? {
+        try await read { db in
+            guard let row = try Self.topicRow(db, appID, address) else { return nil }
+            let topic = Topic(
+                appID: appID, address: address,
+                creator: Self.principal(kind: row["creator_kind"], id: row["creator_id"]) ?? .anonymous,
+                createdAt: row["created_at"])
+            return (topic, try Self.entries(db, topicID: row["topic_id"]))
+        }
+    }
+
+    public func deleteTopic(appID: AppID, address: TopicAddress) async throws -> Bool {
+        let (kind, id) = Self.columns(address.scope)
+        return try await write { db in
+            try db.execute(
+                sql: "DELETE FROM topics WHERE app_id = ? AND scope_kind = ? AND scope_id = ? AND name = ?",
+                arguments: [appID.rawValue, kind, id, address.name.rawValue])
+            return db.changesCount > 0
+        }
+    }
+
+    public func topics(appID: AppID, scope: TopicScope, after: TopicName?, limit: Int) async throws -> [Topic] {
+        let (kind, id) = Self.columns(scope)
+        return try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM topics WHERE app_id = ? AND scope_kind = ? AND scope_id = ? AND name > ?
+                    ORDER BY name LIMIT ?
+                    """,
+                arguments: [appID.rawValue, kind, id, after?.rawValue ?? "", limit]
+            ).compactMap { row in
+                TopicName(rawValue: row["name"]).map { name in
+                    Topic(
+                        appID: appID, address: TopicAddress(scope: scope, name: name),
+                        creator: Self.principal(kind: row["creator_kind"], id: row["creator_id"]) ?? .anonymous,
+                        createdAt: row["created_at"])
+                }
+            }
+        }
+    }
+
+    public func applyACLChanges(
+        appID: AppID, address: TopicAddress, changes: [ACLChange], actor: Principal, at time: Int64
+    ) async throws -> [ACLEntry] {
+        let (kind, id) = Self.columns(address.scope)
+        return try await write { db in
+            guard let row = try Self.topicRow(db, appID, address) else { throw Self.topicNotFound(appID, address) }
+            let topicID: Int64 = row["topic_id"]
+            var entries = try Self.entries(db, topicID: topicID)
+            for (index, change) in changes.enumerated() {
+                let before = entries.map(\.description)
+                let existing = entries.firstIndex { $0.matches(change.entry) }
+                switch (change.kind, existing) {
+                case (.grant, nil):
+                    try db.execute(
+                        sql: "INSERT INTO acl_entries (topic_id, action, subject, is_default) VALUES (?, ?, ?, 0)",
+                        arguments: [topicID, change.entry.action.rawValue, change.entry.subject.description])
+                    entries.append(ACLEntry(change.entry.action, change.entry.subject))
+                case (.revoke, let index?):
+                    try db.execute(
+                        sql: "DELETE FROM acl_entries WHERE topic_id = ? AND action = ? AND subject = ?",
+                        arguments: [topicID, change.entry.action.rawValue, change.entry.subject.description])
+                    entries.remove(at: index)
+                case (.grant, _?):
+                    throw KiiError(
+                        .aclAlreadyExists, "The entry \(change.entry) exists already.",
+                        context: Self.changeContext(index, change))
+                case (.revoke, nil):
+                    throw KiiError(
+                        .aclNotFound, "There is no entry \(change.entry).", context: Self.changeContext(index, change))
+                }
+                entries.sort()
+                try db.execute(
+                    sql: """
+                        INSERT INTO acl_audit (app_id, scope_kind, scope_id, name, actor, change, action, subject,
+                            before, after, at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        appID.rawValue, kind, id, address.name.rawValue, actor.description, change.kind.rawValue,
+                        change.entry.action.rawValue, change.entry.subject.description,
+                        JSONWriter.string(.array(before.map(JSONValue.string))),
+                        JSONWriter.string(.array(entries.map { .string($0.description) })), time,
+                    ])
+            }
+            return entries
+        }
+    }
+
+    public func aclAudit(appID: AppID, address: TopicAddress) async throws -> [ACLAuditRecord] {
+        let (kind, id) = Self.columns(address.scope)
+        return try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM acl_audit WHERE app_id = ? AND scope_kind = ? AND scope_id = ? AND name = ?
+                    ORDER BY audit_id
+                    """,
+                arguments: [appID.rawValue, kind, id, address.name.rawValue]
+            ).compactMap { row -> ACLAuditRecord? in
+                guard let action = ACLAction(rawValue: row["action"]), let subject = ACLSubject(parsing: row["subject"]),
+                    let change = ACLChange.Kind(rawValue: row["change"])
+                else { return nil }
+                func list(_ column: String) -> [String] {
+                    ((try? JSONReader.value(Array((row[column] as String).utf8)))?.arrayValue ?? []).compactMap(\.stringValue)
+                }
+                return ACLAuditRecord(
+                    at: row["at"], actor: Self.actor(row["actor"]), change: ACLChange(change, ACLEntry(action, subject)),
+                    before: list("before"), after: list("after"))
+            }
+        }
+    }
+
+    public func subscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber, at time: Int64) async throws -> Bool {
+        let (kind, id) = Self.columns(subscriber)
+        return try await write { db in
+            guard let row = try Self.topicRow(db, appID, address) else { throw Self.topicNotFound(appID, address) }
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO subscriptions (topic_id, subscriber_kind, subscriber_id, created_at)
+                    VALUES (?, ?, ?, ?)
+                    """,
+                arguments: [row["topic_id"] as Int64, kind, id, time])
+            return db.changesCount > 0
+        }
+    }
+
+    public func unsubscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool {
+        let (kind, id) = Self.columns(subscriber)
+        return try await write { db in
+            guard let row = try Self.topicRow(db, appID, address) else { throw Self.topicNotFound(appID, address) }
+            try db.execute(
+                sql: "DELETE FROM subscriptions WHERE topic_id = ? AND subscriber_kind = ? AND subscriber_id = ?",
+                arguments: [row["topic_id"] as Int64, kind, id])
+            return db.changesCount > 0
+        }
+    }
+
+    public func isSubscribed(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool {
+        let (kind, id) = Self.columns(subscriber)
+        return try await read { db in
+            guard let row = try Self.topicRow(db, appID, address) else { throw Self.topicNotFound(appID, address) }
+            return try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM subscriptions WHERE topic_id = ? AND subscriber_kind = ?
+                        AND subscriber_id = ?)
+                    """,
+                arguments: [row["topic_id"] as Int64, kind, id]) ?? false
+        }
+    }
+
+    public func subscribers(appID: AppID, address: TopicAddress) async throws -> [Subscriber] {
+        try await read { db in
+            guard let row = try Self.topicRow(db, appID, address) else { return [] }
+            return try Row.fetchAll(
+                db, sql: "SELECT subscriber_kind, subscriber_id FROM subscriptions WHERE topic_id = ?",
+                arguments: [row["topic_id"] as Int64]
+            ).map { row in
+                let id: String = row["subscriber_id"]
+                return (row["subscriber_kind"] as String) == "user" ? .user(UserID(id)) : .thing(ThingID(id))
+            }
+        }
+    }
+
+    public func accessContexts(appID: AppID, users: [UserID]) async throws -> [UserID: AccessContext] {
+        try await read { db in
+            var contexts: [UserID: AccessContext] = [:]
+            for user in users { contexts[user] = AccessContext(principal: .user(user)) }
+            var groupMembers: [GroupID: [UserID]] = [:]
+            for chunk in Self.chunks(users.map(\.rawValue)) {
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: "SELECT user_id, group_id FROM group_members WHERE app_id = ? AND user_id IN (\(Self.marks(chunk.count)))",
+                    arguments: StatementArguments([appID.rawValue] + chunk))
+                for row in rows {
+                    let user = UserID(row["user_id"] as String)
+                    let group = GroupID(row["group_id"] as String)
+                    contexts[user]?.groups.insert(group)
+                    groupMembers[group, default: []].append(user)
+                }
+            }
+            for (kind, ids) in [("user", users.map(\.rawValue)), ("group", groupMembers.keys.map(\.rawValue))] {
+                for chunk in Self.chunks(ids) {
+                    let rows = try Row.fetchAll(
+                        db,
+                        sql: """
+                            SELECT thing_id, owner_id FROM thing_owners
+                            WHERE app_id = ? AND owner_kind = ? AND owner_id IN (\(Self.marks(chunk.count)))
+                            """,
+                        arguments: StatementArguments([appID.rawValue, kind] + chunk))
+                    for row in rows {
+                        let thing = ThingID(row["thing_id"] as String)
+                        let owner: String = row["owner_id"]
+                        let owners = kind == "user" ? [UserID(owner)] : groupMembers[GroupID(owner)] ?? []
+                        for user in owners { contexts[user]?.ownedThings.insert(thing) }
+                    }
+                }
+            }
+            return contexts
+        }
+    }
+
+    /// Deletes a scope's topics (with their entries and subscriptions): part of deleting the
+    /// user, group or thing the scope belongs to.
+    static func deleteTopics(_ db: Database, appID: String, scope: TopicScope) throws {
+        let (kind, id) = columns(scope)
+        try db.execute(
+            sql: "DELETE FROM topics WHERE app_id = ? AND scope_kind = ? AND scope_id = ?", arguments: [appID, kind, id])
+    }
+
+    /// Deletes every entry that names `subject` and, for users and things, their subscriptions.
+    static func deleteSubject(_ db: Database, appID: String, subject: ACLSubject) throws {
+        try db.execute(
+            sql: "DELETE FROM acl_entries WHERE subject = ? AND topic_id IN (SELECT topic_id FROM topics WHERE app_id = ?)",
+            arguments: [subject.description, appID])
+        let subscriber: Subscriber? =
+            switch subject {
+            case .user(let id): .user(id)
+            case .thing(let id): .thing(id)
+            default: nil
+            }
+        if let subscriber {
+            let (kind, id) = columns(subscriber)
+            try db.execute(
+                sql: """
+                    DELETE FROM subscriptions WHERE subscriber_kind = ? AND subscriber_id = ?
+                        AND topic_id IN (SELECT topic_id FROM topics WHERE app_id = ?)
+                    """,
+                arguments: [kind, id, appID])
+        }
+    }
+
+    static func topicRow(_ db: Database, _ appID: AppID, _ address: TopicAddress) throws -> Row? {
+        let (kind, id) = columns(address.scope)
+        return try Row.fetchOne(
+            db, sql: "SELECT * FROM topics WHERE app_id = ? AND scope_kind = ? AND scope_id = ? AND name = ?",
+            arguments: [appID.rawValue, kind, id, address.name.rawValue])
+    }
+
+    static func entries(_ db: Database, topicID: Int64) throws -> [ACLEntry] {
+        try Row.fetchAll(
+            db, sql: "SELECT action, subject, is_default FROM acl_entries WHERE topic_id = ?", arguments: [topicID]
+        ).compactMap { row in
+            guard let action = ACLAction(rawValue: row["action"]), let subject = ACLSubject(parsing: row["subject"]) else {
+                return nil
+            }
+            return ACLEntry(action, subject, isDefault: row["is_default"])
+        }.sorted()
+    }
+
+    static func columns(_ scope: TopicScope) -> (String, String) {
+        switch scope {
+        case .app: ("app", "")
+        case .group(let id): ("group", id.rawValue)
+        case .user(let id): ("user", id.rawValue)
+        case .thing(let id): ("thing", id.rawValue)
+        }
+    }
+
+    static func columns(_ subscriber: Subscriber) -> (String, String) {
+        switch subscriber {
+        case .user(let id): ("user", id.rawValue)
+        case .thing(let id): ("thing", id.rawValue)
+        }
+    }
+
+    static func actor(_ text: String) -> Principal {
+        if let typed = TypedID(parsing: text) {
+            switch typed {
+            case .user(let id): return .user(id)
+            case .thing(let id): return .thing(id)
+            case .group: return .anonymous
+            }
+        }
+        return text == "admin" ? .admin : .anonymous
+    }
+
+    static func changeContext(_ index: Int, _ change: ACLChange) -> [String: JSONValue] {
+        ["failedChangeIndex": .int(Int64(index)), "failedChange": .string(change.description)]
+    }
+
+    static func topicExists(_ appID: AppID, _ address: TopicAddress) -> KiiError {
+        KiiError(
+            .topicAlreadyExists, "Topic \(address) already exists.",
+            context: ["topicID": .string(address.name.rawValue), "objectScope": address.scope.objectScope(appID: appID)])
+    }
+
+    static func topicNotFound(_ appID: AppID, _ address: TopicAddress) -> KiiError {
+        KiiError(
+            .topicNotFound, "Topic \(address) was not found.",
+            context: ["topicID": .string(address.name.rawValue), "objectScope": address.scope.objectScope(appID: appID)])
+    }
+
+    static func chunks(_ values: [String], size: Int = 500) -> [[String]] {
+        stride(from: 0, to: values.count, by: size).map { Array(values[$0..<min($0 + size, values.count)]) }
+    }
+
+    static func marks(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
+    }
+}

@@ -1,0 +1,28 @@
+public import TopicGateCore
+
+/// Topics, their ACL entries, their subscriptions and the ACL audit trail.
+public protocol TopicStore: Sendable {
+    /// Inserts the topic with its default entries; `TOPIC_ALREADY_EXISTS` when it exists.
+    func insertTopic(_ topic: Topic, entries: [ACLEntry]) async throws
+    /// The topic and its entries, in one read.
+    func topic(appID: AppID, address: TopicAddress) async throws -> (Topic, [ACLEntry])?
+    /// Deletes the topic with its entries and subscriptions.
+    func deleteTopic(appID: AppID, address: TopicAddress) async throws -> Bool
+    /// Up to `limit` topics of a scope, by name, after `after`.
+    func topics(appID: AppID, scope: TopicScope, after: TopicName?, limit: Int) async throws -> [Topic]
+    /// Applies every change or none (one transaction), writing one audit record per change.
+    /// A grant of an existing entry throws `ACL_ALREADY_EXISTS`, a revoke of a missing one
+    /// `ACL_NOT_FOUND`, each with the index of the failed change. Returns the entries after.
+    func applyACLChanges(
+        appID: AppID, address: TopicAddress, changes: [ACLChange], actor: Principal, at time: Int64
+    ) async throws -> [ACLEntry]
+    func aclAudit(appID: AppID, address: TopicAddress) async throws -> [ACLAuditRecord]
+    /// False when already subscribed.
+    func subscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber, at time: Int64) async throws -> Bool
+    /// False when not subscribed.
+    func unsubscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool
+    func isSubscribed(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool
+    func subscribers(appID: AppID, address: TopicAddress) async throws -> [Subscriber]
+    /// The groups and owned things of each user, in two queries whatever the count.
+    func accessContexts(appID: AppID, users: [UserID]) async throws -> [UserID: AccessContext]
+}
