@@ -17,6 +17,7 @@ struct TestServer {
     let store: SQLiteStore
     let app: App
     let clientSecret: String
+    let dispatcher: RecordingPushDispatcher
 
     static func make() async throws -> TestServer {
         let directory = FileManager.default.temporaryDirectory
@@ -25,14 +26,15 @@ struct TestServer {
         let store = try openStore(configuration: configuration)
         let (app, secret) = try await AppRegistry(store: store).defaultApp()
         return TestServer(
-            directory: directory, configuration: configuration, store: store, app: app, clientSecret: secret!)
+            directory: directory, configuration: configuration, store: store, app: app, clientSecret: secret!,
+            dispatcher: RecordingPushDispatcher())
     }
 
     var appPath: String { "/api/apps/\(app.id.rawValue)" }
 
     /// Runs `test` against the application, then removes the folder.
     func run(_ test: @escaping @Sendable (Client) async throws -> Void) async throws {
-        let application = try await buildApplication(configuration: configuration, store: store)
+        let application = try await buildApplication(configuration: configuration, store: store, dispatcher: dispatcher)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try await application.test(.router) { client in
             try await test(Client(client: client, server: self))
@@ -57,6 +59,27 @@ struct TestServer {
             let response = try await client.execute(
                 uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
             return Reply(response: response)
+        }
+
+        /// The recipients of the last recorded send.
+        var lastRecipients: [Subscriber]? { server.dispatcher.deliveries.last?.recipients }
+
+        /// A new group owned by `owner` with `members`: its ID.
+        func group(owner: String, members: [String] = []) async throws -> String {
+            let list = members.map { "\"\($0)\"" }.joined(separator: ",")
+            let reply = try await call(
+                .post, "\(app)/groups", token: owner, contentType: "application/json",
+                body: #"{"name":"g","members":[\#(list)]}"#)
+            #expect(reply.status == .created)
+            return try #require(reply.string("groupID"))
+        }
+
+        /// Sends `{"data":{"msg":…}}` to the topic at `path`.
+        func send(_ path: String, token: String?, message: String = "hello") async throws -> Reply {
+            try await call(
+                .post, "\(path)/push/messages", token: token,
+                contentType: "application/vnd.kii.SendPushMessageRequest+json",
+                body: #"{"data":{"msg":"\#(message)"},"gcm":{"enabled":true},"apns":{"enabled":true},"mqtt":{"enabled":true}}"#)
         }
 
         /// A new pseudo user: its ID and token.
