@@ -68,6 +68,27 @@ final class ServerProcess: @unchecked Sendable {
         return (response.head.status, object)
     }
 
+    /// Runs `topicgate <arguments>` against this server with `credentials` in its environment;
+    /// returns its exit status, standard output and standard error.
+    func runCLI(_ arguments: [String], credentials: [String: String]) async throws -> (Int32, String, String) {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["TOPICGATE_URL"] = "http://127.0.0.1:\(port)"
+        environment.merge(credentials) { $1 }
+        process.environment = environment
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    }
+
     deinit {
         if let process, process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }

@@ -1,0 +1,90 @@
+import Foundation
+import HTTPTypes
+import Testing
+import TopicGateCore
+import TopicGateServer
+import TopicGateStore
+
+/// `topicgate acl …` against a live server process.
+@Suite("topicgate acl against a live server")
+struct ACLCommandTests {
+    @Test("explain, grant, list, audit and revoke tell the README story")
+    func story() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-cli-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try openStore(configuration: ServerConfiguration(dataDirectory: directory))
+        let credentials = try await AppRegistry(store: store).create(name: "cli")
+        let appID = credentials.app.id.rawValue
+        let environment = [
+            "TOPICGATE_APP_ID": appID, "TOPICGATE_CLIENT_ID": credentials.app.clientID,
+            "TOPICGATE_CLIENT_SECRET": credentials.clientSecret,
+        ]
+        let server = ServerProcess(dataDirectory: directory)
+        try await server.start()
+
+        func pseudoUser() async throws -> (String, String) {
+            let reply = try await server.request(
+                .post, "/api/apps/\(appID)/users", contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
+                body: "{}")
+            return (try #require(reply.object["userID"]?.stringValue), try #require(reply.object["_accessToken"]?.stringValue))
+        }
+        let (ann, annToken) = try await pseudoUser()
+        let (bob, _) = try await pseudoUser()
+        let group = try await server.request(
+            .post, "/api/apps/\(appID)/groups", token: annToken, contentType: "application/json",
+            body: #"{"name":"family","members":["\#(bob)"]}"#)
+        let groupID = try #require(group.object["groupID"]?.stringValue)
+        #expect(try await server.request(.put, "/api/apps/\(appID)/groups/\(groupID)/topics/chat", token: annToken).status == .noContent)
+        let topic = "group/\(groupID)/chat"
+        let outsider = "user:\(UUID().uuidString.lowercased())"
+        let outsiderSubject = "UserID:" + outsider.dropFirst(5)
+
+        let denied = try await server.runCLI(
+            ["acl", "explain", "--principal", outsider, "--action", "SEND_MESSAGE_TO_TOPIC", topic], credentials: environment)
+        #expect(denied.0 == 0)
+        #expect(denied.1.contains("DENIED"))
+        #expect(denied.1.contains("no entry grants SEND_MESSAGE_TO_TOPIC"))
+
+        let member = try await server.runCLI(
+            ["acl", "explain", "--principal", "user:\(bob)", "--action", "SEND_MESSAGE_TO_TOPIC", topic], credentials: environment)
+        #expect(member.1.contains("ALLOWED"))
+        #expect(member.1.contains("member of group \(groupID)"))
+
+        let grant = try await server.runCLI(
+            ["acl", "grant", "--action", "SEND_MESSAGE_TO_TOPIC", "--subject", String(outsiderSubject), topic],
+            credentials: environment)
+        #expect(grant.0 == 0)
+        let allowed = try await server.runCLI(
+            ["acl", "explain", "--principal", outsider, "--action", "SEND_MESSAGE_TO_TOPIC", topic], credentials: environment)
+        #expect(allowed.1.contains("ALLOWED"))
+        #expect(allowed.1.contains("granted entry SEND_MESSAGE_TO_TOPIC/\(outsiderSubject)"))
+
+        let list = try await server.runCLI(["acl", "list", topic], credentials: environment)
+        #expect(list.0 == 0)
+        #expect(list.1.contains(String(outsiderSubject)))
+        #expect(list.1.contains("GroupID:\(groupID)"))
+        #expect(list.1.split(separator: "\n").contains { $0.contains("UserID:\(ann)") && $0.contains("default") && $0.hasSuffix("no") })
+
+        let audit = try await server.runCLI(["acl", "audit", topic], credentials: environment)
+        #expect(audit.1.contains("grant"))
+        #expect(audit.1.contains("admin"))
+
+        let protected = try await server.runCLI(
+            ["acl", "revoke", "--action", "SEND_MESSAGE_TO_TOPIC", "--subject", "UserID:\(ann)", topic], credentials: environment)
+        #expect(protected.0 != 0)
+        #expect(protected.2.contains("ACL_ENTRY_NOT_REMOVABLE"))
+
+        let revoke = try await server.runCLI(
+            ["acl", "revoke", "--action", "SEND_MESSAGE_TO_TOPIC", "--subject", String(outsiderSubject), topic],
+            credentials: environment)
+        #expect(revoke.0 == 0)
+        let deniedAgain = try await server.runCLI(
+            ["acl", "explain", "--principal", outsider, "--action", "SEND_MESSAGE_TO_TOPIC", topic], credentials: environment)
+        #expect(deniedAgain.1.contains("DENIED"))
+
+        let badSecret = try await server.runCLI(
+            ["acl", "list", topic], credentials: environment.merging(["TOPICGATE_CLIENT_SECRET": "wrong"]) { $1 })
+        #expect(badSecret.0 != 0)
+        try await server.stop(signal: SIGTERM)
+    }
+}
