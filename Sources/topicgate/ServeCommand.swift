@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Hummingbird
 import TopicGateCore
 import TopicGateServer
@@ -30,6 +31,8 @@ struct ServeCommand: AsyncParsableCommand {
                     + "(client secret shown at creation; 'topicgate apps reset-secret \(app.id.rawValue)' makes a new one)")
         }
         print("TopicGate listening on http://\(configuration.host):\(configuration.port), data in \(configuration.databasePath)")
+        // Flushed now, so the credentials show at once even when piped to a file or `tee`.
+        fflush(nil)
         let application = try await buildApplication(configuration: configuration, store: store)
         try await application.runService()
     }
