@@ -12,6 +12,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "topicgate", targets: ["topicgate"]),
+        /// The Mosquitto plugin, `libTopicGateMosquittoAuth.so`, loaded by the broker.
+        .library(name: "TopicGateMosquittoAuth", type: .dynamic, targets: ["TopicGateMosquittoAuth"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
@@ -22,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.8.0"),
     ],
     targets: [
         .target(
@@ -36,11 +39,35 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        /// The broker plugin's checks (JWT, device rule, revocations, control messages): pure C.
+        .target(
+            name: "TopicGateAuthCore",
+            linkerSettings: [.linkedLibrary("crypto"), .linkedLibrary("cjson")]
+        ),
+        /// The broker plugin's glue to Mosquitto's plugin API v5.
+        .target(
+            name: "TopicGateMosquittoAuth",
+            dependencies: ["TopicGateAuthCore"]
+        ),
+        .target(
+            name: "MQTTBridge",
+            dependencies: [
+                "CMosquitto",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "TopicGateServer",
             dependencies: [
                 "TopicGateCore",
                 "TopicGateStore",
+                "MQTTBridge",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -48,6 +75,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -66,6 +94,20 @@ let package = Package(
         .testTarget(
             name: "TopicGateCoreTests",
             dependencies: ["TopicGateCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "TopicGateAuthCoreTests",
+            dependencies: [
+                "TopicGateAuthCore",
+                "MQTTBridge",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "MQTTBridgeTests",
+            dependencies: ["MQTTBridge"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,332 @@
+internal import CMosquitto
+import Synchronization
+
+/// A client of one MQTT broker over libmosquitto's threaded loop: connect with automatic
+/// reconnect, QoS 1 publish that returns when the broker's PUBACK arrives, subscribe with the
+/// granted QoS checked, and the received messages as an `AsyncSequence`.
+///
+/// One owner per handle: this class creates the `struct mosquitto` in its throwing initializer
+/// and destroys it in `deinit`. Call `shutdown()` before dropping it, never from a callback.
+public final class MQTTClient: @unchecked Sendable {
+    // @unchecked Sendable: `handle` is only passed to libmosquitto calls, which are safe from
+    // any thread once the threaded loop runs; all Swift-side mutable state is in `state`, a
+    // Mutex that is never held across a libmosquitto call.
+
+    public let configuration: MQTTClientConfiguration
+    /// Messages received on this client's subscriptions, in arrival order.
+    public let messages: AsyncStream<MQTTMessage>
+    /// Connection changes, in order.
+    public let connectionEvents: AsyncStream<MQTTConnectionEvent>
+
+    private let handle: OpaquePointer
+    private let state = Mutex(State())
+    private let messageSink: AsyncStream<MQTTMessage>.Continuation
+    private let eventSink: AsyncStream<MQTTConnectionEvent>.Continuation
+    private let onConnect: (@Sendable () -> Void)?
+
+    /// The Swift-side state shared with libmosquitto's thread.
+    private struct State {
+        var connected = false
+        var closing = false
+        var loopStarted = false
+        var refusal: MQTTError?
+        var connectWaiters: [CheckedContinuation<Void, any Error>] = []
+        /// Waiters for PUBACK (empty result) and SUBACK (granted QoS), by message ID.
+        var ackWaiters: [Int32: CheckedContinuation<[Int32], any Error>] = [:]
+        /// Acknowledgements that arrived before their waiter registered.
+        var earlyAcks: [Int32: [Int32]] = [:]
+        /// Message IDs whose waiter gave up (timeout); their late acks are dropped.
+        var abandoned: Set<Int32> = []
+
+        /// Marks `mid` so that its late acknowledgement is dropped (bounded like `earlyAcks`).
+        mutating func abandon(_ mid: Int32) {
+            if abandoned.count > 4096 { abandoned.removeAll() }
+            abandoned.insert(mid)
+        }
+    }
+
+    private static let libraryStatus: Int32 = mosquitto_lib_init()
+
+    /// Creates the client; nothing is sent until `connect()`. `onConnect` runs on libmosquitto's
+    /// thread after every accepted CONNECT (first and reconnects); it must not block.
+    public init(configuration: MQTTClientConfiguration, onConnect: (@Sendable () -> Void)? = nil) throws(MQTTError) {
+        try MQTTError.check(Self.libraryStatus, "initialise libmosquitto")
+        guard let handle = mosquitto_new(configuration.clientID, configuration.cleanSession, nil) else {
+            throw MQTTError(code: .library, detail: "mosquitto_new failed for client \(configuration.clientID)")
+        }
+        self.handle = handle
+        self.configuration = configuration
+        self.onConnect = onConnect
+        (messages, messageSink) = AsyncStream.makeStream(of: MQTTMessage.self)
+        (connectionEvents, eventSink) = AsyncStream.makeStream(of: MQTTConnectionEvent.self)
+        mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
+        try configure()
+    }
+
+    deinit {
+        messageSink.finish()
+        eventSink.finish()
+        // Stops the loop thread if it still runs, then frees the handle.
+        mosquitto_destroy(handle)
+    }
+
+    private func configure() throws(MQTTError) {
+        try MQTTError.check(
+            mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311), "set protocol version")
+        if configuration.username != nil || configuration.password != nil {
+            try MQTTError.check(
+                mosquitto_username_pw_set(handle, configuration.username, configuration.password), "set credentials")
+        }
+        try MQTTError.check(
+            mosquitto_reconnect_delay_set(
+                handle, UInt32(configuration.reconnectDelay.min), UInt32(configuration.reconnectDelay.max), true),
+            "set reconnect delay")
+        try MQTTError.check(
+            mosquitto_max_inflight_messages_set(handle, UInt32(configuration.maxInflightMessages)), "set inflight limit")
+        // Capture-free C callbacks; each recovers this client from the user-data pointer and runs
+        // on libmosquitto's loop thread.
+        mosquitto_connect_callback_set(handle) { _, context, rc in
+            guard let context else { return }
+            Unmanaged<MQTTClient>.fromOpaque(context).takeUnretainedValue().didConnect(Int32(rc))
+        }
+        mosquitto_disconnect_callback_set(handle) { _, context, rc in
+            guard let context else { return }
+            Unmanaged<MQTTClient>.fromOpaque(context).takeUnretainedValue().didDisconnect(Int32(rc))
+        }
+        mosquitto_publish_callback_set(handle) { _, context, mid in
+            guard let context else { return }
+            Unmanaged<MQTTClient>.fromOpaque(context).takeUnretainedValue().didAcknowledge(mid, granted: [])
+        }
+        mosquitto_subscribe_callback_set(handle) { _, context, mid, count, granted in
+            guard let context else { return }
+            let copied = (0..<Int(count)).map { granted?[$0] ?? 0x80 }
+            Unmanaged<MQTTClient>.fromOpaque(context).takeUnretainedValue().didAcknowledge(mid, granted: copied)
+        }
+        mosquitto_message_callback_set(handle) { _, context, message in
+            guard let context, let message else { return }
+            // libmosquitto frees the message when this returns: copy it out now.
+            let topic = String(cString: message.pointee.topic)
+            let length = Int(message.pointee.payloadlen)
+            let payload: [UInt8] =
+                if let bytes = message.pointee.payload, length > 0 {
+                    Array(UnsafeRawBufferPointer(start: bytes, count: length))
+                } else { [] }
+            let received = MQTTMessage(
+                topic: topic, payload: payload, qos: MQTTQoS(rawValue: message.pointee.qos) ?? .atMostOnce,
+                retained: message.pointee.retain)
+            Unmanaged<MQTTClient>.fromOpaque(context).takeUnretainedValue().messageSink.yield(received)
+        }
+    }
+
+    // MARK: Connecting
+
+    /// True while the broker has accepted the current connection.
+    public var isConnected: Bool { state.withLock { $0.connected } }
+
+    /// Starts connecting and returns when the broker first accepts (or throws when it refuses,
+    /// or when nothing answered within `timeout`). Until the broker answers, libmosquitto keeps
+    /// retrying; once connected, it reconnects on its own after a lost connection.
+    public func connect(timeout: Duration = .seconds(30)) async throws {
+        let start = state.withLock { state -> Bool in
+            state.refusal = nil
+            state.closing = false
+            defer { state.loopStarted = true }
+            return !state.loopStarted
+        }
+        if start { try MQTTError.check(mosquitto_loop_start(handle), "start the network loop") }
+        let rc = mosquitto_connect_async(
+            handle, configuration.host, Int32(configuration.port), Int32(configuration.keepAlive))
+        // A refused TCP connection (MOSQ_ERR_ERRNO) is retried by the loop; anything else is fatal.
+        if rc != MOSQ_ERR_ERRNO.rawValue { try MQTTError.check(rc, "connect to \(configuration.host):\(configuration.port)") }
+        try await withDeadline(timeout, "CONNACK from \(configuration.host):\(configuration.port)") {
+            self.expireConnectWaiters()
+        } operation: {
+            try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+                let outcome = self.state.withLock { state -> Result<Void, MQTTError>? in
+                    if state.connected { return .success(()) }
+                    if let refusal = state.refusal { return .failure(refusal) }
+                    if state.closing { return .failure(MQTTError(code: .closed, detail: "client shut down")) }
+                    state.connectWaiters.append(waiter)
+                    return nil
+                }
+                if let outcome { waiter.resume(with: outcome.mapError { $0 }) }
+            }
+        }
+    }
+
+    /// Disconnects cleanly; the client can `connect()` again.
+    public func disconnect() {
+        state.withLock { $0.closing = true }
+        _ = mosquitto_disconnect(handle)
+    }
+
+    /// Disconnects, stops the network loop (joining its thread) and fails every waiter. Never
+    /// call it from a libmosquitto callback.
+    public func shutdown() {
+        let started = state.withLock { state -> Bool in
+            state.closing = true
+            return state.loopStarted
+        }
+        _ = mosquitto_disconnect(handle)
+        if started { _ = mosquitto_loop_stop(handle, false) }
+        let (connectWaiters, ackWaiters) = state.withLock { state in
+            state.loopStarted = false
+            state.connected = false
+            defer {
+                state.connectWaiters = []
+                state.ackWaiters = [:]
+            }
+            return (state.connectWaiters, Array(state.ackWaiters.values))
+        }
+        let closed = MQTTError(code: .closed, detail: "client shut down")
+        connectWaiters.forEach { $0.resume(throwing: closed) }
+        ackWaiters.forEach { $0.resume(throwing: closed) }
+        messageSink.finish()
+        eventSink.finish()
+    }
+
+    // MARK: Publishing and subscribing
+
+    /// Publishes `payload` to `topic`. With QoS 1 or 2 it returns once the broker has
+    /// acknowledged the message, or throws `timeout` (libmosquitto may still deliver it later:
+    /// at least once, never silently dropped).
+    public func publish(
+        _ topic: String, payload: [UInt8], qos: MQTTQoS = .atLeastOnce, retain: Bool = false,
+        timeout: Duration = .seconds(10)
+    ) async throws {
+        try await startPublishing(topic, payload: payload, qos: qos, retain: retain).acknowledged(timeout: timeout)
+    }
+
+    /// Hands `payload` to libmosquitto now (so that publications started one after another go
+    /// out in that order) and returns the publication, whose acknowledgement can be awaited.
+    public func startPublishing(_ topic: String, payload: [UInt8], qos: MQTTQoS = .atLeastOnce, retain: Bool = false)
+        throws(MQTTError) -> MQTTPublication
+    {
+        var mid: Int32 = 0
+        let rc = payload.withUnsafeBytes { bytes in
+            mosquitto_publish(handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, qos.rawValue, retain)
+        }
+        try MQTTError.check(rc, "publish to \(topic)")
+        if qos == .atMostOnce {
+            // QoS 0 has no PUBACK; libmosquitto reports the send, maybe after this returns.
+            state.withLock { state in
+                if state.earlyAcks.removeValue(forKey: mid) == nil { state.abandon(mid) }
+            }
+        }
+        return MQTTPublication(client: self, messageID: mid, topic: topic, qos: qos)
+    }
+
+    /// Subscribes to `filter` and returns the QoS the broker granted; throws
+    /// `subscriptionRefused` when the broker answered 0x80.
+    @discardableResult
+    public func subscribe(_ filter: String, qos: MQTTQoS = .atLeastOnce, timeout: Duration = .seconds(10))
+        async throws -> MQTTQoS
+    {
+        var mid: Int32 = 0
+        try MQTTError.check(mosquitto_subscribe(handle, &mid, filter, qos.rawValue), "subscribe to \(filter)")
+        let granted = try await acknowledgement(of: mid, timeout: timeout, "SUBACK for \(filter)")
+        guard let first = granted.first, let grantedQoS = MQTTQoS(rawValue: first) else {
+            throw MQTTError(code: .subscriptionRefused, returnCode: granted.first, detail: "subscription to \(filter) refused")
+        }
+        return grantedQoS
+    }
+
+    func acknowledgement(of mid: Int32, timeout: Duration, _ what: String) async throws -> [Int32] {
+        try await withDeadline(timeout, what) {
+            let waiter = self.state.withLock { state in
+                state.abandon(mid)
+                return state.ackWaiters.removeValue(forKey: mid)
+            }
+            waiter?.resume(throwing: MQTTError(code: .timeout, detail: "no \(what) in time"))
+        } operation: {
+            try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<[Int32], any Error>) in
+                let early = self.state.withLock { state -> [Int32]? in
+                    if let early = state.earlyAcks.removeValue(forKey: mid) { return early }
+                    state.ackWaiters[mid] = waiter
+                    return nil
+                }
+                if let early { waiter.resume(returning: early) }
+            }
+        }
+    }
+
+    /// Runs `operation`, throwing `timeout` when it has not finished after `duration`.
+    /// `expire` must resume the operation's waiter, since the group waits for it to end.
+    private func withDeadline<T: Sendable>(
+        _ duration: Duration, _ what: String, expire: @escaping @Sendable () -> Void,
+        operation: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await operation() }
+            group.addTask {
+                try? await Task.sleep(for: duration)
+                return nil
+            }
+            defer { group.cancelAll() }
+            while let result = try await group.next() {
+                if let result { return result }
+                expire()
+                throw MQTTError(code: .timeout, detail: "no \(what) within \(duration)")
+            }
+            throw MQTTError(code: .closed, detail: "client shut down")
+        }
+    }
+
+    /// Fails the connect waiters after a deadline.
+    private func expireConnectWaiters() {
+        let waiters = state.withLock { state in
+            defer { state.connectWaiters = [] }
+            return state.connectWaiters
+        }
+        waiters.forEach { $0.resume(throwing: MQTTError(code: .timeout, detail: "no CONNACK in time")) }
+    }
+
+    // MARK: Callbacks (libmosquitto's loop thread)
+
+    private func didConnect(_ rc: Int32) {
+        if rc == 0 {
+            let waiters = state.withLock { state in
+                state.connected = true
+                defer { state.connectWaiters = [] }
+                return state.connectWaiters
+            }
+            waiters.forEach { $0.resume() }
+            eventSink.yield(.connected)
+            onConnect?()
+        } else {
+            let refusal = MQTTError.refused(rc)
+            let waiters = state.withLock { state in
+                state.connected = false
+                state.refusal = refusal
+                state.closing = true
+                defer { state.connectWaiters = [] }
+                return state.connectWaiters
+            }
+            // Stop the loop's retries: a refusal does not heal by itself.
+            _ = mosquitto_disconnect(handle)
+            waiters.forEach { $0.resume(throwing: refusal) }
+            eventSink.yield(.refused(refusal))
+        }
+    }
+
+    private func didDisconnect(_ rc: Int32) {
+        let (wasConnected, expected) = state.withLock { state in
+            defer { state.connected = false }
+            return (state.connected, state.closing || rc == 0)
+        }
+        if wasConnected { eventSink.yield(.disconnected(expected: expected)) }
+    }
+
+    private func didAcknowledge(_ mid: Int32, granted: [Int32]) {
+        let waiter = state.withLock { state -> CheckedContinuation<[Int32], any Error>? in
+            if state.abandoned.remove(mid) != nil { return nil }
+            if let waiter = state.ackWaiters.removeValue(forKey: mid) { return waiter }
+            // Its publisher has not registered yet (the ack beat `mosquitto_publish`'s return).
+            // Bounded: a legitimate early ack is claimed within microseconds.
+            if state.earlyAcks.count > 4096 { state.earlyAcks.removeAll() }
+            state.earlyAcks[mid] = granted
+            return nil
+        }
+        waiter?.resume(returning: granted)
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+/// A message from the gateway to TopicGate's broker plugin on `$CONTROL/topicgate/v1`.
+public struct MQTTControlMessage: Sendable, Hashable {
+    /// The control topic the plugin listens on.
+    public static let topic = "$CONTROL/topicgate/v1"
+
+    /// A device username to refuse (and kick) until its credentials expire.
+    public struct Revocation: Sendable, Hashable, Encodable {
+        public let username: String
+        public let expiresAt: Int64
+
+        public init(username: String, expiresAt: Int64) {
+            self.username = username
+            self.expiresAt = expiresAt
+        }
+    }
+
+    public let revocations: [Revocation]
+
+    public init(revoking revocations: [Revocation]) {
+        self.revocations = revocations
+    }
+
+    private struct Command: Encodable {
+        let command = "revoke"
+        let username: String
+        let expiresAt: Int64
+    }
+
+    private struct Body: Encodable {
+        let commands: [Command]
+    }
+
+    /// `{"commands":[{"command":"revoke","username":…,"expiresAt":…},…]}`
+    public var payload: [UInt8] {
+        let body = Body(commands: revocations.map { Command(username: $0.username, expiresAt: $0.expiresAt) })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return Array((try? encoder.encode(body)) ?? Data())
+    }
+}

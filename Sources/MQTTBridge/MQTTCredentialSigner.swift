@@ -1,0 +1,67 @@
+import Crypto
+import Foundation
+
+/// Signs MQTT passwords: HS256 JWTs with the secret the gateway shares with the broker plugin.
+/// Claims: `sub` (= the MQTT username), `iat`, `exp`, and `acl` in EMQX's JWT format, so an
+/// EMQX cluster can enforce the same credentials; TopicGate's own plugin derives the same rule
+/// from the username.
+public struct MQTTCredentialSigner: Sendable {
+    private let key: SymmetricKey
+
+    /// `secret` is used as the HMAC key byte for byte (the plugin reads the same text from its
+    /// secret file).
+    public init(secret: String) {
+        key = SymmetricKey(data: Array(secret.utf8))
+    }
+
+    /// A device's password: it may subscribe to `topic` and publish to `topic/state`.
+    public func devicePassword(topic: String, issuedAt: Int64, expiresAt: Int64) -> String {
+        sign(Claims(
+            sub: topic, iat: issuedAt, exp: expiresAt,
+            acl: [
+                .init(permission: "allow", action: "subscribe", topic: topic),
+                .init(permission: "allow", action: "publish", topic: topic + "/state"),
+            ]))
+    }
+
+    /// The gateway's own password (its username is the plugin's superuser).
+    public func gatewayPassword(username: String, issuedAt: Int64, expiresAt: Int64) -> String {
+        sign(Claims(sub: username, iat: issuedAt, exp: expiresAt, acl: nil))
+    }
+
+    private struct Header: Encodable {
+        let alg = "HS256"
+        let typ = "JWT"
+    }
+
+    private struct Claims: Encodable {
+        struct Rule: Encodable {
+            let permission: String
+            let action: String
+            let topic: String
+        }
+        let sub: String
+        let iat: Int64
+        let exp: Int64
+        let acl: [Rule]?
+    }
+
+    private func sign(_ claims: Claims) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding these plain structs cannot fail.
+        let header = (try? encoder.encode(Header())) ?? Data()
+        let payload = (try? encoder.encode(claims)) ?? Data()
+        let signingInput = Self.base64URL(header) + "." + Self.base64URL(payload)
+        let signature = HMAC<SHA256>.authenticationCode(for: Array(signingInput.utf8), using: key)
+        return signingInput + "." + Self.base64URL(Data(signature))
+    }
+
+    /// Unpadded base64url (RFC 7515).
+    static func base64URL(_ data: Data) -> String {
+        data.base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}

@@ -1,0 +1,37 @@
+/* Control messages from the gateway on $CONTROL/topicgate/v1 (see topicgate_auth.h). */
+#include "topicgate_auth.h"
+
+#include <cjson/cJSON.h>
+#include <string.h>
+
+int tg_control_apply(tg_revocations *set, const void *payload, size_t payload_len, int64_t now,
+                     tg_revoked_fn on_revoked, void *context)
+{
+    if (!set || !payload) return -1;
+    cJSON *root = cJSON_ParseWithLength((const char *)payload, payload_len);
+    if (!cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        return -1;
+    }
+    const cJSON *commands = cJSON_GetObjectItemCaseSensitive(root, "commands");
+    if (!cJSON_IsArray(commands)) {
+        cJSON_Delete(root);
+        return -1;
+    }
+    int applied = 0;
+    const cJSON *command;
+    cJSON_ArrayForEach(command, commands)
+    {
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(command, "command");
+        const cJSON *username = cJSON_GetObjectItemCaseSensitive(command, "username");
+        const cJSON *expires_at = cJSON_GetObjectItemCaseSensitive(command, "expiresAt");
+        if (!cJSON_IsString(name) || strcmp(name->valuestring, "revoke") != 0) continue;
+        if (!cJSON_IsString(username) || !tg_username_valid(username->valuestring)) continue;
+        if (!cJSON_IsNumber(expires_at)) continue;
+        if (!tg_revocations_add(set, username->valuestring, (int64_t)expires_at->valuedouble, now)) continue;
+        if (on_revoked) on_revoked(username->valuestring, context);
+        applied++;
+    }
+    cJSON_Delete(root);
+    return applied;
+}

@@ -1,0 +1,93 @@
+/*
+ * The checks of TopicGate's Mosquitto plugin, free of any broker type so that they can be
+ * unit-tested on their own (Tests/TopicGateAuthCoreTests) and reused by the plugin glue
+ * (Sources/TopicGateMosquittoAuth/plugin.c).
+ *
+ * The contract (../shared/DESIGN.md, "The broker contract"):
+ * - an MQTT password is an HS256 JWT signed with the secret the gateway and the plugin share;
+ *   its `sub` is the MQTT username, which is the device's own topic; `exp` bounds it;
+ * - a device may subscribe to and receive only its own topic and publish only to
+ *   `<topic>/state`; everything else (wildcards, `$SYS`, other topics) is denied;
+ * - the gateway's account is the only superuser;
+ * - usernames the gateway revoked are refused until their credentials expire.
+ */
+#ifndef TOPICGATE_AUTH_H
+#define TOPICGATE_AUTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The longest username (= device topic) the plugin accepts. */
+#define TG_MAX_USERNAME 128
+
+/* Outcome of verifying a JWT password. Zero is success; every other value is a refusal. */
+typedef enum {
+    TG_JWT_OK = 0,
+    TG_JWT_MALFORMED = 1,     /* not three base64url parts, or not JSON objects */
+    TG_JWT_BAD_ALGORITHM = 2, /* header `alg` is not HS256 (no `none`, no RS*, no confusion) */
+    TG_JWT_BAD_SIGNATURE = 3, /* HMAC-SHA256 over `header.payload` differs */
+    TG_JWT_EXPIRED = 4,       /* no numeric `exp`, or `exp` <= now */
+    TG_JWT_WRONG_SUBJECT = 5, /* `sub` missing or not the MQTT username */
+} tg_jwt_result;
+
+/* What a client asks for, mirroring MOSQ_ACL_* of mosquitto_plugin.h. */
+typedef enum {
+    TG_ACCESS_READ = 0x01,        /* a message on `topic` is about to be delivered to the client */
+    TG_ACCESS_WRITE = 0x02,       /* the client publishes to `topic` */
+    TG_ACCESS_SUBSCRIBE = 0x04,   /* the client subscribes with the filter `topic` */
+    TG_ACCESS_UNSUBSCRIBE = 0x08, /* the client unsubscribes */
+} tg_access;
+
+/* Verifies `token` as an HS256 JWT signed with `secret`, whose `sub` equals `username` and
+ * whose `exp` (seconds since 1970) is later than `now`. Constant-time signature comparison. */
+tg_jwt_result tg_jwt_verify(const char *token, const unsigned char *secret, size_t secret_len, const char *username,
+                            int64_t now);
+
+/* A short English name for a verification result, for the broker log. */
+const char *tg_jwt_result_name(tg_jwt_result result);
+
+/* True when `username` may name a device topic: 1...TG_MAX_USERNAME characters of
+ * [A-Za-z0-9_.-]; never `+`, `#`, `/`, `$` or control characters. */
+bool tg_username_valid(const char *username);
+
+/* The device rule: true when the device `username` may do `access` on `topic`.
+ * Subscribe and read: `topic` is exactly `username` (no wildcard can match it, since a valid
+ * username holds none). Write: exactly `<username>/state`. Unsubscribe: always.
+ * Anything else, and any invalid username, is denied. */
+bool tg_device_may(const char *username, tg_access access, const char *topic);
+
+/* A set of revoked usernames, each kept until its credentials expire. Not thread-safe; the
+ * broker calls plugins from its single main thread. */
+typedef struct tg_revocations tg_revocations;
+
+tg_revocations *tg_revocations_new(void);
+void tg_revocations_free(tg_revocations *set);
+/* Adds (or extends) a revocation of `username` until `expires_at`. Returns false on no memory. */
+bool tg_revocations_add(tg_revocations *set, const char *username, int64_t expires_at, int64_t now);
+/* True when `username` is revoked and the revocation has not yet expired at `now`. */
+bool tg_revocations_contains(const tg_revocations *set, const char *username, int64_t now);
+/* Drops expired revocations; returns how many remain. */
+size_t tg_revocations_prune(tg_revocations *set, int64_t now);
+size_t tg_revocations_count(const tg_revocations *set);
+
+/* Called for each username a control message revokes (to kick its live connection). */
+typedef void (*tg_revoked_fn)(const char *username, void *context);
+
+/* Applies a control message from the gateway:
+ *   {"commands":[{"command":"revoke","username":"<topic>","expiresAt":<seconds>}, ...]}
+ * Each valid revoke is added to `set` and reported to `on_revoked`. Returns the number of
+ * commands applied, or -1 when the payload is not such a JSON object. Unknown commands and
+ * invalid usernames are skipped. */
+int tg_control_apply(tg_revocations *set, const void *payload, size_t payload_len, int64_t now,
+                     tg_revoked_fn on_revoked, void *context);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,179 @@
+/*
+ * TopicGate's Mosquitto plugin: the broker side of "The broker contract" in DESIGN.md.
+ *
+ * - BASIC_AUTH: the password is an HS256 JWT (secret shared with the gateway) whose `sub` is
+ *   the username; a device's client ID must equal its username, so no device can take over
+ *   another device's session; revoked usernames are refused.
+ * - ACL_CHECK: the gateway's account may do anything; a device may subscribe to and receive
+ *   only its own topic and publish only to `<topic>/state` (tg_device_may); everything else,
+ *   wildcards and $SYS included, is denied. There is no deferral to other plugins.
+ * - CONTROL on $CONTROL/topicgate/v1, from the gateway only: revoke usernames (kept until
+ *   their credentials expire) and kick their live connections.
+ *
+ * No database, no file writes: every check is O(1) on values in memory. The broker calls
+ * every callback from its main thread, so the state below needs no locks.
+ */
+#include "topicgate_mosquitto_auth.h"
+#include "topicgate_auth.h"
+
+#include <mosquitto.h>
+#include <mosquitto_broker.h>
+#include <mosquitto_plugin.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CONTROL_TOPIC "$CONTROL/topicgate/v1"
+#define DEFAULT_GATEWAY_USERNAME "topicgate"
+#define MAX_SECRET 1024
+
+struct plugin_state {
+    mosquitto_plugin_id_t *identifier;
+    unsigned char secret[MAX_SECRET];
+    size_t secret_len;
+    char *gateway_username;
+    tg_revocations *revocations;
+};
+
+static int64_t now_seconds(void) { return (int64_t)time(NULL); }
+
+/* Reads the shared secret: the file's contents without trailing white space. */
+static int read_secret(const char *path, struct plugin_state *state)
+{
+    FILE *file = fopen(path, "rb");
+    if (!file) {
+        mosquitto_log_printf(MOSQ_LOG_ERR, "topicgate-auth: cannot read secret file %s", path);
+        return MOSQ_ERR_INVAL;
+    }
+    size_t n = fread(state->secret, 1, sizeof state->secret, file);
+    fclose(file);
+    while (n > 0 && (state->secret[n - 1] == '\n' || state->secret[n - 1] == '\r' || state->secret[n - 1] == ' '))
+        n--;
+    if (n < 32) {
+        mosquitto_log_printf(MOSQ_LOG_ERR, "topicgate-auth: secret in %s is shorter than 32 bytes", path);
+        return MOSQ_ERR_INVAL;
+    }
+    state->secret_len = n;
+    return MOSQ_ERR_SUCCESS;
+}
+
+static bool is_gateway(const struct plugin_state *state, const char *username)
+{
+    return username && strcmp(username, state->gateway_username) == 0;
+}
+
+static int on_basic_auth(int event, void *event_data, void *userdata)
+{
+    (void)event;
+    struct mosquitto_evt_basic_auth *auth = event_data;
+    struct plugin_state *state = userdata;
+    const char *username = auth->username;
+    if (!username || !auth->password) return MOSQ_ERR_AUTH;
+    bool gateway = is_gateway(state, username);
+    if (!gateway && !tg_username_valid(username)) return MOSQ_ERR_AUTH;
+
+    tg_jwt_result result = tg_jwt_verify(auth->password, state->secret, state->secret_len, username, now_seconds());
+    if (result != TG_JWT_OK) {
+        mosquitto_log_printf(MOSQ_LOG_NOTICE, "topicgate-auth: refused %s: %s", username, tg_jwt_result_name(result));
+        return MOSQ_ERR_AUTH;
+    }
+    if (gateway) return MOSQ_ERR_SUCCESS;
+    if (tg_revocations_contains(state->revocations, username, now_seconds())) {
+        mosquitto_log_printf(MOSQ_LOG_NOTICE, "topicgate-auth: refused %s: revoked", username);
+        return MOSQ_ERR_AUTH;
+    }
+    const char *client_id = mosquitto_client_id(auth->client);
+    if (!client_id || strcmp(client_id, username) != 0) {
+        mosquitto_log_printf(MOSQ_LOG_NOTICE, "topicgate-auth: refused %s: client ID must equal the username", username);
+        return MOSQ_ERR_AUTH;
+    }
+    return MOSQ_ERR_SUCCESS;
+}
+
+static int on_acl_check(int event, void *event_data, void *userdata)
+{
+    (void)event;
+    struct mosquitto_evt_acl_check *check = event_data;
+    struct plugin_state *state = userdata;
+    const char *username = mosquitto_client_username(check->client);
+    if (!username) return MOSQ_ERR_ACL_DENIED;
+    if (is_gateway(state, username)) return MOSQ_ERR_SUCCESS;
+    if (tg_revocations_contains(state->revocations, username, now_seconds())) return MOSQ_ERR_ACL_DENIED;
+    return tg_device_may(username, (tg_access)check->access, check->topic) ? MOSQ_ERR_SUCCESS : MOSQ_ERR_ACL_DENIED;
+}
+
+static void kick(const char *username, void *context)
+{
+    (void)context;
+    mosquitto_log_printf(MOSQ_LOG_INFO, "topicgate-auth: revoked %s", username);
+    mosquitto_kick_client_by_username(username, false);
+}
+
+static int on_control(int event, void *event_data, void *userdata)
+{
+    (void)event;
+    struct mosquitto_evt_control *control = event_data;
+    struct plugin_state *state = userdata;
+    if (!is_gateway(state, mosquitto_client_username(control->client))) return MOSQ_ERR_ACL_DENIED;
+    int applied = tg_control_apply(state->revocations, control->payload, control->payloadlen, now_seconds(), kick, NULL);
+    return applied < 0 ? MOSQ_ERR_INVAL : MOSQ_ERR_SUCCESS;
+}
+
+int mosquitto_plugin_version(int supported_version_count, const int *supported_versions)
+{
+    for (int i = 0; i < supported_version_count; i++)
+        if (supported_versions[i] == 5) return 5;
+    return -1;
+}
+
+int mosquitto_plugin_init(mosquitto_plugin_id_t *identifier, void **userdata, struct mosquitto_opt *options,
+                          int option_count)
+{
+    struct plugin_state *state = calloc(1, sizeof *state);
+    if (!state) return MOSQ_ERR_NOMEM;
+    state->identifier = identifier;
+    const char *secret_file = NULL;
+    const char *gateway_username = DEFAULT_GATEWAY_USERNAME;
+    for (int i = 0; i < option_count; i++) {
+        if (strcmp(options[i].key, "secret_file") == 0) secret_file = options[i].value;
+        if (strcmp(options[i].key, "gateway_username") == 0) gateway_username = options[i].value;
+    }
+    int rc = MOSQ_ERR_INVAL;
+    if (!secret_file) {
+        mosquitto_log_printf(MOSQ_LOG_ERR, "topicgate-auth: plugin_opt_secret_file is required");
+        goto fail;
+    }
+    if ((rc = read_secret(secret_file, state)) != MOSQ_ERR_SUCCESS) goto fail;
+    rc = MOSQ_ERR_NOMEM;
+    state->gateway_username = strdup(gateway_username);
+    state->revocations = tg_revocations_new();
+    if (!state->gateway_username || !state->revocations) goto fail;
+    if ((rc = mosquitto_callback_register(identifier, MOSQ_EVT_BASIC_AUTH, on_basic_auth, NULL, state)) ||
+        (rc = mosquitto_callback_register(identifier, MOSQ_EVT_ACL_CHECK, on_acl_check, NULL, state)) ||
+        (rc = mosquitto_callback_register(identifier, MOSQ_EVT_CONTROL, on_control, CONTROL_TOPIC, state)))
+        goto fail;
+    *userdata = state;
+    mosquitto_log_printf(MOSQ_LOG_INFO, "topicgate-auth: loaded; gateway account is '%s'", state->gateway_username);
+    return MOSQ_ERR_SUCCESS;
+fail:
+    tg_revocations_free(state->revocations);
+    free(state->gateway_username);
+    free(state);
+    return rc;
+}
+
+int mosquitto_plugin_cleanup(void *userdata, struct mosquitto_opt *options, int option_count)
+{
+    (void)options;
+    (void)option_count;
+    struct plugin_state *state = userdata;
+    if (!state) return MOSQ_ERR_SUCCESS;
+    mosquitto_callback_unregister(state->identifier, MOSQ_EVT_BASIC_AUTH, on_basic_auth, NULL);
+    mosquitto_callback_unregister(state->identifier, MOSQ_EVT_ACL_CHECK, on_acl_check, NULL);
+    mosquitto_callback_unregister(state->identifier, MOSQ_EVT_CONTROL, on_control, CONTROL_TOPIC);
+    tg_revocations_free(state->revocations);
+    free(state->gateway_username);
+    free(state);
+    return MOSQ_ERR_SUCCESS;
+}
