@@ -32,6 +32,7 @@ extension KiiError.Code {
     public static let topicNotFound = Self(rawValue: "TOPIC_NOT_FOUND")
     public static let aclNotFound = Self(rawValue: "ACL_NOT_FOUND")
     public static let pushSubscriptionNotFound = Self(rawValue: "PUSH_SUBSCRIPTION_NOT_FOUND")
+    public static let installationNotFound = Self(rawValue: "INSTALLATION_NOT_FOUND")
     // 405
     public static let methodNotAllowed = Self(rawValue: "METHOD_NOT_ALLOWED")
     // 409
@@ -51,6 +52,7 @@ extension KiiError.Code {
     // 500, 503
     public static let undefinedError = Self(rawValue: "UNDEFINED_ERROR")
     public static let temporarilyUnavailable = Self(rawValue: "RESOURCE_TEMPORARILY_UNAVAILABLE")
+    public static let mqttEndpointNotReady = Self(rawValue: "MQTT_ENDPOINT_NOT_READY")
 }
 
 extension KiiError {

@@ -137,6 +137,37 @@ enum SQLiteSchema {
                     CREATE INDEX acl_audit_topic ON acl_audit(app_id, scope_kind, scope_id, name, audit_id);
                     """)
         }
+        migrator.registerMigration("v3-push") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE installations (
+                        installation_id TEXT PRIMARY KEY,
+                        app_id TEXT NOT NULL REFERENCES apps(app_id) ON DELETE CASCADE,
+                        principal_kind TEXT NOT NULL CHECK (principal_kind IN ('user', 'thing')),
+                        principal_id TEXT NOT NULL,
+                        device_type TEXT NOT NULL,
+                        registration_id TEXT NOT NULL,
+                        mqtt_topic TEXT NOT NULL UNIQUE,
+                        development INTEGER NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        token_hash TEXT,
+                        credentials_expire_at INTEGER,
+                        revoked_at INTEGER
+                    );
+                    CREATE INDEX installations_principal ON installations(app_id, principal_kind, principal_id);
+                    CREATE INDEX installations_registration ON installations(app_id, device_type, registration_id);
+                    CREATE INDEX installations_token ON installations(token_hash);
+                    CREATE INDEX installations_revoked ON installations(revoked_at) WHERE revoked_at IS NOT NULL;
+                    CREATE TABLE outbox (
+                        sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                        message_id TEXT NOT NULL UNIQUE,
+                        app_id TEXT NOT NULL,
+                        payload BLOB NOT NULL,
+                        recipients TEXT NOT NULL,
+                        accepted_at INTEGER NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }
 }

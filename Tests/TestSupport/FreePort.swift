@@ -6,8 +6,8 @@ import Darwin
 
 /// A loopback TCP port that was free a moment ago: bind port 0, read what the kernel chose,
 /// close.
-enum FreePort {
-    static func next() -> Int {
+public enum FreePort {
+    public static func next() -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()

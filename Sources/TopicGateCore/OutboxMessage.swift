@@ -1,0 +1,20 @@
+/// An accepted push waiting to be handed to the broker: written durably before the send is
+/// answered, removed once every recipient device's broker acknowledged it.
+public struct OutboxMessage: Sendable, Hashable {
+    /// The push message ID (also `pushMessageID` inside the payload).
+    public var id: String
+    public var appID: AppID
+    /// The JSON bytes each device receives.
+    public var payload: [UInt8]
+    /// Resolved when the message was accepted; mapped to live installations when dispatched.
+    public var recipients: [Subscriber]
+    public var acceptedAt: Int64
+
+    public init(id: String, appID: AppID, payload: [UInt8], recipients: [Subscriber], acceptedAt: Int64) {
+        self.id = id
+        self.appID = appID
+        self.payload = payload
+        self.recipients = recipients
+        self.acceptedAt = acceptedAt
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A child process (the embedded Mosquitto) spawned with a clean signal state.
+///
+/// Foundation's `Process` passes on the parent's signal mask, and a Swift server blocks or
+/// ignores SIGTERM and SIGINT to handle them itself: a broker started that way never sees
+/// SIGTERM, so it cannot save its persistence file and stop. `posix_spawn` with an empty mask
+/// and default dispositions gives the child the signals a daemon expects.
+public final class ChildProcess: Sendable {
+    public let pid: pid_t
+    private let exitStatus = Mutex<Int32?>(nil)
+
+    private init(pid: pid_t) { self.pid = pid }
+
+    /// Starts `executable` with `arguments`, standard output and error appended to `logPath`,
+    /// standard input from /dev/null.
+    public static func spawn(executable: String, arguments: [String], logPath: String) throws -> ChildProcess {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2, SIGPIPE, SIGCHLD] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        guard rc == 0 else {
+            throw ChildProcessError(description: "cannot start \(executable): \(String(cString: strerror(rc)))")
+        }
+        return ChildProcess(pid: pid)
+    }
+
+    /// Sends `signal` unless the process has already been reaped.
+    public func send(_ signal: Int32) {
+        if exitStatus.withLock({ $0 == nil }) { kill(pid, signal) }
+    }
+
+    /// The exit status once it ended (reaping it), nil while it runs.
+    public func poll() -> Int32? {
+        exitStatus.withLock { status in
+            if let status { return status }
+            var raw: Int32 = 0
+            let reaped = waitpid(pid, &raw, WNOHANG)
+            if reaped == pid {
+                // WIFEXITED ? WEXITSTATUS : 128 + signal, as a shell reports it.
+                status = (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+            } else if reaped < 0 && errno == ECHILD {
+                status = -1
+            }
+            return status
+        }
+    }
+
+    public var isRunning: Bool { poll() == nil }
+
+    /// SIGKILL, and reap it at once (for owners that are going away).
+    public func killNow() {
+        exitStatus.withLock { status in
+            guard status == nil else { return }
+            kill(pid, SIGKILL)
+            var raw: Int32 = 0
+            _ = waitpid(pid, &raw, 0)
+            status = 128 + SIGKILL
+        }
+    }
+
+    /// Waits until the process ends and returns its exit status. Not cancellable: a caller
+    /// that must stop waiting signals the process instead.
+    public func exit() async -> Int32 {
+        while true {
+            if let status = poll() { return status }
+            await Self.pause(milliseconds: 50)
+        }
+    }
+
+    /// Waits up to `timeout` for the process to end; nil when it still runs.
+    public func exit(within timeout: Duration) async -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let status = poll() { return status }
+            await Self.pause(milliseconds: 25)
+        }
+        return poll()
+    }
+
+    /// Sends SIGTERM, waits up to `grace` for the process to end, then SIGKILL.
+    @discardableResult
+    public func stop(grace: Duration = .seconds(10)) async -> Int32 {
+        send(SIGTERM)
+        if let status = await exit(within: grace) { return status }
+        send(SIGKILL)
+        return await exit()
+    }
+
+    /// A sleep that a cancelled task still waits through (so that polling never spins).
+    private static func pause(milliseconds: Int) async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds)) { done.resume() }
+        }
+    }
+}
+
+public struct ChildProcessError: Error, CustomStringConvertible {
+    public let description: String
+}

@@ -1,0 +1,32 @@
+public import TopicGateCore
+
+/// Which installations a revocation takes.
+public enum InstallationSelection: Sendable, Hashable {
+    case one(InstallationID)
+    /// Every installation of a user or thing.
+    case principal(Principal)
+    /// The installations a principal installed with tokens other than `keeping` (after those
+    /// tokens were revoked). Installations the admin made are kept.
+    case installedWithOtherTokens(Principal, keeping: String?)
+}
+
+/// Devices installed for push. Revoked installations are kept (not live) until their MQTT
+/// credentials expire, so that the broker can be told again after a restart.
+public protocol InstallationStore: Sendable {
+    func insertInstallation(_ installation: Installation) async throws
+    /// A live installation by ID.
+    func installation(appID: AppID, id: InstallationID) async throws -> Installation?
+    /// A live installation by device type and registration ID.
+    func installation(appID: AppID, deviceType: String, registrationID: String) async throws -> Installation?
+    /// The live installations of any of `principals`.
+    func liveInstallations(appID: AppID, principals: [Principal]) async throws -> [Installation]
+    /// Records that credentials valid until `expiresAt` (seconds) were issued.
+    func recordCredentials(appID: AppID, id: InstallationID, expiresAt: Int64) async throws
+    /// Revokes the selected live installations at `now`; returns those it revoked.
+    func revokeInstallations(appID: AppID, _ selection: InstallationSelection, now: Int64) async throws -> [Installation]
+    /// Revoked installations whose credentials have not expired at `nowSeconds`, in every app.
+    func outstandingRevocations(nowSeconds: Int64) async throws -> [Installation]
+    /// Forgets revoked installations whose credentials expired before `nowSeconds`; returns how many.
+    @discardableResult
+    func purgeRevokedInstallations(nowSeconds: Int64) async throws -> Int
+}

@@ -1,0 +1,136 @@
+import GRDB
+public import TopicGateCore
+
+extension SQLiteStore: InstallationStore {
+    public func insertInstallation(_ installation: Installation) async throws {
+        let (kind, id) = Self.columns(installation.principal)
+        try await write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO installations (installation_id, app_id, principal_kind, principal_id, device_type,
+                        registration_id, mqtt_topic, development, created_at, token_hash, credentials_expire_at, revoked_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    installation.id.rawValue, installation.appID.rawValue, kind, id, installation.deviceType,
+                    installation.registrationID, installation.mqttTopic, installation.development, installation.createdAt,
+                    installation.tokenHash, installation.credentialsExpireAt, installation.revokedAt,
+                ])
+        }
+    }
+
+    public func installation(appID: AppID, id: InstallationID) async throws -> Installation? {
+        try await read { db in
+            try Row.fetchOne(
+                db,
+                sql: "SELECT * FROM installations WHERE app_id = ? AND installation_id = ? AND revoked_at IS NULL",
+                arguments: [appID.rawValue, id.rawValue]
+            ).flatMap(Self.installation)
+        }
+    }
+
+    public func installation(appID: AppID, deviceType: String, registrationID: String) async throws -> Installation? {
+        try await read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT * FROM installations WHERE app_id = ? AND device_type = ? AND registration_id = ?
+                        AND revoked_at IS NULL ORDER BY created_at DESC LIMIT 1
+                    """,
+                arguments: [appID.rawValue, deviceType, registrationID]
+            ).flatMap(Self.installation)
+        }
+    }
+
+    public func liveInstallations(appID: AppID, principals: [Principal]) async throws -> [Installation] {
+        guard !principals.isEmpty else { return [] }
+        return try await read { db in
+            var found: [Installation] = []
+            for principal in principals {
+                let (kind, id) = Self.columns(principal)
+                found += try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT * FROM installations WHERE app_id = ? AND principal_kind = ? AND principal_id = ?
+                            AND revoked_at IS NULL ORDER BY created_at, installation_id
+                        """,
+                    arguments: [appID.rawValue, kind, id]
+                ).compactMap(Self.installation)
+            }
+            return found
+        }
+    }
+
+    public func recordCredentials(appID: AppID, id: InstallationID, expiresAt: Int64) async throws {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    UPDATE installations SET credentials_expire_at = MAX(COALESCE(credentials_expire_at, 0), ?)
+                    WHERE app_id = ? AND installation_id = ?
+                    """,
+                arguments: [expiresAt, appID.rawValue, id.rawValue])
+        }
+    }
+
+    public func revokeInstallations(appID: AppID, _ selection: InstallationSelection, now: Int64) async throws
+        -> [Installation]
+    {
+        let (condition, arguments): (String, StatementArguments)
+        switch selection {
+        case .one(let id):
+            (condition, arguments) = ("installation_id = ?", [id.rawValue])
+        case .principal(let principal):
+            let (kind, id) = Self.columns(principal)
+            (condition, arguments) = ("principal_kind = ? AND principal_id = ?", [kind, id])
+        case .installedWithOtherTokens(let principal, let keeping):
+            let (kind, id) = Self.columns(principal)
+            (condition, arguments) = (
+                "principal_kind = ? AND principal_id = ? AND token_hash IS NOT NULL AND token_hash IS NOT ?",
+                [kind, id, keeping]
+            )
+        }
+        return try await write { db in
+            let selected = "app_id = ? AND revoked_at IS NULL AND " + condition
+            let all: StatementArguments = [appID.rawValue] + arguments
+            let revoked = try Row.fetchAll(db, sql: "SELECT * FROM installations WHERE " + selected, arguments: all)
+                .compactMap(Self.installation)
+            try db.execute(sql: "UPDATE installations SET revoked_at = ? WHERE " + selected, arguments: [now] + all)
+            return revoked.map { installation in
+                var revoked = installation
+                revoked.revokedAt = now
+                return revoked
+            }
+        }
+    }
+
+    public func outstandingRevocations(nowSeconds: Int64) async throws -> [Installation] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT * FROM installations WHERE revoked_at IS NOT NULL AND credentials_expire_at > ?",
+                arguments: [nowSeconds]
+            ).compactMap(Self.installation)
+        }
+    }
+
+    public func purgeRevokedInstallations(nowSeconds: Int64) async throws -> Int {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    DELETE FROM installations WHERE revoked_at IS NOT NULL
+                        AND COALESCE(credentials_expire_at, 0) <= ?
+                    """,
+                arguments: [nowSeconds])
+            return db.changesCount
+        }
+    }
+
+    static func installation(_ row: Row) -> Installation? {
+        guard let principal = principal(kind: row["principal_kind"], id: row["principal_id"]) else { return nil }
+        return Installation(
+            id: InstallationID(row["installation_id"] as String), appID: AppID(row["app_id"] as String),
+            principal: principal, deviceType: row["device_type"], registrationID: row["registration_id"],
+            mqttTopic: row["mqtt_topic"], development: row["development"], createdAt: row["created_at"],
+            tokenHash: row["token_hash"], credentialsExpireAt: row["credentials_expire_at"], revokedAt: row["revoked_at"])
+    }
+}

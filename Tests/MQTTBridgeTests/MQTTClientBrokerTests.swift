@@ -1,0 +1,150 @@
+import Foundation
+import MQTTBridge
+import Testing
+import TestSupport
+
+/// The client against a real Mosquitto with TopicGate's plugin (see `BrokerProcess`).
+@Suite("MQTTBridge against a real broker")
+struct MQTTClientBrokerTests {
+    /// The next message on `client` within `timeout`, or nil.
+    static func next(_ iterator: inout AsyncStream<MQTTMessage>.Iterator, within timeout: Duration = .seconds(5)) async -> MQTTMessage? {
+        nonisolated(unsafe) var it = iterator
+        defer { iterator = it }
+        return await withTaskGroup(of: MQTTMessage?.self) { group in
+            group.addTask { await it.next() }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    @Test("QoS 1 publishes are acknowledged and received in order by the device")
+    func publishAndReceive() async throws {
+        let broker = try BrokerProcess()
+        try await broker.start()
+        let device = try broker.deviceClient("dev-order")
+        let gateway = try broker.gatewayClient()
+        defer { device.shutdown(); gateway.shutdown() }
+        try await device.connect(timeout: .seconds(5))
+        #expect(try await device.subscribe("dev-order") == .atLeastOnce)
+        try await gateway.connect(timeout: .seconds(5))
+        let publications = try (0..<200).map { try gateway.startPublishing("dev-order", payload: Array("m\($0)".utf8)) }
+        for publication in publications { try await publication.acknowledged(timeout: .seconds(5)) }
+        var received = device.messages.makeAsyncIterator()
+        for i in 0..<200 {
+            let message = await Self.next(&received)
+            #expect(message?.text == "m\(i)")
+            #expect(message?.topic == "dev-order")
+        }
+    }
+
+    @Test("A wrong password is a connectionRefused error and a refused event, with no retry storm")
+    func refusedConnection() async throws {
+        let broker = try BrokerProcess()
+        try await broker.start()
+        let other = broker.signer.devicePassword(topic: "dev-b", issuedAt: 0, expiresAt: Int64(Date().timeIntervalSince1970) + 60)
+        let device = try broker.deviceClient("dev-a", password: other)
+        defer { device.shutdown() }
+        var events = device.connectionEvents.makeAsyncIterator()
+        let error = await #expect(throws: MQTTError.self) { try await device.connect(timeout: .seconds(5)) }
+        #expect(error?.code == .connectionRefused)
+        #expect(error?.returnCode == 5)
+        if case .refused(let refusal)? = await events.next() {
+            #expect(refusal.code == .connectionRefused)
+        } else {
+            Issue.record("no refused event")
+        }
+        #expect(!device.isConnected)
+    }
+
+    @Test("A refused SUBACK throws subscriptionRefused; the own topic is granted")
+    func refusedSubscription() async throws {
+        let broker = try BrokerProcess()
+        try await broker.start()
+        let device = try broker.deviceClient("dev-sub")
+        defer { device.shutdown() }
+        try await device.connect(timeout: .seconds(5))
+        for filter in ["#", "dev-other", "$SYS/#", "+"] {
+            let error = await #expect(throws: MQTTError.self) { try await device.subscribe(filter) }
+            #expect(error?.code == .subscriptionRefused, "\(filter)")
+        }
+        #expect(try await device.subscribe("dev-sub") == .atLeastOnce)
+    }
+
+    @Test("After a broker restart the client reconnects by itself and publishes again")
+    func reconnects() async throws {
+        let broker = try BrokerProcess()
+        try await broker.start()
+        let gateway = try broker.gatewayClient()
+        defer { gateway.shutdown() }
+        var events = gateway.connectionEvents.makeAsyncIterator()
+        try await gateway.connect(timeout: .seconds(5))
+        #expect(await events.next() == .connected)
+        try await broker.stop()
+        #expect(await events.next() == .disconnected(expected: false))
+        try await broker.start()
+        #expect(await events.next() == .connected)
+        #expect(gateway.isConnected)
+        try await gateway.publish("dev-x", payload: Array("after".utf8), timeout: .seconds(5))
+    }
+
+    @Test("A persistent session gets what was published while it was away, across a broker restart")
+    func persistentSession() async throws {
+        let broker = try BrokerProcess()
+        try await broker.start()
+        let first = try broker.deviceClient("dev-away", cleanSession: false)
+        try await first.connect(timeout: .seconds(5))
+        try await first.subscribe("dev-away")
+        first.shutdown()
+
+        let gateway = try broker.gatewayClient()
+        try await gateway.connect(timeout: .seconds(5))
+        for i in 0..<5 { try await gateway.publish("dev-away", payload: Array("queued \(i)".utf8)) }
+        gateway.shutdown()
+        try await broker.stop(signal: SIGTERM)
+        try await broker.start()
+
+        let again = try broker.deviceClient("dev-away", cleanSession: false)
+        defer { again.shutdown() }
+        var received = again.messages.makeAsyncIterator()
+        try await again.connect(timeout: .seconds(5))
+        for i in 0..<5 { #expect(await Self.next(&received)?.text == "queued \(i)") }
+    }
+
+    @Test("A revocation on the control topic kicks the device and refuses it until expiry; devices cannot send one")
+    func revocation() async throws {
+        let broker = try BrokerProcess()
+        try await broker.start()
+        let device = try broker.deviceClient("dev-kicked")
+        let gateway = try broker.gatewayClient()
+        defer { device.shutdown(); gateway.shutdown() }
+        var events = device.connectionEvents.makeAsyncIterator()
+        try await device.connect(timeout: .seconds(5))
+        #expect(await events.next() == .connected)
+
+        // A device publishing a revocation of another device changes nothing.
+        let victim = try broker.deviceClient("dev-victim")
+        defer { victim.shutdown() }
+        try await victim.connect(timeout: .seconds(5))
+        let forged = MQTTControlMessage(revoking: [.init(username: "dev-victim", expiresAt: Int64(Date().timeIntervalSince1970) + 60)])
+        try? await device.publish(MQTTControlMessage.topic, payload: forged.payload, timeout: .seconds(2))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(victim.isConnected)
+
+        try await gateway.connect(timeout: .seconds(5))
+        let revoke = MQTTControlMessage(revoking: [.init(username: "dev-kicked", expiresAt: Int64(Date().timeIntervalSince1970) + 60)])
+        try await gateway.publish(MQTTControlMessage.topic, payload: revoke.payload)
+        #expect(await events.next() == .disconnected(expected: false))
+        // libmosquitto retries; the plugin refuses the same, still valid, password.
+        if case .refused(let refusal)? = await events.next() {
+            #expect(refusal.returnCode == 5)
+        } else {
+            Issue.record("the revoked device was not refused")
+        }
+        #expect(victim.isConnected)
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import MQTTBridge
+import TopicGateServer
+
+/// A real Mosquitto for a test: started from the repository's `broker-config/mosquitto.conf`
+/// (rendered exactly as `topicgate serve` renders it) on a free loopback port, with the auth
+/// plugin the package built, in its own temporary folder. It can be stopped (SIGTERM, so that
+/// it writes its persistence file, or SIGKILL) and started again on the same port and folder.
+public final class BrokerProcess: @unchecked Sendable {
+    // @unchecked: `process` is only touched by the test that owns this object, one call at a time.
+    public let port: Int
+    public let directory: String
+    public let secret: String
+    public let secretFile: String
+    private var process: ChildProcess?
+
+    /// The repository's root, found from this file.
+    public static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+    public static let pluginPath = repository.appendingPathComponent(".build/debug/libTopicGateMosquittoAuth.so").path
+    public static let templatePath = repository.appendingPathComponent("broker-config/mosquitto.conf").path
+    public static let mosquittoPath = MosquittoExecutable.find() ?? "/usr/sbin/mosquitto"
+
+    /// A broker in a fresh folder (or in `directory`, sharing its secret file).
+    public init(directory: String? = nil) throws {
+        self.directory = directory ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("topicgate-broker-\(UUID().uuidString)").path
+        self.port = FreePort.next()
+        try FileManager.default.createDirectory(atPath: self.directory, withIntermediateDirectories: true)
+        secretFile = self.directory + "/mqtt-secret"
+        secret = try MQTTSecret.loadOrCreate(at: secretFile)
+    }
+
+    public var signer: MQTTCredentialSigner { MQTTCredentialSigner(secret: secret) }
+
+    /// Starts Mosquitto and waits until it accepts TCP connections.
+    public func start() async throws {
+        let template = try String(contentsOfFile: Self.templatePath, encoding: .utf8)
+        let config = EmbeddedBrokerConfigFile.render(
+            template: template, port: port, pluginPath: Self.pluginPath, secretFile: secretFile,
+            directory: directory, runAsUser: geteuid() == 0 ? "root" : nil)
+        let configPath = directory + "/mosquitto.conf"
+        try config.write(toFile: configPath, atomically: true, encoding: .utf8)
+        let process = try ChildProcess.spawn(
+            executable: Self.mosquittoPath, arguments: ["-c", configPath], logPath: directory + "/mosquitto.log")
+        self.process = process
+        for _ in 0..<200 {
+            if Self.accepts(port: port) { return }
+            if !process.isRunning { break }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        throw BrokerProcessError(description: "Mosquitto did not start on port \(port); log:\n\(self.log)")
+    }
+
+    /// Stops it with `signal` (SIGTERM saves persistence; SIGKILL does not) and waits.
+    public func stop(signal: Int32 = SIGTERM) async throws {
+        guard let process else { return }
+        process.send(signal)
+        if await process.exit(within: .seconds(10)) == nil {
+            process.send(SIGKILL)
+            _ = await process.exit()
+        }
+        self.process = nil
+    }
+
+    public var log: String { (try? String(contentsOfFile: directory + "/mosquitto.log", encoding: .utf8)) ?? "" }
+
+    /// A device client with a password the gateway would have signed for `username`.
+    public func deviceClient(
+        _ username: String, clientID: String? = nil, password: String? = nil, cleanSession: Bool = true
+    ) throws -> MQTTClient {
+        let now = Int64(Date().timeIntervalSince1970)
+        return try MQTTClient(configuration: MQTTClientConfiguration(
+            host: "127.0.0.1", port: port, clientID: clientID ?? username, username: username,
+            password: password ?? signer.devicePassword(topic: username, issuedAt: now, expiresAt: now + 3600),
+            cleanSession: cleanSession, reconnectDelay: (1, 1)))
+    }
+
+    /// The gateway's superuser client.
+    public func gatewayClient(username: String = "topicgate", clientID: String = "topicgate-test") throws -> MQTTClient {
+        let now = Int64(Date().timeIntervalSince1970)
+        return try MQTTClient(configuration: MQTTClientConfiguration(
+            host: "127.0.0.1", port: port, clientID: clientID, username: username,
+            password: signer.gatewayPassword(username: username, issuedAt: now, expiresAt: now + 3600),
+            reconnectDelay: (1, 1)))
+    }
+
+    static func accepts(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+
+    deinit {
+        process?.killNow()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+public struct BrokerProcessError: Error, CustomStringConvertible {
+    public let description: String
+}
