@@ -105,9 +105,16 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        /// Test helpers shared by the integration tests: free ports, a real Mosquitto.
+        .target(
+            name: "TestSupport",
+            dependencies: ["MQTTBridge", "TopicGateServer"],
+            path: "Tests/TestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "MQTTBridgeTests",
-            dependencies: ["MQTTBridge"],
+            dependencies: ["MQTTBridge", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -121,6 +128,8 @@ let package = Package(
                 "TopicGateServer",
                 "TopicGateStore",
                 "TopicGateCore",
+                "TestSupport",
+                "MQTTBridge",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

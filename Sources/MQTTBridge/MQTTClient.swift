@@ -317,7 +317,7 @@ public final class MQTTClient: @unchecked Sendable {
         if wasConnected { eventSink.yield(.disconnected(expected: expected)) }
     }
 
-    private func didAcknowledge(_ mid: Int32, granted: [Int32]) {
+    func didAcknowledge(_ mid: Int32, granted: [Int32]) {
         let waiter = state.withLock { state -> CheckedContinuation<[Int32], any Error>? in
             if state.abandoned.remove(mid) != nil { return nil }
             if let waiter = state.ackWaiters.removeValue(forKey: mid) { return waiter }

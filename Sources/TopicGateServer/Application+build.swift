@@ -1,6 +1,8 @@
 import Foundation
 public import Hummingbird
 import Logging
+import MQTTBridge
+import ServiceLifecycle
 import TopicGateCore
 public import TopicGateStore
 
@@ -11,20 +13,44 @@ public func openStore(configuration: ServerConfiguration) throws -> SQLiteStore 
     return try SQLiteStore(path: configuration.databasePath)
 }
 
-/// The whole HTTP application for `configuration` over `store`. The executable and the tests
-/// both call this, with values, never environment.
+/// The whole application for `configuration` over `store`: the HTTP API and, when
+/// `configuration.push` is set, the embedded broker, the gateway's broker link and the outbox
+/// delivery (started in that order, stopped in reverse, the HTTP server last up and first
+/// down). The executable and the tests both call this, with values, never environment.
+/// `dispatcher` replaces the outbox (tests record sends with `RecordingPushDispatcher`).
 public func buildApplication(
-    configuration: ServerConfiguration, store: any Store, dispatcher: any PushDispatcher = RecordingPushDispatcher(),
+    configuration: ServerConfiguration, store: any Store, dispatcher: (any PushDispatcher)? = nil,
     time: TimeSource = .system
 ) async throws -> some ApplicationProtocol {
     var logger = Logger(label: "topicgate")
     logger.logLevel = configuration.logLevel
     let hasher = PasswordHasher(cost: configuration.passwordHashCost)
+    var services: [any Service] = []
+    var link: any DeviceLink = DisconnectedDeviceLink()
+    var signer: MQTTCredentialSigner?
+    var pushDispatcher: any PushDispatcher = dispatcher ?? RecordingPushDispatcher()
+    if let push = configuration.push {
+        let secret = try MQTTSecret.loadOrCreate(at: push.secretFile)
+        signer = MQTTCredentialSigner(secret: secret)
+        let wakeup = Wakeup()
+        if case .embedded(let embedded) = push.broker {
+            services.append(EmbeddedBroker(configuration: embedded, secretFile: push.secretFile, logger: logger))
+        }
+        let brokerLink = try BrokerLink(
+            configuration: push, signer: MQTTCredentialSigner(secret: secret), store: store, time: time, logger: logger,
+            onConnected: { wakeup.signal() })
+        services.append(brokerLink)
+        link = brokerLink
+        if dispatcher == nil { pushDispatcher = OutboxPushDispatcher(store: store, wakeup: wakeup) }
+        services.append(PushDeliveryService(store: store, link: brokerLink, wakeup: wakeup, logger: logger))
+    }
     let environment = ServerEnvironment(
-        configuration: configuration, store: store, time: time, hasher: hasher, dispatcher: dispatcher, logger: logger)
+        configuration: configuration, store: store, time: time, hasher: hasher, dispatcher: pushDispatcher, link: link,
+        signer: signer, logger: logger)
     return Application(
         router: buildRouter(environment: environment),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "TopicGate"),
+        services: services,
         logger: logger)
 }
 
@@ -40,5 +66,6 @@ func buildRouter(environment: ServerEnvironment) -> Router<BasicRequestContext> 
     GroupController(environment: environment).addRoutes(to: app)
     ThingController(environment: environment).addRoutes(to: app)
     TopicController(environment: environment).addRoutes(to: app)
+    InstallationController(environment: environment).addRoutes(to: app)
     return router
 }

@@ -14,7 +14,7 @@ extension KiiError: HTTPResponseError {
         case .wrongPassword, .userDisabled, .thingDisabled: .unauthorized
         case .wrongToken: .forbidden
         case .notFound, .appNotFound, .userNotFound, .groupNotFound, .thingNotFound, .thingOwnershipNotFound,
-            .groupMemberNotFound, .topicNotFound, .aclNotFound, .pushSubscriptionNotFound:
+            .groupMemberNotFound, .topicNotFound, .aclNotFound, .pushSubscriptionNotFound, .installationNotFound:
             .notFound
         case .methodNotAllowed: .methodNotAllowed
         case .userAlreadyExists, .groupAlreadyExists, .thingAlreadyExists, .thingOwnershipAlreadyExists,
@@ -24,7 +24,7 @@ extension KiiError: HTTPResponseError {
         case .requestTooLarge: .contentTooLarge
         case .unsupportedMediaType: .unsupportedMediaType
         case .undefinedError: .internalServerError
-        case .temporarilyUnavailable: .serviceUnavailable
+        case .temporarilyUnavailable, .mqttEndpointNotReady: .serviceUnavailable
         default: .badRequest
         }
     }

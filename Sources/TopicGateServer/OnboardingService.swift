@@ -15,6 +15,7 @@ struct OnboardingService: Sendable {
     let hasher: PasswordHasher
     let tokens: TokenIssuer
     let things: ThingService
+    let installations: InstallationService
 
     func onboard(caller: Caller, variant: Variant, body: [String: JSONValue]) async throws -> JSONValue {
         let password = try Self.string(body, "thingPassword")
@@ -50,7 +51,13 @@ struct OnboardingService: Sendable {
             _ = try await store.addOwner(appID: caller.appID, thing: thing.id, owner: owner)
         }
         let token = try await tokens.issue(appID: caller.appID, principal: .thing(thing.id))
-        return ["thingID": .string(thing.id.rawValue), "accessToken": .string(token)]
+        var response: [String: JSONValue] = ["thingID": .string(thing.id.rawValue), "accessToken": .string(token)]
+        // With push, the thing also gets its MQTT endpoint (its installation is made once).
+        if installations.push != nil {
+            let installation = try await installations.thingInstallation(appID: caller.appID, thing: thing.id)
+            response["mqttEndpoint"] = try await installations.endpoint(for: installation).json
+        }
+        return .object(response)
     }
 
     func checkPassword(_ password: String, thing: Thing, caller: Caller) async throws {

@@ -15,11 +15,15 @@ public struct ServerConfiguration: Sendable {
     public var maximumBodySize: Int
     /// The host name that clients should use to reach this server (Location headers).
     public var publicBaseURL: String?
+    /// MQTT push; nil runs the server without a broker (sends are recorded, not delivered).
+    public var push: PushConfiguration?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "./data", logLevel: Logger.Level = .info,
-        passwordHashCost: UInt8 = 10, maximumBodySize: Int = 1 << 20, publicBaseURL: String? = nil
+        passwordHashCost: UInt8 = 10, maximumBodySize: Int = 1 << 20, publicBaseURL: String? = nil,
+        push: PushConfiguration? = nil
     ) {
+        self.push = push
         self.host = host
         self.port = port
         self.dataDirectory = dataDirectory

@@ -1,4 +1,5 @@
 import Logging
+import MQTTBridge
 import TopicGateCore
 import TopicGateStore
 
@@ -17,10 +18,11 @@ struct ServerEnvironment: Sendable {
     let onboarding: OnboardingService
     let topics: TopicService
     let topicCache: TopicCache
+    let installations: InstallationService
 
     init(
         configuration: ServerConfiguration, store: any Store, time: TimeSource, hasher: PasswordHasher,
-        dispatcher: any PushDispatcher, logger: Logger
+        dispatcher: any PushDispatcher, link: any DeviceLink, signer: MQTTCredentialSigner?, logger: Logger
     ) {
         self.configuration = configuration
         self.store = store
@@ -29,10 +31,14 @@ struct ServerEnvironment: Sendable {
         authenticator = Authenticator(store: store, time: time)
         body = RequestBody(maximumSize: configuration.maximumBodySize)
         login = LoginService(store: store, hasher: hasher, tokens: tokens)
-        users = UserService(store: store, hasher: hasher, tokens: tokens, time: time)
+        let revocation = DeviceRevocation(store: store, link: link, time: time)
+        users = UserService(store: store, hasher: hasher, tokens: tokens, time: time, revocation: revocation)
         groups = GroupService(store: store, time: time)
-        things = ThingService(store: store, hasher: hasher, tokens: tokens, time: time)
-        onboarding = OnboardingService(store: store, hasher: hasher, tokens: tokens, things: things)
+        things = ThingService(store: store, hasher: hasher, tokens: tokens, time: time, revocation: revocation)
+        installations = InstallationService(
+            store: store, time: time, push: configuration.push, signer: signer, revocation: revocation)
+        onboarding = OnboardingService(
+            store: store, hasher: hasher, tokens: tokens, things: things, installations: installations)
         topicCache = TopicCache()
         topics = TopicService(
             store: store, time: time, cache: topicCache, contexts: AccessContextLoader(store: store),

@@ -7,6 +7,7 @@ struct ThingService: Sendable {
     let hasher: PasswordHasher
     let tokens: TokenIssuer
     let time: TimeSource
+    let revocation: DeviceRevocation
 
     /// Registers a thing from a Cloud API body (`_vendorThingID`, `_password`, fields). With
     /// `authorize`, also issues its token.
@@ -53,6 +54,7 @@ struct ThingService: Sendable {
     func delete(caller: Caller, reference: ThingReference) async throws {
         let thing = try await find(caller: caller, reference: reference)
         try await requireManager(caller, thing, to: "delete this thing")
+        try await revocation.revoke(appID: caller.appID, .principal(.thing(thing.id)))
         _ = try await store.deleteThing(appID: caller.appID, id: thing.id)
     }
 
@@ -68,6 +70,7 @@ struct ThingService: Sendable {
         try await store.updateThing(thing)
         let keeping = caller.principal == .thing(thing.id) ? caller.tokenHash : nil
         try await store.revokeTokens(appID: caller.appID, principal: .thing(thing.id), keeping: keeping)
+        try await revocation.revoke(appID: caller.appID, .installedWithOtherTokens(.thing(thing.id), keeping: keeping))
     }
 
     /// `POST …/ownership` with the thing password: the calling user makes itself, or a group it

@@ -60,5 +60,13 @@ struct UserController<Context: RequestContext>: Sendable {
             try await environment.users.changePassword(caller: caller, reference: reference, body: body)
             return JSONResponse.noContent()
         }
+        group.put("users/:user/status") { request, context in
+            let appID = try context.parameters.appID()
+            let caller = try await environment.authenticator.caller(request, appID: appID)
+            let reference = try context.parameters.userReference(appID: appID)
+            let body = try await environment.body.object(request)
+            try await environment.users.setDisabled(caller: caller, reference: reference, body: body)
+            return JSONResponse.noContent()
+        }
     }
 }

@@ -8,6 +8,7 @@ struct UserService: Sendable {
     let hasher: PasswordHasher
     let tokens: TokenIssuer
     let time: TimeSource
+    let revocation: DeviceRevocation
 
     /// A user with no password whose access token is its identity. Returns the user and token.
     func createPseudoUser(caller: Caller, body: [String: JSONValue]) async throws -> (User, String) {
@@ -108,12 +109,28 @@ struct UserService: Sendable {
         try await store.updateUser(user)
         let keeping = caller.principal == .user(user.id) ? caller.tokenHash : nil
         try await store.revokeTokens(appID: caller.appID, principal: .user(user.id), keeping: keeping)
+        try await revocation.revoke(appID: caller.appID, .installedWithOtherTokens(.user(user.id), keeping: keeping))
+    }
+
+    /// `PUT …/users/{id}/status` by the admin: a disabled user cannot log in or use its tokens,
+    /// and its devices are revoked at once.
+    func setDisabled(caller: Caller, reference: UserReference, body: [String: JSONValue]) async throws {
+        guard caller.principal == .admin else { throw caller.denied("change a user's status") }
+        var user = try await resolve(caller: caller, reference: reference)
+        guard case .bool(let disabled)? = body["disabled"] else {
+            throw KiiError.invalidInput("'disabled' must be true or false.", field: "disabled")
+        }
+        user.disabled = disabled
+        user.modifiedAt = time.now()
+        try await store.updateUser(user)
+        if disabled { try await revocation.revoke(appID: caller.appID, .principal(.user(user.id))) }
     }
 
     /// Deletes the user with its tokens, memberships, ownerships and owned groups.
     func delete(caller: Caller, reference: UserReference) async throws {
         let user = try await resolve(caller: caller, reference: reference)
         guard isSelfOrAdmin(caller, user.id) else { throw caller.denied("delete this user") }
+        try await revocation.revoke(appID: caller.appID, .principal(.user(user.id)))
         _ = try await store.deleteUser(appID: caller.appID, id: user.id)
     }
 

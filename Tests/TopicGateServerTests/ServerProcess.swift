@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
+import TestSupport
 import TopicGateCore
 
 /// `topicgate serve` as a child process on a free port, for tests that kill and restart it.

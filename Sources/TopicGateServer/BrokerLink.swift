@@ -1,0 +1,136 @@
+import Logging
+import MQTTBridge
+import ServiceLifecycle
+import TopicGateCore
+import TopicGateStore
+
+/// The gateway's own MQTT connection (the plugin's superuser account): delivers payloads to
+/// device topics with QoS 1 and sends revocations on the plugin's control topic. Whenever it
+/// (re)connects it sends every outstanding revocation again, so a restarted broker forgets
+/// nothing, and wakes the outbox.
+final class BrokerLink: DeviceLink, Service {
+    let client: MQTTClient
+    let store: any InstallationStore
+    let time: TimeSource
+    let onConnected: @Sendable () -> Void
+    let logger: Logger
+    /// How long a publication may wait for its PUBACK.
+    let acknowledgementTimeout: Duration = .seconds(10)
+
+    init(
+        configuration: PushConfiguration, signer: MQTTCredentialSigner, store: any InstallationStore, time: TimeSource,
+        logger: Logger, onConnected: @escaping @Sendable () -> Void
+    ) throws {
+        let now = time.now() / 1000
+        let client = try MQTTClient(
+            configuration: MQTTClientConfiguration(
+                host: configuration.broker.host, port: configuration.broker.port,
+                clientID: "\(configuration.gatewayUsername)-\(Secrets.randomHex(bytes: 6))",
+                username: configuration.gatewayUsername,
+                password: signer.gatewayPassword(
+                    username: configuration.gatewayUsername, issuedAt: now, expiresAt: now + 10 * 365 * 24 * 3600),
+                cleanSession: true, keepAlive: 30, reconnectDelay: (1, 4), maxInflightMessages: 1000))
+        self.client = client
+        self.store = store
+        self.time = time
+        self.logger = logger
+        self.onConnected = onConnected
+    }
+
+    var isReady: Bool { client.isConnected }
+
+    func run() async throws {
+        await withTaskCancellationOrGracefulShutdownHandler {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.connectUntilAccepted() }
+                group.addTask { await self.watchConnection() }
+            }
+        } onCancelOrGracefulShutdown: {
+            self.client.shutdown()
+        }
+    }
+
+    private func connectUntilAccepted() async {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            do {
+                try await client.connect(timeout: .seconds(10))
+                return
+            } catch let error as MQTTError where error.code == .closed {
+                return
+            } catch {
+                logger.warning("Cannot connect to the broker yet", metadata: ["error": "\(error)"])
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    private func watchConnection() async {
+        for await event in client.connectionEvents {
+            switch event {
+            case .connected:
+                logger.info("Connected to the broker")
+                await resendRevocations()
+                onConnected()
+            case .refused(let error):
+                logger.error("The broker refused the gateway's credentials", metadata: ["error": "\(error)"])
+            case .disconnected(let expected):
+                if !expected { logger.warning("Lost the broker connection; reconnecting") }
+            }
+        }
+    }
+
+    private func resendRevocations() async {
+        do {
+            let outstanding = try await store.outstandingRevocations(nowSeconds: time.now() / 1000)
+            if !outstanding.isEmpty { await revoke(outstanding) }
+        } catch {
+            logger.error("Cannot load revocations", metadata: ["error": "\(error)"])
+        }
+    }
+
+    func deliver(_ publications: [DevicePublication]) async -> Set<Int> {
+        var failed: Set<Int> = []
+        var started: [(Int, MQTTPublication)] = []
+        // Hand every publication to libmosquitto in order, then await the acknowledgements.
+        for (index, publication) in publications.enumerated() {
+            do {
+                started.append((index, try client.startPublishing(publication.topic, payload: publication.payload)))
+            } catch {
+                failed.insert(index)
+            }
+        }
+        let timeout = acknowledgementTimeout
+        await withTaskGroup(of: Int?.self) { group in
+            for (index, publication) in started {
+                group.addTask {
+                    do {
+                        try await publication.acknowledged(timeout: timeout)
+                        return nil
+                    } catch {
+                        return index
+                    }
+                }
+            }
+            for await index in group { if let index { failed.insert(index) } }
+        }
+        return failed
+    }
+
+    func revoke(_ installations: [Installation]) async {
+        let revocations = installations.compactMap { installation in
+            installation.credentialsExpireAt.map {
+                MQTTControlMessage.Revocation(username: installation.mqttTopic, expiresAt: $0)
+            }
+        }
+        // Chunks keep each control message well under the broker's packet limit.
+        for start in stride(from: 0, to: revocations.count, by: 500) {
+            let chunk = MQTTControlMessage(revoking: Array(revocations[start..<min(start + 500, revocations.count)]))
+            do {
+                try await client.publish(MQTTControlMessage.topic, payload: chunk.payload, timeout: .seconds(5))
+            } catch {
+                // The revocations are in the store: they are sent again when the link reconnects.
+                logger.warning("Could not send revocations to the broker", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+}

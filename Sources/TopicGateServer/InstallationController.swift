@@ -1,0 +1,61 @@
+import HTTPTypes
+import Hummingbird
+import TopicGateCore
+
+/// `/api/apps/{appID}/installations…`: install a device, read or delete it, and get its MQTT
+/// endpoint (`reference/kii-wire.md` §6).
+struct InstallationController<Context: RequestContext>: Sendable {
+    let environment: ServerEnvironment
+
+    func addRoutes(to group: RouterGroup<Context>) {
+        group.post("installations") { request, context in
+            let caller = try await caller(request, context)
+            let body = try await environment.body.object(request)
+            let installation = try await environment.installations.install(caller: caller, body: body)
+            return JSONResponse.created(
+                [
+                    "installationID": .string(installation.id.rawValue),
+                    "installationRegistrationID": .string(installation.registrationID),
+                ],
+                mediaType: "application/vnd.kii.InstallationCreationResponse+json",
+                location: environment.location(
+                    "/api/apps/\(caller.appID.rawValue)/installations/\(installation.id.rawValue)"))
+        }
+        group.get("installations/:installation") { request, context in
+            let caller = try await caller(request, context)
+            let installation = try await environment.installations.find(
+                caller: caller, reference: try context.parameters.require("installation"))
+            var json: [String: JSONValue] = [
+                "installationID": .string(installation.id.rawValue),
+                "installationRegistrationID": .string(installation.registrationID),
+                "deviceType": .string(installation.deviceType),
+                "development": .bool(installation.development),
+                "createdAt": .int(installation.createdAt),
+            ]
+            switch installation.principal {
+            case .user(let id): json["userID"] = .string(id.rawValue)
+            case .thing(let id): json["thingID"] = .string(id.rawValue)
+            case .admin, .anonymous: break
+            }
+            return JSONResponse.ok(.object(json), mediaType: "application/vnd.kii.InstallationRetrievalResponse+json")
+        }
+        group.delete("installations/:installation") { request, context in
+            let caller = try await caller(request, context)
+            try await environment.installations.delete(
+                caller: caller, reference: try context.parameters.require("installation"))
+            return JSONResponse.noContent()
+        }
+        group.get("installations/:installation/mqtt-endpoint") { request, context in
+            let caller = try await caller(request, context)
+            let endpoint = try await environment.installations.endpoint(
+                caller: caller, reference: try context.parameters.require("installation"))
+            return JSONResponse.make(
+                status: .ok, body: endpoint.json, mediaType: "application/vnd.kii.MQTTEndpointResponse+json",
+                headers: [HTTPField.Name("X-MQTT-TTL")!: String(endpoint.ttl)])
+        }
+    }
+
+    func caller(_ request: Request, _ context: Context) async throws -> Caller {
+        try await environment.authenticator.caller(request, appID: try context.parameters.appID())
+    }
+}

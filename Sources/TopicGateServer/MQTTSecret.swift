@@ -1,0 +1,22 @@
+import Foundation
+
+/// The secret the gateway shares with the broker plugin, kept in a file only the owner reads.
+public enum MQTTSecret {
+    /// Reads the secret at `path`, creating it (256 random bits as hex) when it does not exist.
+    public static func loadOrCreate(at path: String) throws -> String {
+        let manager = FileManager.default
+        if !manager.fileExists(atPath: path) {
+            let directory = (path as NSString).deletingLastPathComponent
+            if !directory.isEmpty { try manager.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+            let created = manager.createFile(
+                atPath: path, contents: Data((Secrets.randomHex(bytes: 32) + "\n").utf8),
+                attributes: [.posixPermissions: 0o600])
+            if !created { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
+        }
+        let secret = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard secret.utf8.count >= 32 else {
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "The MQTT secret in \(path) is shorter than 32 characters."])
+        }
+        return secret
+    }
+}

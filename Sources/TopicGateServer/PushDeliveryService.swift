@@ -1,0 +1,69 @@
+import Logging
+import ServiceLifecycle
+import TopicGateCore
+import TopicGateStore
+
+/// Empties the outbox: maps each message's recipients to their live MQTT installations (at
+/// delivery time, so a revoked device gets nothing), publishes the payload once to each
+/// installation topic with QoS 1, and removes the message once every publication was
+/// acknowledged. What fails stays and is tried again; after a crash or a broker outage the
+/// outbox is delivered on recovery (at least once; payloads carry `pushMessageID`).
+struct PushDeliveryService: Service {
+    let store: any Store
+    let link: any DeviceLink
+    let wakeup: Wakeup
+    let logger: Logger
+    /// Messages taken from the outbox at once.
+    var batchSize = 200
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                switch await deliverBatch() {
+                case .more: continue
+                case .idle: await wakeup.wait(upTo: .seconds(1))
+                case .failed: await wakeup.wait(upTo: .seconds(1))
+                }
+            }
+        }
+    }
+
+    enum Outcome { case more, idle, failed }
+
+    /// Delivers the oldest batch of the outbox.
+    func deliverBatch() async -> Outcome {
+        guard link.isReady else { return .failed }
+        do {
+            let batch = try await store.pendingMessages(limit: batchSize)
+            guard !batch.isEmpty else { return .idle }
+            var devices: [String: [Installation]] = [:]
+            var publications: [DevicePublication] = []
+            var owners: [Int] = []  // the batch index of each publication's message
+            for (index, message) in batch.enumerated() {
+                for recipient in message.recipients {
+                    let key = message.appID.rawValue + "\n" + recipient.description
+                    if devices[key] == nil {
+                        devices[key] = try await store.liveInstallations(
+                            appID: message.appID, principals: [recipient.principal]
+                        ).filter { $0.deviceType == "MQTT" }
+                    }
+                    for installation in devices[key] ?? [] {
+                        publications.append(DevicePublication(topic: installation.mqttTopic, payload: message.payload))
+                        owners.append(index)
+                    }
+                }
+            }
+            let failed = Set(await link.deliver(publications).map { owners[$0] })
+            let delivered = batch.indices.filter { !failed.contains($0) }.map { batch[$0].id }
+            try await store.completeMessages(ids: delivered)
+            if !failed.isEmpty {
+                logger.warning("Some pushes were not acknowledged; retrying", metadata: ["messages": "\(failed.count)"])
+                return .failed
+            }
+            return batch.count == batchSize ? .more : .idle
+        } catch {
+            logger.error("Push delivery failed", metadata: ["error": "\(error)"])
+            return .failed
+        }
+    }
+}
