@@ -12,7 +12,8 @@ import Darwin
 /// Foundation's `Process` passes on the parent's signal mask, and a Swift server blocks or
 /// ignores SIGTERM and SIGINT to handle them itself: a broker started that way never sees
 /// SIGTERM, so it cannot save its persistence file and stop. `posix_spawn` with an empty mask
-/// and default dispositions gives the child the signals a daemon expects.
+/// and default dispositions gives the child the signals a daemon expects, and it inherits no
+/// descriptor beyond standard input, output and error.
 public final class ChildProcess: Sendable {
     public let pid: pid_t
     private let exitStatus = Mutex<Int32?>(nil)
@@ -28,6 +29,10 @@ public final class ChildProcess: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of ours leaks into the child: not the HTTP listener, not the database,
+        // not the pipe through which a parent watches us. (Foundation opens most without
+        // O_CLOEXEC; a broker holding them would keep our port bound after we die.)
+        Self.closeInheritedDescriptors(&actions)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -49,6 +54,22 @@ public final class ChildProcess: Sendable {
             throw ChildProcessError(description: "cannot start \(executable): \(String(cString: strerror(rc)))")
         }
         return ChildProcess(pid: pid)
+    }
+
+    /// Asks the spawn to close every descriptor from 3 up: glibc's
+    /// `posix_spawn_file_actions_addclosefrom_np` (2.34+, looked up at run time since Swift's
+    /// Glibc module does not export it); elsewhere, marks our open descriptors close-on-exec.
+    private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+        typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
+            let addCloseFrom = unsafeBitCast(symbol, to: AddCloseFrom.self)
+            if addCloseFrom(&actions, 3) == 0 { return }
+        }
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/dev/fd")) ?? []
+        for fd in open.compactMap(Int32.init) where fd > 2 {
+            let flags = fcntl(fd, F_GETFD)
+            if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
+        }
     }
 
     /// Sends `signal` unless the process has already been reaped.

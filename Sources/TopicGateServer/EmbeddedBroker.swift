@@ -40,11 +40,23 @@ final class EmbeddedBroker: Service, Sendable {
         try prepare()
         stopStaleBroker()
         var firstStart = true
+        var delay = Duration.seconds(1)
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            let started = ContinuousClock.now
             let child = try ChildProcess.spawn(
                 executable: configuration.mosquittoPath, arguments: ["-c", configPath], logPath: logPath)
-            logger.info("Broker started", metadata: ["pid": "\(child.pid)", "port": "\(configuration.port)"])
+            logger.info("Broker starting", metadata: ["pid": "\(child.pid)", "port": "\(configuration.port)"])
+            let listening = await waitUntilListening(child)
+            if !listening, firstStart {
+                // Never came up (a port in use, a bad configuration): that does not heal by itself.
+                await child.stop(grace: .seconds(2))
+                throw EmbeddedBrokerError(
+                    "Mosquitto did not start listening on 127.0.0.1:\(configuration.port); is the port in use? "
+                        + "Its log, \(logPath), ends with:\n" + lastLines(of: logPath))
+            }
+            if listening {
+                firstStart = false
+                delay = .seconds(1)
+            }
             let status = await withTaskCancellationOrGracefulShutdownHandler {
                 await child.exit()
             } onCancelOrGracefulShutdown: {
@@ -58,15 +70,22 @@ final class EmbeddedBroker: Service, Sendable {
                 logger.info("Broker stopped", metadata: ["status": "\(status)"])
                 return
             }
-            if firstStart && ContinuousClock.now - started < .seconds(2) {
-                throw EmbeddedBrokerError(
-                    "Mosquitto exited at once (status \(status)); is port \(configuration.port) in use? Its log: \(logPath)\n"
-                        + lastLines(of: logPath))
-            }
-            firstStart = false
-            logger.error("Broker exited; restarting it", metadata: ["status": "\(status)", "log": "\(logPath)"])
-            try? await Task.sleep(for: .seconds(1))
+            logger.error(
+                "Broker exited; restarting it", metadata: ["status": "\(status)", "log": "\(logPath)", "in": "\(delay)"])
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(30))
         }
+    }
+
+    /// Waits until the broker accepts connections (true) or exits or takes too long (false).
+    private func waitUntilListening(_ child: ChildProcess) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if TCPProbe.accepts(port: configuration.port) { return child.isRunning }
+            if !child.isRunning { return false }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
     }
 
     /// Stops a Mosquitto whose pid file this directory holds (left by a killed gateway).

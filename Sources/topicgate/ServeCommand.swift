@@ -11,9 +11,11 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve", abstract: "Run the gateway (HTTP API; stops cleanly on SIGINT/SIGTERM).")
 
     @OptionGroup var options: ServerOptions
+    @OptionGroup(title: "MQTT push") var push: PushOptions
 
     func run() async throws {
-        let configuration = try options.configuration()
+        var configuration = try options.configuration()
+        configuration.push = try push.configuration(dataDirectory: configuration.dataDirectory)
         let store = try openStore(configuration: configuration)
         let (app, secret) = try await AppRegistry(store: store).defaultApp()
         if let secret {
@@ -31,6 +33,14 @@ struct ServeCommand: AsyncParsableCommand {
                     + "(client secret shown at creation; 'topicgate apps reset-secret \(app.id.rawValue)' makes a new one)")
         }
         print("TopicGate listening on http://\(configuration.host):\(configuration.port), data in \(configuration.databasePath)")
+        switch configuration.push?.broker {
+        case .embedded(let broker)?:
+            print("MQTT: embedded Mosquitto on 127.0.0.1:\(broker.port) (config and log in \(broker.directory))")
+        case .external(let host, let port)?:
+            print("MQTT: broker at mqtt://\(host):\(port)")
+        case nil:
+            print("MQTT: off (--broker none); sends are accepted but not delivered")
+        }
         // Flushed now, so the credentials show at once even when piped to a file or `tee`.
         fflush(nil)
         let application = try await buildApplication(configuration: configuration, store: store)

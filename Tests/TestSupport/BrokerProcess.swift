@@ -45,7 +45,7 @@ public final class BrokerProcess: @unchecked Sendable {
             executable: Self.mosquittoPath, arguments: ["-c", configPath], logPath: directory + "/mosquitto.log")
         self.process = process
         for _ in 0..<200 {
-            if Self.accepts(port: port) { return }
+            if TCPProbe.accepts(port: port) { return }
             if !process.isRunning { break }
             try await Task.sleep(for: .milliseconds(25))
         }
@@ -83,20 +83,6 @@ public final class BrokerProcess: @unchecked Sendable {
             host: "127.0.0.1", port: port, clientID: clientID, username: username,
             password: signer.gatewayPassword(username: username, issuedAt: now, expiresAt: now + 3600),
             reconnectDelay: (1, 1)))
-    }
-
-    static func accepts(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
     }
 
     deinit {

@@ -9,7 +9,11 @@ import TopicGateCore
 final class ServerProcess: @unchecked Sendable {
     // @unchecked: `process` is only touched by the test that owns this object, one call at a time.
     let port: Int
+    /// The embedded broker's port (when no `--broker` is among `arguments`).
+    let mqttPort: Int
     let dataDirectory: String
+    /// Extra `serve` flags, e.g. `--broker mqtt://127.0.0.1:port`.
+    let arguments: [String]
     private var process: Process?
 
     /// The executable the package built beside the tests.
@@ -18,9 +22,11 @@ final class ServerProcess: @unchecked Sendable {
             .deletingLastPathComponent().appendingPathComponent(".build/debug/topicgate")
     }
 
-    init(dataDirectory: String) {
+    init(dataDirectory: String, arguments: [String] = []) {
         self.port = FreePort.next()
+        self.mqttPort = FreePort.next()
         self.dataDirectory = dataDirectory
+        self.arguments = arguments
     }
 
     /// Starts the server and waits until it answers HTTP.
@@ -29,7 +35,8 @@ final class ServerProcess: @unchecked Sendable {
         process.executableURL = Self.executable
         process.arguments = [
             "serve", "--port", "\(port)", "--data-dir", dataDirectory, "--bcrypt-cost", "4", "--log-level", "error",
-        ]
+            "--mqtt-port", "\(mqttPort)",
+        ] + arguments
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         self.process = process
@@ -57,7 +64,7 @@ final class ServerProcess: @unchecked Sendable {
     /// One request on a fresh connection: the status and the body's JSON object (empty when none).
     func request(
         _ method: HTTPRequest.Method, _ path: String, token: String? = nil, contentType: String? = nil, body: String? = nil
-    ) async throws -> (status: HTTPResponse.Status, object: [String: JSONValue]) {
+    ) async throws -> (status: HTTPResponse.Status, object: [String: JSONValue], headers: HTTPFields) {
         var headers: HTTPFields = [:]
         if let token { headers[.authorization] = "Bearer \(token)" }
         if let contentType { headers[.contentType] = contentType }
@@ -66,7 +73,7 @@ final class ServerProcess: @unchecked Sendable {
             try await client.execute(request)
         }
         let object = response.body.flatMap { try? JSONReader.object(Array($0.readableBytesView)) } ?? [:]
-        return (response.head.status, object)
+        return (response.head.status, object, response.head.headerFields)
     }
 
     /// Runs `topicgate <arguments>` against this server with `credentials` in its environment;
@@ -91,6 +98,10 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     deinit {
-        if let process, process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        // SIGTERM, so that the server stops its embedded broker too; SIGKILL if it lingers.
+        guard let process, process.isRunning else { return }
+        kill(process.processIdentifier, SIGTERM)
+        for _ in 0..<200 where process.isRunning { usleep(25_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import MQTTBridge
 import Testing
 import TopicGateCore
 import TopicGateServer
@@ -50,5 +51,64 @@ struct ServerProcessTests {
             #expect(try await server.stop(signal: signal) == 0)
             #expect(!server.isRunning)
         }
+    }
+
+    @Test("serve starts its own Mosquitto, restarts it when it dies, and stops it on shutdown")
+    func embeddedBroker() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-embedded-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = ServerProcess(dataDirectory: directory)
+        try await server.start()
+        let secret = try String(contentsOfFile: directory + "/mqtt-secret", encoding: .utf8)
+        #expect(secret.trimmingCharacters(in: .whitespacesAndNewlines).count == 64)
+        let permissions = try FileManager.default.attributesOfItem(atPath: directory + "/mqtt-secret")[.posixPermissions] as? Int
+        #expect(permissions == 0o600)
+
+        let first = try await brokerPID(directory)
+        #expect(kill(first, 0) == 0)
+        let appID = try #require(try await openStore(configuration: ServerConfiguration(dataDirectory: directory)).apps().first?.id.rawValue)
+        let user = try await server.request(
+            .post, "/api/apps/\(appID)/users", contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json", body: "{}")
+        let token = try #require(user.object["_accessToken"]?.stringValue)
+        let installed = try await server.request(
+            .post, "/api/apps/\(appID)/installations", token: token, contentType: "application/json", body: #"{"deviceType":"MQTT"}"#)
+        let installation = try #require(installed.object["installationID"]?.stringValue)
+        let endpoint = try await server.request(.get, "/api/apps/\(appID)/installations/\(installation)/mqtt-endpoint", token: token)
+        #expect(endpoint.object["portTCP"]?.intValue == Int64(server.mqttPort))
+        #expect(endpoint.object["host"]?.stringValue == "127.0.0.1")
+
+        // The broker dies: serve starts a new one, and devices connect again.
+        kill(first, SIGKILL)
+        var second = first
+        for _ in 0..<100 where second == first || kill(second, 0) != 0 {
+            try await Task.sleep(for: .milliseconds(100))
+            second = (try? await brokerPID(directory)) ?? first
+        }
+        #expect(second != first)
+        let topic = try #require(endpoint.object["mqttTopic"]?.stringValue)
+        let device = try MQTTClient(configuration: MQTTClientConfiguration(
+            host: "127.0.0.1", port: server.mqttPort, clientID: topic, username: topic,
+            password: endpoint.object["password"]?.stringValue))
+        defer { device.shutdown() }
+        try await device.connect(timeout: .seconds(10))
+        try await device.subscribe(topic)
+
+        // Shutdown stops the broker too.
+        #expect(try await server.stop(signal: SIGTERM) == 0)
+        for _ in 0..<100 where kill(second, 0) == 0 { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(kill(second, 0) != 0)
+    }
+
+    /// The embedded broker's pid, from the pid file it writes.
+    func brokerPID(_ directory: String) async throws -> pid_t {
+        for _ in 0..<100 {
+            if let text = try? String(contentsOfFile: directory + "/broker/mosquitto.pid", encoding: .utf8),
+                let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            {
+                return pid
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw CancellationError()
     }
 }

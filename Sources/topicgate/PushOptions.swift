@@ -1,0 +1,129 @@
+import ArgumentParser
+import Foundation
+import TopicGateServer
+
+/// The flags of `topicgate serve` that choose the broker and what devices are told; each
+/// falls back to a `TOPICGATE_*` environment variable, then to the embedded default (a
+/// Mosquitto child on 127.0.0.1:1883 with `broker-config/mosquitto.conf`).
+struct PushOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "mqtt://host:port of a running broker that loads TopicGate's plugin, or 'none' to run without push (env TOPICGATE_BROKER; default: start Mosquitto).",
+        valueName: "url"))
+    var broker: String?
+
+    @Option(help: "Port of the embedded broker's loopback listener (env TOPICGATE_MQTT_PORT; default 1883).")
+    var mqttPort: Int?
+
+    @Option(help: "The mosquitto executable (env TOPICGATE_MOSQUITTO; default: PATH, then /usr/sbin).")
+    var mosquitto: String?
+
+    @Option(help: "Template of the embedded broker's configuration (env TOPICGATE_BROKER_CONFIG; default broker-config/mosquitto.conf).")
+    var brokerConfig: String?
+
+    @Option(help: "The auth plugin, libTopicGateMosquittoAuth.so (env TOPICGATE_BROKER_PLUGIN; default: beside the executable).")
+    var brokerPlugin: String?
+
+    @Option(help: "File of the secret shared with the broker plugin, created on first start (env TOPICGATE_MQTT_SECRET_FILE; default <data-dir>/mqtt-secret).")
+    var mqttSecretFile: String?
+
+    @Option(help: "The gateway's MQTT account, the plugin's only superuser (env TOPICGATE_MQTT_GATEWAY_USERNAME; default topicgate).")
+    var mqttGatewayUsername: String?
+
+    @Option(help: "Host devices are told to connect to (env TOPICGATE_MQTT_PUBLIC_HOST; default: the broker's host).")
+    var mqttPublicHost: String?
+
+    @Option(help: "Ports devices are told, as tcp,ssl,ws,wss (env TOPICGATE_MQTT_PUBLIC_PORTS; default <broker port>,8883,12470,12473).")
+    var mqttPublicPorts: String?
+
+    @Option(help: "Seconds an MQTT password stays valid (env TOPICGATE_MQTT_CREDENTIAL_TTL; default 2592000, 30 days).")
+    var mqttCredentialTTL: Int64?
+
+    /// The push configuration, or nil with `--broker none`.
+    func configuration(dataDirectory: String, environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws -> PushConfiguration?
+    {
+        let brokerURL = broker ?? environment["TOPICGATE_BROKER"]
+        let broker: PushConfiguration.Broker
+        if let brokerURL {
+            if brokerURL.lowercased() == "none" { return nil }
+            broker = try Self.external(brokerURL)
+        } else {
+            broker = .embedded(try embedded(dataDirectory: dataDirectory, environment: environment))
+        }
+        var push = PushConfiguration(
+            broker: broker,
+            secretFile: mqttSecretFile ?? environment["TOPICGATE_MQTT_SECRET_FILE"] ?? dataDirectory + "/mqtt-secret",
+            advertisedHost: mqttPublicHost ?? environment["TOPICGATE_MQTT_PUBLIC_HOST"] ?? broker.host)
+        if let username = mqttGatewayUsername ?? environment["TOPICGATE_MQTT_GATEWAY_USERNAME"] {
+            guard !username.isEmpty else { throw ValidationError("The gateway's MQTT username cannot be empty.") }
+            push.gatewayUsername = username
+        }
+        if let ports = mqttPublicPorts ?? environment["TOPICGATE_MQTT_PUBLIC_PORTS"] {
+            let parsed = ports.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard parsed.count == 4, let tcp = parsed[0], let ssl = parsed[1], let ws = parsed[2], let wss = parsed[3],
+                [tcp, ssl, ws, wss].allSatisfy({ (1...65535).contains($0) })
+            else { throw ValidationError("The MQTT public ports are four ports: tcp,ssl,ws,wss (e.g. 1883,8883,12470,12473).") }
+            (push.portTCP, push.portSSL, push.portWS, push.portWSS) = (tcp, ssl, ws, wss)
+        }
+        if let ttl = try mqttCredentialTTL ?? environment["TOPICGATE_MQTT_CREDENTIAL_TTL"].map(Self.seconds) {
+            guard ttl >= 60 else { throw ValidationError("The MQTT credential TTL is at least 60 seconds.") }
+            push.credentialTTL = ttl
+        }
+        return push
+    }
+
+    /// `mqtt://host:port` (port 1883 when left out).
+    static func external(_ url: String) throws -> PushConfiguration.Broker {
+        guard let components = URLComponents(string: url), components.scheme?.lowercased() == "mqtt",
+            let host = components.host, !host.isEmpty
+        else { throw ValidationError("The broker is given as mqtt://host:port, not '\(url)'.") }
+        let port = components.port ?? 1883
+        guard (1...65535).contains(port) else { throw ValidationError("The broker port \(port) is not a port.") }
+        return .external(host: host, port: port)
+    }
+
+    func embedded(dataDirectory: String, environment: [String: String]) throws -> EmbeddedBrokerConfiguration {
+        let port = try mqttPort ?? environment["TOPICGATE_MQTT_PORT"].map(ServerOptions.integer) ?? 1883
+        guard (1...65535).contains(port) else { throw ValidationError("The MQTT port \(port) is not a port.") }
+        guard let mosquittoPath = mosquitto ?? environment["TOPICGATE_MOSQUITTO"] ?? MosquittoExecutable.find(environment: environment)
+        else {
+            throw ValidationError("Cannot find mosquitto; install it (apt-get install mosquitto, or `make run`) or give --mosquitto.")
+        }
+        let templatePath = try brokerConfig ?? environment["TOPICGATE_BROKER_CONFIG"]
+            ?? Self.firstExisting(
+                [
+                    "broker-config/mosquitto.conf", Self.besideExecutable("../../broker-config/mosquitto.conf"),
+                    Self.besideExecutable("../share/topicgate/mosquitto.conf"), "/etc/topicgate/mosquitto.conf",
+                ], what: "broker-config/mosquitto.conf (give --broker-config)")
+        let pluginPath = try brokerPlugin ?? environment["TOPICGATE_BROKER_PLUGIN"]
+            ?? Self.firstExisting(
+                [
+                    Self.besideExecutable("libTopicGateMosquittoAuth.so"),
+                    Self.besideExecutable("../lib/libTopicGateMosquittoAuth.so"),
+                    ".build/debug/libTopicGateMosquittoAuth.so", "/usr/lib/topicgate/libTopicGateMosquittoAuth.so",
+                ], what: "the broker plugin libTopicGateMosquittoAuth.so (run `swift build`, or give --broker-plugin)")
+        return EmbeddedBrokerConfiguration(
+            mosquittoPath: mosquittoPath, templatePath: templatePath, pluginPath: pluginPath, port: port,
+            directory: dataDirectory + "/broker")
+    }
+
+    /// `relative` resolved against the folder of the running executable.
+    static func besideExecutable(_ relative: String) -> String {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent(relative)
+            .standardizedFileURL.path
+    }
+
+    static func firstExisting(_ candidates: [String], what: String) throws -> String {
+        guard let found = candidates.first(where: { FileManager.default.isReadableFile(atPath: $0) }) else {
+            throw ValidationError("Cannot find \(what); looked at: \(candidates.joined(separator: ", ")).")
+        }
+        return found
+    }
+
+    static func seconds(_ text: String) throws -> Int64 {
+        guard let value = Int64(text) else { throw ValidationError("'\(text)' is not a number of seconds.") }
+        return value
+    }
+}

@@ -1,0 +1,233 @@
+import Foundation
+import HTTPTypes
+import MQTTBridge
+import Testing
+import TestSupport
+import TopicGateCore
+
+/// Sends reach devices through the real executable and a real Mosquitto, and only the devices
+/// allowed to read them.
+@Suite("MQTT push end to end", .serialized)
+struct PushEndToEndTests {
+    @Test("A's device receives what B sends to A's subscription; B's device receives nothing")
+    func deliveryAndIsolation() async throws {
+        let world = try PushWorld()
+        try await world.start()
+        let a = try await world.pseudoUser()
+        let b = try await world.pseudoUser()
+        let topic = try await world.groupTopic(owner: a.token, members: [b.id])
+        try await world.subscribe(topic, userID: a.id, token: a.token)
+
+        let aEndpoint = try await world.install(token: a.token)
+        let bEndpoint = try await world.install(token: b.token)
+        let aDevice = try await world.connectedDevice(aEndpoint)
+        let bDevice = try await world.connectedDevice(bEndpoint)
+        defer { aDevice.shutdown(); bDevice.shutdown() }
+        let aReceived = ReceivedMessages(aDevice)
+        let bReceived = ReceivedMessages(bDevice)
+
+        let pushMessageID = try await world.send(topic, token: b.token, message: "hello A")
+        let messages = await aReceived.wait(for: 1)
+        #expect(messages.count == 1)
+        let payload = try #require(messages.first).object
+        #expect(messages.first?.topic == aEndpoint.topic)
+        #expect(payload["msg"]?.stringValue == "hello A")
+        #expect(payload["sender"]?.stringValue == b.id)
+        #expect(payload["topic"]?.stringValue == "news")
+        #expect(payload["pushMessageID"]?.stringValue == pushMessageID)
+        #expect(await bReceived.quiet(for: .milliseconds(700)).isEmpty)
+        #expect(aReceived.count == 1)
+        try await world.stop()
+    }
+
+    @Test("mqtt-endpoint: every field non-empty, X-MQTT-TTL in body and header, only the owner reads it")
+    func endpointShape() async throws {
+        let world = try PushWorld()
+        try await world.start()
+        let a = try await world.pseudoUser()
+        let b = try await world.pseudoUser()
+        let endpoint = try await world.install(token: a.token)
+        for key in ["installationID", "username", "password", "mqttTopic", "host", "portTCP", "portSSL", "portWS", "portWSS", "X-MQTT-TTL"] {
+            let value = try #require(endpoint.object[key], "\(key) missing")
+            #expect(value != .string("") && value != .null, "\(key) empty")
+        }
+        #expect(endpoint.object["portTCP"]?.intValue == Int64(world.broker.port))
+        #expect(endpoint.object["portSSL"]?.intValue == 8883)
+        #expect(endpoint.username == endpoint.topic)
+        let ttl = try #require(endpoint.headers[HTTPField.Name("X-MQTT-TTL")!])
+        #expect(Int64(ttl) == endpoint.object["X-MQTT-TTL"]?.intValue)
+        #expect((Int64(ttl) ?? 0) > 3600)
+
+        let other = try await world.request(.get, "\(world.app)/installations/\(endpoint.installationID)/mqtt-endpoint", token: b.token)
+        #expect(other.status == .forbidden || other.status == .notFound)
+        #expect(other.object["password"] == nil)
+        let unknown = try await world.request(.get, "\(world.app)/installations/nope/mqtt-endpoint", token: a.token)
+        #expect(unknown.status == .notFound)
+        #expect(unknown.object["errorCode"]?.stringValue == "INSTALLATION_NOT_FOUND")
+        try await world.stop()
+    }
+
+    @Test("Wrong, expired and other devices' passwords are refused; # and other topics are refused SUBACKs with no messages")
+    func brokerRefusals() async throws {
+        let world = try PushWorld()
+        try await world.start()
+        let a = try await world.pseudoUser()
+        let b = try await world.pseudoUser()
+        let topic = try await world.groupTopic(owner: a.token, members: [b.id])
+        try await world.subscribe(topic, userID: b.id, token: b.token)
+        let aEndpoint = try await world.install(token: a.token)
+        let bEndpoint = try await world.install(token: b.token)
+
+        let now = Int64(Date().timeIntervalSince1970)
+        var tampered = Array(aEndpoint.password.utf8)
+        tampered[tampered.count - 2] = tampered[tampered.count - 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        let passwords = [
+            "wrong": String(decoding: tampered, as: UTF8.self),
+            "expired": world.broker.signer.devicePassword(topic: aEndpoint.topic, issuedAt: now - 7200, expiresAt: now - 3600),
+            "other device's": bEndpoint.password,
+            "empty": "",
+        ]
+        for (name, password) in passwords {
+            let device = try world.device(aEndpoint, password: password)
+            defer { device.shutdown() }
+            let error = await #expect(throws: MQTTError.self, "\(name) password") { try await device.connect(timeout: .seconds(5)) }
+            #expect(error?.code == .connectionRefused, "\(name) password")
+        }
+        // B's credentials under A's client ID and username: refused too.
+        let impostor = try MQTTClient(configuration: MQTTClientConfiguration(
+            host: "127.0.0.1", port: world.broker.port, clientID: bEndpoint.topic, username: aEndpoint.username,
+            password: bEndpoint.password))
+        defer { impostor.shutdown() }
+        await #expect(throws: MQTTError.self) { try await impostor.connect(timeout: .seconds(5)) }
+        // Anonymous: refused.
+        let anonymous = try MQTTClient(configuration: MQTTClientConfiguration(
+            host: "127.0.0.1", port: world.broker.port, clientID: "anonymous-\(UUID().uuidString.prefix(6))"))
+        defer { anonymous.shutdown() }
+        await #expect(throws: MQTTError.self) { try await anonymous.connect(timeout: .seconds(5)) }
+
+        // A connects properly and tries to listen to everything, and to B's topic.
+        let snoop = try world.device(aEndpoint)
+        defer { snoop.shutdown() }
+        try await snoop.connect(timeout: .seconds(5))
+        let snooped = ReceivedMessages(snoop)
+        for filter in ["#", "+", bEndpoint.topic, "$SYS/#", "\(bEndpoint.topic)/#"] {
+            let error = await #expect(throws: MQTTError.self, "\(filter)") { try await snoop.subscribe(filter) }
+            #expect(error?.code == .subscriptionRefused, "\(filter)")
+        }
+        let bDevice = try await world.connectedDevice(bEndpoint)
+        defer { bDevice.shutdown() }
+        let bReceived = ReceivedMessages(bDevice)
+        try await world.send(topic, token: a.token, message: "for B only")
+        #expect(await bReceived.wait(for: 1).count == 1)
+        #expect(await snooped.quiet(for: .milliseconds(500)).isEmpty)
+
+        // A device cannot publish into another device's topic either: B receives nothing from A.
+        try? await snoop.publish(bEndpoint.topic, payload: Array("forged".utf8), timeout: .seconds(2))
+        #expect(await bReceived.quiet(for: .milliseconds(500)).isEmpty)
+        try await world.stop()
+    }
+
+    @Test("Revoking A's access stops delivery on the next send; deleting A's installation kicks its connection")
+    func revocation() async throws {
+        let world = try PushWorld()
+        try await world.start()
+        let owner = try await world.pseudoUser()
+        let a = try await world.pseudoUser()
+        let topic = try await world.groupTopic(owner: owner.token, members: [a.id])
+        try await world.subscribe(topic, userID: a.id, token: a.token)
+        let endpoint = try await world.install(token: a.token)
+        let device = try await world.connectedDevice(endpoint)
+        defer { device.shutdown() }
+        let received = ReceivedMessages(device)
+        var events = device.connectionEvents.makeAsyncIterator()
+        #expect(await events.next() == .connected)
+
+        try await world.send(topic, token: owner.token, message: "one")
+        #expect(await received.wait(for: 1).count == 1)
+        let groupID = topic.split(separator: "/")[4]
+        let removed = try await world.request(.delete, "\(topic)/acl/SUBSCRIBE_TO_TOPIC/GroupID:\(groupID)", token: owner.token)
+        #expect(removed.status == .noContent)
+        try await world.send(topic, token: owner.token, message: "two")
+        #expect(await received.quiet(for: .milliseconds(700)).isEmpty)
+
+        let deleted = try await world.request(.delete, "\(world.app)/installations/\(endpoint.installationID)", token: a.token)
+        #expect(deleted.status == .noContent)
+        #expect(await events.next() == .disconnected(expected: false))
+        // Its credentials still carry a valid signature; the plugin refuses them anyway.
+        if case .refused? = await events.next() {} else { Issue.record("the deleted installation reconnected") }
+        #expect(try await world.request(.get, "\(world.app)/installations/\(endpoint.installationID)/mqtt-endpoint", token: a.token).status == .notFound)
+        try await world.stop()
+    }
+
+    @Test("Deleting the user kicks its devices; its endpoint is gone")
+    func userDeletionKicks() async throws {
+        let world = try PushWorld()
+        try await world.start()
+        let a = try await world.pseudoUser()
+        let endpoint = try await world.install(token: a.token)
+        let device = try await world.connectedDevice(endpoint)
+        defer { device.shutdown() }
+        var events = device.connectionEvents.makeAsyncIterator()
+        #expect(await events.next() == .connected)
+        #expect(try await world.request(.delete, "\(world.app)/users/me", token: a.token).status == .noContent)
+        #expect(await events.next() == .disconnected(expected: false))
+        if case .refused? = await events.next() {} else { Issue.record("the deleted user's device reconnected") }
+        try await world.stop()
+    }
+
+    @Test("Broker down while sends are accepted: after it restarts, the persistent-session device gets every message")
+    func brokerOutage() async throws {
+        let world = try PushWorld()
+        try await world.start()
+        let owner = try await world.pseudoUser()
+        let a = try await world.pseudoUser()
+        let topic = try await world.groupTopic(owner: owner.token, members: [a.id])
+        try await world.subscribe(topic, userID: a.id, token: a.token)
+        let endpoint = try await world.install(token: a.token)
+        let device = try await world.connectedDevice(endpoint, cleanSession: false)
+        defer { device.shutdown() }
+        let received = ReceivedMessages(device)
+
+        try await world.send(topic, token: owner.token, message: "before")
+        #expect(await received.wait(for: 1).count == 1)
+        try await world.broker.stop(signal: SIGTERM)
+        var accepted: Set<String> = []
+        for i in 0..<20 {
+            accepted.insert(try #require(try await world.send(topic, token: owner.token, message: "during \(i)")))
+        }
+        try await world.broker.start()
+        let all = await received.wait(for: 21, timeout: .seconds(30))
+        let delivered = Set(all.compactMap { $0.object["pushMessageID"]?.stringValue })
+        #expect(accepted.isSubset(of: delivered), "missing \(accepted.subtracting(delivered).count) of 20")
+        try await world.stop()
+    }
+
+    @Test("Gateway killed with a non-empty outbox: after a restart the messages are delivered")
+    func gatewayCrash() async throws {
+        let world = try PushWorld()
+        try await world.start()
+        let owner = try await world.pseudoUser()
+        let a = try await world.pseudoUser()
+        let topic = try await world.groupTopic(owner: owner.token, members: [a.id])
+        try await world.subscribe(topic, userID: a.id, token: a.token)
+        let endpoint = try await world.install(token: a.token)
+
+        // The broker is down, so nothing can leave the outbox; then the gateway dies.
+        try await world.broker.stop(signal: SIGTERM)
+        var accepted: Set<String> = []
+        for i in 0..<10 {
+            accepted.insert(try #require(try await world.send(topic, token: owner.token, message: "queued \(i)")))
+        }
+        try await world.server.stop(signal: SIGKILL)
+        try await world.broker.start()
+        let device = try await world.connectedDevice(endpoint)
+        defer { device.shutdown() }
+        let received = ReceivedMessages(device)
+        #expect(await received.quiet(for: .milliseconds(300)).isEmpty)
+
+        try await world.server.start()
+        let all = await received.wait(for: 10, timeout: .seconds(30))
+        #expect(Set(all.compactMap { $0.object["pushMessageID"]?.stringValue }) == accepted)
+        try await world.stop()
+    }
+}

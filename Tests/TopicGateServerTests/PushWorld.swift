@@ -1,0 +1,126 @@
+import Foundation
+import HTTPTypes
+import MQTTBridge
+import Testing
+import TestSupport
+import TopicGateCore
+import TopicGateServer
+import TopicGateStore
+
+/// A real `topicgate serve` process on a real Mosquitto that the test controls (`--broker`),
+/// sharing the broker's secret file, with helpers to make users, install devices and connect
+/// them with the credentials the gateway hands out.
+final class PushWorld: @unchecked Sendable {
+    // @unchecked: used by one test at a time.
+    let broker: BrokerProcess
+    let server: ServerProcess
+    let directory: String
+    private(set) var appID = ""
+
+    init() throws {
+        broker = try BrokerProcess()
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-push-\(UUID().uuidString)").path
+        server = ServerProcess(
+            dataDirectory: directory,
+            arguments: ["--broker", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-secret-file", broker.secretFile])
+    }
+
+    /// Starts the broker and the gateway.
+    func start() async throws {
+        try await broker.start()
+        try await server.start()
+        appID = try #require(try await openStore(configuration: ServerConfiguration(dataDirectory: directory)).apps().first?.id.rawValue)
+    }
+
+    var app: String { "/api/apps/\(appID)" }
+
+    func request(
+        _ method: HTTPRequest.Method, _ path: String, token: String? = nil, contentType: String? = nil, body: String? = nil
+    ) async throws -> (status: HTTPResponse.Status, object: [String: JSONValue], headers: HTTPFields) {
+        try await server.request(method, path, token: token, contentType: contentType, body: body)
+    }
+
+    /// A new pseudo user: its ID and token.
+    func pseudoUser() async throws -> (id: String, token: String) {
+        let created = try await request(
+            .post, "\(app)/users", contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json", body: "{}")
+        #expect(created.status == .created)
+        return (try #require(created.object["userID"]?.stringValue), try #require(created.object["_accessToken"]?.stringValue))
+    }
+
+    /// A group owned by `owner` with `members`, and a topic `name` in it: the topic's path.
+    func groupTopic(owner: String, members: [String], name: String = "news") async throws -> String {
+        let list = members.map { "\"\($0)\"" }.joined(separator: ",")
+        let group = try await request(
+            .post, "\(app)/groups", token: owner, contentType: "application/vnd.kii.GroupCreationRequest+json",
+            body: #"{"name":"g","members":[\#(list)]}"#)
+        #expect(group.status == .created)
+        let path = "\(app)/groups/\(try #require(group.object["groupID"]?.stringValue))/topics/\(name)"
+        #expect(try await request(.put, path, token: owner).status == .noContent)
+        return path
+    }
+
+    func subscribe(_ topic: String, userID: String, token: String) async throws {
+        #expect(try await request(.put, "\(topic)/push/subscriptions/users/\(userID)", token: token).status == .noContent)
+    }
+
+    /// Sends `{"data":{"msg":message}}`; returns the pushMessageID.
+    @discardableResult
+    func send(_ topic: String, token: String, message: String) async throws -> String? {
+        let sent = try await request(
+            .post, "\(topic)/push/messages", token: token, contentType: "application/vnd.kii.SendPushMessageRequest+json",
+            body: #"{"data":{"msg":"\#(message)"},"mqtt":{"enabled":true}}"#)
+        #expect(sent.status == .created)
+        return sent.object["pushMessageID"]?.stringValue
+    }
+
+    /// Installs an MQTT device for `token` and reads its endpoint (the installation ID and the
+    /// endpoint's JSON).
+    func install(token: String) async throws -> Endpoint {
+        let installed = try await request(
+            .post, "\(app)/installations", token: token, contentType: "application/vnd.kii.InstallationCreationRequest+json",
+            body: #"{"deviceType":"MQTT","development":"true"}"#)
+        #expect(installed.status == .created)
+        let id = try #require(installed.object["installationID"]?.stringValue)
+        let endpoint = try await request(.get, "\(app)/installations/\(id)/mqtt-endpoint", token: token)
+        #expect(endpoint.status == .ok)
+        return Endpoint(installationID: id, object: endpoint.object, headers: endpoint.headers)
+    }
+
+    struct Endpoint {
+        let installationID: String
+        let object: [String: JSONValue]
+        let headers: HTTPFields
+        var username: String { object["username"]?.stringValue ?? "" }
+        var password: String { object["password"]?.stringValue ?? "" }
+        var topic: String { object["mqttTopic"]?.stringValue ?? "" }
+        var host: String { object["host"]?.stringValue ?? "" }
+        var portTCP: Int { object["portTCP"]?.intValue.map(Int.init) ?? 0 }
+    }
+
+    /// An MQTT client configured from `endpoint` exactly as Kii's SDKs do (client ID = topic).
+    func device(_ endpoint: Endpoint, password: String? = nil, cleanSession: Bool = true) throws -> MQTTClient {
+        try MQTTClient(configuration: MQTTClientConfiguration(
+            host: endpoint.host, port: endpoint.portTCP, clientID: endpoint.topic, username: endpoint.username,
+            password: password ?? endpoint.password, cleanSession: cleanSession, reconnectDelay: (1, 1)))
+    }
+
+    /// Connects `endpoint`'s device and subscribes it to its topic.
+    func connectedDevice(_ endpoint: Endpoint, cleanSession: Bool = true) async throws -> MQTTClient {
+        let client = try device(endpoint, cleanSession: cleanSession)
+        try await client.connect(timeout: .seconds(5))
+        try await client.subscribe(endpoint.topic)
+        return client
+    }
+
+    func stop() async throws {
+        _ = try await server.stop(signal: SIGTERM)
+        try await broker.stop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+extension MQTTMessage {
+    /// The payload as a JSON object.
+    var object: [String: JSONValue] { (try? JSONReader.object(payload)) ?? [:] }
+}
