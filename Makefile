@@ -8,6 +8,7 @@ TOPICGATE := .build/debug/topicgate
 .PHONY: run test build deps clean
 
 ## run: install what is missing, build, and serve on 127.0.0.1:8080 with ./data/topicgate.sqlite
+##      and its own Mosquitto on 127.0.0.1:1883 (ARGS="--port 9090 --mqtt-port 11883" to change)
 run: build
 	$(TOPICGATE) serve $(ARGS)
 
@@ -16,8 +17,9 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
+## build: the topicgate executable and the broker plugin libTopicGateMosquittoAuth.so
 build: deps
-	$(SWIFT) build --product topicgate
+	$(SWIFT) build
 
 ## deps: apt-get install the system packages that are not installed yet
 deps:

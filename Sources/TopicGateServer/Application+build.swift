@@ -59,6 +59,7 @@ func buildRouter(environment: ServerEnvironment) -> Router<BasicRequestContext> 
     router.add(middleware: KiiErrorMiddleware())
     router.add(middleware: LogRequestsMiddleware(.debug))
     router.add(middleware: CORSMiddleware(allowOrigin: .all, allowHeaders: [.authorization, .contentType, .accept]))
+    HealthController(environment: environment).addRoutes(to: router)
     TokenController(environment: environment).addRoutes(to: router)
     OnboardingController(environment: environment).addRoutes(to: router)
     let app = router.group("api/apps/:appID")

@@ -122,6 +122,9 @@ final class BrokerLink: DeviceLink, Service {
                 MQTTControlMessage.Revocation(username: installation.mqttTopic, expiresAt: $0)
             }
         }
+        // Not connected: there is no live connection to kick, and the revocations are in the
+        // store, sent on the next connect before anything else. Never block the request.
+        guard client.isConnected else { return }
         // Chunks keep each control message well under the broker's packet limit.
         for start in stride(from: 0, to: revocations.count, by: 500) {
             let chunk = MQTTControlMessage(revoking: Array(revocations[start..<min(start + 500, revocations.count)]))

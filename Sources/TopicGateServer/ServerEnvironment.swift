@@ -19,6 +19,8 @@ struct ServerEnvironment: Sendable {
     let topics: TopicService
     let topicCache: TopicCache
     let installations: InstallationService
+    /// The gateway's MQTT link (DisconnectedDeviceLink when push is off).
+    let link: any DeviceLink
 
     init(
         configuration: ServerConfiguration, store: any Store, time: TimeSource, hasher: PasswordHasher,
@@ -27,6 +29,7 @@ struct ServerEnvironment: Sendable {
         self.configuration = configuration
         self.store = store
         self.time = time
+        self.link = link
         let tokens = TokenIssuer(store: store, time: time)
         authenticator = Authenticator(store: store, time: time)
         body = RequestBody(maximumSize: configuration.maximumBodySize)

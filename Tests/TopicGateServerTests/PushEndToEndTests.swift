@@ -190,12 +190,18 @@ struct PushEndToEndTests {
 
         try await world.send(topic, token: owner.token, message: "before")
         #expect(await received.wait(for: 1).count == 1)
+        let ready = try await world.request(.get, "/ready")
+        #expect(ready.status == .ok)
+        #expect(ready.object["broker"]?.stringValue == "connected")
         try await world.broker.stop(signal: SIGTERM)
+        #expect(try await world.eventually { try await world.request(.get, "/ready").status == .serviceUnavailable })
+        #expect(try await world.request(.get, "/health").status == .ok)
         var accepted: Set<String> = []
         for i in 0..<20 {
             accepted.insert(try #require(try await world.send(topic, token: owner.token, message: "during \(i)")))
         }
         try await world.broker.start()
+        #expect(try await world.eventually { try await world.request(.get, "/ready").status == .ok })
         let all = await received.wait(for: 21, timeout: .seconds(30))
         let delivered = Set(all.compactMap { $0.object["pushMessageID"]?.stringValue })
         #expect(accepted.isSubset(of: delivered), "missing \(accepted.subtracting(delivered).count) of 20")
@@ -228,6 +234,80 @@ struct PushEndToEndTests {
         try await world.server.start()
         let all = await received.wait(for: 10, timeout: .seconds(30))
         #expect(Set(all.compactMap { $0.object["pushMessageID"]?.stringValue }) == accepted)
+        try await world.stop()
+    }
+
+    @Test("A password change kicks the devices installed with the user's other tokens; disabling the user kicks the rest")
+    func passwordChangeAndDisable() async throws {
+        let world = try PushWorld()
+        try await world.start()
+        let user = try await world.normalUser("carol")
+        let otherToken = try await world.login("carol", password: "password123")
+        let kept = try await world.connectedDevice(try await world.install(token: user.token))
+        let dropped = try await world.connectedDevice(try await world.install(token: otherToken))
+        defer { kept.shutdown(); dropped.shutdown() }
+        var keptEvents = kept.connectionEvents.makeAsyncIterator()
+        var droppedEvents = dropped.connectionEvents.makeAsyncIterator()
+        #expect(await keptEvents.next() == .connected)
+        #expect(await droppedEvents.next() == .connected)
+
+        let changed = try await world.request(
+            .put, "\(world.app)/users/me/password", token: user.token, contentType: "application/json",
+            body: #"{"oldPassword":"password123","newPassword":"password456"}"#)
+        #expect(changed.status == .noContent)
+        #expect(await droppedEvents.next() == .disconnected(expected: false))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(kept.isConnected)
+
+        let admin = try await world.adminToken()
+        let disabled = try await world.request(
+            .put, "\(world.app)/users/\(user.id)/status", token: admin, contentType: "application/json", body: #"{"disabled":true}"#)
+        #expect(disabled.status == .noContent)
+        #expect(await keptEvents.next() == .disconnected(expected: false))
+        try await world.stop()
+    }
+
+    @Test("Onboarding answers the thing's mqttEndpoint; the thing receives what its owner sends to its topic")
+    func thingOnboardingEndpoint() async throws {
+        let world = try PushWorld()
+        try await world.start()
+        let owner = try await world.pseudoUser()
+        let onboarded = try await world.request(
+            .post, "/thing-if/apps/\(world.appID)/onboardings", token: owner.token,
+            contentType: "application/vnd.kii.OnboardingWithVendorThingIDByOwner+json",
+            body: #"{"vendorThingID":"lamp-1","thingPassword":"lamp-secret","owner":"user:\#(owner.id)"}"#)
+        #expect(onboarded.status == .ok)
+        let thingID = try #require(onboarded.object["thingID"]?.stringValue)
+        let thingToken = try #require(onboarded.object["accessToken"]?.stringValue)
+        guard case .object(let endpointJSON)? = onboarded.object["mqttEndpoint"] else {
+            Issue.record("no mqttEndpoint in \(onboarded.object)")
+            return
+        }
+        let endpoint = PushWorld.Endpoint(installationID: endpointJSON["installationID"]?.stringValue ?? "", object: endpointJSON)
+        for key in ["installationID", "username", "password", "mqttTopic", "host", "portTCP", "X-MQTT-TTL"] {
+            #expect(endpointJSON[key] != nil, "\(key)")
+        }
+        let thing = try await world.connectedDevice(endpoint)
+        defer { thing.shutdown() }
+        let received = ReceivedMessages(thing)
+
+        let topic = "\(world.app)/things/\(thingID)/topics/commands"
+        #expect(try await world.request(.put, topic, token: owner.token).status == .noContent)
+        #expect(try await world.request(.post, "\(topic)/push/subscriptions/things", token: thingToken).status == .noContent)
+        try await world.send(topic, token: owner.token, message: "turn on")
+        let messages = await received.wait(for: 1)
+        #expect(messages.first?.object["msg"]?.stringValue == "turn on")
+
+        // Onboarding again hands out the same installation, with fresh credentials.
+        let again = try await world.request(
+            .post, "/thing-if/apps/\(world.appID)/onboardings", token: owner.token,
+            contentType: "application/vnd.kii.OnboardingWithVendorThingIDByOwner+json",
+            body: #"{"vendorThingID":"lamp-1","thingPassword":"lamp-secret","owner":"user:\#(owner.id)"}"#)
+        guard case .object(let second)? = again.object["mqttEndpoint"] else {
+            Issue.record("no mqttEndpoint on the second onboarding")
+            return
+        }
+        #expect(second["mqttTopic"] == endpointJSON["mqttTopic"])
         try await world.stop()
     }
 }

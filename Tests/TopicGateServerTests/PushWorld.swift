@@ -48,6 +48,34 @@ final class PushWorld: @unchecked Sendable {
         return (try #require(created.object["userID"]?.stringValue), try #require(created.object["_accessToken"]?.stringValue))
     }
 
+    /// A normal user with login name `name` and password `password123`: its ID and token.
+    func normalUser(_ name: String) async throws -> (id: String, token: String) {
+        let created = try await request(
+            .post, "\(app)/users", contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
+            body: #"{"loginName":"\#(name)","password":"password123"}"#)
+        #expect(created.status == .created)
+        return (try #require(created.object["userID"]?.stringValue), try #require(created.object["_accessToken"]?.stringValue))
+    }
+
+    /// A token from the token endpoint.
+    func login(_ username: String, password: String) async throws -> String {
+        let token = try await request(
+            .post, "\(app)/oauth2/token", contentType: "application/json",
+            body: #"{"username":"\#(username)","password":"\#(password)"}"#)
+        #expect(token.status == .ok)
+        return try #require(token.object["access_token"]?.stringValue)
+    }
+
+    /// The app admin's token (client credentials printed by the server's first start).
+    func adminToken() async throws -> String {
+        let credentials = try server.adminCredentials()
+        let token = try await request(
+            .post, "\(app)/oauth2/token", contentType: "application/json",
+            body: #"{"grant_type":"client_credentials","client_id":"\#(credentials.clientID)","client_secret":"\#(credentials.clientSecret)"}"#)
+        #expect(token.status == .ok)
+        return try #require(token.object["access_token"]?.stringValue)
+    }
+
     /// A group owned by `owner` with `members`, and a topic `name` in it: the topic's path.
     func groupTopic(owner: String, members: [String], name: String = "news") async throws -> String {
         let list = members.map { "\"\($0)\"" }.joined(separator: ",")
@@ -88,6 +116,12 @@ final class PushWorld: @unchecked Sendable {
     }
 
     struct Endpoint {
+        init(installationID: String, object: [String: JSONValue], headers: HTTPFields = [:]) {
+            self.installationID = installationID
+            self.object = object
+            self.headers = headers
+        }
+
         let installationID: String
         let object: [String: JSONValue]
         let headers: HTTPFields
@@ -113,10 +147,21 @@ final class PushWorld: @unchecked Sendable {
         return client
     }
 
+    /// True once `condition` holds (checked every 50 ms for up to `timeout`).
+    func eventually(timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return try await condition()
+    }
+
     func stop() async throws {
         _ = try await server.stop(signal: SIGTERM)
         try await broker.stop()
         try? FileManager.default.removeItem(atPath: directory)
+        try? FileManager.default.removeItem(atPath: server.outputPath)
     }
 }
 

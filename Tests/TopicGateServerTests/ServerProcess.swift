@@ -37,7 +37,11 @@ final class ServerProcess: @unchecked Sendable {
             "serve", "--port", "\(port)", "--data-dir", dataDirectory, "--bcrypt-cost", "4", "--log-level", "error",
             "--mqtt-port", "\(mqttPort)",
         ] + arguments
-        process.standardOutput = FileHandle.nullDevice
+        // Standard output (the app credentials on first start) goes to a file beside the data.
+        if !FileManager.default.fileExists(atPath: outputPath) { FileManager.default.createFile(atPath: outputPath, contents: nil) }
+        let output = FileHandle(forWritingAtPath: outputPath)
+        _ = try? output?.seekToEnd()
+        process.standardOutput = output
         try process.run()
         self.process = process
         for _ in 0..<200 {
@@ -45,6 +49,20 @@ final class ServerProcess: @unchecked Sendable {
             try await Task.sleep(for: .milliseconds(50))
         }
         throw CancellationError()
+    }
+
+    /// Where the server's standard output goes.
+    var outputPath: String { dataDirectory + ".stdout" }
+
+    /// The default app's client ID and secret, as printed on the first start.
+    func adminCredentials() throws -> (clientID: String, clientSecret: String) {
+        let text = try String(contentsOfFile: outputPath, encoding: .utf8)
+        func value(_ key: String) -> String? {
+            text.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix(key + ":") }
+                .map { String($0.split(separator: ":", maxSplits: 1)[1]).trimmingCharacters(in: .whitespaces) }
+        }
+        guard let id = value("clientID"), let secret = value("clientSecret") else { throw CancellationError() }
+        return (id, secret)
     }
 
     /// Sends `signal` and waits for the process to end; returns its termination status.

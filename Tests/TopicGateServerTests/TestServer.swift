@@ -8,6 +8,7 @@ import Testing
 import TopicGateCore
 import TopicGateServer
 import TopicGateStore
+import TestSupport
 
 /// A gateway over a fresh SQLite file in a temporary folder, with its default app, driven
 /// through Hummingbird's router test client.
@@ -19,10 +20,17 @@ struct TestServer {
     let clientSecret: String
     let dispatcher: RecordingPushDispatcher
 
-    static func make() async throws -> TestServer {
+    /// `push: true` configures MQTT push with a broker that is never started (the router test
+    /// runs no services): installations and endpoints work, nothing is delivered.
+    static func make(push: Bool = false) async throws -> TestServer {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("topicgate-test-\(UUID().uuidString)").path
-        let configuration = ServerConfiguration(dataDirectory: directory, logLevel: .error, passwordHashCost: 4)
+        var configuration = ServerConfiguration(dataDirectory: directory, logLevel: .error, passwordHashCost: 4)
+        if push {
+            configuration.push = PushConfiguration(
+                broker: .external(host: "127.0.0.1", port: FreePort.next()), secretFile: directory + "/mqtt-secret",
+                advertisedHost: "mqtt.example.com", portTCP: 1883)
+        }
         let store = try openStore(configuration: configuration)
         let (app, secret) = try await AppRegistry(store: store).defaultApp()
         return TestServer(
