@@ -11,8 +11,7 @@ import TopicGateCore
 struct PushEndToEndTests {
     @Test("A's device receives what B sends to A's subscription; B's device receives nothing")
     func deliveryAndIsolation() async throws {
-        let world = try PushWorld()
-        try await world.start()
+        let world = try await PushWorld.started()
         let a = try await world.pseudoUser()
         let b = try await world.pseudoUser()
         let topic = try await world.groupTopic(owner: a.token, members: [b.id])
@@ -42,8 +41,7 @@ struct PushEndToEndTests {
 
     @Test("mqtt-endpoint: every field non-empty, X-MQTT-TTL in body and header, only the owner reads it")
     func endpointShape() async throws {
-        let world = try PushWorld()
-        try await world.start()
+        let world = try await PushWorld.started()
         let a = try await world.pseudoUser()
         let b = try await world.pseudoUser()
         let endpoint = try await world.install(token: a.token)
@@ -69,8 +67,7 @@ struct PushEndToEndTests {
 
     @Test("Wrong, expired and other devices' passwords are refused; # and other topics are refused SUBACKs with no messages")
     func brokerRefusals() async throws {
-        let world = try PushWorld()
-        try await world.start()
+        let world = try await PushWorld.started()
         let a = try await world.pseudoUser()
         let b = try await world.pseudoUser()
         let topic = try await world.groupTopic(owner: a.token, members: [b.id])
@@ -129,13 +126,9 @@ struct PushEndToEndTests {
 
     @Test("Revoking A's access stops delivery on the next send; deleting A's installation kicks its connection")
     func revocation() async throws {
-        let world = try PushWorld()
-        try await world.start()
-        let owner = try await world.pseudoUser()
-        let a = try await world.pseudoUser()
-        let topic = try await world.groupTopic(owner: owner.token, members: [a.id])
-        try await world.subscribe(topic, userID: a.id, token: a.token)
-        let endpoint = try await world.install(token: a.token)
+        let world = try await PushWorld.started()
+        let scene = try await world.subscribedMember()
+        let (owner, a, topic, endpoint) = (scene.owner, scene.member, scene.topic, scene.endpoint)
         let device = try await world.connectedDevice(endpoint)
         defer { device.shutdown() }
         let received = ReceivedMessages(device)
@@ -161,8 +154,7 @@ struct PushEndToEndTests {
 
     @Test("Deleting the user kicks its devices; its endpoint is gone")
     func userDeletionKicks() async throws {
-        let world = try PushWorld()
-        try await world.start()
+        let world = try await PushWorld.started()
         let a = try await world.pseudoUser()
         let endpoint = try await world.install(token: a.token)
         let device = try await world.connectedDevice(endpoint)
@@ -177,13 +169,9 @@ struct PushEndToEndTests {
 
     @Test("Broker down while sends are accepted: after it restarts, the persistent-session device gets every message")
     func brokerOutage() async throws {
-        let world = try PushWorld()
-        try await world.start()
-        let owner = try await world.pseudoUser()
-        let a = try await world.pseudoUser()
-        let topic = try await world.groupTopic(owner: owner.token, members: [a.id])
-        try await world.subscribe(topic, userID: a.id, token: a.token)
-        let endpoint = try await world.install(token: a.token)
+        let world = try await PushWorld.started()
+        let scene = try await world.subscribedMember()
+        let (owner, topic, endpoint) = (scene.owner, scene.topic, scene.endpoint)
         let device = try await world.connectedDevice(endpoint, cleanSession: false)
         defer { device.shutdown() }
         let received = ReceivedMessages(device)
@@ -210,13 +198,9 @@ struct PushEndToEndTests {
 
     @Test("Gateway killed with a non-empty outbox: after a restart the messages are delivered")
     func gatewayCrash() async throws {
-        let world = try PushWorld()
-        try await world.start()
-        let owner = try await world.pseudoUser()
-        let a = try await world.pseudoUser()
-        let topic = try await world.groupTopic(owner: owner.token, members: [a.id])
-        try await world.subscribe(topic, userID: a.id, token: a.token)
-        let endpoint = try await world.install(token: a.token)
+        let world = try await PushWorld.started()
+        let scene = try await world.subscribedMember()
+        let (owner, topic, endpoint) = (scene.owner, scene.topic, scene.endpoint)
 
         // The broker is down, so nothing can leave the outbox; then the gateway dies.
         try await world.broker.stop(signal: SIGTERM)
@@ -239,8 +223,7 @@ struct PushEndToEndTests {
 
     @Test("A password change kicks the devices installed with the user's other tokens; disabling the user kicks the rest")
     func passwordChangeAndDisable() async throws {
-        let world = try PushWorld()
-        try await world.start()
+        let world = try await PushWorld.started()
         let user = try await world.normalUser("carol")
         let otherToken = try await world.login("carol", password: "password123")
         let kept = try await world.connectedDevice(try await world.install(token: user.token))
@@ -269,8 +252,7 @@ struct PushEndToEndTests {
 
     @Test("Onboarding answers the thing's mqttEndpoint; the thing receives what its owner sends to its topic")
     func thingOnboardingEndpoint() async throws {
-        let world = try PushWorld()
-        try await world.start()
+        let world = try await PushWorld.started()
         let owner = try await world.pseudoUser()
         let onboarded = try await world.request(
             .post, "/thing-if/apps/\(world.appID)/onboardings", token: owner.token,

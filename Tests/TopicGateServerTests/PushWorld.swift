@@ -25,6 +25,30 @@ final class PushWorld: @unchecked Sendable {
             arguments: ["--broker", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-secret-file", broker.secretFile])
     }
 
+    /// A broker and a gateway, started.
+    static func started() async throws -> PushWorld {
+        let world = try PushWorld()
+        try await world.start()
+        return world
+    }
+
+    /// The common scene: `owner` owns a group with `member`, whose topic `news` `member` is
+    /// subscribed to, and `member` has an installed (not yet connected) device.
+    struct SubscribedMember {
+        let owner: (id: String, token: String)
+        let member: (id: String, token: String)
+        let topic: String
+        let endpoint: Endpoint
+    }
+
+    func subscribedMember() async throws -> SubscribedMember {
+        let owner = try await pseudoUser()
+        let member = try await pseudoUser()
+        let topic = try await groupTopic(owner: owner.token, members: [member.id])
+        try await subscribe(topic, userID: member.id, token: member.token)
+        return SubscribedMember(owner: owner, member: member, topic: topic, endpoint: try await install(token: member.token))
+    }
+
     /// Starts the broker and the gateway.
     func start() async throws {
         try await broker.start()
