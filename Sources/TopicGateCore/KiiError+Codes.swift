@@ -33,6 +33,8 @@ extension KiiError.Code {
     public static let aclNotFound = Self(rawValue: "ACL_NOT_FOUND")
     public static let pushSubscriptionNotFound = Self(rawValue: "PUSH_SUBSCRIPTION_NOT_FOUND")
     public static let installationNotFound = Self(rawValue: "INSTALLATION_NOT_FOUND")
+    public static let commandNotFound = Self(rawValue: "COMMAND_NOT_FOUND")
+    public static let stateNotFound = Self(rawValue: "STATE_NOT_FOUND")
     // 405
     public static let methodNotAllowed = Self(rawValue: "METHOD_NOT_ALLOWED")
     // 409

@@ -9,8 +9,14 @@ public struct OutboxMessage: Sendable, Hashable {
     /// Resolved when the message was accepted; mapped to live installations when dispatched.
     public var recipients: [Subscriber]
     public var acceptedAt: Int64
+    /// Set when this message carries a command to its thing: the command becomes `DELIVERED`
+    /// once the broker acknowledged it for one of the thing's installations.
+    public var commandID: String?
 
-    public init(id: String, appID: AppID, payload: [UInt8], recipients: [Subscriber], acceptedAt: Int64) {
+    public init(
+        id: String, appID: AppID, payload: [UInt8], recipients: [Subscriber], acceptedAt: Int64, commandID: String? = nil
+    ) {
+        self.commandID = commandID
         self.id = id
         self.appID = appID
         self.payload = payload

@@ -29,10 +29,13 @@ public func buildApplication(
     var link: any DeviceLink = DisconnectedDeviceLink()
     var signer: MQTTCredentialSigner?
     var pushDispatcher: any PushDispatcher = dispatcher ?? RecordingPushDispatcher()
+    var outbox: Outbox?
+    var linkToBroker: BrokerLink?
     if let push = configuration.push {
         let secret = try MQTTSecret.loadOrCreate(at: push.secretFile)
         signer = MQTTCredentialSigner(secret: secret)
         let wakeup = Wakeup()
+        outbox = Outbox(store: store, wakeup: wakeup)
         if case .embedded(let embedded) = push.broker {
             services.append(EmbeddedBroker(configuration: embedded, secretFile: push.secretFile, logger: logger))
         }
@@ -41,12 +44,16 @@ public func buildApplication(
             onConnected: { wakeup.signal() })
         services.append(brokerLink)
         link = brokerLink
-        if dispatcher == nil { pushDispatcher = OutboxPushDispatcher(store: store, wakeup: wakeup) }
-        services.append(PushDeliveryService(store: store, link: brokerLink, wakeup: wakeup, logger: logger))
+        linkToBroker = brokerLink
+        if dispatcher == nil, let outbox { pushDispatcher = OutboxPushDispatcher(outbox: outbox) }
+        services.append(PushDeliveryService(store: store, link: brokerLink, wakeup: wakeup, time: time, logger: logger))
     }
     let environment = ServerEnvironment(
         configuration: configuration, store: store, time: time, hasher: hasher, dispatcher: pushDispatcher, link: link,
-        signer: signer, logger: logger)
+        signer: signer, outbox: outbox, logger: logger)
+    // States that things publish on `<mqttTopic>/state` reach the state service.
+    let states = environment.states
+    linkToBroker?.receiveStates { topic, payload in await states.ingest(topic: topic, payload: payload) }
     return Application(
         router: buildRouter(environment: environment),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "TopicGate"),
@@ -67,6 +74,7 @@ func buildRouter(environment: ServerEnvironment) -> Router<BasicRequestContext> 
     GroupController(environment: environment).addRoutes(to: app)
     ThingController(environment: environment).addRoutes(to: app)
     TopicController(environment: environment).addRoutes(to: app)
+    ThingIFController(environment: environment).addRoutes(to: router)
     InstallationController(environment: environment).addRoutes(to: app)
     return router
 }

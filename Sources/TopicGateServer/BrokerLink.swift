@@ -1,5 +1,6 @@
 import Logging
 import MQTTBridge
+import Synchronization
 import ServiceLifecycle
 import TopicGateCore
 import TopicGateStore
@@ -14,6 +15,10 @@ final class BrokerLink: DeviceLink, Service {
     let time: TimeSource
     let onConnected: @Sendable () -> Void
     let logger: Logger
+    /// Where messages on `<mqttTopic>/state` go (set once, before the link runs).
+    private let stateHandler = Mutex<(@Sendable (String, [UInt8]) async -> Void)?>(nil)
+    /// The gateways share the state subscription: each published state reaches one of them.
+    static let stateFilter = "$share/topicgate/+/state"
     /// How long a publication may wait for its PUBACK.
     let acknowledgementTimeout: Duration = .seconds(10)
 
@@ -39,11 +44,17 @@ final class BrokerLink: DeviceLink, Service {
 
     var isReady: Bool { client.isConnected }
 
+    /// Hands every state a device publishes to `handler`.
+    func receiveStates(_ handler: @escaping @Sendable (String, [UInt8]) async -> Void) {
+        stateHandler.withLock { $0 = handler }
+    }
+
     func run() async throws {
         await withTaskCancellationOrGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.connectUntilAccepted() }
                 group.addTask { await self.watchConnection() }
+                group.addTask { await self.forwardStates() }
             }
         } onCancelOrGracefulShutdown: {
             self.client.shutdown()
@@ -70,12 +81,29 @@ final class BrokerLink: DeviceLink, Service {
             case .connected:
                 logger.info("Connected to the broker")
                 await resendRevocations()
+                await subscribeToStates()
                 onConnected()
             case .refused(let error):
                 logger.error("The broker refused the gateway's credentials", metadata: ["error": "\(error)"])
             case .disconnected(let expected):
                 if !expected { logger.warning("Lost the broker connection; reconnecting") }
             }
+        }
+    }
+
+    private func subscribeToStates() async {
+        guard stateHandler.withLock({ $0 != nil }) else { return }
+        do {
+            try await client.subscribe(Self.stateFilter)
+        } catch {
+            logger.error("Cannot subscribe to thing states", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func forwardStates() async {
+        for await message in client.messages {
+            guard let handler = stateHandler.withLock({ $0 }) else { continue }
+            await handler(message.topic, message.payload)
         }
     }
 

@@ -14,7 +14,8 @@ extension KiiError: HTTPResponseError {
         case .wrongPassword, .userDisabled, .thingDisabled: .unauthorized
         case .wrongToken: .forbidden
         case .notFound, .appNotFound, .userNotFound, .groupNotFound, .thingNotFound, .thingOwnershipNotFound,
-            .groupMemberNotFound, .topicNotFound, .aclNotFound, .pushSubscriptionNotFound, .installationNotFound:
+            .groupMemberNotFound, .topicNotFound, .aclNotFound, .pushSubscriptionNotFound, .installationNotFound,
+            .commandNotFound, .stateNotFound:
             .notFound
         case .methodNotAllowed: .methodNotAllowed
         case .userAlreadyExists, .groupAlreadyExists, .thingAlreadyExists, .thingOwnershipAlreadyExists,

@@ -37,6 +37,17 @@ extension Parameters {
         return reference
     }
 
+    /// A Thing-IF target, `thing:{thingID}` (the prefix in any case).
+    func target(appID: String) throws -> ThingReference {
+        let segment = try require("target")
+        guard let colon = segment.firstIndex(of: ":"), segment[..<colon].lowercased() == "thing" else {
+            throw KiiError(.thingNotFound, "A target is 'thing:{thingID}'.", context: ["target": .string(segment)])
+        }
+        let id = String(segment[segment.index(after: colon)...])
+        guard IDSyntax.isWellFormed(id) else { throw ThingReference.id(ThingID(id)).notFound(appID: AppID(appID)) }
+        return .id(ThingID(id))
+    }
+
     func owner() throws -> Owner {
         let segment = try require("owner")
         guard let owner = Owner(parsing: segment) else {

@@ -12,6 +12,7 @@ struct PushDeliveryService: Service {
     let store: any Store
     let link: any DeviceLink
     let wakeup: Wakeup
+    let time: TimeSource
     let logger: Logger
     /// Messages taken from the outbox at once.
     var batchSize = 200
@@ -54,8 +55,15 @@ struct PushDeliveryService: Service {
                 }
             }
             let failed = Set(await link.deliver(publications).map { owners[$0] })
-            let delivered = batch.indices.filter { !failed.contains($0) }.map { batch[$0].id }
-            try await store.completeMessages(ids: delivered)
+            let delivered = batch.indices.filter { !failed.contains($0) }
+            try await store.completeMessages(ids: delivered.map { batch[$0].id })
+            // A command is DELIVERED once the broker acknowledged it for one of its thing's
+            // installations (a thing with none keeps it SENDING).
+            let published = Set(owners)
+            for (appID, indices) in Dictionary(grouping: delivered.filter { published.contains($0) }, by: { batch[$0].appID }) {
+                let commands = indices.compactMap { batch[$0].commandID }
+                if !commands.isEmpty { try await store.markDelivered(appID: appID, ids: commands, at: time.now()) }
+            }
             if !failed.isEmpty {
                 logger.warning("Some pushes were not acknowledged; retrying", metadata: ["messages": "\(failed.count)"])
                 return .failed

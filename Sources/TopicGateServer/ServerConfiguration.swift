@@ -15,6 +15,8 @@ public struct ServerConfiguration: Sendable {
     public var maximumBodySize: Int
     /// The host name that clients should use to reach this server (Location headers).
     public var publicBaseURL: String?
+    /// Days thing states are kept (the latest is always kept).
+    public var stateRetentionDays: Int64 = 30
     /// MQTT push; nil runs the server without a broker (sends are recorded, not delivered).
     public var push: PushConfiguration?
 

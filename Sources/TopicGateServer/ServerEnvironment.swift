@@ -19,12 +19,15 @@ struct ServerEnvironment: Sendable {
     let topics: TopicService
     let topicCache: TopicCache
     let installations: InstallationService
+    let commands: CommandService
+    let states: ThingStateService
     /// The gateway's MQTT link (DisconnectedDeviceLink when push is off).
     let link: any DeviceLink
 
     init(
         configuration: ServerConfiguration, store: any Store, time: TimeSource, hasher: PasswordHasher,
-        dispatcher: any PushDispatcher, link: any DeviceLink, signer: MQTTCredentialSigner?, logger: Logger
+        dispatcher: any PushDispatcher, link: any DeviceLink, signer: MQTTCredentialSigner?, outbox: Outbox?,
+        logger: Logger
     ) {
         self.configuration = configuration
         self.store = store
@@ -42,6 +45,10 @@ struct ServerEnvironment: Sendable {
             store: store, time: time, push: configuration.push, signer: signer, revocation: revocation)
         onboarding = OnboardingService(
             store: store, hasher: hasher, tokens: tokens, things: things, installations: installations)
+        commands = CommandService(store: store, time: time, things: things, outbox: outbox, logger: logger)
+        states = ThingStateService(
+            store: store, time: time, things: things, retention: configuration.stateRetentionDays * 24 * 3600 * 1000,
+            logger: logger)
         topicCache = TopicCache()
         topics = TopicService(
             store: store, time: time, cache: topicCache, contexts: AccessContextLoader(store: store),

@@ -18,6 +18,8 @@ public protocol InstallationStore: Sendable {
     func installation(appID: AppID, id: InstallationID) async throws -> Installation?
     /// A live installation by device type and registration ID.
     func installation(appID: AppID, deviceType: String, registrationID: String) async throws -> Installation?
+    /// The live installation whose MQTT topic is `mqttTopic` (in any app).
+    func liveInstallation(mqttTopic: String) async throws -> Installation?
     /// The live installations of any of `principals`.
     func liveInstallations(appID: AppID, principals: [Principal]) async throws -> [Installation]
     /// Records that credentials valid until `expiresAt` (seconds) were issued.

@@ -168,6 +168,35 @@ enum SQLiteSchema {
                     );
                     """)
         }
+        migrator.registerMigration("v4-thing-if") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE commands (
+                        app_id TEXT NOT NULL,
+                        command_id TEXT NOT NULL,
+                        thing_id TEXT NOT NULL,
+                        issuer TEXT NOT NULL,
+                        request TEXT NOT NULL,
+                        action_results TEXT,
+                        state TEXT NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        modified_at INTEGER NOT NULL,
+                        PRIMARY KEY (app_id, command_id),
+                        FOREIGN KEY (app_id, thing_id) REFERENCES things(app_id, thing_id) ON DELETE CASCADE
+                    );
+                    CREATE INDEX commands_thing ON commands(app_id, thing_id, created_at, command_id);
+                    CREATE TABLE thing_states (
+                        sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                        app_id TEXT NOT NULL,
+                        thing_id TEXT NOT NULL,
+                        state TEXT NOT NULL,
+                        recorded_at INTEGER NOT NULL,
+                        FOREIGN KEY (app_id, thing_id) REFERENCES things(app_id, thing_id) ON DELETE CASCADE
+                    );
+                    CREATE INDEX thing_states_time ON thing_states(app_id, thing_id, recorded_at);
+                    ALTER TABLE outbox ADD COLUMN command_id TEXT;
+                    """)
+        }
         return migrator
     }
 }

@@ -29,6 +29,14 @@ extension SQLiteStore: InstallationStore {
         }
     }
 
+    public func liveInstallation(mqttTopic: String) async throws -> Installation? {
+        try await read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM installations WHERE mqtt_topic = ? AND revoked_at IS NULL", arguments: [mqttTopic]
+            ).flatMap(Self.installation)
+        }
+    }
+
     public func installation(appID: AppID, deviceType: String, registrationID: String) async throws -> Installation? {
         try await read { db in
             try Row.fetchOne(

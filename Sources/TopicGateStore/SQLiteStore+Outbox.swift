@@ -7,11 +7,12 @@ extension SQLiteStore: OutboxStore {
         try await write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO outbox (message_id, app_id, payload, recipients, accepted_at) VALUES (?, ?, ?, ?, ?)
+                    INSERT INTO outbox (message_id, app_id, payload, recipients, accepted_at, command_id) VALUES (?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     message.id, message.appID.rawValue, Data(message.payload),
                     message.recipients.map(\.description).joined(separator: "\n"), message.acceptedAt,
+                    message.commandID,
                 ])
         }
     }
@@ -22,7 +23,7 @@ extension SQLiteStore: OutboxStore {
                 let recipients = (row["recipients"] as String).split(separator: "\n").compactMap(Self.subscriber)
                 return OutboxMessage(
                     id: row["message_id"], appID: AppID(row["app_id"] as String), payload: Array(row["payload"] as Data),
-                    recipients: recipients, acceptedAt: row["accepted_at"])
+                    recipients: recipients, acceptedAt: row["accepted_at"], commandID: row["command_id"])
             }
         }
     }

@@ -100,16 +100,37 @@ final class PushWorld: @unchecked Sendable {
         return try #require(token.object["access_token"]?.stringValue)
     }
 
-    /// A group owned by `owner` with `members`, and a topic `name` in it: the topic's path.
-    func groupTopic(owner: String, members: [String], name: String = "news") async throws -> String {
+    /// A group owned by `owner` with `members`: its ID.
+    func group(owner: String, members: [String]) async throws -> String {
         let list = members.map { "\"\($0)\"" }.joined(separator: ",")
         let group = try await request(
             .post, "\(app)/groups", token: owner, contentType: "application/vnd.kii.GroupCreationRequest+json",
             body: #"{"name":"g","members":[\#(list)]}"#)
         #expect(group.status == .created)
-        let path = "\(app)/groups/\(try #require(group.object["groupID"]?.stringValue))/topics/\(name)"
+        return try #require(group.object["groupID"]?.stringValue)
+    }
+
+    /// A group owned by `owner` with `members`, and a topic `name` in it: the topic's path.
+    func groupTopic(owner: String, members: [String], name: String = "news") async throws -> String {
+        let path = "\(app)/groups/\(try await group(owner: owner, members: members))/topics/\(name)"
         #expect(try await request(.put, path, token: owner).status == .noContent)
         return path
+    }
+
+    /// Onboards thing `vendorThingID` with `owner` (a pseudo user): its ID, token and endpoint.
+    func onboardThing(_ vendorThingID: String, owner: (id: String, token: String)) async throws
+        -> (id: String, token: String, endpoint: Endpoint)
+    {
+        let onboarded = try await request(
+            .post, "/thing-if/apps/\(appID)/onboardings", token: owner.token,
+            contentType: "application/vnd.kii.OnboardingWithVendorThingIDByOwner+json",
+            body: #"{"vendorThingID":"\#(vendorThingID)","thingPassword":"thing-secret","owner":"user:\#(owner.id)"}"#)
+        #expect(onboarded.status == .ok)
+        guard case .object(let endpoint)? = onboarded.object["mqttEndpoint"] else { throw CancellationError() }
+        return (
+            try #require(onboarded.object["thingID"]?.stringValue), try #require(onboarded.object["accessToken"]?.stringValue),
+            Endpoint(installationID: endpoint["installationID"]?.stringValue ?? "", object: endpoint)
+        )
     }
 
     func subscribe(_ topic: String, userID: String, token: String) async throws {

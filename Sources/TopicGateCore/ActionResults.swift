@@ -1,0 +1,44 @@
+/// A thing's `actionResults`, validated, with the command state they lead to. Trait format
+/// `[{"<alias>": [{"<action>": {"succeeded": bool, …}}]}]` and schema format
+/// `[{"<action>": {"succeeded": bool, …}}]` are both read: every result object with a
+/// `succeeded` member counts.
+public struct ActionResults: Sendable, Hashable {
+    public var results: [JSONValue]
+    /// `DONE` when every reported action succeeded, `INCOMPLETE` otherwise.
+    public var state: CommandState
+
+    public init(body: [String: JSONValue]) throws(KiiError) {
+        guard let results = body["actionResults"]?.arrayValue, !results.isEmpty else {
+            throw KiiError.invalidInput("The body needs a non-empty 'actionResults' array.", field: "actionResults")
+        }
+        var outcomes: [Bool] = []
+        for (index, result) in results.enumerated() {
+            guard result.objectValue?.isEmpty == false else {
+                throw KiiError.invalidInput("actionResults[\(index)] must be an object.", field: "actionResults")
+            }
+            Self.collect(result, into: &outcomes)
+        }
+        guard !outcomes.isEmpty else {
+            throw KiiError.invalidInput(
+                "Each action result needs 'succeeded' (true or false).", field: "actionResults")
+        }
+        self.results = results
+        state = outcomes.allSatisfy { $0 } ? .done : .incomplete
+    }
+
+    /// Gathers the `succeeded` flags of every result object under `value`.
+    static func collect(_ value: JSONValue, into outcomes: inout [Bool]) {
+        switch value {
+        case .object(let members):
+            if let succeeded = members["succeeded"] {
+                outcomes.append(succeeded.boolValue == true)
+            } else {
+                members.values.forEach { collect($0, into: &outcomes) }
+            }
+        case .array(let elements):
+            elements.forEach { collect($0, into: &outcomes) }
+        default:
+            break
+        }
+    }
+}

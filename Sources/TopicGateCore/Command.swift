@@ -1,0 +1,63 @@
+/// A Thing-IF command: what an owner asked a thing to do, and what the thing reported.
+public struct Command: Sendable, Hashable {
+    public var id: String
+    public var appID: AppID
+    public var thing: ThingID
+    /// The owner the command was issued as (`user:U`, or `group:G` by a member of G).
+    public var issuer: Owner
+    public var request: CommandRequest
+    /// The thing's `actionResults`, once reported.
+    public var actionResults: JSONValue?
+    public var state: CommandState
+    public var createdAt: Int64
+    public var modifiedAt: Int64
+
+    public init(
+        id: String, appID: AppID, thing: ThingID, issuer: Owner, request: CommandRequest, actionResults: JSONValue? = nil,
+        state: CommandState = .sending, createdAt: Int64, modifiedAt: Int64
+    ) {
+        self.id = id
+        self.appID = appID
+        self.thing = thing
+        self.issuer = issuer
+        self.request = request
+        self.actionResults = actionResults
+        self.state = state
+        self.createdAt = createdAt
+        self.modifiedAt = modifiedAt
+    }
+
+    /// The command as `GET …/commands/{id}` answers it (TIF-JS `jsonToCommand` needs
+    /// `target`, `issuer` and `actions`).
+    public var json: JSONValue {
+        var members = request.members
+        members["commandID"] = .string(id)
+        members["target"] = .string("thing:\(thing.rawValue)")
+        members["issuer"] = .string(issuer.description)
+        members["commandState"] = .string(state.rawValue)
+        members["createdAt"] = .int(createdAt)
+        members["modifiedAt"] = .int(modifiedAt)
+        if let actionResults { members["actionResults"] = actionResults }
+        return .object(members)
+    }
+
+    /// What the thing receives on its MQTT topic: the command JSON (`commandID`, `actions`,
+    /// `issuer`, …; SDK parsers read `commandID` and `actions` and ignore the rest).
+    public var thingPayload: JSONValue {
+        var members = request.members
+        members["commandID"] = .string(id)
+        members["target"] = .string("thing:\(thing.rawValue)")
+        members["issuer"] = .string(issuer.description)
+        return .object(members)
+    }
+
+    /// What the issuer's devices receive when the results are in: the command ID and nothing
+    /// of the actions (Kii's direct push "only the command ID will be notified").
+    public func resultPayload(pushMessageID: String, at now: Int64) -> JSONValue {
+        .object([
+            "commandID": .string(id),
+            "pushMessageID": .string(pushMessageID),
+            "when": .int(now),
+        ])
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import GRDB
+public import TopicGateCore
+
+extension SQLiteStore: CommandStore {
+    public func insertCommand(_ command: Command) async throws {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO commands (app_id, command_id, thing_id, issuer, request, action_results, state, created_at, modified_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    command.appID.rawValue, command.id, command.thing.rawValue, command.issuer.description,
+                    JSONWriter.string(.object(command.request.members)), command.actionResults.map(JSONWriter.string),
+                    command.state.rawValue, command.createdAt, command.modifiedAt,
+                ])
+        }
+    }
+
+    public func command(appID: AppID, id: String) async throws -> Command? {
+        try await read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM commands WHERE app_id = ? AND command_id = ?", arguments: [appID.rawValue, id]
+            ).flatMap(Self.command)
+        }
+    }
+
+    public func commands(appID: AppID, thing: ThingID, limit: Int, after paginationKey: String?) async throws
+        -> (commands: [Command], next: String?)
+    {
+        // The key is "<createdAt>:<commandID>" of the last command of the previous page.
+        let cursor = paginationKey.flatMap { key -> (Int64, String)? in
+            let parts = key.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, let at = Int64(parts[0]) else { return nil }
+            return (at, String(parts[1]))
+        }
+        return try await read { db in
+            var sql = "SELECT * FROM commands WHERE app_id = ? AND thing_id = ?"
+            var arguments: StatementArguments = [appID.rawValue, thing.rawValue]
+            if let (at, id) = cursor {
+                sql += " AND (created_at < ? OR (created_at = ? AND command_id < ?))"
+                arguments += [at, at, id]
+            }
+            sql += " ORDER BY created_at DESC, command_id DESC LIMIT ?"
+            arguments += [limit + 1]
+            var page = try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap(Self.command)
+            var next: String?
+            if page.count > limit {
+                page.removeLast()
+                next = page.last.map { "\($0.createdAt):\($0.id)" }
+            }
+            return (page, next)
+        }
+    }
+
+    public func recordResults(appID: AppID, id: String, results: JSONValue, state: CommandState, at now: Int64) async throws {
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE commands SET action_results = ?, state = ?, modified_at = ? WHERE app_id = ? AND command_id = ?",
+                arguments: [JSONWriter.string(results), state.rawValue, now, appID.rawValue, id])
+        }
+    }
+
+    public func markDelivered(appID: AppID, ids: [String], at now: Int64) async throws {
+        guard !ids.isEmpty else { return }
+        try await write { db in
+            for id in ids {
+                try db.execute(
+                    sql: """
+                        UPDATE commands SET state = 'DELIVERED', modified_at = ?
+                        WHERE app_id = ? AND command_id = ? AND state = 'SENDING'
+                        """,
+                    arguments: [now, appID.rawValue, id])
+            }
+        }
+    }
+
+    static func command(_ row: Row) -> Command? {
+        guard let issuer = Owner(parsing: row["issuer"] as String),
+            let body = try? JSONReader.object(Array((row["request"] as String).utf8)),
+            let request = try? CommandRequest(body: body.merging(["issuer": .string(issuer.description)]) { $1 }),
+            let state = CommandState(rawValue: row["state"])
+        else { return nil }
+        let results = (row["action_results"] as String?).flatMap { try? JSONReader.value(Array($0.utf8)) }
+        return Command(
+            id: row["command_id"], appID: AppID(row["app_id"] as String), thing: ThingID(row["thing_id"] as String),
+            issuer: issuer, request: request, actionResults: results, state: state, createdAt: row["created_at"],
+            modifiedAt: row["modified_at"])
+    }
+}

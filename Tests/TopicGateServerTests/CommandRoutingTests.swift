@@ -1,0 +1,166 @@
+import Foundation
+import HTTPTypes
+import MQTTBridge
+import Testing
+import TestSupport
+import TopicGateCore
+
+/// Commands reach their thing, and command results reach exactly the issuer's devices, through
+/// the real executable and a real Mosquitto.
+@Suite("Thing-IF commands end to end", .serialized)
+struct CommandRoutingTests {
+    /// A small deterministic generator, so that a failing scenario can be replayed by its seed.
+    struct SplitMix64: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static let resultsMedia = "application/vnd.kii.CommandResultsUpdateRequest+json"
+
+    @Test("Randomized commands and results: each commandID push reaches exactly the issuer's devices", arguments: [UInt64(7), 2026])
+    func routingProperty(seed: UInt64) async throws {
+        var random = SplitMix64(state: seed)
+        let world = try await PushWorld.started()
+        let users = try await (0..<5).asyncMap { _ in try await world.pseudoUser() }
+        // Groups: A (owner u0; members u1, u2) and B (owner u3; members u2, u4).
+        let groupA = try await world.group(owner: users[0].token, members: [users[1].id, users[2].id])
+        let groupB = try await world.group(owner: users[3].token, members: [users[2].id, users[4].id])
+        var members: [String: [String]] = [:]
+        for (group, owner) in [(groupA, users[0]), (groupB, users[3])] {
+            let listed = try await world.request(.get, "\(world.app)/groups/\(group)/members", token: owner.token)
+            members[group] = (listed.object["members"]?.arrayValue ?? []).compactMap { $0.objectValue?["userID"]?.stringValue }
+        }
+        // Things: t0 owned by u0 and group A; t1 owned by u3 and group B.
+        let t0 = try await world.onboardThing("t0-\(seed)", owner: users[0])
+        let t1 = try await world.onboardThing("t1-\(seed)", owner: users[3])
+        for (thing, group, owner) in [(t0, groupA, users[0]), (t1, groupB, users[3])] {
+            let added = try await world.request(.put, "\(world.app)/things/\(thing.id)/ownership/group:\(group)", token: owner.token)
+            #expect(added.status == .noContent)
+        }
+        // Devices: one per user, two for u2 (a member of both groups); one per thing.
+        var devices: [(owner: String, client: MQTTClient, received: ReceivedMessages)] = []
+        for (index, user) in users.enumerated() {
+            for _ in 0..<(index == 2 ? 2 : 1) {
+                let client = try await world.connectedDevice(try await world.install(token: user.token))
+                devices.append((user.id, client, ReceivedMessages(client)))
+            }
+        }
+        var thingDevices: [String: ReceivedMessages] = [:]
+        var clients = devices.map(\.client)
+        for thing in [t0, t1] {
+            let client = try await world.connectedDevice(thing.endpoint)
+            thingDevices[thing.id] = ReceivedMessages(client)
+            clients.append(client)
+        }
+        defer { clients.forEach { $0.shutdown() } }
+
+        let scenarios: [(thing: (id: String, token: String, endpoint: PushWorld.Endpoint), owners: [String], group: String)] = [
+            (t0, [users[0].id], groupA), (t1, [users[3].id], groupB),
+        ]
+        var expected: [String: Set<String>] = [:]  // user ID → command IDs its devices must get
+        var sentTo: [String: Set<String>] = [:]  // thing ID → command IDs
+        for _ in 0..<12 {
+            let scenario = scenarios[Int.random(in: 0..<2, using: &random)]
+            let asGroup = Bool.random(using: &random)
+            let issuer: String
+            let caller: (id: String, token: String)
+            if asGroup {
+                issuer = "group:\(scenario.group)"
+                let candidates = users.filter { (members[scenario.group] ?? []).contains($0.id) }
+                caller = candidates[Int.random(in: 0..<candidates.count, using: &random)]
+            } else {
+                issuer = "user:\(scenario.owners[0])"
+                caller = users.first { $0.id == scenario.owners[0] }!
+            }
+            let base = "/thing-if/apps/\(world.appID)/targets/thing:\(scenario.thing.id)"
+            let created = try await world.request(
+                .post, "\(base)/commands", token: caller.token, contentType: "application/vnd.kii.CommandCreationRequest+json",
+                body: #"{"actions":[{"Lamp":[{"turnPower":true}]}],"issuer":"\#(issuer)"}"#)
+            #expect(created.status == .created)
+            let commandID = try #require(created.object["commandID"]?.stringValue)
+            sentTo[scenario.thing.id, default: []].insert(commandID)
+
+            // The thing receives the command and reports.
+            let thingInbox = try #require(thingDevices[scenario.thing.id])
+            let arrived = await thingInbox.wait(for: sentTo[scenario.thing.id]!.count)
+            #expect(arrived.last?.object["commandID"]?.stringValue == commandID)
+            #expect(arrived.last?.object["actions"] != nil)
+            let succeeded = Bool.random(using: &random)
+            let reported = try await world.request(
+                .put, "\(base)/commands/\(commandID)/action-results", token: scenario.thing.token, contentType: Self.resultsMedia,
+                body: #"{"actionResults":[{"Lamp":[{"turnPower":{"succeeded":\#(succeeded)}}]}]}"#)
+            #expect(reported.status == .noContent)
+            let recipients = asGroup ? members[scenario.group] ?? [] : [scenario.owners[0]]
+            for user in recipients { expected[user, default: []].insert(commandID) }
+        }
+
+        // Every device gets exactly its issuer's command IDs; then nothing more arrives.
+        for device in devices {
+            await device.received.wait(for: expected[device.owner]?.count ?? 0, timeout: .seconds(15))
+        }
+        try await Task.sleep(for: .milliseconds(700))
+        for device in devices {
+            let got = device.received.all.compactMap { $0.object["commandID"]?.stringValue }
+            #expect(got.count == Set(got).count, "duplicates on a device of \(device.owner)")
+            #expect(Set(got) == (expected[device.owner] ?? []), "device of \(device.owner)")
+            #expect(device.received.all.allSatisfy { $0.object["actions"] == nil }, "a phone received a command's actions")
+        }
+        for (thing, inbox) in thingDevices {
+            let got = inbox.all.compactMap { $0.object["commandID"]?.stringValue }
+            #expect(Set(got) == (sentTo[thing] ?? []), "thing \(thing) got other commands or a result push")
+            #expect(inbox.all.allSatisfy { $0.object["actions"] != nil })
+        }
+        try await world.stop()
+    }
+
+    @Test("A command becomes DELIVERED when the broker has it; a state published over MQTT is read by the owner")
+    func deliveredAndMQTTState() async throws {
+        let world = try await PushWorld.started()
+        let owner = try await world.pseudoUser()
+        let thing = try await world.onboardThing("lamp-state", owner: owner)
+        let base = "/thing-if/apps/\(world.appID)/targets/thing:\(thing.id)"
+
+        // No device connected yet: SENDING stays until the broker acknowledges for the thing's topic.
+        let device = try await world.connectedDevice(thing.endpoint)
+        defer { device.shutdown() }
+        let created = try await world.request(
+            .post, "\(base)/commands", token: owner.token, contentType: "application/json",
+            body: #"{"actions":[{"turnPower":{"power":true}}],"issuer":"user:\#(owner.id)"}"#)
+        let commandID = try #require(created.object["commandID"]?.stringValue)
+        #expect(try await world.eventually {
+            try await world.request(.get, "\(base)/commands/\(commandID)", token: owner.token).object["commandState"]?.stringValue == "DELIVERED"
+        })
+
+        // The thing publishes its state on <mqttTopic>/state; the gateway ingests it.
+        try await device.publish(thing.endpoint.topic + "/state", payload: Array(#"{"power":true,"brightness":80}"#.utf8))
+        #expect(try await world.eventually {
+            try await world.request(.get, "\(base)/states", token: owner.token).object["brightness"]?.intValue == 80
+        })
+        // Garbage on the state topic is dropped, the last good state stays.
+        try await device.publish(thing.endpoint.topic + "/state", payload: Array("not json".utf8))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await world.request(.get, "\(base)/states", token: owner.token).object["brightness"]?.intValue == 80)
+        // A device may not publish another thing's state.
+        let other = try await world.onboardThing("lamp-other", owner: owner)
+        try? await device.publish(other.endpoint.topic + "/state", payload: Array(#"{"forged":true}"#.utf8), timeout: .seconds(2))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await world.request(
+            .get, "/thing-if/apps/\(world.appID)/targets/thing:\(other.id)/states", token: owner.token).status == .notFound)
+        try await world.stop()
+    }
+}
+
+extension Range where Bound == Int {
+    /// Maps each index with an async throwing transform, in order.
+    func asyncMap<T>(_ transform: (Int) async throws -> T) async rethrows -> [T] {
+        var results: [T] = []
+        for index in self { results.append(try await transform(index)) }
+        return results
+    }
+}
