@@ -83,6 +83,7 @@ let package = Package(
             name: "topicgate",
             dependencies: [
                 "TopicGateServer",
+                "MQTTBridge",
                 "TopicGateStore",
                 "TopicGateCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

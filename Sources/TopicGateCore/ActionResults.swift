@@ -41,4 +41,28 @@ public struct ActionResults: Sendable, Hashable {
             break
         }
     }
+
+    /// The `actionResults` a thing reports for `actions`, in the same format (trait: per alias
+    /// a list; schema: one member per action), each action marked by `succeeded(actionName)`.
+    public static func answering(_ actions: [JSONValue], succeeded: (String) -> Bool) -> JSONValue {
+        func result(_ name: String) -> JSONValue {
+            succeeded(name)
+                ? .object(["succeeded": .bool(true)])
+                : .object(["succeeded": .bool(false), "errorMessage": .string("\(name) failed (emulated)")])
+        }
+        return .array(actions.map { action in
+            var answered: [String: JSONValue] = [:]
+            for (key, value) in action.objectValue ?? [:] {
+                if case .array(let list) = value {
+                    // Trait format: key is an alias, each element one action.
+                    answered[key] = .array(list.compactMap { element in
+                        element.objectValue?.keys.first.map { name in .object([name: result(name)]) }
+                    })
+                } else {
+                    answered[key] = result(key)
+                }
+            }
+            return .object(answered)
+        })
+    }
 }

@@ -1,8 +1,5 @@
 import ArgumentParser
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import TopicGateCore
 
 /// The operator commands' way to a running server: the app's client credentials turned into
@@ -40,7 +37,7 @@ struct AdminClient {
         ]
         let (status, reply) = try await send("POST", "/api/apps/\(appID)/oauth2/token", body: body, authorized: false)
         guard let token = reply.objectValue?["access_token"]?.stringValue else {
-            throw AdminClientError(
+            throw KiiHTTPError(
                 status: status, code: reply.objectValue?["errorCode"]?.stringValue ?? "HTTP_\(status)",
                 message: "The app's client credentials were refused.")
         }
@@ -50,38 +47,12 @@ struct AdminClient {
     /// Calls `path` below `/api/apps/{appID}`; a 4xx/5xx answer becomes an error that prints
     /// its `errorCode` and `message`.
     func call(_ method: String, _ path: String, body: JSONValue? = nil) async throws -> JSONValue {
-        let (status, reply) = try await send(method, "/api/apps/\(appID)" + path, body: body, authorized: true)
-        guard (200..<300).contains(status) else {
-            let object = reply.objectValue ?? [:]
-            throw AdminClientError(
-                status: status, code: object["errorCode"]?.stringValue ?? "HTTP_\(status)",
-                message: object["message"]?.stringValue ?? "")
-        }
-        return reply
+        try await KiiHTTP.call(server: server, method, "/api/apps/\(appID)" + path, token: token, body: body)
     }
 
     func send(_ method: String, _ path: String, body: JSONValue?, authorized: Bool) async throws -> (Int, JSONValue) {
-        guard let url = URL(string: path, relativeTo: server) else { throw ValidationError("Bad path \(path).") }
-        var request = URLRequest(url: url)
-        request.httpMethod = method
-        if authorized, let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        if let body {
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = Data(JSONWriter.bytes(body))
-        }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        let reply = data.isEmpty ? JSONValue.null : (try? JSONReader.value(Array(data))) ?? .null
-        return (status, reply)
+        try await KiiHTTP.send(server: server, method, path, token: authorized ? token : nil, body: body)
     }
-}
-
-/// A refusal from the server, printed as `errorCode: message`.
-struct AdminClientError: Error, CustomStringConvertible {
-    let status: Int
-    let code: String
-    let message: String
-    var description: String { "\(code) (\(status)): \(message)" }
 }
 
 /// Where the server is and the app's client credentials.

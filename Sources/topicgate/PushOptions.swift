@@ -92,7 +92,10 @@ struct PushOptions: ParsableArguments {
         let templatePath = try brokerConfig ?? environment["TOPICGATE_BROKER_CONFIG"]
             ?? Self.firstExisting(
                 [
+                    // The working directory, then the checkout that built this executable
+                    // (.build/debug/ is a link to .build/<triple>/debug/).
                     "broker-config/mosquitto.conf", Self.besideExecutable("../../broker-config/mosquitto.conf"),
+                    Self.besideExecutable("../../../broker-config/mosquitto.conf"),
                     Self.besideExecutable("../share/topicgate/mosquitto.conf"), "/etc/topicgate/mosquitto.conf",
                 ], what: "broker-config/mosquitto.conf (give --broker-config)")
         let pluginPath = try brokerPlugin ?? environment["TOPICGATE_BROKER_PLUGIN"]
