@@ -24,6 +24,9 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "Base URL for Location headers, e.g. https://push.example.com (env TOPICGATE_PUBLIC_URL).")
     var publicURL: String?
 
+    @Option(help: "Days thing states are kept; the latest is always kept (env TOPICGATE_STATE_RETENTION_DAYS; default 30).")
+    var stateRetentionDays: Int?
+
     func configuration() throws -> ServerConfiguration {
         let environment = ProcessInfo.processInfo.environment
         var configuration = ServerConfiguration()
@@ -41,6 +44,10 @@ struct ServerOptions: ParsableArguments {
             configuration.passwordHashCost = cost
         }
         configuration.publicBaseURL = publicURL ?? environment["TOPICGATE_PUBLIC_URL"]
+        if let days = try stateRetentionDays ?? environment["TOPICGATE_STATE_RETENTION_DAYS"].map(Self.integer) {
+            guard days >= 1 else { throw ValidationError("States are kept at least 1 day.") }
+            configuration.stateRetentionDays = Int64(days)
+        }
         return configuration
     }
 

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+import TopicGateCore
+import TopicGateStore
+
+/// Commands and states in a real SQLite file: pagination, delivery marks, retention, and
+/// deletion with the thing.
+@Suite("SQLite store: commands and states")
+struct ThingIFStoreTests {
+    let store: SQLiteStore
+    let appID = AppID("app1")
+    let thing = ThingID("th")
+
+    init() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("thingif-\(UUID().uuidString).sqlite").path
+        store = try SQLiteStore(path: path)
+        try await store.insertApp(App(id: appID, key: "k", clientID: "c", clientSecretHash: "h", name: "t", createdAt: 1))
+        try await store.insertThing(
+            Thing(id: thing, appID: appID, vendorThingID: "v", passwordHash: "h", fields: ThingFields(), createdAt: 1, modifiedAt: 1))
+    }
+
+    func command(_ id: String, at time: Int64) throws -> Command {
+        let request = try CommandRequest(body: ["actions": [["turnPower": true]], "issuer": "user:u1", "title": "t"])
+        return Command(id: id, appID: appID, thing: thing, issuer: request.issuer, request: request, createdAt: time, modifiedAt: time)
+    }
+
+    @Test("Commands round-trip, page newest first, and only SENDING becomes DELIVERED")
+    func commands() async throws {
+        for index in 0..<5 { try await store.insertCommand(try command("c\(index)", at: Int64(100 + index / 2))) }
+        #expect(try await store.command(appID: appID, id: "c0") == (try command("c0", at: 100)))
+        var seen: [String] = []
+        var key: String?
+        repeat {
+            let page = try await store.commands(appID: appID, thing: thing, limit: 2, after: key)
+            seen += page.commands.map(\.id)
+            key = page.next
+        } while key != nil
+        #expect(seen == ["c4", "c3", "c2", "c1", "c0"])
+
+        try await store.recordResults(appID: appID, id: "c1", results: [["turnPower": ["succeeded": true]]], state: .done, at: 200)
+        try await store.markDelivered(appID: appID, ids: ["c0", "c1"], at: 300)
+        #expect(try await store.command(appID: appID, id: "c0")?.state == .delivered)
+        #expect(try await store.command(appID: appID, id: "c1")?.state == .done)
+        #expect(try await store.command(appID: appID, id: "c1")?.actionResults != nil)
+    }
+
+    @Test("States: latest, history in a range, retention that never drops the latest")
+    func states() async throws {
+        for (index, at) in [Int64(1000), 2000, 3000].enumerated() {
+            try await store.recordState(appID: appID, thing: thing, ThingStateRecord(state: ["n": .int(Int64(index))], recordedAt: at), keepSince: 0)
+        }
+        #expect(try await store.latestState(appID: appID, thing: thing)?.state == ["n": 2])
+        #expect(try await store.stateHistory(appID: appID, thing: thing, from: 1500, to: 3000, limit: 10).map(\.recordedAt) == [2000, 3000])
+        #expect(try await store.stateHistory(appID: appID, thing: thing, from: 0, to: .max, limit: 1).map(\.recordedAt) == [1000])
+        // A new state with a cutoff after everything: only it remains.
+        try await store.recordState(appID: appID, thing: thing, ThingStateRecord(state: ["n": 3], recordedAt: 9000), keepSince: 9500)
+        #expect(try await store.stateHistory(appID: appID, thing: thing, from: 0, to: .max, limit: 10).map(\.recordedAt) == [9000])
+    }
+
+    @Test("Deleting the thing deletes its commands and states")
+    func cascade() async throws {
+        try await store.insertCommand(try command("c", at: 1))
+        try await store.recordState(appID: appID, thing: thing, ThingStateRecord(state: ["on": true], recordedAt: 1), keepSince: 0)
+        #expect(try await store.deleteThing(appID: appID, id: thing))
+        #expect(try await store.command(appID: appID, id: "c") == nil)
+        #expect(try await store.latestState(appID: appID, thing: thing) == nil)
+    }
+}
