@@ -167,6 +167,21 @@ struct PushEndToEndTests {
         try await world.stop()
     }
 
+    @Test("Deleting a thing kicks its device")
+    func thingDeletionKicks() async throws {
+        let world = try await PushWorld.started()
+        let owner = try await world.pseudoUser()
+        let thing = try await world.onboardThing("doomed", owner: owner)
+        let device = try await world.connectedDevice(thing.endpoint)
+        defer { device.shutdown() }
+        var events = device.connectionEvents.makeAsyncIterator()
+        #expect(await events.next() == .connected)
+        #expect(try await world.request(.delete, "\(world.app)/things/\(thing.id)", token: owner.token).status == .noContent)
+        #expect(await events.next() == .disconnected(expected: false))
+        if case .refused? = await events.next() {} else { Issue.record("the deleted thing's device reconnected") }
+        try await world.stop()
+    }
+
     @Test("Broker down while sends are accepted: after it restarts, the persistent-session device gets every message")
     func brokerOutage() async throws {
         let world = try await PushWorld.started()
