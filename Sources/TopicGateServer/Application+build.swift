@@ -26,34 +26,34 @@ public func buildApplication(
     logger.logLevel = configuration.logLevel
     let hasher = PasswordHasher(cost: configuration.passwordHashCost)
     var services: [any Service] = []
-    var link: any DeviceLink = DisconnectedDeviceLink()
     var signer: MQTTCredentialSigner?
     var pushDispatcher: any PushDispatcher = dispatcher ?? RecordingPushDispatcher()
     var outbox: Outbox?
-    var linkToBroker: BrokerLink?
+    var brokerLink: BrokerLink?
     if let push = configuration.push {
-        let secret = try MQTTSecret.loadOrCreate(at: push.secretFile)
-        signer = MQTTCredentialSigner(secret: secret)
+        let pushSigner = MQTTCredentialSigner(secret: try MQTTSecret.loadOrCreate(at: push.secretFile))
+        signer = pushSigner
         let wakeup = Wakeup()
-        outbox = Outbox(store: store, wakeup: wakeup)
+        let pushOutbox = Outbox(store: store, wakeup: wakeup)
+        outbox = pushOutbox
         if case .embedded(let embedded) = push.broker {
             services.append(EmbeddedBroker(configuration: embedded, secretFile: push.secretFile, logger: logger))
         }
-        let brokerLink = try BrokerLink(
-            configuration: push, signer: MQTTCredentialSigner(secret: secret), store: store, time: time, logger: logger,
+        let link = try BrokerLink(
+            configuration: push, signer: pushSigner, store: store, time: time, logger: logger,
             onConnected: { wakeup.signal() })
-        services.append(brokerLink)
-        link = brokerLink
-        linkToBroker = brokerLink
-        if dispatcher == nil, let outbox { pushDispatcher = OutboxPushDispatcher(outbox: outbox) }
-        services.append(PushDeliveryService(store: store, link: brokerLink, wakeup: wakeup, time: time, logger: logger))
+        services.append(link)
+        brokerLink = link
+        if dispatcher == nil { pushDispatcher = OutboxPushDispatcher(outbox: pushOutbox) }
+        services.append(PushDeliveryService(store: store, link: link, wakeup: wakeup, time: time, logger: logger))
     }
     let environment = ServerEnvironment(
-        configuration: configuration, store: store, time: time, hasher: hasher, dispatcher: pushDispatcher, link: link,
+        configuration: configuration, store: store, time: time, hasher: hasher, dispatcher: pushDispatcher,
+        link: brokerLink ?? DisconnectedDeviceLink(),
         signer: signer, outbox: outbox, logger: logger)
     // States that things publish on `<mqttTopic>/state` reach the state service.
     let states = environment.states
-    linkToBroker?.receiveStates { topic, payload in await states.ingest(topic: topic, payload: payload) }
+    brokerLink?.receiveStates { topic, payload in await states.ingest(topic: topic, payload: payload) }
     return Application(
         router: buildRouter(environment: environment),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "TopicGate"),

@@ -125,10 +125,11 @@ public final class ChildProcess: Sendable {
         return poll()
     }
 
-    /// Sends SIGTERM, waits up to `grace` for the process to end, then SIGKILL.
+    /// Sends `signal` (SIGTERM by default), waits up to `grace` for the process to end, then
+    /// SIGKILL.
     @discardableResult
-    public func stop(grace: Duration = .seconds(10)) async -> Int32 {
-        send(SIGTERM)
+    public func stop(signal: Int32 = SIGTERM, grace: Duration = .seconds(10)) async -> Int32 {
+        send(signal)
         if let status = await exit(within: grace) { return status }
         send(SIGKILL)
         return await exit()

@@ -75,14 +75,11 @@ struct CommandService: Sendable {
                 recipients: recipients, acceptedAt: now))
     }
 
+    /// Commands are read by the thing's owners and the admin, not by the thing itself.
     private func readableThing(caller: Caller, _ reference: ThingReference) async throws -> Thing {
         let thing = try await things.find(caller: caller, reference: reference)
-        let owners = try await store.owners(appID: caller.appID, thing: thing.id)
-        let groups = try await things.memberGroups(caller)
-        let isOwner = caller.principal == .admin
-            || (caller.principal != .thing(thing.id)
-                && ThingAccess.mayManage(caller.principal, thing: thing.id, owners: owners, memberGroups: groups))
-        guard isOwner else { throw caller.denied("read this thing's commands: only its owners may") }
+        guard caller.principal != .thing(thing.id) else { throw caller.denied("read its commands: only its owners may") }
+        try await things.requireManager(caller, thing, to: "read this thing's commands: only its owners may")
         return thing
     }
 

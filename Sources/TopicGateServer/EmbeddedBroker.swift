@@ -60,11 +60,9 @@ final class EmbeddedBroker: Service, Sendable {
             let status = await withTaskCancellationOrGracefulShutdownHandler {
                 await child.exit()
             } onCancelOrGracefulShutdown: {
-                // SIGTERM lets Mosquitto save its persistence file; `exit()` then returns.
-                child.send(SIGTERM)
-                Task.detached {
-                    if await child.exit(within: .seconds(10)) == nil { child.send(SIGKILL) }
-                }
+                // SIGTERM lets Mosquitto save its persistence file (SIGKILL after 10 s); `exit()`
+                // then returns.
+                Task.detached { await child.stop(grace: .seconds(10)) }
             }
             if Task.isShuttingDownGracefully || Task.isCancelled {
                 logger.info("Broker stopped", metadata: ["status": "\(status)"])

@@ -38,13 +38,9 @@ struct InstallationService: Sendable {
         case .anonymous:
             throw caller.denied("install a device")
         }
-        let installation = Installation(
-            id: InstallationID(Secrets.randomAlphanumeric(25)), appID: caller.appID, principal: principal,
-            deviceType: request.deviceType, registrationID: request.registrationID ?? Secrets.randomAlphanumeric(25),
-            mqttTopic: Secrets.randomAlphanumeric(25), development: request.development, createdAt: time.now(),
-            tokenHash: tokenHash)
-        try await store.insertInstallation(installation)
-        return installation
+        return try await insert(
+            appID: caller.appID, principal: principal, deviceType: request.deviceType,
+            registrationID: request.registrationID, development: request.development, tokenHash: tokenHash)
     }
 
     /// The MQTT installation of a thing for onboarding: its newest live one, or a new one.
@@ -54,10 +50,20 @@ struct InstallationService: Sendable {
         {
             return existing
         }
+        return try await insert(
+            appID: appID, principal: .thing(thing), deviceType: "MQTT", registrationID: nil, development: false, tokenHash: nil)
+    }
+
+    /// Stores a new installation with a random ID, MQTT topic and (unless given) registration ID.
+    private func insert(
+        appID: AppID, principal: Principal, deviceType: String, registrationID: String?, development: Bool,
+        tokenHash: String?
+    ) async throws -> Installation {
         let installation = Installation(
-            id: InstallationID(Secrets.randomAlphanumeric(25)), appID: appID, principal: .thing(thing),
-            deviceType: "MQTT", registrationID: Secrets.randomAlphanumeric(25), mqttTopic: Secrets.randomAlphanumeric(25),
-            development: false, createdAt: time.now(), tokenHash: nil)
+            id: InstallationID(Secrets.randomAlphanumeric(25)), appID: appID, principal: principal,
+            deviceType: deviceType, registrationID: registrationID ?? Secrets.randomAlphanumeric(25),
+            mqttTopic: Secrets.randomAlphanumeric(25), development: development, createdAt: time.now(),
+            tokenHash: tokenHash)
         try await store.insertInstallation(installation)
         return installation
     }

@@ -53,9 +53,9 @@ struct ThingIFController<Context: RequestContext>: Sendable {
         target.get("states/history") { request, context in
             let (caller, thing) = try await resolve(request, context)
             let query = request.uri.queryParameters
-            let from = try Self.milliseconds(query.get("from"), "from")
-            let to = try Self.milliseconds(query.get("to"), "to")
-            let limit = try Self.milliseconds(query.get("limit"), "limit").map { Int($0) }
+            let from = try Self.nonNegative(query.get("from"), "from")
+            let to = try Self.nonNegative(query.get("to"), "to")
+            let limit = try Self.nonNegative(query.get("limit"), "limit").map { Int(clamping: $0) }
             let states = try await environment.states.history(caller: caller, thing: thing, from: from, to: to, limit: limit)
             return JSONResponse.ok(.object([
                 "states": .array(states.map { .object(["recordedAt": .int($0.recordedAt), "state": .object($0.state)]) })
@@ -69,7 +69,7 @@ struct ThingIFController<Context: RequestContext>: Sendable {
         return (caller, try context.parameters.target(appID: appID))
     }
 
-    static func milliseconds(_ text: String?, _ name: String) throws -> Int64? {
+    static func nonNegative(_ text: String?, _ name: String) throws -> Int64? {
         guard let text else { return nil }
         guard let value = Int64(text), value >= 0 else {
             throw KiiError.invalidInput("'\(name)' must be a non-negative integer.", field: name)
