@@ -6,22 +6,6 @@ import TestSupport
 /// The client against a real Mosquitto with TopicGate's plugin (see `BrokerProcess`).
 @Suite("MQTTBridge against a real broker")
 struct MQTTClientBrokerTests {
-    /// The next message on `client` within `timeout`, or nil.
-    static func next(_ iterator: inout AsyncStream<MQTTMessage>.Iterator, within timeout: Duration = .seconds(5)) async -> MQTTMessage? {
-        nonisolated(unsafe) var it = iterator
-        defer { iterator = it }
-        return await withTaskGroup(of: MQTTMessage?.self) { group in
-            group.addTask { await it.next() }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
-    }
-
     @Test("QoS 1 publishes are acknowledged and received in order by the device")
     func publishAndReceive() async throws {
         let broker = try BrokerProcess()
@@ -34,12 +18,9 @@ struct MQTTClientBrokerTests {
         try await gateway.connect(timeout: .seconds(5))
         let publications = try (0..<200).map { try gateway.startPublishing("dev-order", payload: Array("m\($0)".utf8)) }
         for publication in publications { try await publication.acknowledged(timeout: .seconds(5)) }
-        var received = device.messages.makeAsyncIterator()
-        for i in 0..<200 {
-            let message = await Self.next(&received)
-            #expect(message?.text == "m\(i)")
-            #expect(message?.topic == "dev-order")
-        }
+        let received = await ReceivedMessages(device).wait(for: 200)
+        #expect(received.map(\.text) == (0..<200).map { "m\($0)" })
+        #expect(received.allSatisfy { $0.topic == "dev-order" })
     }
 
     @Test("A wrong password is a connectionRefused error and a refused event, with no retry storm")
@@ -110,9 +91,9 @@ struct MQTTClientBrokerTests {
 
         let again = try broker.deviceClient("dev-away", cleanSession: false)
         defer { again.shutdown() }
-        var received = again.messages.makeAsyncIterator()
+        let received = ReceivedMessages(again)
         try await again.connect(timeout: .seconds(5))
-        for i in 0..<5 { #expect(await Self.next(&received)?.text == "queued \(i)") }
+        #expect(await received.wait(for: 5).map(\.text) == (0..<5).map { "queued \($0)" })
     }
 
     @Test("A revocation on the control topic kicks the device and refuses it until expiry; devices cannot send one")

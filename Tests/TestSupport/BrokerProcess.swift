@@ -55,11 +55,7 @@ public final class BrokerProcess: @unchecked Sendable {
     /// Stops it with `signal` (SIGTERM saves persistence; SIGKILL does not) and waits.
     public func stop(signal: Int32 = SIGTERM) async throws {
         guard let process else { return }
-        process.send(signal)
-        if await process.exit(within: .seconds(10)) == nil {
-            process.send(SIGKILL)
-            _ = await process.exit()
-        }
+        await process.stop(signal: signal, grace: .seconds(10))
         self.process = nil
     }
 

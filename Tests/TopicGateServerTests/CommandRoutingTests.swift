@@ -133,13 +133,13 @@ struct CommandRoutingTests {
             .post, "\(base)/commands", token: owner.token, contentType: "application/json",
             body: #"{"actions":[{"turnPower":{"power":true}}],"issuer":"user:\#(owner.id)"}"#)
         let commandID = try #require(created.object["commandID"]?.stringValue)
-        #expect(try await world.eventually {
+        #expect(try await eventually {
             try await world.request(.get, "\(base)/commands/\(commandID)", token: owner.token).object["commandState"]?.stringValue == "DELIVERED"
         })
 
         // The thing publishes its state on <mqttTopic>/state; the gateway ingests it.
         try await device.publish(thing.endpoint.topic + "/state", payload: Array(#"{"power":true,"brightness":80}"#.utf8))
-        #expect(try await world.eventually {
+        #expect(try await eventually {
             try await world.request(.get, "\(base)/states", token: owner.token).object["brightness"]?.intValue == 80
         })
         // Garbage on the state topic is dropped, the last good state stays.

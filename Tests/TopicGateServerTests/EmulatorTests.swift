@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Testing
+import TestSupport
 import TopicGateCore
 import TopicGateServer
 import TopicGateStore
@@ -90,12 +91,9 @@ struct EmulatorTests {
         #expect(try await thing.waitFor("state:"))
         let token = try #require(PhoneProfileFile.token(phone))
         let thingID = try #require(owned.split(separator: " ").first { $0.hasPrefix("th.") }.map(String.init))
-        var latest = try await server.request(.get, "/thing-if/apps/\(appID)/targets/thing:\(thingID)/states", token: token)
-        for _ in 0..<40 where latest.status != .ok {
-            try await Task.sleep(for: .milliseconds(100))
-            latest = try await server.request(.get, "/thing-if/apps/\(appID)/targets/thing:\(thingID)/states", token: token)
-        }
-        #expect(latest.object["power"] != nil)
+        let statePath = "/thing-if/apps/\(appID)/targets/thing:\(thingID)/states"
+        #expect(try await eventually(timeout: .seconds(4)) { try await server.request(.get, statePath, token: token).status == .ok })
+        #expect(try await server.request(.get, statePath, token: token).object["power"] != nil)
         try await server.stop(signal: SIGTERM)
     }
 }

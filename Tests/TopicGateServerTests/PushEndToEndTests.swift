@@ -197,14 +197,14 @@ struct PushEndToEndTests {
         #expect(ready.status == .ok)
         #expect(ready.object["broker"]?.stringValue == "connected")
         try await world.broker.stop(signal: SIGTERM)
-        #expect(try await world.eventually { try await world.request(.get, "/ready").status == .serviceUnavailable })
+        #expect(try await eventually { try await world.request(.get, "/ready").status == .serviceUnavailable })
         #expect(try await world.request(.get, "/health").status == .ok)
         var accepted: Set<String> = []
         for i in 0..<20 {
             accepted.insert(try #require(try await world.send(topic, token: owner.token, message: "during \(i)")))
         }
         try await world.broker.start()
-        #expect(try await world.eventually { try await world.request(.get, "/ready").status == .ok })
+        #expect(try await eventually { try await world.request(.get, "/ready").status == .ok })
         let all = await received.wait(for: 21, timeout: .seconds(30))
         let delivered = Set(all.compactMap { $0.object["pushMessageID"]?.stringValue })
         #expect(accepted.isSubset(of: delivered), "missing \(accepted.subtracting(delivered).count) of 20")

@@ -192,16 +192,6 @@ final class PushWorld: @unchecked Sendable {
         return client
     }
 
-    /// True once `condition` holds (checked every 50 ms for up to `timeout`).
-    func eventually(timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return try await condition()
-    }
-
     func stop() async throws {
         _ = try await server.stop(signal: SIGTERM)
         try await broker.stop()
