@@ -44,12 +44,12 @@ public final class BrokerProcess: @unchecked Sendable {
         let process = try ChildProcess.spawn(
             executable: Self.mosquittoPath, arguments: ["-c", configPath], logPath: directory + "/mosquitto.log")
         self.process = process
-        for _ in 0..<200 {
+        for _ in 0..<800 {
             if TCPProbe.accepts(port: port) { return }
             if !process.isRunning { break }
             try await Task.sleep(for: .milliseconds(25))
         }
-        throw BrokerProcessError(description: "Mosquitto did not start on port \(port); log:\n\(self.log)")
+        throw TestFailure("Mosquitto did not start on port \(port); log:\n\(self.log)")
     }
 
     /// Stops it with `signal` (SIGTERM saves persistence; SIGKILL does not) and waits.
@@ -85,8 +85,4 @@ public final class BrokerProcess: @unchecked Sendable {
         process?.killNow()
         try? FileManager.default.removeItem(atPath: directory)
     }
-}
-
-public struct BrokerProcessError: Error, CustomStringConvertible {
-    public let description: String
 }

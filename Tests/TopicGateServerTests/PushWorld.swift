@@ -126,7 +126,9 @@ final class PushWorld: @unchecked Sendable {
             contentType: "application/vnd.kii.OnboardingWithVendorThingIDByOwner+json",
             body: #"{"vendorThingID":"\#(vendorThingID)","thingPassword":"thing-secret","owner":"user:\#(owner.id)"}"#)
         #expect(onboarded.status == .ok)
-        guard case .object(let endpoint)? = onboarded.object["mqttEndpoint"] else { throw CancellationError() }
+        guard case .object(let endpoint)? = onboarded.object["mqttEndpoint"] else {
+            throw TestFailure("onboarding answered no mqttEndpoint: \(onboarded.object)")
+        }
         return (
             try #require(onboarded.object["thingID"]?.stringValue), try #require(onboarded.object["accessToken"]?.stringValue),
             Endpoint(installationID: endpoint["installationID"]?.stringValue ?? "", object: endpoint)

@@ -44,11 +44,17 @@ final class ServerProcess: @unchecked Sendable {
         process.standardOutput = output
         try process.run()
         self.process = process
-        for _ in 0..<200 {
+        // Generous: on a loaded 2-core CI machine with other servers starting in parallel, a
+        // debug build's first start (migrations, the default app) can take several seconds.
+        let deadline = ContinuousClock.now + .seconds(45)
+        while ContinuousClock.now < deadline {
             if (try? await request(.get, "/api/apps/none/users/me")) != nil { return }
+            guard process.isRunning else {
+                throw TestFailure("topicgate serve exited with status \(process.terminationStatus) before answering HTTP")
+            }
             try await Task.sleep(for: .milliseconds(50))
         }
-        throw CancellationError()
+        throw TestFailure("topicgate serve did not answer HTTP on port \(port) within 45 s")
     }
 
     /// Where the server's standard output goes.
@@ -61,7 +67,9 @@ final class ServerProcess: @unchecked Sendable {
             text.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix(key + ":") }
                 .map { String($0.split(separator: ":", maxSplits: 1)[1]).trimmingCharacters(in: .whitespaces) }
         }
-        guard let id = value("clientID"), let secret = value("clientSecret") else { throw CancellationError() }
+        guard let id = value("clientID"), let secret = value("clientSecret") else {
+            throw TestFailure("no clientID/clientSecret in \(outputPath)")
+        }
         return (id, secret)
     }
 

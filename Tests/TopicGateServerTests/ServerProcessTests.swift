@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import MQTTBridge
 import Testing
+import TestSupport
 import TopicGateCore
 import TopicGateServer
 import TopicGateStore
@@ -109,6 +110,6 @@ struct ServerProcessTests {
             }
             try await Task.sleep(for: .milliseconds(50))
         }
-        throw CancellationError()
+        throw TestFailure("no broker pid file in \(directory)/broker")
     }
 }
