@@ -72,3 +72,21 @@ extension KiiError {
         ])
     }
 }
+
+extension KiiError.Code {
+    public static let tooManyRequests = Self(rawValue: "TOO_MANY_REQUESTS")
+    public static let linkAlreadyExists = Self(rawValue: "LINK_ALREADY_EXISTS")
+    public static let linkSecretMismatch = Self(rawValue: "LINK_SECRET_MISMATCH")
+    public static let linkNotFound = Self(rawValue: "LINK_NOT_FOUND")
+}
+
+extension KiiError {
+    /// 429: too many requests from one client address or for one app; `retryAfter` (seconds)
+    /// goes into the body and the `Retry-After` header.
+    public static func tooManyRequests(_ message: String, retryAfterMillis: Int64) -> KiiError {
+        KiiError(.tooManyRequests, message, context: ["retryAfter": .int(max(1, (retryAfterMillis + 999) / 1000))])
+    }
+
+    /// Seconds the client should wait before trying again, when the error says so.
+    public var retryAfterSeconds: Int64? { context["retryAfter"]?.intValue }
+}

@@ -51,6 +51,11 @@ public func buildApplication(
         configuration: configuration, store: store, time: time, hasher: hasher, dispatcher: pushDispatcher,
         link: brokerLink ?? DisconnectedDeviceLink(),
         signer: signer, outbox: outbox, logger: logger)
+    if let idleDays = configuration.pseudoUserIdleDays {
+        services.append(PseudoUserCleanupService(
+            cleanup: environment.cleanup, idleDays: idleDays, interval: configuration.pseudoUserCleanupInterval,
+            logger: logger))
+    }
     // States that things publish on `<mqttTopic>/state` reach the state service.
     let states = environment.states
     brokerLink?.receiveStates { topic, payload in await states.ingest(topic: topic, payload: payload) }
@@ -61,8 +66,8 @@ public func buildApplication(
         logger: logger)
 }
 
-func buildRouter(environment: ServerEnvironment) -> Router<BasicRequestContext> {
-    let router = Router(context: BasicRequestContext.self)
+func buildRouter(environment: ServerEnvironment) -> Router<TopicGateRequestContext> {
+    let router = Router(context: TopicGateRequestContext.self)
     router.add(middleware: KiiErrorMiddleware())
     router.add(middleware: LogRequestsMiddleware(.debug))
     router.add(middleware: CORSMiddleware(allowOrigin: .all, allowHeaders: [.authorization, .contentType, .accept]))
@@ -71,6 +76,8 @@ func buildRouter(environment: ServerEnvironment) -> Router<BasicRequestContext> 
     OnboardingController(environment: environment).addRoutes(to: router)
     let app = router.group("api/apps/:appID")
     UserController(environment: environment).addRoutes(to: app)
+    LinkController(environment: environment).addRoutes(to: app)
+    OperationsController(environment: environment).addRoutes(to: app)
     GroupController(environment: environment).addRoutes(to: app)
     ThingController(environment: environment).addRoutes(to: app)
     TopicController(environment: environment).addRoutes(to: app)

@@ -15,13 +15,14 @@ extension KiiError: HTTPResponseError {
         case .wrongToken: .forbidden
         case .notFound, .appNotFound, .userNotFound, .groupNotFound, .thingNotFound, .thingOwnershipNotFound,
             .groupMemberNotFound, .topicNotFound, .aclNotFound, .pushSubscriptionNotFound, .installationNotFound,
-            .commandNotFound, .stateNotFound:
+            .commandNotFound, .stateNotFound, .linkNotFound:
             .notFound
         case .methodNotAllowed: .methodNotAllowed
         case .userAlreadyExists, .groupAlreadyExists, .thingAlreadyExists, .thingOwnershipAlreadyExists,
             .operationNotAllowed, .topicAlreadyExists, .aclAlreadyExists, .pushSubscriptionAlreadyExists,
-            .aclEntryNotRemovable:
+            .aclEntryNotRemovable, .linkAlreadyExists, .linkSecretMismatch:
             .conflict
+        case .tooManyRequests: .tooManyRequests
         case .requestTooLarge: .contentTooLarge
         case .unsupportedMediaType: .unsupportedMediaType
         case .undefinedError: .internalServerError
@@ -31,6 +32,8 @@ extension KiiError: HTTPResponseError {
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        JSONResponse.make(status: status, body: body, mediaType: "application/json")
+        var response = JSONResponse.make(status: status, body: body, mediaType: "application/json")
+        if let seconds = retryAfterSeconds { response.headers[.retryAfter] = String(seconds) }
+        return response
     }
 }

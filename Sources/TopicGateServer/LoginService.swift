@@ -6,23 +6,30 @@ import TopicGateStore
 ///
 /// Every failure is a 400 with `error_description`, and a failed password check says no more
 /// than "wrong username or password" whether the account exists or not. A pseudo user has no
-/// password, so it can never get a token here.
+/// password, so it can never get a token here (only an account link can give it one).
+///
+/// Failures count against the client address's and the app's failure budgets (429 once spent)
+/// and toward the lockout of the login name: five wrong passwords lock it for 30 s, then
+/// doubling, and a locked name is refused even with the right password.
 struct LoginService: Sendable {
     let store: any Store
     let hasher: PasswordHasher
     let tokens: TokenIssuer
+    let abuse: AbuseGuard
+    let audit: SecurityAudit
 
-    func grant(app: App, body: [String: JSONValue]) async throws -> JSONValue {
+    func grant(app: App, body: [String: JSONValue], address: String?) async throws -> JSONValue {
         let grantType = try Self.optionalString(body, "grant_type") ?? "password"
+        try abuse.requireLoginBudget(appID: app.id, address: address)
         switch grantType {
-        case "password": return try await passwordGrant(app: app, body: body)
-        case "client_credentials": return try await clientCredentialsGrant(app: app, body: body)
+        case "password": return try await passwordGrant(app: app, body: body, address: address)
+        case "client_credentials": return try await clientCredentialsGrant(app: app, body: body, address: address)
         default:
             throw Self.oauthError(.unsupportedGrantType, "The grant type '\(grantType)' is not supported.")
         }
     }
 
-    func passwordGrant(app: App, body: [String: JSONValue]) async throws -> JSONValue {
+    func passwordGrant(app: App, body: [String: JSONValue], address: String?) async throws -> JSONValue {
         guard let username = try Self.optionalString(body, "username"),
             let password = try Self.optionalString(body, "password"),
             let identifier = LoginIdentifier(username: username)
@@ -30,25 +37,40 @@ struct LoginService: Sendable {
             throw Self.oauthError(.invalidRequest, "A password grant needs 'username' and 'password'.")
         }
         let expiresAt = try Self.expiresAt(body)
+        let account = AbuseGuard.Key.account(app.id, username.lowercased())
+        let locked = abuse.remainingLock(account)
+        if locked > 0 {
+            try await audit.record(.loginLocked, appID: app.id, actor: "anonymous", account: username, address: address,
+                detail: "locked for \(locked / 1000) s more")
+            throw Self.locked(retryAfterMillis: locked)
+        }
+        func failed(_ subjectID: String?) async throws -> KiiError {
+            abuse.recordLoginFailure(appID: app.id, address: address, lockouts: [(account, abuse.controls.accountLockout)])
+            try await audit.record(.loginFailed, appID: app.id, actor: "anonymous", subjectID: subjectID, account: username,
+                address: address, detail: subjectID == nil ? "no such account" : "wrong password")
+            return Self.wrongCredentials()
+        }
         if case .vendorThingID(let vendorThingID) = identifier {
             let thing = try await store.thing(appID: app.id, reference: .vendorThingID(vendorThingID))
             guard try await hasher.verify(password, hash: thing?.passwordHash), let thing else {
-                throw Self.wrongCredentials()
+                throw try await failed(thing?.id.rawValue)
             }
+            abuse.reset(account)
             if thing.disabled { throw Self.oauthError(.invalidGrant, "The thing is disabled.") }
             let token = try await tokens.issue(appID: app.id, principal: .thing(thing.id), expiresAt: expiresAt)
             return tokens.grantBody(id: thing.id.rawValue, token: token, expiresAt: expiresAt)
         }
         let user = try await store.user(appID: app.id, address: identifier)
         guard try await hasher.verify(password, hash: user?.passwordHash), let user else {
-            throw Self.wrongCredentials()
+            throw try await failed(user?.id.rawValue)
         }
+        abuse.reset(account)
         if user.disabled { throw Self.oauthError(.invalidGrant, "The user is disabled.") }
         let token = try await tokens.issue(appID: app.id, principal: .user(user.id), expiresAt: expiresAt)
         return tokens.grantBody(id: user.id.rawValue, token: token, expiresAt: expiresAt)
     }
 
-    func clientCredentialsGrant(app: App, body: [String: JSONValue]) async throws -> JSONValue {
+    func clientCredentialsGrant(app: App, body: [String: JSONValue], address: String?) async throws -> JSONValue {
         guard let clientID = try Self.optionalString(body, "client_id") else {
             throw Self.oauthError(.invalidRequest, "A client credentials grant needs 'client_id'.")
         }
@@ -63,7 +85,18 @@ struct LoginService: Sendable {
             let token = try await tokens.issue(appID: app.id, principal: .anonymous, expiresAt: expiresAt)
             return tokens.grantBody(id: app.id.rawValue, token: token, expiresAt: expiresAt)
         }
+        abuse.recordLoginFailure(appID: app.id, address: address, lockouts: [])
+        try await audit.record(.loginFailed, appID: app.id, actor: "anonymous", account: clientID, address: address,
+            detail: "wrong client credentials")
         throw Self.oauthError(.invalidClient, "The client credentials are not valid.")
+    }
+
+    /// A locked login name or external ID, answered as Kii does (400, "The login name is
+    /// locked"), with how long the lock lasts in `retryAfter` and `Retry-After`.
+    static func locked(retryAfterMillis: Int64) -> KiiError {
+        var error = oauthError(.invalidGrant, "The login name is locked")
+        error.context["retryAfter"] = .int(max(1, (retryAfterMillis + 999) / 1000))
+        return error
     }
 
     static func wrongCredentials() -> KiiError {

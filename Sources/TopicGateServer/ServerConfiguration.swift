@@ -17,6 +17,12 @@ public struct ServerConfiguration: Sendable {
     public var publicBaseURL: String?
     /// Days thing states are kept (the latest is always kept).
     public var stateRetentionDays: Int64 = 30
+    /// Rate limits and lockouts against abuse of sign-up and login.
+    public var abuse = AbuseControls()
+    /// Remove pseudo users idle for this many days, on a schedule inside `serve`; nil: never.
+    public var pseudoUserIdleDays: Int?
+    /// How often the scheduled cleanup runs.
+    public var pseudoUserCleanupInterval: Duration = .seconds(3600)
     /// MQTT push; nil runs the server without a broker (sends are recorded, not delivered).
     public var push: PushConfiguration?
 

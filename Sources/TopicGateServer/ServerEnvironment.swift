@@ -1,3 +1,4 @@
+import Hummingbird
 import Logging
 import MQTTBridge
 import TopicGateCore
@@ -21,6 +22,10 @@ struct ServerEnvironment: Sendable {
     let installations: InstallationService
     let commands: CommandService
     let states: ThingStateService
+    let links: LinkService
+    let abuse: AbuseGuard
+    let audit: SecurityAudit
+    let cleanup: PseudoUserCleanup
     /// The gateway's MQTT link (DisconnectedDeviceLink when push is off).
     let link: any DeviceLink
 
@@ -36,11 +41,15 @@ struct ServerEnvironment: Sendable {
         let tokens = TokenIssuer(store: store, time: time)
         authenticator = Authenticator(store: store, time: time)
         body = RequestBody(maximumSize: configuration.maximumBodySize)
-        login = LoginService(store: store, hasher: hasher, tokens: tokens)
+        abuse = AbuseGuard(controls: configuration.abuse, time: time)
+        audit = SecurityAudit(store: store, time: time, logger: logger)
+        login = LoginService(store: store, hasher: hasher, tokens: tokens, abuse: abuse, audit: audit)
+        links = LinkService(store: store, tokens: tokens, time: time, abuse: abuse, audit: audit)
         let revocation = DeviceRevocation(store: store, link: link, time: time)
-        users = UserService(store: store, hasher: hasher, tokens: tokens, time: time, revocation: revocation)
+        users = UserService(store: store, hasher: hasher, tokens: tokens, time: time, revocation: revocation, audit: audit)
         groups = GroupService(store: store, time: time)
-        things = ThingService(store: store, hasher: hasher, tokens: tokens, time: time, revocation: revocation)
+        things = ThingService(
+            store: store, hasher: hasher, tokens: tokens, time: time, revocation: revocation, audit: audit)
         installations = InstallationService(
             store: store, time: time, push: configuration.push, signer: signer, revocation: revocation)
         onboarding = OnboardingService(
@@ -50,9 +59,15 @@ struct ServerEnvironment: Sendable {
             store: store, time: time, things: things, retention: configuration.stateRetentionDays * 24 * 3600 * 1000,
             logger: logger)
         topicCache = TopicCache()
+        cleanup = PseudoUserCleanup(store: store, time: time, revocation: revocation, audit: audit, topicCache: topicCache)
         topics = TopicService(
             store: store, time: time, cache: topicCache, contexts: AccessContextLoader(store: store),
             dispatcher: dispatcher, users: users, logger: logger)
+    }
+
+    /// The client address of `request` (see `ClientAddress`).
+    func clientAddress(_ request: Request, _ context: some RequestContext) -> String? {
+        ClientAddress.of(request, context: context, trustForwardedFor: configuration.abuse.trustForwardedFor)
     }
 
     /// A path under this server for a `Location` header.

@@ -37,6 +37,12 @@ struct ThingController<Context: RequestContext>: Sendable {
             environment.topicCache.invalidateAll()
             return JSONResponse.noContent()
         }
+        group.put("things/:thing/status") { request, context in
+            let caller = try await caller(request, context)
+            let body = try await environment.body.object(request)
+            try await environment.things.setDisabled(caller: caller, reference: try reference(context), body: body)
+            return JSONResponse.noContent()
+        }
         group.put("things/:thing/password") { request, context in
             let caller = try await caller(request, context)
             let body = try await environment.body.object(request)

@@ -8,6 +8,7 @@ struct ThingService: Sendable {
     let tokens: TokenIssuer
     let time: TimeSource
     let revocation: DeviceRevocation
+    let audit: SecurityAudit
 
     /// Registers a thing from a Cloud API body (`_vendorThingID`, `_password`, fields). With
     /// `authorize`, also issues its token.
@@ -49,6 +50,24 @@ struct ThingService: Sendable {
         thing.modifiedAt = time.now()
         try await store.updateThing(thing)
         return thing
+    }
+
+    /// `PUT …/things/{id}/status` by the admin: a disabled thing cannot log in, onboard or use
+    /// its tokens (`THING_DISABLED`), and its devices are kicked from the broker at once. Once
+    /// enabled again, it onboards (or installs) anew to get MQTT credentials.
+    func setDisabled(caller: Caller, reference: ThingReference, body: [String: JSONValue]) async throws {
+        guard caller.principal == .admin else { throw caller.denied("change a thing's status") }
+        var thing = try await find(caller: caller, reference: reference)
+        guard case .bool(let disabled)? = body["disabled"] else {
+            throw KiiError.invalidInput("'disabled' must be true or false.", field: "disabled")
+        }
+        thing.disabled = disabled
+        thing.modifiedAt = time.now()
+        try await store.updateThing(thing)
+        if disabled { try await revocation.revoke(appID: caller.appID, .principal(.thing(thing.id))) }
+        try await audit.record(
+            disabled ? .thingDisabled : .thingEnabled, appID: caller.appID, actor: caller.principal.description,
+            subjectID: thing.id.rawValue)
     }
 
     func delete(caller: Caller, reference: ThingReference) async throws {

@@ -12,12 +12,14 @@ struct TokenController<Context: RequestContext>: Sendable {
         router.post("api/oauth2/token") { request, context in
             let body = try await environment.body.formOrObject(request)
             let app = try await appWithoutPath(request, body: body)
-            return JSONResponse.ok(try await environment.login.grant(app: app, body: body))
+            return JSONResponse.ok(
+                try await environment.login.grant(app: app, body: body, address: environment.clientAddress(request, context)))
         }
         router.post("api/apps/:appID/oauth2/token") { request, context in
             let app = try await environment.authenticator.app(try context.parameters.appID())
             let body = try await environment.body.formOrObject(request)
-            return JSONResponse.ok(try await environment.login.grant(app: app, body: body))
+            return JSONResponse.ok(
+                try await environment.login.grant(app: app, body: body, address: environment.clientAddress(request, context)))
         }
     }
 

@@ -13,6 +13,9 @@ struct UserController<Context: RequestContext>: Sendable {
             let appID = try context.parameters.appID()
             let caller = try await environment.authenticator.caller(request, appID: appID)
             let body = try await environment.body.object(request, emptyAllowed: true)
+            if caller.principal != .admin {
+                try environment.abuse.admitSignup(appID: caller.appID, address: environment.clientAddress(request, context))
+            }
             let mediaType = MediaTypeName(request)
             let (user, token): (User, String?)
             if mediaType.contains("registrationrequest") && !mediaType.contains("andauthorization") {

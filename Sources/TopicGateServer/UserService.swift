@@ -9,6 +9,7 @@ struct UserService: Sendable {
     let tokens: TokenIssuer
     let time: TimeSource
     let revocation: DeviceRevocation
+    let audit: SecurityAudit
 
     /// A user with no password whose access token is its identity. Returns the user and token.
     func createPseudoUser(caller: Caller, body: [String: JSONValue]) async throws -> (User, String) {
@@ -124,6 +125,9 @@ struct UserService: Sendable {
         user.modifiedAt = time.now()
         try await store.updateUser(user)
         if disabled { try await revocation.revoke(appID: caller.appID, .principal(.user(user.id))) }
+        try await audit.record(
+            disabled ? .userDisabled : .userEnabled, appID: caller.appID, actor: caller.principal.description,
+            subjectID: user.id.rawValue)
     }
 
     /// Deletes the user with its tokens, memberships, ownerships and owned groups.

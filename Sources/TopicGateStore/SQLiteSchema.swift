@@ -197,6 +197,37 @@ enum SQLiteSchema {
                     ALTER TABLE outbox ADD COLUMN command_id TEXT;
                     """)
         }
+        migrator.registerMigration("v5-links-and-audit") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE account_links (
+                        app_id TEXT NOT NULL,
+                        provider TEXT NOT NULL,
+                        external_id TEXT NOT NULL,
+                        secret_hash TEXT NOT NULL,
+                        user_id TEXT NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        secret_set_at INTEGER NOT NULL,
+                        last_login_at INTEGER,
+                        PRIMARY KEY (app_id, provider, external_id),
+                        FOREIGN KEY (app_id, user_id) REFERENCES users(app_id, user_id) ON DELETE CASCADE
+                    );
+                    CREATE INDEX account_links_user ON account_links(app_id, user_id);
+                    CREATE TABLE security_audit (
+                        audit_id INTEGER PRIMARY KEY,
+                        app_id TEXT NOT NULL,
+                        at INTEGER NOT NULL,
+                        event TEXT NOT NULL,
+                        actor TEXT NOT NULL,
+                        subject_id TEXT,
+                        account TEXT,
+                        client_address TEXT,
+                        detail TEXT NOT NULL
+                    );
+                    CREATE INDEX security_audit_app ON security_audit(app_id, audit_id);
+                    CREATE INDEX users_idle_pseudo ON users(last_seen_at) WHERE password_hash IS NULL;
+                    """)
+        }
         return migrator
     }
 }

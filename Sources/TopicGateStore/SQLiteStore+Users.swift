@@ -89,6 +89,21 @@ extension SQLiteStore: UserStore {
         }
     }
 
+    public func idlePseudoUsers(appID: AppID?, lastSeenBefore cutoff: Int64, limit: Int) async throws -> [User] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM users u
+                    WHERE u.password_hash IS NULL AND u.last_seen_at < ? AND (? IS NULL OR u.app_id = ?)
+                        AND NOT EXISTS (SELECT 1 FROM account_links l WHERE l.app_id = u.app_id AND l.user_id = u.user_id)
+                    ORDER BY u.last_seen_at LIMIT ?
+                    """,
+                arguments: [cutoff, appID?.rawValue, appID?.rawValue, limit]
+            ).map(Self.user)
+        }
+    }
+
     public func touchUser(appID: AppID, id: UserID, at time: Int64) async throws {
         try await write { db in
             try db.execute(

@@ -10,6 +10,9 @@ public protocol UserStore: Sendable {
     /// Deletes the user with its tokens, memberships, thing ownerships and the groups it owns.
     /// False when there was no such user.
     func deleteUser(appID: AppID, id: UserID) async throws -> Bool
+    /// Pseudo users of any app (or of `appID`) last seen before `cutoff` that have no account
+    /// link (a linked pseudo user can come back on a new device), oldest first, at most `limit`.
+    func idlePseudoUsers(appID: AppID?, lastSeenBefore cutoff: Int64, limit: Int) async throws -> [User]
     /// Records that the user was seen (its token used) at `time`.
     func touchUser(appID: AppID, id: UserID, at time: Int64) async throws
 }

@@ -12,10 +12,12 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var options: ServerOptions
     @OptionGroup(title: "MQTT push") var push: PushOptions
+    @OptionGroup(title: "Abuse controls") var abuse: AbuseOptions
 
     func run() async throws {
         var configuration = try options.configuration()
         configuration.push = try push.configuration(dataDirectory: configuration.dataDirectory)
+        try abuse.apply(to: &configuration)
         let store = try openStore(configuration: configuration)
         let (app, secret) = try await AppRegistry(store: store).defaultApp()
         if let secret {

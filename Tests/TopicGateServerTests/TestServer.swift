@@ -19,13 +19,16 @@ struct TestServer {
     let app: App
     let clientSecret: String
     let dispatcher: RecordingPushDispatcher
+    let time: TimeSource
 
     /// `push: true` configures MQTT push with a broker that is never started (the router test
-    /// runs no services): installations and endpoints work, nothing is delivered.
-    static func make(push: Bool = false) async throws -> TestServer {
+    /// runs no services): installations and endpoints work, nothing is delivered. `abuse`
+    /// replaces the default limits; `clock` lets a test move time.
+    static func make(push: Bool = false, abuse: AbuseControls? = nil, clock: ManualClock? = nil) async throws -> TestServer {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("topicgate-test-\(UUID().uuidString)").path
         var configuration = ServerConfiguration(dataDirectory: directory, logLevel: .error, passwordHashCost: 4)
+        if let abuse { configuration.abuse = abuse }
         if push {
             configuration.push = PushConfiguration(
                 broker: .external(host: "127.0.0.1", port: FreePort.next()), secretFile: directory + "/mqtt-secret",
@@ -35,14 +38,15 @@ struct TestServer {
         let (app, secret) = try await AppRegistry(store: store).defaultApp()
         return TestServer(
             directory: directory, configuration: configuration, store: store, app: app, clientSecret: secret!,
-            dispatcher: RecordingPushDispatcher())
+            dispatcher: RecordingPushDispatcher(), time: clock?.timeSource ?? .system)
     }
 
     var appPath: String { "/api/apps/\(app.id.rawValue)" }
 
     /// Runs `test` against the application, then removes the folder.
     func run(_ test: @escaping @Sendable (Client) async throws -> Void) async throws {
-        let application = try await buildApplication(configuration: configuration, store: store, dispatcher: dispatcher)
+        let application = try await buildApplication(
+            configuration: configuration, store: store, dispatcher: dispatcher, time: time)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try await application.test(.router) { client in
             try await test(Client(client: client, server: self))

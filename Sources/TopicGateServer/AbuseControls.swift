@@ -1,0 +1,33 @@
+public import TopicGateCore
+
+/// The limits that keep anonymous sign-up and password guessing from being abused. A nil
+/// rate limit is off. The defaults let a real app live: a carrier's NAT puts many people
+/// behind one address, and an app that goes viral signs up thousands an hour.
+public struct AbuseControls: Sendable {
+    /// New users (pseudo or normal) per client address, and per app.
+    public var signupsPerAddress: RateLimit? = RateLimit(count: 60, periodMillis: 3_600_000)
+    public var signupsPerApp: RateLimit? = RateLimit(count: 10_000, periodMillis: 3_600_000)
+    /// Failed token-endpoint and link logins per client address, and per app: past either,
+    /// the token endpoint answers 429 until the budget refills.
+    public var loginFailuresPerAddress: RateLimit? = RateLimit(count: 100, periodMillis: 3_600_000)
+    public var loginFailuresPerApp: RateLimit? = RateLimit(count: 5_000, periodMillis: 3_600_000)
+    /// Lockout of one login name or one linked external ID after failed logins.
+    public var accountLockout: LockoutPolicy = .perAccount
+    /// Lockout of one client address after failed link logins.
+    public var addressLockout: LockoutPolicy = .perAddress
+    /// Take the client address from `X-Forwarded-For` (its last hop) when a trusted reverse
+    /// proxy sets it; otherwise it is the connection's peer.
+    public var trustForwardedFor = false
+
+    public init() {}
+
+    /// Everything off (benchmarks measure the gateway, not the limits).
+    public static var off: AbuseControls {
+        var controls = AbuseControls()
+        controls.signupsPerAddress = nil
+        controls.signupsPerApp = nil
+        controls.loginFailuresPerAddress = nil
+        controls.loginFailuresPerApp = nil
+        return controls
+    }
+}

@@ -1,0 +1,154 @@
+import TopicGateCore
+import TopicGateStore
+
+/// Account links, for device migration: a user links (provider, external ID, secret), and a
+/// new device that presents the same three gets a fresh token for the same user. The external
+/// ID is no proof of identity (it is stable and may be seen by others); only the secret is,
+/// so it must be long and random, is stored only as its SHA-256, and wrong guesses lock the
+/// external ID and the client address out, exponentially longer each time.
+struct LinkService: Sendable {
+    let store: any Store
+    let tokens: TokenIssuer
+    let time: TimeSource
+    let abuse: AbuseGuard
+    let audit: SecurityAudit
+
+    /// A link and whether it was made by this call (201) or existed already (200).
+    struct Outcome {
+        let link: AccountLink
+        let created: Bool
+    }
+
+    /// Find-or-insert: links the pair to the caller; repeating it is harmless; a different
+    /// secret needs `rotate` with the old one; a pair of another user is refused (409) without
+    /// saying whose it is.
+    func link(caller: Caller, reference: UserReference, body: [String: JSONValue], address: String?) async throws -> Outcome {
+        let userID = try caller.requireUser(to: "link an account to a user")
+        if case .id(let id) = reference, id != userID { throw caller.denied("link an account to another user") }
+        if case .address = reference { throw caller.denied("link an account to another user") }
+        let request = try AccountLinkRequest(linking: body)
+        let account = "\(request.provider):\(request.externalID)"
+        let actor = caller.principal.description
+        let hash = Secrets.sha256(request.secret)
+        for _ in 0..<2 {
+            if let existing = try await store.link(appID: caller.appID, provider: request.provider, externalID: request.externalID) {
+                guard existing.userID == userID else {
+                    try await audit.record(.linkRefused, appID: caller.appID, actor: actor, subjectID: userID.rawValue,
+                        account: account, address: address, detail: "linked to another user")
+                    throw KiiError(.linkAlreadyExists, "This external ID is already linked to another user.")
+                }
+                if Secrets.constantTimeEqual(existing.secretHash, hash) {
+                    try await audit.record(.linkRepeated, appID: caller.appID, actor: actor, subjectID: userID.rawValue,
+                        account: account, address: address)
+                    return Outcome(link: existing, created: false)
+                }
+                return try await rotate(existing, to: hash, request: request, caller: caller, address: address)
+            }
+            let now = time.now()
+            let link = AccountLink(
+                appID: caller.appID, provider: request.provider, externalID: request.externalID, secretHash: hash,
+                userID: userID, createdAt: now)
+            do {
+                try await store.insertLink(link)
+            } catch let error as KiiError where error.code == .linkAlreadyExists {
+                continue  // Another request linked the pair meanwhile: judge against it.
+            }
+            try await audit.record(.linkCreated, appID: caller.appID, actor: actor, subjectID: userID.rawValue,
+                account: account, address: address)
+            return Outcome(link: link, created: true)
+        }
+        throw KiiError(.linkAlreadyExists, "This external ID is already linked to another user.")
+    }
+
+    /// Replaces the secret of the caller's own link, given the old one.
+    func rotate(
+        _ existing: AccountLink, to hash: String, request: AccountLinkRequest, caller: Caller, address: String?
+    ) async throws -> Outcome {
+        let account = "\(request.provider):\(request.externalID)"
+        let actor = caller.principal.description
+        guard request.rotate, let oldSecret = request.oldSecret else {
+            try await audit.record(.linkRefused, appID: caller.appID, actor: actor, subjectID: existing.userID.rawValue,
+                account: account, address: address, detail: "different secret without rotate")
+            throw KiiError(
+                .linkSecretMismatch,
+                "This external ID is linked to you with another secret; to replace it, send 'rotate': true and 'oldSecret'.")
+        }
+        guard Secrets.constantTimeEqual(existing.secretHash, Secrets.sha256(oldSecret)) else {
+            try await audit.record(.linkRefused, appID: caller.appID, actor: actor, subjectID: existing.userID.rawValue,
+                account: account, address: address, detail: "rotation with a wrong old secret")
+            throw KiiError(.linkSecretMismatch, "'oldSecret' is not the secret linked until now.", context: ["field": "oldSecret"])
+        }
+        let now = time.now()
+        _ = try await store.updateLinkSecret(
+            appID: caller.appID, userID: existing.userID, provider: existing.provider, externalID: existing.externalID,
+            secretHash: hash, at: now)
+        try await audit.record(.linkRotated, appID: caller.appID, actor: actor, subjectID: existing.userID.rawValue,
+            account: account, address: address)
+        var rotated = existing
+        rotated.secretHash = hash
+        rotated.secretSetAt = now
+        return Outcome(link: rotated, created: false)
+    }
+
+    /// A fresh token for the user linked to the pair: the token endpoint's response. Failures
+    /// say no more than "wrong", whether the pair exists or not.
+    func login(app: App, body: [String: JSONValue], address: String?) async throws -> JSONValue {
+        let request = try AccountLinkRequest(login: body)
+        let expiresAt = try LoginService.expiresAt(body)
+        let account = "\(request.provider):\(request.externalID)"
+        let pairKey = AbuseGuard.Key.link(app.id, provider: request.provider, externalID: request.externalID)
+        var lockouts = [(pairKey, abuse.controls.accountLockout)]
+        if let address { lockouts.append((.linkLoginsFromAddress(address), abuse.controls.addressLockout)) }
+        try abuse.requireLoginBudget(appID: app.id, address: address)
+        let locked = lockouts.map { abuse.remainingLock($0.0) }.max() ?? 0
+        if locked > 0 {
+            try await audit.record(.linkLoginLocked, appID: app.id, actor: "anonymous", account: account, address: address,
+                detail: "locked for \(locked / 1000) s more")
+            throw LoginService.locked(retryAfterMillis: locked)
+        }
+        let link = try await store.link(appID: app.id, provider: request.provider, externalID: request.externalID)
+        // Hash and compare even when there is no link, so that timing tells nothing.
+        let matches = Secrets.constantTimeEqual(link?.secretHash ?? Secrets.sha256(""), Secrets.sha256(request.secret))
+        guard matches, let link, let user = try await store.user(appID: app.id, id: link.userID) else {
+            abuse.recordLoginFailure(appID: app.id, address: address, lockouts: lockouts)
+            try await audit.record(.linkLoginFailed, appID: app.id, actor: "anonymous", subjectID: link?.userID.rawValue,
+                account: account, address: address, detail: link == nil ? "no such link" : "wrong secret")
+            throw LoginService.oauthError(.invalidGrant, "The external ID or secret is wrong.")
+        }
+        if user.disabled { throw LoginService.oauthError(.invalidGrant, "The user is disabled.") }
+        abuse.reset(pairKey)
+        let token = try await tokens.issue(appID: app.id, principal: .user(user.id), expiresAt: expiresAt)
+        let now = time.now()
+        try await store.recordLinkLogin(appID: app.id, provider: link.provider, externalID: link.externalID, at: now)
+        try await store.touchUser(appID: app.id, id: user.id, at: now)
+        try await audit.record(.linkLogin, appID: app.id, actor: "anonymous", subjectID: user.id.rawValue, account: account,
+            address: address)
+        return tokens.grantBody(id: user.id.rawValue, token: token, expiresAt: expiresAt)
+    }
+
+    /// The links of a user, for the user itself or the admin.
+    func links(caller: Caller, reference: UserReference) async throws -> [AccountLink] {
+        let userID = try owner(caller: caller, reference: reference, to: "list this user's links")
+        return try await store.links(appID: caller.appID, userID: userID)
+    }
+
+    /// Removes a link of a user (the user itself or the admin); `LINK_NOT_FOUND` when none.
+    func unlink(caller: Caller, reference: UserReference, provider: String, externalID: String, address: String?) async throws {
+        let userID = try owner(caller: caller, reference: reference, to: "remove this user's links")
+        guard try await store.deleteLink(appID: caller.appID, userID: userID, provider: provider, externalID: externalID) else {
+            throw KiiError(.linkNotFound, "The user has no such link.", context: ["provider": .string(provider)])
+        }
+        try await audit.record(.linkDeleted, appID: caller.appID, actor: caller.principal.description,
+            subjectID: userID.rawValue, account: "\(provider):\(externalID)", address: address)
+    }
+
+    func owner(caller: Caller, reference: UserReference, to what: String) throws(KiiError) -> UserID {
+        switch reference {
+        case .me: return try caller.requireUser(to: what)
+        case .id(let id):
+            guard caller.principal == .admin || caller.principal == .user(id) else { throw caller.denied(what) }
+            return id
+        case .address: throw caller.denied(what)
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import TopicGateCore
+import TopicGateStore
+
+/// Removes pseudo users nobody has used for a while: a pseudo user's token is its only
+/// identity, so one unused for `idleDays` days almost always belongs to an app that was
+/// deleted or reinstalled. Never a normal user, never one seen within the window, never one
+/// with an account link (that one can come back on a new device). Each goes with its tokens,
+/// installations (kicked from the broker), subscriptions, topics and ownerships.
+struct PseudoUserCleanup: Sendable {
+    let store: any Store
+    let time: TimeSource
+    let revocation: DeviceRevocation
+    let audit: SecurityAudit
+    let topicCache: TopicCache
+
+    /// At most this many users per run, so one run never holds the database for long.
+    static let batchLimit = 1_000
+
+    /// What a run found (and, unless `dryRun`, removed).
+    struct Report {
+        let idleDays: Int
+        let cutoff: Int64
+        let dryRun: Bool
+        let users: [User]
+
+        var json: JSONValue {
+            [
+                "idleDays": .int(Int64(idleDays)), "cutoff": .int(cutoff), "dryRun": .bool(dryRun),
+                "count": .int(Int64(users.count)),
+                "users": .array(users.map { user in
+                    ["userID": .string(user.id.rawValue), "createdAt": .int(user.createdAt), "lastSeenAt": .int(user.lastSeenAt)]
+                }),
+            ]
+        }
+    }
+
+    /// Finds the pseudo users of `appID` (or of every app) idle for `idleDays` and, unless
+    /// `dryRun`, removes them.
+    func run(appID: AppID?, idleDays: Int, dryRun: Bool, actor: String) async throws -> Report {
+        guard idleDays >= 1 else { throw KiiError.invalidInput("'idleDays' must be at least 1.", field: "idleDays") }
+        let cutoff = time.now() - Int64(idleDays) * 86_400_000
+        let idle = try await store.idlePseudoUsers(appID: appID, lastSeenBefore: cutoff, limit: Self.batchLimit)
+        guard !dryRun else { return Report(idleDays: idleDays, cutoff: cutoff, dryRun: true, users: idle) }
+        var removed: [User] = []
+        for user in idle {
+            // Seen again since the query? Then it stays.
+            guard let current = try await store.user(appID: user.appID, id: user.id), current.isPseudo,
+                current.lastSeenAt < cutoff
+            else { continue }
+            try await revocation.revoke(appID: user.appID, .principal(.user(user.id)))
+            guard try await store.deleteUser(appID: user.appID, id: user.id) else { continue }
+            try await audit.record(.pseudoUserRemoved, appID: user.appID, actor: actor, subjectID: user.id.rawValue,
+                detail: "idle since \(current.lastSeenAt), \(idleDays) days or more")
+            removed.append(current)
+        }
+        if !removed.isEmpty { topicCache.invalidateAll() }
+        return Report(idleDays: idleDays, cutoff: cutoff, dryRun: false, users: removed)
+    }
+}

@@ -1,0 +1,77 @@
+import GRDB
+public import TopicGateCore
+
+extension SQLiteStore: AccountLinkStore {
+    public func insertLink(_ link: AccountLink) async throws {
+        try await write(conflict: { _ in
+            KiiError(.linkAlreadyExists, "This external ID is already linked to a user.")
+        }) { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO account_links (app_id, provider, external_id, secret_hash, user_id, created_at,
+                        secret_set_at, last_login_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    link.appID.rawValue, link.provider, link.externalID, link.secretHash, link.userID.rawValue,
+                    link.createdAt, link.secretSetAt, link.lastLoginAt,
+                ])
+        }
+    }
+
+    public func link(appID: AppID, provider: String, externalID: String) async throws -> AccountLink? {
+        try await read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM account_links WHERE app_id = ? AND provider = ? AND external_id = ?",
+                arguments: [appID.rawValue, provider, externalID]
+            ).map(Self.link)
+        }
+    }
+
+    public func links(appID: AppID, userID: UserID) async throws -> [AccountLink] {
+        try await read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM account_links WHERE app_id = ? AND user_id = ? ORDER BY created_at, provider, external_id",
+                arguments: [appID.rawValue, userID.rawValue]
+            ).map(Self.link)
+        }
+    }
+
+    public func updateLinkSecret(
+        appID: AppID, userID: UserID, provider: String, externalID: String, secretHash: String, at time: Int64
+    ) async throws -> Bool {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    UPDATE account_links SET secret_hash = ?, secret_set_at = ?
+                    WHERE app_id = ? AND user_id = ? AND provider = ? AND external_id = ?
+                    """,
+                arguments: [secretHash, time, appID.rawValue, userID.rawValue, provider, externalID])
+            return db.changesCount > 0
+        }
+    }
+
+    public func recordLinkLogin(appID: AppID, provider: String, externalID: String, at time: Int64) async throws {
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE account_links SET last_login_at = ? WHERE app_id = ? AND provider = ? AND external_id = ?",
+                arguments: [time, appID.rawValue, provider, externalID])
+        }
+    }
+
+    public func deleteLink(appID: AppID, userID: UserID, provider: String, externalID: String) async throws -> Bool {
+        try await write { db in
+            try db.execute(
+                sql: "DELETE FROM account_links WHERE app_id = ? AND user_id = ? AND provider = ? AND external_id = ?",
+                arguments: [appID.rawValue, userID.rawValue, provider, externalID])
+            return db.changesCount > 0
+        }
+    }
+
+    static func link(_ row: Row) -> AccountLink {
+        AccountLink(
+            appID: AppID(row["app_id"] as String), provider: row["provider"], externalID: row["external_id"],
+            secretHash: row["secret_hash"], userID: UserID(row["user_id"] as String), createdAt: row["created_at"],
+            secretSetAt: row["secret_set_at"], lastLoginAt: row["last_login_at"])
+    }
+}

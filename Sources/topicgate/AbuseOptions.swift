@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import TopicGateCore
+import TopicGateServer
+
+/// `serve` flags for rate limits, lockouts and the idle pseudo user cleanup. A limit reads
+/// `N/s`, `N/min`, `N/h` or `N/day`, or `off`; each falls back to a `TOPICGATE_*` variable.
+struct AbuseOptions: ParsableArguments {
+    @Option(help: "New users per client address (env TOPICGATE_SIGNUP_LIMIT; default 60/h).")
+    var signupLimit: String?
+
+    @Option(help: "New users per app (env TOPICGATE_SIGNUP_LIMIT_PER_APP; default 10000/h).")
+    var signupLimitPerApp: String?
+
+    @Option(help: "Failed logins per client address before 429 (env TOPICGATE_LOGIN_FAILURE_LIMIT; default 100/h).")
+    var loginFailureLimit: String?
+
+    @Option(help: "Failed logins per app before 429 (env TOPICGATE_LOGIN_FAILURE_LIMIT_PER_APP; default 5000/h).")
+    var loginFailureLimitPerApp: String?
+
+    @Flag(help: "Take the client address from X-Forwarded-For's last hop (behind a trusted proxy only).")
+    var trustForwardedFor = false
+
+    @Option(help: "Remove pseudo users idle this many days, hourly (env TOPICGATE_PSEUDO_USER_IDLE_DAYS; default off).")
+    var pseudoUserIdleDays: Int?
+
+    func apply(to configuration: inout ServerConfiguration) throws {
+        let environment = ProcessInfo.processInfo.environment
+        var controls = configuration.abuse
+        func limit(_ flag: String?, _ variable: String, _ current: RateLimit?) throws -> RateLimit? {
+            guard let text = flag ?? environment[variable] else { return current }
+            if text == "off" { return nil }
+            guard let parsed = RateLimit(parsing: text) else {
+                throw ValidationError("'\(text)' is not a limit: write N/s, N/min, N/h, N/day or off.")
+            }
+            return parsed
+        }
+        controls.signupsPerAddress = try limit(signupLimit, "TOPICGATE_SIGNUP_LIMIT", controls.signupsPerAddress)
+        controls.signupsPerApp = try limit(signupLimitPerApp, "TOPICGATE_SIGNUP_LIMIT_PER_APP", controls.signupsPerApp)
+        controls.loginFailuresPerAddress = try limit(
+            loginFailureLimit, "TOPICGATE_LOGIN_FAILURE_LIMIT", controls.loginFailuresPerAddress)
+        controls.loginFailuresPerApp = try limit(
+            loginFailureLimitPerApp, "TOPICGATE_LOGIN_FAILURE_LIMIT_PER_APP", controls.loginFailuresPerApp)
+        controls.trustForwardedFor = trustForwardedFor || environment["TOPICGATE_TRUST_FORWARDED_FOR"] == "1"
+        configuration.abuse = controls
+        if let days = try pseudoUserIdleDays ?? environment["TOPICGATE_PSEUDO_USER_IDLE_DAYS"].map(ServerOptions.integer) {
+            guard days >= 1 else { throw ValidationError("Pseudo users are kept at least 1 day.") }
+            configuration.pseudoUserIdleDays = days
+        }
+    }
+}

@@ -1,0 +1,197 @@
+import Foundation
+import HTTPTypes
+import Testing
+import TopicGateCore
+import TopicGateServer
+import TopicGateStore
+
+/// Rate limits on sign-up and login failures, login-name lockout, disabling users and things,
+/// and the idle pseudo user cleanup, through the router with a clock the test moves.
+@Suite("Abuse controls over HTTP")
+struct AbuseControlTests {
+    static func from(_ address: String) -> HTTPFields { [HTTPField.Name("X-Forwarded-For")!: address] }
+
+    @Test("Sign-ups beyond the per-address and per-app limits answer 429 with Retry-After")
+    func signupLimits() async throws {
+        let clock = ManualClock()
+        var abuse = AbuseControls()
+        abuse.trustForwardedFor = true
+        abuse.signupsPerAddress = RateLimit(count: 3, periodMillis: 60_000)
+        abuse.signupsPerApp = RateLimit(count: 5, periodMillis: 60_000)
+        let server = try await TestServer.make(abuse: abuse, clock: clock)
+        try await server.run { client in
+            func signUp(_ address: String) async throws -> TestServer.Reply {
+                try await client.call(
+                    .post, "\(client.app)/users", contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
+                    body: "{}", headers: Self.from(address))
+            }
+            for _ in 0..<3 { #expect(try await signUp("203.0.113.1").status == .created) }
+            let limited = try await signUp("203.0.113.1")
+            #expect(limited.status == .tooManyRequests)
+            #expect(limited.errorCode == "TOO_MANY_REQUESTS")
+            #expect(limited.headers[.retryAfter] == "20")
+            #expect(limited.object["retryAfter"] == 20)
+            #expect(limited.string("_accessToken") == nil)
+            // Another address still signs up, until the app's budget (5) is spent.
+            #expect(try await signUp("198.51.100.1").status == .created)
+            #expect(try await signUp("198.51.100.2").status == .created)
+            #expect(try await signUp("198.51.100.3").status == .tooManyRequests)
+            // Time refills both.
+            clock.advance(seconds: 21)
+            #expect(try await signUp("203.0.113.1").status == .created)
+            // The admin is not limited.
+            let admin = try await client.adminToken()
+            #expect(try await client.call(
+                .post, "\(client.app)/users", token: admin, contentType: "application/json", body: "{}",
+                headers: Self.from("203.0.113.1")).status == .created)
+        }
+    }
+
+    @Test("Failed logins from one address spend its budget: then 429, even with the right password")
+    func loginFailureLimit() async throws {
+        var abuse = AbuseControls()
+        abuse.trustForwardedFor = true
+        abuse.loginFailuresPerAddress = RateLimit(count: 3, periodMillis: 3_600_000)
+        let server = try await TestServer.make(abuse: abuse)
+        try await server.run { client in
+            _ = try await client.normalUser("carol")
+            _ = try await client.normalUser("dave")
+            func login(_ name: String, _ password: String, from address: String) async throws -> TestServer.Reply {
+                try await client.call(
+                    .post, "\(client.app)/oauth2/token", contentType: "application/json",
+                    body: #"{"username":"\#(name)","password":"\#(password)"}"#, headers: Self.from(address))
+            }
+            for name in ["carol", "dave", "nobody"] { #expect(try await login(name, "wrong-password", from: "203.0.113.9").status == .badRequest) }
+            let limited = try await login("carol", "password123", from: "203.0.113.9")
+            #expect(limited.status == .tooManyRequests)
+            #expect(limited.headers[.retryAfter] != nil)
+            #expect(try await login("carol", "password123", from: "198.51.100.9").status == .ok)
+        }
+    }
+
+    @Test("Five wrong passwords lock the login name, doubling; the right password is refused while locked")
+    func loginLockout() async throws {
+        let clock = ManualClock()
+        let server = try await TestServer.make(clock: clock)
+        try await server.run { client in
+            _ = try await client.normalUser("erin")
+            func login(_ name: String, _ password: String) async throws -> TestServer.Reply {
+                try await client.call(
+                    .post, "\(client.app)/oauth2/token", contentType: "application/json",
+                    body: #"{"username":"\#(name)","password":"\#(password)"}"#)
+            }
+            for _ in 0..<5 { #expect(try await login("erin", "wrong-password").string("error_description") == "The username or password is wrong.") }
+            let locked = try await login("ERIN", "password123")
+            #expect(locked.status == .badRequest)
+            #expect(locked.string("error_description") == "The login name is locked")
+            #expect(locked.headers[.retryAfter] == "30")
+            clock.advance(seconds: 31)
+            #expect(try await login("erin", "password123").status == .ok)
+        }
+    }
+
+    @Test("A disabled user's and a disabled thing's tokens and logins are refused; enabling restores them")
+    func disable() async throws {
+        let server = try await TestServer.make()
+        try await server.run { client in
+            let admin = try await client.adminToken()
+            let user = try await client.normalUser("frank")
+            let thing = try await client.thing("lamp-1")
+            #expect(try await client.call(
+                .put, "\(client.app)/things/\(thing.id)/status", token: user.token, contentType: "application/json",
+                body: #"{"disabled":true}"#).status == .forbidden)
+            #expect(try await client.call(
+                .put, "\(client.app)/things/\(thing.id)/status", token: admin, contentType: "application/json",
+                body: #"{"disabled":"yes"}"#).status == .badRequest)
+            for (path, disabled) in [("users/\(user.id)", true), ("things/\(thing.id)", true)] {
+                #expect(try await client.call(
+                    .put, "\(client.app)/\(path)/status", token: admin, contentType: "application/json",
+                    body: #"{"disabled":\#(disabled)}"#).status == .noContent)
+            }
+            let userRefused = try await client.call(.get, "\(client.app)/users/me", token: user.token)
+            #expect(userRefused.status == .unauthorized)
+            #expect(userRefused.errorCode == "USER_DISABLED")
+            let thingRefused = try await client.call(.get, "\(client.app)/things/\(thing.id)", token: thing.token)
+            #expect(thingRefused.status == .unauthorized)
+            #expect(thingRefused.errorCode == "THING_DISABLED")
+            let thingLogin = try await client.call(
+                .post, "\(client.app)/oauth2/token", contentType: "application/json",
+                body: #"{"username":"VENDOR_THING_ID:lamp-1","password":"thing-password"}"#)
+            #expect(thingLogin.status == .badRequest)
+            #expect(try await client.call(.get, "\(client.app)/things/\(thing.id)", token: admin).object["_disabled"] == true)
+
+            for path in ["users/\(user.id)", "things/\(thing.id)"] {
+                #expect(try await client.call(
+                    .put, "\(client.app)/\(path)/status", token: admin, contentType: "application/json",
+                    body: #"{"disabled":false}"#).status == .noContent)
+            }
+            #expect(try await client.call(.get, "\(client.app)/users/me", token: user.token).status == .ok)
+            #expect(try await client.call(.get, "\(client.app)/things/\(thing.id)", token: thing.token).status == .ok)
+
+            let audit = try await client.call(.get, "\(client.app)/security-audit", token: admin)
+            let events = (audit.object["events"]?.arrayValue ?? []).compactMap { $0.objectValue?["event"]?.stringValue }
+            #expect(Set(events).isSuperset(of: ["USER_DISABLED", "USER_ENABLED", "THING_DISABLED", "THING_ENABLED"]))
+        }
+    }
+
+    @Test("Cleanup removes an idle pseudo user with all it had; keeps active, linked and normal users; dry run removes nothing")
+    func cleanup() async throws {
+        let clock = ManualClock()
+        let server = try await TestServer.make(push: true, clock: clock)
+        try await server.run { client in
+            let admin = try await client.adminToken()
+            let idle = try await client.pseudoUser()
+            let active = try await client.pseudoUser()
+            let linked = try await client.pseudoUser()
+            let normal = try await client.normalUser("grace")
+            _ = try await client.call(
+                .post, "\(client.app)/users/me/links", token: linked.token, contentType: "application/json",
+                body: LinkRoutesTests.linkBody())
+            // The idle user's things: a user-scope topic, a subscription to a group topic, a device.
+            #expect(try await client.call(.put, "\(client.app)/users/me/topics/inbox", token: idle.token).status == .noContent)
+            let group = try await client.group(owner: active.token, members: [idle.id])
+            let groupTopic = "\(client.app)/groups/\(group)/topics/news"
+            #expect(try await client.call(.put, groupTopic, token: active.token).status == .noContent)
+            #expect(try await client.call(.put, "\(groupTopic)/push/subscriptions/users/\(idle.id)", token: idle.token).status == .noContent)
+            let installed = try await client.call(
+                .post, "\(client.app)/installations", token: idle.token, contentType: "application/json",
+                body: #"{"deviceType":"MQTT"}"#)
+            let installationID = try #require(installed.string("installationID"))
+
+            clock.advance(seconds: 31 * 86_400)
+            #expect(try await client.call(.get, "\(client.app)/users/me", token: active.token).status == .ok)
+
+            func clean(dryRun: Bool) async throws -> TestServer.Reply {
+                try await client.call(
+                    .post, "\(client.app)/pseudo-user-cleanup", token: admin, contentType: "application/json",
+                    body: #"{"idleDays":30,"dryRun":\#(dryRun)}"#)
+            }
+            #expect(try await client.call(
+                .post, "\(client.app)/pseudo-user-cleanup", token: active.token, contentType: "application/json",
+                body: #"{"idleDays":30}"#).status == .forbidden)
+            #expect(try await client.call(
+                .post, "\(client.app)/pseudo-user-cleanup", token: admin, contentType: "application/json",
+                body: #"{"idleDays":0}"#).status == .badRequest)
+            let preview = try await clean(dryRun: true)
+            #expect(preview.status == .ok)
+            #expect(preview.object["dryRun"] == true)
+            #expect(preview.object["users"]?.arrayValue?.compactMap { $0.objectValue?["userID"]?.stringValue } == [idle.id])
+            #expect(try await client.call(.get, "\(client.app)/users/\(idle.id)", token: admin).status == .ok)
+
+            let removed = try await clean(dryRun: false)
+            #expect(removed.object["count"] == 1)
+            #expect(try await client.call(.get, "\(client.app)/users/\(idle.id)", token: admin).errorCode == "USER_NOT_FOUND")
+            #expect(try await client.call(.get, "\(client.app)/users/me", token: idle.token).errorCode == "WRONG_TOKEN")
+            #expect(try await server.store.installation(appID: server.app.id, id: InstallationID(installationID)) == nil)
+            #expect(try await client.call(.head, "\(client.app)/users/\(idle.id)/topics/inbox", token: admin).status == .notFound)
+            let subscribed = try await client.call(.get, "\(groupTopic)/push/subscriptions/users/\(idle.id)", token: admin)
+            #expect(subscribed.status == .notFound)
+            for kept in [active.id, linked.id, normal.id] {
+                #expect(try await client.call(.get, "\(client.app)/users/\(kept)", token: admin).status == .ok)
+            }
+            #expect(try await clean(dryRun: false).object["count"] == 0)
+            let audit = try await client.call(.get, "\(client.app)/security-audit", token: admin)
+            #expect((audit.object["events"]?.arrayValue ?? []).contains { $0.objectValue?["event"] == "PSEUDO_USER_REMOVED" })
+        }
+    }
+}
