@@ -131,6 +131,7 @@ let package = Package(
                 "TopicGateCore",
                 "TestSupport",
                 "MQTTBridge",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

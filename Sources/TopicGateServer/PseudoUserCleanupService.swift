@@ -11,7 +11,7 @@ struct PseudoUserCleanupService: Service {
     let logger: Logger
 
     func run() async throws {
-        try? await pause(for: .seconds(5))
+        try? await pause(for: min(interval, .seconds(5)))
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
                 let report = try await cleanup.run(appID: nil, idleDays: idleDays, dryRun: false, actor: "scheduled-cleanup")

@@ -21,8 +21,11 @@ struct AbuseOptions: ParsableArguments {
     @Flag(help: "Take the client address from X-Forwarded-For's last hop (behind a trusted proxy only).")
     var trustForwardedFor = false
 
-    @Option(help: "Remove pseudo users idle this many days, hourly (env TOPICGATE_PSEUDO_USER_IDLE_DAYS; default off).")
+    @Option(help: "Remove pseudo users idle this many days, on a schedule (env TOPICGATE_PSEUDO_USER_IDLE_DAYS; default off).")
     var pseudoUserIdleDays: Int?
+
+    @Option(help: "Seconds between scheduled cleanups (env TOPICGATE_PSEUDO_USER_CLEANUP_INTERVAL; default 3600).")
+    var pseudoUserCleanupInterval: Int?
 
     func apply(to configuration: inout ServerConfiguration) throws {
         let environment = ProcessInfo.processInfo.environment
@@ -46,6 +49,12 @@ struct AbuseOptions: ParsableArguments {
         if let days = try pseudoUserIdleDays ?? environment["TOPICGATE_PSEUDO_USER_IDLE_DAYS"].map(ServerOptions.integer) {
             guard days >= 1 else { throw ValidationError("Pseudo users are kept at least 1 day.") }
             configuration.pseudoUserIdleDays = days
+        }
+        if let seconds = try pseudoUserCleanupInterval
+            ?? environment["TOPICGATE_PSEUDO_USER_CLEANUP_INTERVAL"].map(ServerOptions.integer)
+        {
+            guard seconds >= 1 else { throw ValidationError("The cleanup interval is at least 1 second.") }
+            configuration.pseudoUserCleanupInterval = .seconds(seconds)
         }
     }
 }

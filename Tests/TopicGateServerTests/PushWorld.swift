@@ -17,17 +17,18 @@ final class PushWorld: @unchecked Sendable {
     let directory: String
     private(set) var appID = ""
 
-    init() throws {
+    /// `arguments`: more `serve` flags.
+    init(arguments: [String] = []) throws {
         broker = try BrokerProcess()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-push-\(UUID().uuidString)").path
         server = ServerProcess(
             dataDirectory: directory,
-            arguments: ["--broker", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-secret-file", broker.secretFile])
+            arguments: ["--broker", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-secret-file", broker.secretFile] + arguments)
     }
 
-    /// A broker and a gateway, started.
-    static func started() async throws -> PushWorld {
-        let world = try PushWorld()
+    /// A broker and a gateway (with more `serve` flags), started.
+    static func started(arguments: [String] = []) async throws -> PushWorld {
+        let world = try PushWorld(arguments: arguments)
         try await world.start()
         return world
     }
