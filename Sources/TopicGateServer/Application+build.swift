@@ -25,6 +25,7 @@ public func buildApplication(
     var logger = Logger(label: "topicgate")
     logger.logLevel = configuration.logLevel
     let hasher = PasswordHasher(cost: configuration.passwordHashCost)
+    let metrics = ServerMetrics()
     var services: [any Service] = []
     var signer: MQTTCredentialSigner?
     var pushDispatcher: any PushDispatcher = dispatcher ?? RecordingPushDispatcher()
@@ -45,12 +46,13 @@ public func buildApplication(
         services.append(link)
         brokerLink = link
         if dispatcher == nil { pushDispatcher = OutboxPushDispatcher(outbox: pushOutbox) }
-        services.append(PushDeliveryService(store: store, link: link, wakeup: wakeup, time: time, logger: logger))
+        services.append(
+            PushDeliveryService(store: store, link: link, wakeup: wakeup, time: time, logger: logger, metrics: metrics))
     }
     let environment = ServerEnvironment(
         configuration: configuration, store: store, time: time, hasher: hasher, dispatcher: pushDispatcher,
         link: brokerLink ?? DisconnectedDeviceLink(),
-        signer: signer, outbox: outbox, logger: logger)
+        signer: signer, outbox: outbox, logger: logger, metrics: metrics)
     if let idleDays = configuration.pseudoUserIdleDays {
         services.append(PseudoUserCleanupService(
             cleanup: environment.cleanup, idleDays: idleDays, interval: configuration.pseudoUserCleanupInterval,
@@ -68,10 +70,11 @@ public func buildApplication(
 
 func buildRouter(environment: ServerEnvironment) -> Router<TopicGateRequestContext> {
     let router = Router(context: TopicGateRequestContext.self)
+    router.add(middleware: RequestTracingMiddleware(metrics: environment.metrics))
     router.add(middleware: KiiErrorMiddleware())
-    router.add(middleware: LogRequestsMiddleware(.debug))
     router.add(middleware: CORSMiddleware(allowOrigin: .all, allowHeaders: [.authorization, .contentType, .accept]))
     HealthController(environment: environment).addRoutes(to: router)
+    MetricsController(environment: environment).addRoutes(to: router)
     TokenController(environment: environment).addRoutes(to: router)
     OnboardingController(environment: environment).addRoutes(to: router)
     let app = router.group("api/apps/:appID")

@@ -14,6 +14,14 @@ struct KiiErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as KiiError {
+            if [401, 403, 429].contains(error.status.code) || error.code == .invalidGrant {
+                context.logger.info(
+                    "Refused",
+                    metadata: [
+                        "method": .string(request.method.rawValue), "path": .string(request.uri.path),
+                        "errorCode": .string(error.code.rawValue), "reason": .string(error.message),
+                    ])
+            }
             return try error.response(from: request, context: context)
         } catch is NIOTooManyBytesError {
             return try KiiError(.requestTooLarge, "The request body is too large.").response(from: request, context: context)

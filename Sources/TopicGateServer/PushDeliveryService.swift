@@ -14,6 +14,7 @@ struct PushDeliveryService: Service {
     let wakeup: Wakeup
     let time: TimeSource
     let logger: Logger
+    let metrics: ServerMetrics
     /// Messages taken from the outbox at once.
     var batchSize = 200
 
@@ -54,7 +55,9 @@ struct PushDeliveryService: Service {
                     }
                 }
             }
-            let failed = Set(await link.deliver(publications).map { owners[$0] })
+            let unacknowledged = await link.deliver(publications)
+            metrics.pushes(published: publications.count, failed: unacknowledged.count)
+            let failed = Set(unacknowledged.map { owners[$0] })
             let delivered = batch.indices.filter { !failed.contains($0) }
             try await store.completeMessages(ids: delivered.map { batch[$0].id })
             // A command is DELIVERED once the broker acknowledged it for one of its thing's

@@ -22,7 +22,7 @@ struct SecurityAudit: Sendable {
         logger.log(
             level: Self.refusals.contains(kind) ? .info : .debug, "security event",
             metadata: [
-                "event": .string(kind.rawValue), "appID": .string(appID.rawValue), "actor": .string(actor),
+                "request.id": .string(RequestID.current ?? "-"), "event": .string(kind.rawValue), "appID": .string(appID.rawValue), "actor": .string(actor),
                 "subject": .string(subjectID ?? "-"), "address": .string(address ?? "-"), "reason": .string(detail),
             ])
     }

@@ -26,14 +26,16 @@ struct ServerEnvironment: Sendable {
     let abuse: AbuseGuard
     let audit: SecurityAudit
     let cleanup: PseudoUserCleanup
+    let metrics: ServerMetrics
     /// The gateway's MQTT link (DisconnectedDeviceLink when push is off).
     let link: any DeviceLink
 
     init(
         configuration: ServerConfiguration, store: any Store, time: TimeSource, hasher: PasswordHasher,
         dispatcher: any PushDispatcher, link: any DeviceLink, signer: MQTTCredentialSigner?, outbox: Outbox?,
-        logger: Logger
+        logger: Logger, metrics: ServerMetrics
     ) {
+        self.metrics = metrics
         self.configuration = configuration
         self.store = store
         self.time = time
@@ -62,7 +64,7 @@ struct ServerEnvironment: Sendable {
         cleanup = PseudoUserCleanup(store: store, time: time, revocation: revocation, audit: audit, topicCache: topicCache)
         topics = TopicService(
             store: store, time: time, cache: topicCache, contexts: AccessContextLoader(store: store),
-            dispatcher: dispatcher, users: users, logger: logger)
+            dispatcher: dispatcher, users: users, logger: logger, metrics: metrics)
     }
 
     /// The client address of `request` (see `ClientAddress`).

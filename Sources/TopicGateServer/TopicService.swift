@@ -13,6 +13,7 @@ struct TopicService: Sendable {
     let dispatcher: any PushDispatcher
     let users: UserService
     let logger: Logger
+    let metrics: ServerMetrics
     /// The most topics one list page holds.
     let pageSize = 100
 
@@ -216,11 +217,13 @@ struct TopicService: Sendable {
     /// Refuses a denied decision with a message that names the missing permission and nothing
     /// about who has it, and logs the reason.
     func requireAllowed(_ caller: Caller, _ decision: AccessDecision, _ topic: Topic) throws(KiiError) {
+        metrics.decision(decision)
         guard !decision.allowed else { return }
         logger.info(
             "Denied",
             metadata: [
-                "topic": "\(topic.address)", "principal": "\(decision.principal)", "action": "\(decision.action.rawValue)",
+                "request.id": "\(RequestID.current ?? "-")", "topic": "\(topic.address)",
+                "principal": "\(decision.principal)", "action": "\(decision.action.rawValue)",
                 "reason": "\(decision.reasonCode)",
             ])
         var error = KiiError.accessDenied(

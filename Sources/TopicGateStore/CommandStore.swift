@@ -12,4 +12,6 @@ public protocol CommandStore: Sendable {
     func recordResults(appID: AppID, id: String, results: JSONValue, state: CommandState, at now: Int64) async throws
     /// `SENDING` → `DELIVERED` for these commands (others keep their state).
     func markDelivered(appID: AppID, ids: [String], at now: Int64) async throws
+    /// How many commands are in each state, in every app (for metrics).
+    func commandStateCounts() async throws -> [CommandState: Int]
 }

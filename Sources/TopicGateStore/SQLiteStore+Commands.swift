@@ -62,6 +62,16 @@ extension SQLiteStore: CommandStore {
         }
     }
 
+    public func commandStateCounts() async throws -> [CommandState: Int] {
+        try await read { db in
+            var counts: [CommandState: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM commands GROUP BY state") {
+                if let state = CommandState(rawValue: row["state"]) { counts[state] = row["n"] }
+            }
+            return counts
+        }
+    }
+
     public func markDelivered(appID: AppID, ids: [String], at now: Int64) async throws {
         guard !ids.isEmpty else { return }
         try await write { db in

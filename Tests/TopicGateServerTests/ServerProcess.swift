@@ -102,6 +102,14 @@ final class ServerProcess: @unchecked Sendable {
         return (response.head.status, object, response.head.headerFields)
     }
 
+    /// The text of `GET /metrics`.
+    func metricsText() async throws -> String {
+        let response = try await TestClient.withClient(host: "127.0.0.1", port: port) { client in
+            try await client.execute(TestClient.Request("/metrics", method: .get, headers: [:], body: nil))
+        }
+        return response.body.map { String(buffer: $0) } ?? ""
+    }
+
     /// Runs `topicgate <arguments>` against this server with `credentials` in its environment;
     /// returns its exit status, standard output and standard error.
     func runCLI(_ arguments: [String], credentials: [String: String]) async throws -> (Int32, String, String) {

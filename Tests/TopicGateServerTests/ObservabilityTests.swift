@@ -1,0 +1,76 @@
+import Foundation
+import HTTPTypes
+import MQTTBridge
+import Testing
+import TestSupport
+import TopicGateCore
+
+/// `/metrics`, request IDs: what an operator watches.
+@Suite("Metrics and request IDs")
+struct ObservabilityTests {
+    /// The value of the sample line that starts with `prefix` (name and labels), if any.
+    static func sample(_ text: String, _ prefix: String) -> Double? {
+        text.split(separator: "\n").first { $0.hasPrefix(prefix + " ") }
+            .flatMap { Double($0.split(separator: " ").last ?? "") }
+    }
+
+    @Test("Requests by route and status, decisions by action and result, outbox depth and command states")
+    func metrics() async throws {
+        let server = try await TestServer.make()
+        try await server.run { client in
+            let owner = try await client.pseudoUser()
+            let outsider = try await client.pseudoUser()
+            let group = try await client.group(owner: owner.token)
+            let topic = "\(client.app)/groups/\(group)/topics/news"
+            #expect(try await client.call(.put, topic, token: owner.token).status == .noContent)
+            #expect(try await client.send(topic, token: owner.token).status == .created)
+            #expect(try await client.send(topic, token: outsider.token).status == .forbidden)
+            #expect(try await client.send(topic, token: outsider.token).status == .forbidden)
+
+            let scraped = try await client.call(.get, "/metrics")
+            #expect(scraped.status == .ok)
+            #expect(scraped.headers[.contentType]?.hasPrefix("text/plain") == true)
+            let text = scraped.text
+            let route = "/api/apps/{appID}/groups/{group}/topics/{topic}/push/messages"
+            #expect(Self.sample(text, #"topicgate_http_requests_total{route="\#(route)",method="POST",status="403"}"#) == 2)
+            #expect(Self.sample(text, #"topicgate_http_requests_total{route="\#(route)",method="POST",status="201"}"#) == 1)
+            #expect(Self.sample(text, #"topicgate_access_decisions_total{action="SEND_MESSAGE_TO_TOPIC",result="denied"}"#) == 2)
+            #expect(Self.sample(text, #"topicgate_access_decisions_total{action="SEND_MESSAGE_TO_TOPIC",result="allowed"}"#) == 1)
+            #expect(Self.sample(text, "topicgate_outbox_depth") == 0)
+            #expect(Self.sample(text, #"topicgate_commands{state="SENDING"}"#) == 0)
+            #expect(text.contains("topicgate_http_request_duration_seconds_bucket"))
+            #expect(!text.contains(owner.token))
+        }
+    }
+
+    @Test("Every response carries a request ID: the client's when it is sane, a new one otherwise")
+    func requestIDs() async throws {
+        let server = try await TestServer.make()
+        try await server.run { client in
+            let given = try await client.call(.get, "/health", headers: [HTTPField.Name("X-Request-ID")!: "trace-42.a_b"])
+            #expect(given.headers[HTTPField.Name("X-Request-ID")!] == "trace-42.a_b")
+            let hostile = try await client.call(.get, "/health", headers: [HTTPField.Name("X-Request-ID")!: "a b\u{7}"])
+            let generated = try #require(hostile.headers[HTTPField.Name("X-Request-ID")!])
+            #expect(generated.count == 16 && generated != "a b\u{7}")
+            let missing = try await client.call(.get, "\(client.app)/nothing-here")
+            #expect(missing.headers[HTTPField.Name("X-Request-ID")!]?.count == 16)
+        }
+    }
+
+    @Test("With a broker: pushes published and acknowledged, the MQTT link up")
+    func pushMetrics() async throws {
+        let world = try await PushWorld.started()
+        let scene = try await world.subscribedMember()
+        let device = try await world.connectedDevice(scene.endpoint)
+        defer { device.shutdown() }
+        let received = ReceivedMessages(device)
+        try await world.send(scene.topic, token: scene.owner.token, message: "counted")
+        #expect(await received.wait(for: 1).count == 1)
+        let text = try await world.server.metricsText()
+        #expect(Self.sample(text, "topicgate_mqtt_connected") == 1)
+        #expect((Self.sample(text, "topicgate_pushes_published_total") ?? 0) >= 1)
+        #expect(Self.sample(text, "topicgate_pushes_acknowledged_total") == Self.sample(text, "topicgate_pushes_published_total"))
+        #expect(Self.sample(text, "topicgate_pushes_failed_total") == 0)
+        try await world.stop()
+    }
+}
