@@ -83,10 +83,23 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "TopicGateBench",
+            dependencies: [
+                "TopicGateCore",
+                "TopicGateServer",
+                "MQTTBridge",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "topicgate",
             dependencies: [
                 "TopicGateServer",
+                "TopicGateBench",
                 "MQTTBridge",
                 "TopicGateStore",
                 "TopicGateCore",

@@ -1,0 +1,37 @@
+/// How much work each scenario does. `standard` takes a few minutes on two cores; `quick`
+/// only shows that every scenario runs.
+public struct BenchOptions: Sendable {
+    public var messages = 5_000
+    public var concurrency = 16
+    public var fanOutSizes = [100, 1_000]
+    public var fanOutRounds = 5
+    public var commandRounds = 200
+    public var decisions = 5_000_000
+    public var refusals = 3_000
+    public var signUps = 2_000
+    public var logins = 64
+    public var connections = 10_000
+    /// Scenarios to run (all when empty): send, fanout, commands, authorization, signup, connections.
+    public var only: Set<String> = []
+
+    public init() {}
+
+    public static var standard: BenchOptions { BenchOptions() }
+
+    public static var quick: BenchOptions {
+        var options = BenchOptions()
+        options.messages = 300
+        options.concurrency = 8
+        options.fanOutSizes = [20]
+        options.fanOutRounds = 2
+        options.commandRounds = 10
+        options.decisions = 100_000
+        options.refusals = 100
+        options.signUps = 100
+        options.logins = 4
+        options.connections = 200
+        return options
+    }
+
+    func runs(_ scenario: String) -> Bool { only.isEmpty || only.contains(scenario) }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// The rows as a table for people and as JSON for machines.
+public enum BenchReport {
+    public static func table(_ rows: [BenchRow]) -> String {
+        var lines = [["scenario", "metric", "TopicGate", "raw Mosquitto", "TopicGate/raw", "gateway peak RSS"]]
+        for row in rows {
+            lines.append([
+                row.scenario, row.metric, format(row.topicGate, row.unit),
+                row.baseline.map { format($0, row.unit) + (row.baselineName == "target" ? " (target)" : "") } ?? "–",
+                row.ratio.map { String(format: "%.2f×", $0) } ?? "–",
+                row.gatewayPeakBytes.map { String(format: "%.0f MiB", Double($0) / 1_048_576) } ?? "–",
+            ])
+        }
+        let widths = lines.reduce(into: [Int](repeating: 0, count: 6)) { widths, line in
+            for (index, cell) in line.enumerated() { widths[index] = max(widths[index], cell.count) }
+        }
+        var text = ""
+        for (number, line) in lines.enumerated() {
+            text += "| " + line.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
+                .joined(separator: " | ") + " |\n"
+            if number == 0 { text += "|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|\n" }
+        }
+        return text
+    }
+
+    public static func json(_ rows: [BenchRow]) throws -> String {
+        let data = try JSONSerialization.data(withJSONObject: ["rows": rows.map(\.json)], options: [.prettyPrinted, .sortedKeys])
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func format(_ value: Double, _ unit: String) -> String {
+        switch unit {
+        case "ms": String(format: "%.2f ms", value)
+        case "bytes": String(format: "%.0f B", value)
+        default: value >= 100 ? "\(Int(value.rounded())) \(unit)" : String(format: "%.1f \(unit)", value)
+        }
+    }
+}

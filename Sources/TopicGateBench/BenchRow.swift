@@ -1,0 +1,28 @@
+/// One measured line: TopicGate's figure, the raw baseline's in the same run, and the ratio.
+public struct BenchRow: Sendable {
+    public var scenario: String
+    public var metric: String
+    public var unit: String
+    public var topicGate: Double
+    /// The raw Mosquitto figure (or a target, said in `baselineName`).
+    public var baseline: Double?
+    public var baselineName: String
+    /// The gateway's peak resident memory during the scenario, in bytes.
+    public var gatewayPeakBytes: Int?
+
+    /// TopicGate ÷ baseline.
+    public var ratio: Double? {
+        guard let baseline, baseline > 0 else { return nil }
+        return topicGate / baseline
+    }
+
+    var json: [String: Any] {
+        var object: [String: Any] = [
+            "scenario": scenario, "metric": metric, "unit": unit, "topicgate": topicGate, "baselineName": baselineName,
+        ]
+        if let baseline { object["baseline"] = baseline }
+        if let ratio { object["ratio"] = ratio }
+        if let gatewayPeakBytes { object["gatewayPeakBytes"] = gatewayPeakBytes }
+        return object
+    }
+}

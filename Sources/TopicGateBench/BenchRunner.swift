@@ -1,0 +1,66 @@
+import Foundation
+
+/// `topicgate bench`: starts a gateway with its broker, runs each scenario through TopicGate and
+/// as raw MQTT against the same broker, and returns the rows.
+public struct BenchRunner {
+    public let executable: String
+    public let options: BenchOptions
+    /// Called with each scenario's name as it starts (progress on standard error).
+    public let progress: @Sendable (String) -> Void
+
+    public init(executable: String, options: BenchOptions, progress: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.executable = executable
+        self.options = options
+        self.progress = progress
+    }
+
+    public func run() async throws -> [BenchRow] {
+        Self.raiseDescriptorLimit()
+        let world = BenchWorld(executable: executable)
+        do {
+            progress("starting the gateway and its broker")
+            try await world.start()
+            var rows: [BenchRow] = []
+            if options.runs("send") {
+                progress("send → device")
+                rows += try await SendToDeviceScenario(world: world, options: options).run()
+            }
+            if options.runs("fanout") {
+                for size in options.fanOutSizes {
+                    progress("fan-out to \(size) devices")
+                    rows += try await FanOutScenario(world: world, options: options).run(size: size)
+                }
+            }
+            if options.runs("commands") {
+                progress("commands")
+                rows += try await CommandScenario(world: world, options: options).run()
+            }
+            if options.runs("authorization") {
+                progress("authorization")
+                rows += try await AuthorizationScenario(world: world, options: options).run()
+            }
+            if options.runs("signup") {
+                progress("sign-up")
+                rows += try await SignUpScenario(world: world, options: options).run()
+            }
+            if options.runs("connections") {
+                progress("\(options.connections) connections")
+                rows += try await ConnectionScenario(world: world, options: options).run()
+            }
+            await world.stop()
+            return rows
+        } catch {
+            await world.stop()
+            throw error
+        }
+    }
+
+    /// Ten thousand connections need more descriptors than the usual soft limit; raise it to
+    /// the hard limit (the gateway and its broker inherit it).
+    static func raiseDescriptorLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
+}

@@ -1,0 +1,116 @@
+import NIOHTTP1
+import Foundation
+import MQTTBridge
+import NIOCore
+import NIOPosix
+import TopicGateCore
+import TopicGateServer
+
+/// What a benchmark runs against: a `topicgate serve` child with its embedded Mosquitto (the
+/// same broker the raw baselines use), on free loopback ports in a temporary data directory,
+/// with the abuse limits off; and the clients' event loops.
+final class BenchWorld: @unchecked Sendable {
+    // @unchecked: set up once in `start`, then only read.
+    let executable: String
+    let directory: String
+    let httpPort: Int
+    let mqttPort: Int
+    let group: MultiThreadedEventLoopGroup
+    private(set) var gateway: ChildProcess?
+    private(set) var appID = ""
+    private(set) var clientID = ""
+    private(set) var clientSecret = ""
+    private(set) var signer: MQTTCredentialSigner?
+
+    init(executable: String) {
+        self.executable = executable
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("topicgate-bench-\(UUID().uuidString)").path
+        httpPort = TCPProbe.freePort()
+        mqttPort = TCPProbe.freePort()
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+    }
+
+    var api: String { "/api/apps/\(appID)" }
+    var brokerPID: pid_t? {
+        (try? String(contentsOfFile: directory + "/broker/mosquitto.pid", encoding: .utf8))
+            .flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+
+    /// Starts the gateway and waits until it is ready (broker connected).
+    func start() async throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let gateway = try ChildProcess.spawn(
+            executable: executable,
+            arguments: [
+                "serve", "--port", "\(httpPort)", "--mqtt-port", "\(mqttPort)", "--data-dir", directory, "--log-level", "error",
+                "--signup-limit", "off", "--signup-limit-per-app", "off", "--login-failure-limit", "off",
+                "--login-failure-limit-per-app", "off",
+            ],
+            logPath: directory + ".out")
+        self.gateway = gateway
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            guard gateway.isRunning else { throw BenchError("topicgate serve exited; see \(directory).out") }
+            if let connection = try? await BenchHTTPConnection.open(group: group, port: httpPort) {
+                let ready = try? await connection.send(.GET, "/ready")
+                await connection.close()
+                if ready?.status == 200 { break }
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let output = try String(contentsOfFile: directory + ".out", encoding: .utf8)
+        func value(_ key: String) -> String? {
+            output.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix(key + ":") }
+                .map { String($0.split(separator: ":", maxSplits: 1)[1]).trimmingCharacters(in: .whitespaces) }
+        }
+        guard let appID = value("appID"), let clientID = value("clientID"), let secret = value("clientSecret") else {
+            throw BenchError("the gateway did not print its app credentials; see \(directory).out")
+        }
+        self.appID = appID
+        self.clientID = clientID
+        self.clientSecret = secret
+        signer = MQTTCredentialSigner(
+            secret: try String(contentsOfFile: directory + "/mqtt-secret", encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    func stop() async {
+        if let gateway { _ = await gateway.stop() }
+        try? await group.shutdownGracefully()
+        try? FileManager.default.removeItem(atPath: directory)
+        try? FileManager.default.removeItem(atPath: directory + ".out")
+    }
+
+    /// `count` keep-alive HTTP connections to the gateway.
+    func connections(_ count: Int) async throws -> [BenchHTTPConnection] {
+        var connections: [BenchHTTPConnection] = []
+        for _ in 0..<count { connections.append(try await BenchHTTPConnection.open(group: group, port: httpPort)) }
+        return connections
+    }
+
+    /// An MQTT client on the gateway's own account (the plugin's superuser), as the raw
+    /// baselines' publisher: the same library and QoS the gateway publishes with.
+    func rawPublisher(maxInflight: Int = 100) async throws -> MQTTClient {
+        guard let signer else { throw BenchError("the gateway is not started") }
+        let now = Int64(Date().timeIntervalSince1970)
+        let client = try MQTTClient(configuration: MQTTClientConfiguration(
+            host: "127.0.0.1", port: mqttPort, clientID: "topicgate-bench-\(UUID().uuidString.prefix(8))", username: "topicgate",
+            password: signer.gatewayPassword(username: "topicgate", issuedAt: now, expiresAt: now + 3600),
+            cleanSession: true, maxInflightMessages: maxInflight))
+        try await client.connect(timeout: .seconds(10))
+        return client
+    }
+
+    /// A device password for `topic`, as the gateway would issue it.
+    func devicePassword(_ topic: String) -> String {
+        let now = Int64(Date().timeIntervalSince1970)
+        return signer?.devicePassword(topic: topic, issuedAt: now, expiresAt: now + 3600) ?? ""
+    }
+
+    /// The gateway's peak resident memory since the last `resetGatewayPeak`.
+    var gatewayPeak: Int? { gateway.flatMap { ProcessMemory.peak($0.pid) } }
+
+    func resetGatewayPeak() {
+        if let gateway { ProcessMemory.resetPeak(gateway.pid) }
+    }
+}

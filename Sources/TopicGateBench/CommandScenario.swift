@@ -1,0 +1,117 @@
+import TopicGateCore
+import NIOHTTP1
+import MQTTBridge
+import Foundation
+import Synchronization
+
+/// commands: an owner's command → the thing receives it over MQTT → the thing reports action
+/// results over HTTP → the owner's phone receives the `commandID` push; one round trip at a
+/// time. Raw: the same two hops as QoS 1 publishes (to the thing's topic, then, on receipt, to
+/// the phone's).
+struct CommandScenario {
+    let world: BenchWorld
+    let options: BenchOptions
+
+    func run() async throws -> [BenchRow] {
+        world.resetGatewayPeak()
+        let connections = try await world.connections(2)
+        defer { Task { for connection in connections { await connection.close() } } }
+        let owner = try await world.pseudoUser(connections[0])
+        let phoneEndpoint = try await world.install(connections[0], token: owner.token)
+        let onboarded = try await world.call(
+            connections[0], .POST, "/thing-if/apps/\(world.appID)/onboardings", token: owner.token,
+            contentType: "application/vnd.kii.OnboardingWithVendorThingIDByOwner+json",
+            body: #"{"vendorThingID":"bench-lamp","thingPassword":"bench-lamp-password","owner":"user:\#(owner.id)"}"#,
+            expected: 200)
+        guard let thingID = onboarded["thingID"]?.stringValue, let thingToken = onboarded["accessToken"]?.stringValue,
+            let endpoint = onboarded["mqttEndpoint"]?.objectValue
+        else { throw BenchError("onboarding answered no thing or endpoint") }
+        let thingEndpoint = BenchWorld.Endpoint(
+            topic: endpoint["mqttTopic"]?.stringValue ?? "", username: endpoint["username"]?.stringValue ?? "",
+            password: endpoint["password"]?.stringValue ?? "")
+
+        let (phoneReceipts, phoneInbox) = AsyncStream.makeStream(of: String.self)
+        let (thingReceipts, thingInbox) = AsyncStream.makeStream(of: String.self)
+        let phone = try await world.connectDevice(phoneEndpoint) { payload, _ in
+            if let id = Self.commandID(in: payload) { phoneInbox.yield(id) }
+        }
+        let thing = try await world.connectDevice(thingEndpoint) { payload, _ in
+            if let id = Self.commandID(in: payload) { thingInbox.yield(id) }
+        }
+        let publisher = try await world.rawPublisher()
+        let raw = Atomic<Bool>(false)
+        let base = "/thing-if/apps/\(world.appID)/targets/thing:\(thingID)"
+        // The thing: answers each command with results (TopicGate) or relays it to the phone (raw).
+        let responder = Task {
+            for await id in thingReceipts {
+                if raw.load(ordering: .relaxed) {
+                    try? await publisher.publish(phoneEndpoint.topic, payload: Array(#"{"commandID":"\#(id)"}"#.utf8))
+                } else {
+                    _ = try? await world.call(
+                        connections[1], .PUT, "\(base)/commands/\(id)/action-results", token: thingToken,
+                        contentType: "application/vnd.kii.CommandResultsUpdateRequest+json",
+                        body: #"{"actionResults":[{"Lamp":[{"turnPower":{"succeeded":true}}]}]}"#, expected: 204)
+                }
+            }
+        }
+        defer {
+            responder.cancel()
+            thingInbox.finish()
+            phoneInbox.finish()
+            publisher.shutdown()
+            Task {
+                await phone.close()
+                await thing.close()
+            }
+        }
+        var phoneIterator = phoneReceipts.makeAsyncIterator()
+
+        var gatewayTrips: [Duration] = []
+        let gatewayBegan = ContinuousClock.now
+        for _ in 0..<options.commandRounds {
+            let started = ContinuousClock.now
+            let created = try await world.call(
+                connections[0], .POST, "\(base)/commands", token: owner.token,
+                contentType: "application/vnd.kii.CommandCreationRequest+json",
+                body: #"{"actions":[{"Lamp":[{"turnPower":true}]}],"issuer":"user:\#(owner.id)"}"#, expected: 201)
+            let id = created["commandID"]?.stringValue ?? ""
+            while let received = await phoneIterator.next(), received != id {}
+            gatewayTrips.append(ContinuousClock.now - started)
+        }
+        let gatewayElapsed = ContinuousClock.now - gatewayBegan
+
+        raw.store(true, ordering: .relaxed)
+        var rawTrips: [Duration] = []
+        let rawBegan = ContinuousClock.now
+        for round in 0..<options.commandRounds {
+            let id = "raw\(round)"
+            let started = ContinuousClock.now
+            try await publisher.publish(thingEndpoint.topic, payload: Array(#"{"commandID":"\#(id)","actions":[]}"#.utf8))
+            while let received = await phoneIterator.next(), received != id {}
+            rawTrips.append(ContinuousClock.now - started)
+        }
+        let rawElapsed = ContinuousClock.now - rawBegan
+        let peak = world.gatewayPeak
+        let gateway = LatencyStatistics(gatewayTrips)
+        let rawStatistics = LatencyStatistics(rawTrips)
+        func row(_ metric: String, _ unit: String, _ tg: Double, _ base: Double) -> BenchRow {
+            BenchRow(
+                scenario: "commands", metric: metric, unit: unit, topicGate: tg, baseline: base,
+                baselineName: "raw: two QoS 1 hops", gatewayPeakBytes: peak)
+        }
+        return [
+            row("round trips/s (one at a time)", "trips/s", rate(options.commandRounds, gatewayElapsed), rate(options.commandRounds, rawElapsed)),
+            row("round trip p50", "ms", gateway.p50.milliseconds, rawStatistics.p50.milliseconds),
+            row("round trip p99", "ms", gateway.p99.milliseconds, rawStatistics.p99.milliseconds),
+        ]
+    }
+
+    /// The value of `"commandID":"…"` in a payload.
+    static func commandID(in payload: some Collection<UInt8>) -> String? {
+        let text = String(decoding: payload, as: UTF8.self)
+        guard let key = text.range(of: #""commandID":""#) else { return nil }
+        let rest = text[key.upperBound...]
+        guard let end = rest.firstIndex(of: "\"") else { return nil }
+        return String(rest[..<end])
+    }
+}

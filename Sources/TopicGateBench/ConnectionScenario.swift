@@ -1,0 +1,89 @@
+import TopicGateCore
+import NIOHTTP1
+import MQTTBridge
+import Foundation
+import Synchronization
+import TopicGateServer
+
+/// connections: devices connecting through the auth plugin (JWT credentials as the gateway
+/// issues them) and held, against a second Mosquitto from the same executable with the same
+/// settings but no plugin and anonymous access. Connects per second and the broker's memory
+/// per held connection.
+struct ConnectionScenario {
+    let world: BenchWorld
+    let options: BenchOptions
+
+    struct Measurement {
+        let rate: Double
+        let bytesPerConnection: Double
+    }
+
+    func run() async throws -> [BenchRow] {
+        world.resetGatewayPeak()
+        guard let brokerPID = world.brokerPID else { throw BenchError("the embedded broker's pid file is missing") }
+        let withPlugin = try await hold(port: world.mqttPort, brokerPID: brokerPID, authenticated: true)
+
+        guard let mosquitto = MosquittoExecutable.find() else { throw BenchError("mosquitto is not installed") }
+        let directory = world.directory + "/noauth"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let port = TCPProbe.freePort()
+        let config = """
+            listener \(port) 127.0.0.1
+            allow_anonymous true
+            persistence false
+            max_queued_messages 1000
+            max_inflight_messages 100
+            max_packet_size 262144
+            retain_available false
+            set_tcp_nodelay true
+            log_dest file \(directory)/mosquitto.log
+            log_type error
+            log_type warning
+            log_type notice
+            log_type information
+            connection_messages true
+            log_timestamp true
+            """ + (geteuid() == 0 ? "\nuser root\n" : "\n")
+        try config.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
+        let broker = try ChildProcess.spawn(
+            executable: mosquitto, arguments: ["-c", directory + "/mosquitto.conf"], logPath: directory + "/stderr.log")
+        defer { Task { _ = await broker.stop() } }
+        for _ in 0..<200 where !TCPProbe.accepts(port: port) { try await Task.sleep(for: .milliseconds(25)) }
+        let withoutAuth = try await hold(port: port, brokerPID: broker.pid, authenticated: false)
+        let peak = world.gatewayPeak
+        return [
+            BenchRow(
+                scenario: "connections", metric: "connects/s, \(options.connections) held", unit: "conn/s",
+                topicGate: withPlugin.rate, baseline: withoutAuth.rate, baselineName: "same Mosquitto, no auth",
+                gatewayPeakBytes: peak),
+            BenchRow(
+                scenario: "connections", metric: "broker memory per connection", unit: "bytes",
+                topicGate: withPlugin.bytesPerConnection, baseline: withoutAuth.bytesPerConnection,
+                baselineName: "same Mosquitto, no auth", gatewayPeakBytes: peak),
+        ]
+    }
+
+    /// Opens `options.connections` connections (64 at a time), holds them all, measures, closes.
+    func hold(port: Int, brokerPID: pid_t, authenticated: Bool) async throws -> Measurement {
+        let before = ProcessMemory.resident(brokerPID) ?? 0
+        let devices = Mutex<[BenchDevice]>([])
+        let prefix = UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(10).lowercased()
+        let began = ContinuousClock.now
+        try await concurrently(workers: 64, items: options.connections) { _, index in
+            let topic = "c\(prefix)\(index)"
+            let device = BenchDevice()
+            try await device.connect(
+                group: world.group, port: port, clientID: topic, username: authenticated ? topic : nil,
+                password: authenticated ? world.devicePassword(topic) : nil)
+            devices.withLock { $0.append(device) }
+        }
+        let elapsed = ContinuousClock.now - began
+        try await Task.sleep(for: .milliseconds(500))
+        let after = ProcessMemory.resident(brokerPID) ?? before
+        let held = devices.withLock { $0 }
+        try await concurrently(workers: 64, items: held.count) { _, index in await held[index].close() }
+        return Measurement(
+            rate: rate(options.connections, elapsed),
+            bytesPerConnection: Double(max(0, after - before)) / Double(max(1, options.connections)))
+    }
+}

@@ -1,0 +1,78 @@
+import TopicGateCore
+import NIOHTTP1
+import MQTTBridge
+import Foundation
+import Synchronization
+
+/// fan-out: one send to an app topic that K devices' users subscribed to, until the last device
+/// has it; then one QoS 1 publish to each of the same K private topics. Deliveries per second
+/// (median of the rounds) and the time to the last device.
+struct FanOutScenario {
+    let world: BenchWorld
+    let options: BenchOptions
+
+    func run(size: Int) async throws -> [BenchRow] {
+        world.resetGatewayPeak()
+        let connections = try await world.connections(options.concurrency)
+        defer { Task { for connection in connections { await connection.close() } } }
+        let admin = try await world.adminToken(connections[0])
+        let topic = "\(world.api)/topics/fanout\(size)"
+        _ = try await world.call(connections[0], .PUT, topic, token: admin, expected: 204)
+        let receipts = ReceiptLog()
+        let endpoints = Mutex<[BenchWorld.Endpoint]>([])
+        let devices = Mutex<[BenchDevice]>([])
+        try await concurrently(workers: options.concurrency, items: size) { worker, _ in
+            let connection = connections[worker]
+            let user = try await world.pseudoUser(connection)
+            _ = try await world.call(
+                connection, .PUT, "\(topic)/push/subscriptions/users/\(user.id)", token: user.token, expected: 204)
+            let endpoint = try await world.install(connection, token: user.token)
+            let device = try await world.connectDevice(endpoint) { payload, at in receipts.record(payload: payload, at: at) }
+            endpoints.withLock { $0.append(endpoint) }
+            devices.withLock { $0.append(device) }
+        }
+        let publisher = try await world.rawPublisher(maxInflight: 1000)
+        defer {
+            publisher.shutdown()
+            let all = devices.withLock { $0 }
+            Task { for device in all { await device.close() } }
+        }
+        let topics = endpoints.withLock { $0.map(\.topic) }
+
+        var gatewayTimes: [Duration] = []
+        var rawTimes: [Duration] = []
+        for round in 0..<options.fanOutRounds {
+            let sequence = round
+            let began = ContinuousClock.now
+            _ = try await world.call(
+                connections[0], .POST, "\(topic)/push/messages", token: admin,
+                contentType: "application/vnd.kii.SendPushMessageRequest+json", body: #"{"data":{"seq":\#(sequence)}}"#,
+                expected: 201)
+            guard let receipt = await receipts.wait(for: sequence, copies: size) else {
+                throw BenchError("the fan-out to \(size) devices did not complete")
+            }
+            gatewayTimes.append(receipt.last - began)
+
+            let rawSequence = 1_000_000 + round
+            let payload = Array(#"{"seq":\#(rawSequence)}"#.utf8)
+            let rawBegan = ContinuousClock.now
+            let publications = try topics.map { try publisher.startPublishing($0, payload: payload) }
+            for publication in publications { try await publication.acknowledged(timeout: .seconds(30)) }
+            guard let rawReceipt = await receipts.wait(for: rawSequence, copies: size) else {
+                throw BenchError("the raw fan-out to \(size) devices did not complete")
+            }
+            rawTimes.append(rawReceipt.last - rawBegan)
+        }
+        let gateway = LatencyStatistics(gatewayTimes).p50
+        let raw = LatencyStatistics(rawTimes).p50
+        let peak = world.gatewayPeak
+        return [
+            BenchRow(
+                scenario: "fan-out \(size)", metric: "deliveries/s", unit: "msg/s", topicGate: rate(size, gateway),
+                baseline: rate(size, raw), baselineName: "raw: one publish per private topic", gatewayPeakBytes: peak),
+            BenchRow(
+                scenario: "fan-out \(size)", metric: "time to the last device", unit: "ms", topicGate: gateway.milliseconds,
+                baseline: raw.milliseconds, baselineName: "raw: one publish per private topic", gatewayPeakBytes: peak),
+        ]
+    }
+}

@@ -1,0 +1,53 @@
+import TopicGateCore
+import NIOHTTP1
+import MQTTBridge
+import Foundation
+
+/// sign-up: pseudo users created and password logins (bcrypt at the default cost) per second,
+/// against MQTT connects through the plugin per second (what a device's credentials cost the
+/// broker).
+struct SignUpScenario {
+    let world: BenchWorld
+    let options: BenchOptions
+
+    func run() async throws -> [BenchRow] {
+        world.resetGatewayPeak()
+        let connections = try await world.connections(options.concurrency)
+        defer { Task { for connection in connections { await connection.close() } } }
+        let began = ContinuousClock.now
+        try await concurrently(workers: options.concurrency, items: options.signUps) { worker, _ in
+            _ = try await world.pseudoUser(connections[worker])
+        }
+        let pseudoUsers = rate(options.signUps, ContinuousClock.now - began)
+
+        _ = try await world.call(
+            connections[0], .POST, "\(world.api)/users", contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
+            body: #"{"loginName":"bench-user","password":"bench-password"}"#, expected: 201)
+        let loginsBegan = ContinuousClock.now
+        try await concurrently(workers: options.concurrency, items: options.logins) { worker, _ in
+            _ = try await world.call(
+                connections[worker], .POST, "\(world.api)/oauth2/token",
+                body: #"{"username":"bench-user","password":"bench-password"}"#, expected: 200)
+        }
+        let logins = rate(options.logins, ContinuousClock.now - loginsBegan)
+
+        let connectsBegan = ContinuousClock.now
+        try await concurrently(workers: options.concurrency, items: options.signUps) { _, _ in
+            let topic = "bench" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(20).lowercased()
+            let device = BenchDevice()
+            try await device.connect(
+                group: world.group, port: world.mqttPort, clientID: topic, username: topic, password: world.devicePassword(topic))
+            await device.close()
+        }
+        let connects = rate(options.signUps, ContinuousClock.now - connectsBegan)
+        let peak = world.gatewayPeak
+        return [
+            BenchRow(
+                scenario: "sign-up", metric: "pseudo users created/s", unit: "users/s", topicGate: pseudoUsers, baseline: connects,
+                baselineName: "raw: MQTT connects through the plugin", gatewayPeakBytes: peak),
+            BenchRow(
+                scenario: "sign-up", metric: "password logins/s (bcrypt cost 10)", unit: "logins/s", topicGate: logins,
+                baseline: connects, baselineName: "raw: MQTT connects through the plugin", gatewayPeakBytes: peak),
+        ]
+    }
+}
