@@ -110,6 +110,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "TopicGateBenchTests",
+            dependencies: ["TopicGateBench", .product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "TopicGateCoreTests",
             dependencies: ["TopicGateCore"],
             swiftSettings: swiftSettings

@@ -6,13 +6,11 @@ extension SQLiteStore: AccountLinkStore {
         try await write(conflict: { _ in
             KiiError(.linkAlreadyExists, "This external ID is already linked to a user.")
         }) { db in
-            try db.execute(
-                sql: """
+            try db.cachedStatement(sql: """
                     INSERT INTO account_links (app_id, provider, external_id, secret_hash, user_id, created_at,
                         secret_set_at, last_login_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
+                    """).execute(arguments: [
                     link.appID.rawValue, link.provider, link.externalID, link.secretHash, link.userID.rawValue,
                     link.createdAt, link.secretSetAt, link.lastLoginAt,
                 ])
@@ -22,7 +20,7 @@ extension SQLiteStore: AccountLinkStore {
     public func link(appID: AppID, provider: String, externalID: String) async throws -> AccountLink? {
         try await read { db in
             try Row.fetchOne(
-                db, sql: "SELECT * FROM account_links WHERE app_id = ? AND provider = ? AND external_id = ?",
+                db.cachedStatement(sql: "SELECT * FROM account_links WHERE app_id = ? AND provider = ? AND external_id = ?"),
                 arguments: [appID.rawValue, provider, externalID]
             ).map(Self.link)
         }
@@ -31,7 +29,7 @@ extension SQLiteStore: AccountLinkStore {
     public func links(appID: AppID, userID: UserID) async throws -> [AccountLink] {
         try await read { db in
             try Row.fetchAll(
-                db, sql: "SELECT * FROM account_links WHERE app_id = ? AND user_id = ? ORDER BY created_at, provider, external_id",
+                db.cachedStatement(sql: "SELECT * FROM account_links WHERE app_id = ? AND user_id = ? ORDER BY created_at, provider, external_id"),
                 arguments: [appID.rawValue, userID.rawValue]
             ).map(Self.link)
         }
@@ -41,29 +39,23 @@ extension SQLiteStore: AccountLinkStore {
         appID: AppID, userID: UserID, provider: String, externalID: String, secretHash: String, at time: Int64
     ) async throws -> Bool {
         try await write { db in
-            try db.execute(
-                sql: """
+            try db.cachedStatement(sql: """
                     UPDATE account_links SET secret_hash = ?, secret_set_at = ?
                     WHERE app_id = ? AND user_id = ? AND provider = ? AND external_id = ?
-                    """,
-                arguments: [secretHash, time, appID.rawValue, userID.rawValue, provider, externalID])
+                    """).execute(arguments: [secretHash, time, appID.rawValue, userID.rawValue, provider, externalID])
             return db.changesCount > 0
         }
     }
 
     public func recordLinkLogin(appID: AppID, provider: String, externalID: String, at time: Int64) async throws {
         try await write { db in
-            try db.execute(
-                sql: "UPDATE account_links SET last_login_at = ? WHERE app_id = ? AND provider = ? AND external_id = ?",
-                arguments: [time, appID.rawValue, provider, externalID])
+            try db.cachedStatement(sql: "UPDATE account_links SET last_login_at = ? WHERE app_id = ? AND provider = ? AND external_id = ?").execute(arguments: [time, appID.rawValue, provider, externalID])
         }
     }
 
     public func deleteLink(appID: AppID, userID: UserID, provider: String, externalID: String) async throws -> Bool {
         try await write { db in
-            try db.execute(
-                sql: "DELETE FROM account_links WHERE app_id = ? AND user_id = ? AND provider = ? AND external_id = ?",
-                arguments: [appID.rawValue, userID.rawValue, provider, externalID])
+            try db.cachedStatement(sql: "DELETE FROM account_links WHERE app_id = ? AND user_id = ? AND provider = ? AND external_id = ?").execute(arguments: [appID.rawValue, userID.rawValue, provider, externalID])
             return db.changesCount > 0
         }
     }

@@ -4,38 +4,34 @@ public import TopicGateCore
 extension SQLiteStore: AppStore {
     public func insertApp(_ app: App) async throws {
         try await write { db in
-            try db.execute(
-                sql: """
+            try db.cachedStatement(sql: """
                     INSERT INTO apps (app_id, app_key, client_id, client_secret_hash, name, created_at)
                     VALUES (?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [app.id.rawValue, app.key, app.clientID, app.clientSecretHash, app.name, app.createdAt])
+                    """).execute(arguments: [app.id.rawValue, app.key, app.clientID, app.clientSecretHash, app.name, app.createdAt])
         }
     }
 
     public func app(id: AppID) async throws -> App? {
         try await read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM apps WHERE app_id = ?", arguments: [id.rawValue]).map(Self.app)
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM apps WHERE app_id = ?"), arguments: [id.rawValue]).map(Self.app)
         }
     }
 
     public func app(clientID: String) async throws -> App? {
         try await read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM apps WHERE client_id = ?", arguments: [clientID]).map(Self.app)
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM apps WHERE client_id = ?"), arguments: [clientID]).map(Self.app)
         }
     }
 
     public func apps() async throws -> [App] {
         try await read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM apps ORDER BY created_at, app_id").map(Self.app)
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM apps ORDER BY created_at, app_id")).map(Self.app)
         }
     }
 
     public func updateApp(_ app: App) async throws {
         try await write { db in
-            try db.execute(
-                sql: "UPDATE apps SET app_key = ?, client_id = ?, client_secret_hash = ?, name = ? WHERE app_id = ?",
-                arguments: [app.key, app.clientID, app.clientSecretHash, app.name, app.id.rawValue])
+            try db.cachedStatement(sql: "UPDATE apps SET app_key = ?, client_id = ?, client_secret_hash = ?, name = ? WHERE app_id = ?").execute(arguments: [app.key, app.clientID, app.clientSecretHash, app.name, app.id.rawValue])
         }
     }
 

@@ -5,21 +5,17 @@ extension SQLiteStore: GroupStore {
     public func insertGroup(_ group: Group, members: [UserID]) async throws -> [UserID] {
         try await write(conflict: { _ in Self.groupConflict(group.id) }) { db in
             let app = group.appID.rawValue
-            try db.execute(
-                sql: """
+            try db.cachedStatement(sql: """
                     INSERT INTO groups (app_id, group_id, name, owner_id, created_at, modified_at)
                     VALUES (?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [app, group.id.rawValue, group.name, group.owner.rawValue, group.createdAt, group.modifiedAt])
+                    """).execute(arguments: [app, group.id.rawValue, group.name, group.owner.rawValue, group.createdAt, group.modifiedAt])
             var notFound: [UserID] = []
             for member in [group.owner] + members {
                 let exists = try Bool.fetchOne(
-                    db, sql: "SELECT EXISTS (SELECT 1 FROM users WHERE app_id = ? AND user_id = ?)",
+                    db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM users WHERE app_id = ? AND user_id = ?)"),
                     arguments: [app, member.rawValue]) ?? false
                 if exists {
-                    try db.execute(
-                        sql: "INSERT OR IGNORE INTO group_members (app_id, group_id, user_id) VALUES (?, ?, ?)",
-                        arguments: [app, group.id.rawValue, member.rawValue])
+                    try db.cachedStatement(sql: "INSERT OR IGNORE INTO group_members (app_id, group_id, user_id) VALUES (?, ?, ?)").execute(arguments: [app, group.id.rawValue, member.rawValue])
                 } else if !notFound.contains(member) {
                     notFound.append(member)
                 }
@@ -31,7 +27,7 @@ extension SQLiteStore: GroupStore {
     public func group(appID: AppID, id: GroupID) async throws -> Group? {
         try await read { db in
             try Row.fetchOne(
-                db, sql: "SELECT * FROM groups WHERE app_id = ? AND group_id = ?",
+                db.cachedStatement(sql: "SELECT * FROM groups WHERE app_id = ? AND group_id = ?"),
                 arguments: [appID.rawValue, id.rawValue]
             ).map(Self.group)
         }
@@ -39,42 +35,31 @@ extension SQLiteStore: GroupStore {
 
     public func updateGroup(_ group: Group) async throws {
         try await write { db in
-            try db.execute(
-                sql: "UPDATE groups SET name = ?, owner_id = ?, modified_at = ? WHERE app_id = ? AND group_id = ?",
-                arguments: [group.name, group.owner.rawValue, group.modifiedAt, group.appID.rawValue, group.id.rawValue])
-            try db.execute(
-                sql: "INSERT OR IGNORE INTO group_members (app_id, group_id, user_id) VALUES (?, ?, ?)",
-                arguments: [group.appID.rawValue, group.id.rawValue, group.owner.rawValue])
+            try db.cachedStatement(sql: "UPDATE groups SET name = ?, owner_id = ?, modified_at = ? WHERE app_id = ? AND group_id = ?").execute(arguments: [group.name, group.owner.rawValue, group.modifiedAt, group.appID.rawValue, group.id.rawValue])
+            try db.cachedStatement(sql: "INSERT OR IGNORE INTO group_members (app_id, group_id, user_id) VALUES (?, ?, ?)").execute(arguments: [group.appID.rawValue, group.id.rawValue, group.owner.rawValue])
         }
     }
 
     public func deleteGroup(appID: AppID, id: GroupID) async throws -> Bool {
         try await write { db in
-            try db.execute(
-                sql: "DELETE FROM thing_owners WHERE app_id = ? AND owner_kind = 'group' AND owner_id = ?",
-                arguments: [appID.rawValue, id.rawValue])
+            try db.cachedStatement(sql: "DELETE FROM thing_owners WHERE app_id = ? AND owner_kind = 'group' AND owner_id = ?").execute(arguments: [appID.rawValue, id.rawValue])
             try Self.deleteTopics(db, appID: appID.rawValue, scope: .group(id))
             try Self.deleteSubject(db, appID: appID.rawValue, subject: .group(id))
-            try db.execute(
-                sql: "DELETE FROM groups WHERE app_id = ? AND group_id = ?", arguments: [appID.rawValue, id.rawValue])
+            try db.cachedStatement(sql: "DELETE FROM groups WHERE app_id = ? AND group_id = ?").execute(arguments: [appID.rawValue, id.rawValue])
             return db.changesCount > 0
         }
     }
 
     public func addMember(appID: AppID, group: GroupID, user: UserID) async throws -> Bool {
         try await write { db in
-            try db.execute(
-                sql: "INSERT OR IGNORE INTO group_members (app_id, group_id, user_id) VALUES (?, ?, ?)",
-                arguments: [appID.rawValue, group.rawValue, user.rawValue])
+            try db.cachedStatement(sql: "INSERT OR IGNORE INTO group_members (app_id, group_id, user_id) VALUES (?, ?, ?)").execute(arguments: [appID.rawValue, group.rawValue, user.rawValue])
             return db.changesCount > 0
         }
     }
 
     public func removeMember(appID: AppID, group: GroupID, user: UserID) async throws -> Bool {
         try await write { db in
-            try db.execute(
-                sql: "DELETE FROM group_members WHERE app_id = ? AND group_id = ? AND user_id = ?",
-                arguments: [appID.rawValue, group.rawValue, user.rawValue])
+            try db.cachedStatement(sql: "DELETE FROM group_members WHERE app_id = ? AND group_id = ? AND user_id = ?").execute(arguments: [appID.rawValue, group.rawValue, user.rawValue])
             return db.changesCount > 0
         }
     }
@@ -82,7 +67,7 @@ extension SQLiteStore: GroupStore {
     public func members(appID: AppID, group: GroupID) async throws -> [UserID] {
         try await read { db in
             try String.fetchAll(
-                db, sql: "SELECT user_id FROM group_members WHERE app_id = ? AND group_id = ? ORDER BY user_id",
+                db.cachedStatement(sql: "SELECT user_id FROM group_members WHERE app_id = ? AND group_id = ? ORDER BY user_id"),
                 arguments: [appID.rawValue, group.rawValue]
             ).map(UserID.init(rawValue:))
         }
@@ -91,7 +76,7 @@ extension SQLiteStore: GroupStore {
     public func groups(appID: AppID, ownedBy user: UserID) async throws -> [Group] {
         try await read { db in
             try Row.fetchAll(
-                db, sql: "SELECT * FROM groups WHERE app_id = ? AND owner_id = ? ORDER BY created_at, group_id",
+                db.cachedStatement(sql: "SELECT * FROM groups WHERE app_id = ? AND owner_id = ? ORDER BY created_at, group_id"),
                 arguments: [appID.rawValue, user.rawValue]
             ).map(Self.group)
         }
@@ -100,11 +85,10 @@ extension SQLiteStore: GroupStore {
     public func groups(appID: AppID, withMember user: UserID) async throws -> [Group] {
         try await read { db in
             try Row.fetchAll(
-                db,
-                sql: """
+                db.cachedStatement(sql: """
                     SELECT g.* FROM groups g JOIN group_members m ON m.app_id = g.app_id AND m.group_id = g.group_id
                     WHERE m.app_id = ? AND m.user_id = ? ORDER BY g.created_at, g.group_id
-                    """,
+                    """),
                 arguments: [appID.rawValue, user.rawValue]
             ).map(Self.group)
         }
@@ -114,7 +98,7 @@ extension SQLiteStore: GroupStore {
         try await read { db in
             Set(
                 try String.fetchAll(
-                    db, sql: "SELECT group_id FROM group_members WHERE app_id = ? AND user_id = ?",
+                    db.cachedStatement(sql: "SELECT group_id FROM group_members WHERE app_id = ? AND user_id = ?"),
                     arguments: [appID.rawValue, user.rawValue]
                 ).map(GroupID.init(rawValue:)))
         }

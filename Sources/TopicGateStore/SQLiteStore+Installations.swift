@@ -5,13 +5,11 @@ extension SQLiteStore: InstallationStore {
     public func insertInstallation(_ installation: Installation) async throws {
         let (kind, id) = Self.columns(installation.principal)
         try await write { db in
-            try db.execute(
-                sql: """
+            try db.cachedStatement(sql: """
                     INSERT INTO installations (installation_id, app_id, principal_kind, principal_id, device_type,
                         registration_id, mqtt_topic, development, created_at, token_hash, credentials_expire_at, revoked_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
+                    """).execute(arguments: [
                     installation.id.rawValue, installation.appID.rawValue, kind, id, installation.deviceType,
                     installation.registrationID, installation.mqttTopic, installation.development, installation.createdAt,
                     installation.tokenHash, installation.credentialsExpireAt, installation.revokedAt,
@@ -22,8 +20,7 @@ extension SQLiteStore: InstallationStore {
     public func installation(appID: AppID, id: InstallationID) async throws -> Installation? {
         try await read { db in
             try Row.fetchOne(
-                db,
-                sql: "SELECT * FROM installations WHERE app_id = ? AND installation_id = ? AND revoked_at IS NULL",
+                db.cachedStatement(sql: "SELECT * FROM installations WHERE app_id = ? AND installation_id = ? AND revoked_at IS NULL"),
                 arguments: [appID.rawValue, id.rawValue]
             ).flatMap(Self.installation)
         }
@@ -32,7 +29,7 @@ extension SQLiteStore: InstallationStore {
     public func liveInstallation(mqttTopic: String) async throws -> Installation? {
         try await read { db in
             try Row.fetchOne(
-                db, sql: "SELECT * FROM installations WHERE mqtt_topic = ? AND revoked_at IS NULL", arguments: [mqttTopic]
+                db.cachedStatement(sql: "SELECT * FROM installations WHERE mqtt_topic = ? AND revoked_at IS NULL"), arguments: [mqttTopic]
             ).flatMap(Self.installation)
         }
     }
@@ -40,11 +37,10 @@ extension SQLiteStore: InstallationStore {
     public func installation(appID: AppID, deviceType: String, registrationID: String) async throws -> Installation? {
         try await read { db in
             try Row.fetchOne(
-                db,
-                sql: """
+                db.cachedStatement(sql: """
                     SELECT * FROM installations WHERE app_id = ? AND device_type = ? AND registration_id = ?
                         AND revoked_at IS NULL ORDER BY created_at DESC LIMIT 1
-                    """,
+                    """),
                 arguments: [appID.rawValue, deviceType, registrationID]
             ).flatMap(Self.installation)
         }
@@ -57,11 +53,10 @@ extension SQLiteStore: InstallationStore {
             for principal in principals {
                 let (kind, id) = Self.columns(principal)
                 found += try Row.fetchAll(
-                    db,
-                    sql: """
+                    db.cachedStatement(sql: """
                         SELECT * FROM installations WHERE app_id = ? AND principal_kind = ? AND principal_id = ?
                             AND revoked_at IS NULL ORDER BY created_at, installation_id
-                        """,
+                        """),
                     arguments: [appID.rawValue, kind, id]
                 ).compactMap(Self.installation)
             }
@@ -71,12 +66,10 @@ extension SQLiteStore: InstallationStore {
 
     public func recordCredentials(appID: AppID, id: InstallationID, expiresAt: Int64) async throws {
         try await write { db in
-            try db.execute(
-                sql: """
+            try db.cachedStatement(sql: """
                     UPDATE installations SET credentials_expire_at = MAX(COALESCE(credentials_expire_at, 0), ?)
                     WHERE app_id = ? AND installation_id = ?
-                    """,
-                arguments: [expiresAt, appID.rawValue, id.rawValue])
+                    """).execute(arguments: [expiresAt, appID.rawValue, id.rawValue])
         }
     }
 
@@ -114,8 +107,7 @@ extension SQLiteStore: InstallationStore {
     public func outstandingRevocations(nowSeconds: Int64) async throws -> [Installation] {
         try await read { db in
             try Row.fetchAll(
-                db,
-                sql: "SELECT * FROM installations WHERE revoked_at IS NOT NULL AND credentials_expire_at > ?",
+                db.cachedStatement(sql: "SELECT * FROM installations WHERE revoked_at IS NOT NULL AND credentials_expire_at > ?"),
                 arguments: [nowSeconds]
             ).compactMap(Self.installation)
         }
@@ -123,12 +115,10 @@ extension SQLiteStore: InstallationStore {
 
     public func purgeRevokedInstallations(nowSeconds: Int64) async throws -> Int {
         try await write { db in
-            try db.execute(
-                sql: """
+            try db.cachedStatement(sql: """
                     DELETE FROM installations WHERE revoked_at IS NOT NULL
                         AND COALESCE(credentials_expire_at, 0) <= ?
-                    """,
-                arguments: [nowSeconds])
+                    """).execute(arguments: [nowSeconds])
             return db.changesCount
         }
     }

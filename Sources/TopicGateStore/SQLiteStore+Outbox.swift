@@ -3,23 +3,25 @@ import GRDB
 public import TopicGateCore
 
 extension SQLiteStore: OutboxStore {
-    public func enqueue(_ message: OutboxMessage) async throws {
+    public func enqueue(_ messages: [OutboxMessage]) async throws {
         try await write { db in
-            try db.execute(
+            let statement = try db.cachedStatement(
                 sql: """
                     INSERT INTO outbox (message_id, app_id, payload, recipients, accepted_at, command_id) VALUES (?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
+                    """)
+            for message in messages {
+                try statement.execute(arguments: [
                     message.id, message.appID.rawValue, Data(message.payload),
                     message.recipients.map(\.description).joined(separator: "\n"), message.acceptedAt,
                     message.commandID,
                 ])
+            }
         }
     }
 
     public func pendingMessages(limit: Int) async throws -> [OutboxMessage] {
         try await read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM outbox ORDER BY sequence LIMIT ?", arguments: [limit]).map { row in
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM outbox ORDER BY sequence LIMIT ?"), arguments: [limit]).map { row in
                 let recipients = (row["recipients"] as String).split(separator: "\n").compactMap(Self.subscriber)
                 return OutboxMessage(
                     id: row["message_id"], appID: AppID(row["app_id"] as String), payload: Array(row["payload"] as Data),
@@ -32,7 +34,7 @@ extension SQLiteStore: OutboxStore {
         guard !ids.isEmpty else { return }
         try await write { db in
             for id in ids {
-                try db.execute(sql: "DELETE FROM outbox WHERE message_id = ?", arguments: [id])
+                try db.cachedStatement(sql: "DELETE FROM outbox WHERE message_id = ?").execute(arguments: [id])
             }
         }
     }
@@ -47,6 +49,6 @@ extension SQLiteStore: OutboxStore {
     }
 
     public func pendingMessageCount() async throws -> Int {
-        try await read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox") ?? 0 }
+        try await read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM outbox")) ?? 0 }
     }
 }

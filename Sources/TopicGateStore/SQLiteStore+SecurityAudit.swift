@@ -4,12 +4,10 @@ public import TopicGateCore
 extension SQLiteStore: SecurityAuditStore {
     public func appendSecurityEvent(_ event: SecurityEvent) async throws {
         try await write { db in
-            try db.execute(
-                sql: """
+            try db.cachedStatement(sql: """
                     INSERT INTO security_audit (app_id, at, event, actor, subject_id, account, client_address, detail)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
+                    """).execute(arguments: [
                     event.appID.rawValue, event.at, event.kind.rawValue, event.actor, event.subjectID, event.account,
                     event.clientAddress, event.detail,
                 ])
@@ -21,11 +19,10 @@ extension SQLiteStore: SecurityAuditStore {
     {
         try await read { db in
             try Row.fetchAll(
-                db,
-                sql: """
+                db.cachedStatement(sql: """
                     SELECT * FROM security_audit WHERE app_id = ? AND audit_id < ?
                     ORDER BY audit_id DESC LIMIT ?
-                    """,
+                    """),
                 arguments: [appID.rawValue, before ?? Int64.max, limit]
             ).map { row in
                 (

@@ -5,24 +5,19 @@ public import TopicGateCore
 extension SQLiteStore: ThingStateStore {
     public func recordState(appID: AppID, thing: ThingID, _ record: ThingStateRecord, keepSince: Int64) async throws {
         try await write { db in
-            try db.execute(
-                sql: "INSERT INTO thing_states (app_id, thing_id, state, recorded_at) VALUES (?, ?, ?, ?)",
-                arguments: [appID.rawValue, thing.rawValue, JSONWriter.string(.object(record.state)), record.recordedAt])
+            try db.cachedStatement(sql: "INSERT INTO thing_states (app_id, thing_id, state, recorded_at) VALUES (?, ?, ?, ?)").execute(arguments: [appID.rawValue, thing.rawValue, JSONWriter.string(.object(record.state)), record.recordedAt])
             // Retention, but never the latest state.
-            try db.execute(
-                sql: """
+            try db.cachedStatement(sql: """
                     DELETE FROM thing_states WHERE app_id = ? AND thing_id = ? AND recorded_at < ?
                     AND sequence <> (SELECT MAX(sequence) FROM thing_states WHERE app_id = ? AND thing_id = ?)
-                    """,
-                arguments: [appID.rawValue, thing.rawValue, keepSince, appID.rawValue, thing.rawValue])
+                    """).execute(arguments: [appID.rawValue, thing.rawValue, keepSince, appID.rawValue, thing.rawValue])
         }
     }
 
     public func latestState(appID: AppID, thing: ThingID) async throws -> ThingStateRecord? {
         try await read { db in
             try Row.fetchOne(
-                db,
-                sql: "SELECT * FROM thing_states WHERE app_id = ? AND thing_id = ? ORDER BY sequence DESC LIMIT 1",
+                db.cachedStatement(sql: "SELECT * FROM thing_states WHERE app_id = ? AND thing_id = ? ORDER BY sequence DESC LIMIT 1"),
                 arguments: [appID.rawValue, thing.rawValue]
             ).flatMap(Self.stateRecord)
         }
@@ -33,11 +28,10 @@ extension SQLiteStore: ThingStateStore {
     {
         try await read { db in
             try Row.fetchAll(
-                db,
-                sql: """
+                db.cachedStatement(sql: """
                     SELECT * FROM thing_states WHERE app_id = ? AND thing_id = ? AND recorded_at BETWEEN ? AND ?
                     ORDER BY recorded_at, sequence LIMIT ?
-                    """,
+                    """),
                 arguments: [appID.rawValue, thing.rawValue, from, to, limit]
             ).compactMap(Self.stateRecord)
         }

@@ -5,18 +5,16 @@ extension SQLiteStore: TokenStore {
     public func insertToken(_ token: AccessToken) async throws {
         let (kind, id) = Self.columns(token.principal)
         try await write { db in
-            try db.execute(
-                sql: """
+            try db.cachedStatement(sql: """
                     INSERT INTO tokens (token_hash, app_id, principal_kind, principal_id, expires_at, created_at)
                     VALUES (?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [token.hash, token.appID.rawValue, kind, id, token.expiresAt, token.createdAt])
+                    """).execute(arguments: [token.hash, token.appID.rawValue, kind, id, token.expiresAt, token.createdAt])
         }
     }
 
     public func token(hash: String) async throws -> AccessToken? {
         try await read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM tokens WHERE token_hash = ?", arguments: [hash]),
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM tokens WHERE token_hash = ?"), arguments: [hash]),
                 let principal = Self.principal(kind: row["principal_kind"], id: row["principal_id"])
             else { return nil }
             return AccessToken(
@@ -28,12 +26,10 @@ extension SQLiteStore: TokenStore {
     public func revokeTokens(appID: AppID, principal: Principal, keeping: String?) async throws -> Int {
         let (kind, id) = Self.columns(principal)
         return try await write { db in
-            try db.execute(
-                sql: """
+            try db.cachedStatement(sql: """
                     DELETE FROM tokens WHERE app_id = ? AND principal_kind = ? AND principal_id = ?
                         AND token_hash IS NOT ?
-                    """,
-                arguments: [appID.rawValue, kind, id, keeping])
+                    """).execute(arguments: [appID.rawValue, kind, id, keeping])
             return db.changesCount
         }
     }

@@ -6,17 +6,13 @@ extension SQLiteStore: TopicStore {
         let (kind, id) = Self.columns(topic.scope)
         let (creatorKind, creatorID) = Self.columns(topic.creator)
         try await write(conflict: { _ in Self.topicExists(topic.appID, topic.address) }) { db in
-            try db.execute(
-                sql: """
+            try db.cachedStatement(sql: """
                     INSERT INTO topics (app_id, scope_kind, scope_id, name, creator_kind, creator_id, created_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [topic.appID.rawValue, kind, id, topic.name.rawValue, creatorKind, creatorID, topic.createdAt])
+                    """).execute(arguments: [topic.appID.rawValue, kind, id, topic.name.rawValue, creatorKind, creatorID, topic.createdAt])
             let topicID = db.lastInsertedRowID
             for entry in entries {
-                try db.execute(
-                    sql: "INSERT OR IGNORE INTO acl_entries (topic_id, action, subject, is_default) VALUES (?, ?, ?, ?)",
-                    arguments: [topicID, entry.action.rawValue, entry.subject.description, entry.isDefault])
+                try db.cachedStatement(sql: "INSERT OR IGNORE INTO acl_entries (topic_id, action, subject, is_default) VALUES (?, ?, ?, ?)").execute(arguments: [topicID, entry.action.rawValue, entry.subject.description, entry.isDefault])
             }
         }
     }
@@ -35,9 +31,7 @@ extension SQLiteStore: TopicStore {
     public func deleteTopic(appID: AppID, address: TopicAddress) async throws -> Bool {
         let (kind, id) = Self.columns(address.scope)
         return try await write { db in
-            try db.execute(
-                sql: "DELETE FROM topics WHERE app_id = ? AND scope_kind = ? AND scope_id = ? AND name = ?",
-                arguments: [appID.rawValue, kind, id, address.name.rawValue])
+            try db.cachedStatement(sql: "DELETE FROM topics WHERE app_id = ? AND scope_kind = ? AND scope_id = ? AND name = ?").execute(arguments: [appID.rawValue, kind, id, address.name.rawValue])
             return db.changesCount > 0
         }
     }
@@ -46,11 +40,10 @@ extension SQLiteStore: TopicStore {
         let (kind, id) = Self.columns(scope)
         return try await read { db in
             try Row.fetchAll(
-                db,
-                sql: """
+                db.cachedStatement(sql: """
                     SELECT * FROM topics WHERE app_id = ? AND scope_kind = ? AND scope_id = ? AND name > ?
                     ORDER BY name LIMIT ?
-                    """,
+                    """),
                 arguments: [appID.rawValue, kind, id, after?.rawValue ?? "", limit]
             ).compactMap { row in
                 TopicName(rawValue: row["name"]).map { name in
@@ -76,14 +69,10 @@ extension SQLiteStore: TopicStore {
                 let existing = entries.firstIndex { $0.matches(change.entry) }
                 switch (change.kind, existing) {
                 case (.grant, nil):
-                    try db.execute(
-                        sql: "INSERT INTO acl_entries (topic_id, action, subject, is_default) VALUES (?, ?, ?, 0)",
-                        arguments: [topicID, change.entry.action.rawValue, change.entry.subject.description])
+                    try db.cachedStatement(sql: "INSERT INTO acl_entries (topic_id, action, subject, is_default) VALUES (?, ?, ?, 0)").execute(arguments: [topicID, change.entry.action.rawValue, change.entry.subject.description])
                     entries.append(ACLEntry(change.entry.action, change.entry.subject))
                 case (.revoke, let index?):
-                    try db.execute(
-                        sql: "DELETE FROM acl_entries WHERE topic_id = ? AND action = ? AND subject = ?",
-                        arguments: [topicID, change.entry.action.rawValue, change.entry.subject.description])
+                    try db.cachedStatement(sql: "DELETE FROM acl_entries WHERE topic_id = ? AND action = ? AND subject = ?").execute(arguments: [topicID, change.entry.action.rawValue, change.entry.subject.description])
                     entries.remove(at: index)
                 case (.grant, _?):
                     throw KiiError(
@@ -94,13 +83,11 @@ extension SQLiteStore: TopicStore {
                         .aclNotFound, "There is no entry \(change.entry).", context: Self.changeContext(index, change))
                 }
                 entries.sort()
-                try db.execute(
-                    sql: """
+                try db.cachedStatement(sql: """
                         INSERT INTO acl_audit (app_id, scope_kind, scope_id, name, actor, change, action, subject,
                             before, after, at)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [
+                        """).execute(arguments: [
                         appID.rawValue, kind, id, address.name.rawValue, actor.description, change.kind.rawValue,
                         change.entry.action.rawValue, change.entry.subject.description,
                         JSONWriter.string(.array(before.map(JSONValue.string))),
@@ -115,11 +102,10 @@ extension SQLiteStore: TopicStore {
         let (kind, id) = Self.columns(address.scope)
         return try await read { db in
             try Row.fetchAll(
-                db,
-                sql: """
+                db.cachedStatement(sql: """
                     SELECT * FROM acl_audit WHERE app_id = ? AND scope_kind = ? AND scope_id = ? AND name = ?
                     ORDER BY audit_id
-                    """,
+                    """),
                 arguments: [appID.rawValue, kind, id, address.name.rawValue]
             ).compactMap { row -> ACLAuditRecord? in
                 guard let action = ACLAction(rawValue: row["action"]), let subject = ACLSubject(parsing: row["subject"]),
@@ -139,12 +125,10 @@ extension SQLiteStore: TopicStore {
         let (kind, id) = Self.columns(subscriber)
         return try await write { db in
             guard let row = try Self.topicRow(db, appID, address) else { throw Self.topicNotFound(appID, address) }
-            try db.execute(
-                sql: """
+            try db.cachedStatement(sql: """
                     INSERT OR IGNORE INTO subscriptions (topic_id, subscriber_kind, subscriber_id, created_at)
                     VALUES (?, ?, ?, ?)
-                    """,
-                arguments: [row["topic_id"] as Int64, kind, id, time])
+                    """).execute(arguments: [row["topic_id"] as Int64, kind, id, time])
             return db.changesCount > 0
         }
     }
@@ -153,9 +137,7 @@ extension SQLiteStore: TopicStore {
         let (kind, id) = Self.columns(subscriber)
         return try await write { db in
             guard let row = try Self.topicRow(db, appID, address) else { throw Self.topicNotFound(appID, address) }
-            try db.execute(
-                sql: "DELETE FROM subscriptions WHERE topic_id = ? AND subscriber_kind = ? AND subscriber_id = ?",
-                arguments: [row["topic_id"] as Int64, kind, id])
+            try db.cachedStatement(sql: "DELETE FROM subscriptions WHERE topic_id = ? AND subscriber_kind = ? AND subscriber_id = ?").execute(arguments: [row["topic_id"] as Int64, kind, id])
             return db.changesCount > 0
         }
     }
@@ -165,11 +147,10 @@ extension SQLiteStore: TopicStore {
         return try await read { db in
             guard let row = try Self.topicRow(db, appID, address) else { throw Self.topicNotFound(appID, address) }
             return try Bool.fetchOne(
-                db,
-                sql: """
+                db.cachedStatement(sql: """
                     SELECT EXISTS (SELECT 1 FROM subscriptions WHERE topic_id = ? AND subscriber_kind = ?
                         AND subscriber_id = ?)
-                    """,
+                    """),
                 arguments: [row["topic_id"] as Int64, kind, id]) ?? false
         }
     }
@@ -178,7 +159,7 @@ extension SQLiteStore: TopicStore {
         try await read { db in
             guard let row = try Self.topicRow(db, appID, address) else { return [] }
             return try Row.fetchAll(
-                db, sql: "SELECT subscriber_kind, subscriber_id FROM subscriptions WHERE topic_id = ?",
+                db.cachedStatement(sql: "SELECT subscriber_kind, subscriber_id FROM subscriptions WHERE topic_id = ?"),
                 arguments: [row["topic_id"] as Int64]
             ).map { row in
                 let id: String = row["subscriber_id"]
@@ -229,15 +210,12 @@ extension SQLiteStore: TopicStore {
     /// user, group or thing the scope belongs to.
     static func deleteTopics(_ db: Database, appID: String, scope: TopicScope) throws {
         let (kind, id) = columns(scope)
-        try db.execute(
-            sql: "DELETE FROM topics WHERE app_id = ? AND scope_kind = ? AND scope_id = ?", arguments: [appID, kind, id])
+        try db.cachedStatement(sql: "DELETE FROM topics WHERE app_id = ? AND scope_kind = ? AND scope_id = ?").execute(arguments: [appID, kind, id])
     }
 
     /// Deletes every entry that names `subject` and, for users and things, their subscriptions.
     static func deleteSubject(_ db: Database, appID: String, subject: ACLSubject) throws {
-        try db.execute(
-            sql: "DELETE FROM acl_entries WHERE subject = ? AND topic_id IN (SELECT topic_id FROM topics WHERE app_id = ?)",
-            arguments: [subject.description, appID])
+        try db.cachedStatement(sql: "DELETE FROM acl_entries WHERE subject = ? AND topic_id IN (SELECT topic_id FROM topics WHERE app_id = ?)").execute(arguments: [subject.description, appID])
         let subscriber: Subscriber? =
             switch subject {
             case .user(let id): .user(id)
@@ -246,25 +224,23 @@ extension SQLiteStore: TopicStore {
             }
         if let subscriber {
             let (kind, id) = columns(subscriber)
-            try db.execute(
-                sql: """
+            try db.cachedStatement(sql: """
                     DELETE FROM subscriptions WHERE subscriber_kind = ? AND subscriber_id = ?
                         AND topic_id IN (SELECT topic_id FROM topics WHERE app_id = ?)
-                    """,
-                arguments: [kind, id, appID])
+                    """).execute(arguments: [kind, id, appID])
         }
     }
 
     static func topicRow(_ db: Database, _ appID: AppID, _ address: TopicAddress) throws -> Row? {
         let (kind, id) = columns(address.scope)
         return try Row.fetchOne(
-            db, sql: "SELECT * FROM topics WHERE app_id = ? AND scope_kind = ? AND scope_id = ? AND name = ?",
+            db.cachedStatement(sql: "SELECT * FROM topics WHERE app_id = ? AND scope_kind = ? AND scope_id = ? AND name = ?"),
             arguments: [appID.rawValue, kind, id, address.name.rawValue])
     }
 
     static func entries(_ db: Database, topicID: Int64) throws -> [ACLEntry] {
         try Row.fetchAll(
-            db, sql: "SELECT action, subject, is_default FROM acl_entries WHERE topic_id = ?", arguments: [topicID]
+            db.cachedStatement(sql: "SELECT action, subject, is_default FROM acl_entries WHERE topic_id = ?"), arguments: [topicID]
         ).compactMap { row in
             guard let action = ACLAction(rawValue: row["action"]), let subject = ACLSubject(parsing: row["subject"]) else {
                 return nil

@@ -34,7 +34,9 @@ public final class SQLiteStore: Sendable {
     }
 
     func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await pool.read(value)
+        let pool = self.pool
+        let readNow = { () throws -> T in try pool.read(value) }
+        return try readNow()
     }
 }
 

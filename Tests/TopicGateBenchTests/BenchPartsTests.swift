@@ -1,0 +1,73 @@
+import NIOCore
+import Testing
+@testable import TopicGateBench
+
+/// The benchmark's own parts: the MQTT wire, the sequence reader, percentiles, the table.
+@Suite("Benchmark parts")
+struct BenchPartsTests {
+    @Test("CONNECT and SUBSCRIBE frames carry their remaining length, even past 127 bytes")
+    func frames() {
+        let connect = MQTTWire.connect(clientID: "c", username: "u", password: String(repeating: "p", count: 200))
+        let bytes = Array(connect.readableBytesView)
+        #expect(bytes[0] == 0x10)
+        // Two length bytes: 10 (header) + 3 + 3 + 202 = 218 = 0xDA 0x01.
+        #expect(Array(bytes[1...2]) == [0xDA, 0x01])
+        #expect(bytes.count == 3 + 218)
+        let subscribe = Array(MQTTWire.subscribe("t/x", packetID: 7).readableBytesView)
+        #expect(subscribe == [0x82, 8, 0, 7, 0, 3, 0x74, 0x2F, 0x78, 0])
+    }
+
+    @Test("Incoming packets are read whole, and a partial one waits for the rest")
+    func reading() {
+        var buffer = ByteBuffer(bytes: [0x20, 0x02, 0x00, 0x05, 0x32])
+        guard case .connectAcknowledged(let code)? = MQTTWire.read(&buffer) else {
+            Issue.record("no CONNACK")
+            return
+        }
+        #expect(code == 5)
+        #expect(MQTTWire.read(&buffer) == nil)
+        buffer.writeBytes([7, 0, 1, 0x61, 0x00, 0x2A] + Array("hi".utf8))
+        guard case .publish(let topic, let payload, let packetID)? = MQTTWire.read(&buffer) else {
+            Issue.record("no PUBLISH")
+            return
+        }
+        #expect(topic == "a")
+        #expect(packetID == 42)
+        #expect(String(buffer: payload) == "hi")
+        #expect(buffer.readableBytes == 0)
+    }
+
+    @Test("The sequence number is read from a push payload without parsing the rest")
+    func sequence() {
+        #expect(ReceiptLog.sequence(in: Array(#"{"sender":"x","seq":1234,"when":1}"#.utf8)) == 1234)
+        #expect(ReceiptLog.sequence(in: Array(#"{"seq": 7}"#.utf8)) == 7)
+        #expect(ReceiptLog.sequence(in: Array(#"{"seq":"x"}"#.utf8)) == nil)
+        #expect(ReceiptLog.sequence(in: Array("{}".utf8)) == nil)
+    }
+
+    @Test("Percentiles by nearest rank")
+    func percentiles() {
+        let statistics = LatencyStatistics((1...1000).map { .milliseconds($0) })
+        #expect(statistics.p50 == .milliseconds(500))
+        #expect(statistics.p99 == .milliseconds(990))
+        #expect(statistics.p999 == .milliseconds(999))
+        #expect(LatencyStatistics([]).p99 == .zero)
+    }
+
+    @Test("The table shows the ratio TopicGate ÷ raw and marks a target")
+    func table() {
+        let rows = [
+            BenchRow(
+                scenario: "send", metric: "messages/s", unit: "msg/s", topicGate: 500, baseline: 1000,
+                baselineName: "raw", gatewayPeakBytes: 50 * 1_048_576),
+            BenchRow(
+                scenario: "authorization", metric: "decisions/s", unit: "decisions/s", topicGate: 2_000_000,
+                baseline: 1_000_000, baselineName: "target", gatewayPeakBytes: nil),
+        ]
+        let text = BenchReport.table(rows)
+        #expect(text.contains("0.50×"))
+        #expect(text.contains("2.00×"))
+        #expect(text.contains("(target)"))
+        #expect(text.contains("50 MiB"))
+    }
+}
