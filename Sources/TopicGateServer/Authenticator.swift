@@ -16,11 +16,18 @@ struct Authenticator: Sendable {
     /// How stale a user's last-seen time may get before a request writes it again.
     let lastSeenResolution: Int64 = 60_000
 
+    /// Apps read in the last two seconds (every request names its app; apps change rarely,
+    /// and `topicgate apps reset-secret`, run beside the server, takes effect within that).
+    let apps = AppCache(lifetime: 2_000)
+
     /// The app named by `appID`; `APP_NOT_FOUND` when there is none.
     func app(_ appID: String) async throws -> App {
+        let now = time.now()
+        if let cached = apps.app(appID, now: now) { return cached }
         guard IDSyntax.isWellFormed(appID), let app = try await store.app(id: AppID(appID)) else {
             throw KiiError(.appNotFound, "App \(appID) was not found.", context: ["appID": .string(appID)])
         }
+        apps.keep(app, now: now)
         return app
     }
 
@@ -42,27 +49,24 @@ struct Authenticator: Sendable {
     func bearer(_ token: String, app: App) async throws -> Caller {
         let hash = Secrets.sha256(token)
         let now = time.now()
-        guard let record = try await store.token(hash: hash), record.appID == app.id, record.isValid(at: now) else {
-            throw wrongToken(app)
-        }
-        switch record.principal {
+        guard let holder = try await store.tokenHolder(hash: hash), holder.token.appID == app.id, holder.token.isValid(at: now)
+        else { throw wrongToken(app) }
+        switch holder.token.principal {
         case .user(let id):
-            guard let user = try await store.user(appID: app.id, id: id) else { throw wrongToken(app) }
-            if user.disabled {
+            if holder.disabled {
                 throw KiiError(.userDisabled, "The user is disabled.", context: ["userID": .string(id.rawValue)])
             }
-            if now - user.lastSeenAt > lastSeenResolution {
+            if now - (holder.lastSeenAt ?? 0) > lastSeenResolution {
                 try await store.touchUser(appID: app.id, id: id, at: now)
             }
         case .thing(let id):
-            guard let thing = try await store.thing(appID: app.id, reference: .id(id)) else { throw wrongToken(app) }
-            if thing.disabled {
+            if holder.disabled {
                 throw KiiError(.thingDisabled, "The thing is disabled.", context: ["thingID": .string(id.rawValue)])
             }
         case .admin, .anonymous:
             break
         }
-        return Caller(app: app, principal: record.principal, tokenHash: hash)
+        return Caller(app: app, principal: holder.token.principal, tokenHash: hash)
     }
 
     func basic(_ credential: String, app: App) throws -> Caller {

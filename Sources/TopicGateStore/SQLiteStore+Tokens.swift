@@ -23,6 +23,39 @@ extension SQLiteStore: TokenStore {
         }
     }
 
+    public func tokenHolder(hash: String) async throws -> TokenHolder? {
+        try await read { db in
+            guard
+                let row = try Row.fetchOne(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT t.*, u.user_id AS user_found, u.disabled AS user_disabled, u.last_seen_at AS user_seen,
+                                th.thing_id AS thing_found, th.disabled AS thing_disabled
+                            FROM tokens t
+                            LEFT JOIN users u ON t.principal_kind = 'user' AND u.app_id = t.app_id AND u.user_id = t.principal_id
+                            LEFT JOIN things th ON t.principal_kind = 'thing' AND th.app_id = t.app_id
+                                AND th.thing_id = t.principal_id
+                            WHERE t.token_hash = ?
+                            """),
+                    arguments: [hash]),
+                let principal = Self.principal(kind: row["principal_kind"], id: row["principal_id"])
+            else { return nil }
+            let token = AccessToken(
+                hash: row["token_hash"], appID: AppID(row["app_id"] as String), principal: principal,
+                expiresAt: row["expires_at"], createdAt: row["created_at"])
+            switch principal {
+            case .user:
+                guard (row["user_found"] as String?) != nil else { return nil }
+                return TokenHolder(token: token, disabled: row["user_disabled"], lastSeenAt: row["user_seen"])
+            case .thing:
+                guard (row["thing_found"] as String?) != nil else { return nil }
+                return TokenHolder(token: token, disabled: row["thing_disabled"], lastSeenAt: nil)
+            case .admin, .anonymous:
+                return TokenHolder(token: token, disabled: false, lastSeenAt: nil)
+            }
+        }
+    }
+
     public func revokeTokens(appID: AppID, principal: Principal, keeping: String?) async throws -> Int {
         let (kind, id) = Self.columns(principal)
         return try await write { db in

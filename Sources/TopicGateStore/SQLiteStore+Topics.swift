@@ -175,8 +175,9 @@ extension SQLiteStore: TopicStore {
             var groupMembers: [GroupID: [UserID]] = [:]
             for chunk in Self.chunks(users.map(\.rawValue)) {
                 let rows = try Row.fetchAll(
-                    db,
-                    sql: "SELECT user_id, group_id FROM group_members WHERE app_id = ? AND user_id IN (\(Self.marks(chunk.count)))",
+                    Self.statement(
+                        db, "SELECT user_id, group_id FROM group_members WHERE app_id = ? AND user_id IN (\(Self.marks(chunk.count)))",
+                        cached: chunk.count <= 16),
                     arguments: StatementArguments([appID.rawValue] + chunk))
                 for row in rows {
                     let user = UserID(row["user_id"] as String)
@@ -188,11 +189,13 @@ extension SQLiteStore: TopicStore {
             for (kind, ids) in [("user", users.map(\.rawValue)), ("group", groupMembers.keys.map(\.rawValue))] {
                 for chunk in Self.chunks(ids) {
                     let rows = try Row.fetchAll(
-                        db,
-                        sql: """
+                        Self.statement(
+                            db,
+                            """
                             SELECT thing_id, owner_id FROM thing_owners
                             WHERE app_id = ? AND owner_kind = ? AND owner_id IN (\(Self.marks(chunk.count)))
                             """,
+                            cached: chunk.count <= 16),
                         arguments: StatementArguments([appID.rawValue, kind] + chunk))
                     for row in rows {
                         let thing = ThingID(row["thing_id"] as String)
@@ -294,6 +297,12 @@ extension SQLiteStore: TopicStore {
 
     static func chunks(_ values: [String], size: Int = 500) -> [[String]] {
         stride(from: 0, to: values.count, by: size).map { Array(values[$0..<min($0 + size, values.count)]) }
+    }
+
+    /// A prepared statement; `cached` keeps it for the next call (for the few shapes an `IN`
+    /// list of up to 16 takes; longer lists are prepared each time, so the cache stays small).
+    static func statement(_ db: Database, _ sql: String, cached: Bool) throws -> Statement {
+        cached ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
     }
 
     static func marks(_ count: Int) -> String {
