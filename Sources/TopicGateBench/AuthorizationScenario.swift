@@ -38,7 +38,6 @@ struct AuthorizationScenario {
         let decisions = Self.decisionsPerSecond(options.decisions)
 
         let connections = try await world.connections(options.concurrency)
-        defer { Task { for connection in connections { await connection.close() } } }
         let admin = try await world.adminToken(connections[0])
         let topic = "\(world.api)/topics/announcements"
         _ = try await world.call(connections[0], .PUT, topic, token: admin, expected: 204)
@@ -59,7 +58,6 @@ struct AuthorizationScenario {
             host: "127.0.0.1", port: world.mqttPort, clientID: intruder.topic, username: intruder.username,
             password: intruder.password, maxInflightMessages: options.concurrency))
         try await client.connect(timeout: .seconds(10))
-        defer { client.shutdown() }
         let payload = Array(#"{"seq":0}"#.utf8)
         let rawBegan = ContinuousClock.now
         try await concurrently(workers: options.concurrency, items: options.refusals) { _, _ in
@@ -67,6 +65,8 @@ struct AuthorizationScenario {
         }
         let rawRefused = rate(options.refusals, ContinuousClock.now - rawBegan)
         let peak = world.gatewayPeak
+        client.shutdown()
+        await BenchWorld.close(connections)
         return [
             BenchRow(
                 scenario: "authorization", metric: "policy decisions/s, one core", unit: "decisions/s", topicGate: decisions,

@@ -1,14 +1,14 @@
 /// How much work each scenario does. `standard` takes a few minutes on two cores; `quick`
 /// only shows that every scenario runs.
 public struct BenchOptions: Sendable {
-    public var messages = 5_000
+    public var messages = 20_000
     public var concurrency = 16
     public var fanOutSizes = [100, 1_000]
-    public var fanOutRounds = 5
-    public var commandRounds = 200
+    public var fanOutRounds = 10
+    public var commandRounds = 1_000
     public var decisions = 5_000_000
-    public var refusals = 3_000
-    public var signUps = 2_000
+    public var refusals = 10_000
+    public var signUps = 5_000
     public var logins = 64
     public var connections = 10_000
     /// Scenarios to run (all when empty): send, fanout, commands, authorization, signup, connections.

@@ -50,8 +50,8 @@ public struct BenchRunner {
             await world.stop()
             return rows
         } catch {
-            await world.stop()
-            throw error
+            await world.stop(keep: true)
+            throw BenchError("\(error) (the gateway's output is in \(world.directory).out, the broker's log in \(world.directory)/broker)")
         }
     }
 

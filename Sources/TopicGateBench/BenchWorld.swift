@@ -74,11 +74,17 @@ final class BenchWorld: @unchecked Sendable {
                 .trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    func stop() async {
+    /// Stops the gateway; removes its data unless `keep` (after a failure, for its logs).
+    func stop(keep: Bool = false) async {
         if let gateway { _ = await gateway.stop() }
         try? await group.shutdownGracefully()
+        guard !keep else { return }
         try? FileManager.default.removeItem(atPath: directory)
         try? FileManager.default.removeItem(atPath: directory + ".out")
+    }
+
+    static func close(_ connections: [BenchHTTPConnection]) async {
+        for connection in connections { await connection.close() }
     }
 
     /// `count` keep-alive HTTP connections to the gateway.

@@ -15,7 +15,6 @@ struct CommandScenario {
     func run() async throws -> [BenchRow] {
         world.resetGatewayPeak()
         let connections = try await world.connections(2)
-        defer { Task { for connection in connections { await connection.close() } } }
         let owner = try await world.pseudoUser(connections[0])
         let phoneEndpoint = try await world.install(connections[0], token: owner.token)
         let onboarded = try await world.call(
@@ -54,16 +53,6 @@ struct CommandScenario {
                 }
             }
         }
-        defer {
-            responder.cancel()
-            thingInbox.finish()
-            phoneInbox.finish()
-            publisher.shutdown()
-            Task {
-                await phone.close()
-                await thing.close()
-            }
-        }
         var phoneIterator = phoneReceipts.makeAsyncIterator()
 
         var gatewayTrips: [Duration] = []
@@ -92,6 +81,13 @@ struct CommandScenario {
         }
         let rawElapsed = ContinuousClock.now - rawBegan
         let peak = world.gatewayPeak
+        responder.cancel()
+        thingInbox.finish()
+        phoneInbox.finish()
+        publisher.shutdown()
+        await phone.close()
+        await thing.close()
+        await BenchWorld.close(connections)
         let gateway = LatencyStatistics(gatewayTrips)
         let rawStatistics = LatencyStatistics(rawTrips)
         func row(_ metric: String, _ unit: String, _ tg: Double, _ base: Double) -> BenchRow {

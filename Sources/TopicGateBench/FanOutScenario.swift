@@ -13,8 +13,10 @@ struct FanOutScenario {
 
     func run(size: Int) async throws -> [BenchRow] {
         world.resetGatewayPeak()
+        // Before the devices: libmosquitto's loop uses select(), which cannot watch a socket
+        // numbered 1024 or more.
+        let publisher = try await world.rawPublisher(maxInflight: 1000)
         let connections = try await world.connections(options.concurrency)
-        defer { Task { for connection in connections { await connection.close() } } }
         let admin = try await world.adminToken(connections[0])
         let topic = "\(world.api)/topics/fanout\(size)"
         _ = try await world.call(connections[0], .PUT, topic, token: admin, expected: 204)
@@ -30,12 +32,6 @@ struct FanOutScenario {
             let device = try await world.connectDevice(endpoint) { payload, at in receipts.record(payload: payload, at: at) }
             endpoints.withLock { $0.append(endpoint) }
             devices.withLock { $0.append(device) }
-        }
-        let publisher = try await world.rawPublisher(maxInflight: 1000)
-        defer {
-            publisher.shutdown()
-            let all = devices.withLock { $0 }
-            Task { for device in all { await device.close() } }
         }
         let topics = endpoints.withLock { $0.map(\.topic) }
 
@@ -66,6 +62,9 @@ struct FanOutScenario {
         let gateway = LatencyStatistics(gatewayTimes).p50
         let raw = LatencyStatistics(rawTimes).p50
         let peak = world.gatewayPeak
+        publisher.shutdown()
+        for device in devices.withLock({ $0 }) { await device.close() }
+        await BenchWorld.close(connections)
         return [
             BenchRow(
                 scenario: "fan-out \(size)", metric: "deliveries/s", unit: "msg/s", topicGate: rate(size, gateway),

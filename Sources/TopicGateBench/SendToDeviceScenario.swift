@@ -15,7 +15,6 @@ struct SendToDeviceScenario {
     func run() async throws -> [BenchRow] {
         world.resetGatewayPeak()
         let connections = try await world.connections(options.concurrency)
-        defer { Task { for connection in connections { await connection.close() } } }
         let user = try await world.pseudoUser(connections[0])
         let topic = "\(world.api)/users/me/topics/bench"
         _ = try await world.call(connections[0], .PUT, topic, token: user.token, expected: 204)
@@ -25,10 +24,6 @@ struct SendToDeviceScenario {
         let receipts = ReceiptLog()
         let device = try await world.connectDevice(endpoint) { payload, at in receipts.record(payload: payload, at: at) }
         let publisher = try await world.rawPublisher()
-        defer {
-            publisher.shutdown()
-            Task { await device.close() }
-        }
         let count = options.messages
 
         // Through TopicGate, as fast as N connections go.
@@ -54,6 +49,9 @@ struct SendToDeviceScenario {
         receipts.reset()
         let pacedRaw = try await measure(count: pacedCount, receipts: receipts, rate: pace, publish)
         let peak = world.gatewayPeak
+        publisher.shutdown()
+        await device.close()
+        await BenchWorld.close(connections)
 
         func row(_ metric: String, _ unit: String, _ tg: Double, _ base: Double) -> BenchRow {
             BenchRow(

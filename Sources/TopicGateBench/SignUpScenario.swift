@@ -13,7 +13,6 @@ struct SignUpScenario {
     func run() async throws -> [BenchRow] {
         world.resetGatewayPeak()
         let connections = try await world.connections(options.concurrency)
-        defer { Task { for connection in connections { await connection.close() } } }
         let began = ContinuousClock.now
         try await concurrently(workers: options.concurrency, items: options.signUps) { worker, _ in
             _ = try await world.pseudoUser(connections[worker])
@@ -31,16 +30,19 @@ struct SignUpScenario {
         }
         let logins = rate(options.logins, ContinuousClock.now - loginsBegan)
 
+        let topics = (0..<options.signUps).map { "bench\($0)x" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased() }
+        let passwords = topics.map(world.devicePassword)
         let connectsBegan = ContinuousClock.now
-        try await concurrently(workers: options.concurrency, items: options.signUps) { _, _ in
-            let topic = "bench" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(20).lowercased()
+        try await concurrently(workers: options.concurrency, items: options.signUps) { _, index in
             let device = BenchDevice()
             try await device.connect(
-                group: world.group, port: world.mqttPort, clientID: topic, username: topic, password: world.devicePassword(topic))
+                group: world.group, port: world.mqttPort, clientID: topics[index], username: topics[index],
+                password: passwords[index])
             await device.close()
         }
         let connects = rate(options.signUps, ContinuousClock.now - connectsBegan)
         let peak = world.gatewayPeak
+        await BenchWorld.close(connections)
         return [
             BenchRow(
                 scenario: "sign-up", metric: "pseudo users created/s", unit: "users/s", topicGate: pseudoUsers, baseline: connects,

@@ -38,18 +38,20 @@ struct PushDeliveryService: Service {
         do {
             let batch = try await store.pendingMessages(limit: batchSize)
             guard !batch.isEmpty else { return .idle }
+            // The live MQTT installations of every recipient of the batch, one read per app.
             var devices: [String: [Installation]] = [:]
+            for (appID, messages) in Dictionary(grouping: batch, by: \.appID) {
+                let principals = Array(Set(messages.flatMap { $0.recipients.map(\.principal) }))
+                for installation in try await store.liveInstallations(appID: appID, principals: principals)
+                where installation.deviceType == "MQTT" {
+                    devices[appID.rawValue + "\n" + installation.principal.description, default: []].append(installation)
+                }
+            }
             var publications: [DevicePublication] = []
             var owners: [Int] = []  // the batch index of each publication's message
             for (index, message) in batch.enumerated() {
                 for recipient in message.recipients {
-                    let key = message.appID.rawValue + "\n" + recipient.description
-                    if devices[key] == nil {
-                        devices[key] = try await store.liveInstallations(
-                            appID: message.appID, principals: [recipient.principal]
-                        ).filter { $0.deviceType == "MQTT" }
-                    }
-                    for installation in devices[key] ?? [] {
+                    for installation in devices[message.appID.rawValue + "\n" + recipient.principal.description] ?? [] {
                         publications.append(DevicePublication(topic: installation.mqttTopic, payload: message.payload))
                         owners.append(index)
                     }
