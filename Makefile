@@ -5,7 +5,7 @@ APT_PACKAGES := libsqlite3-dev libssl-dev libcjson-dev mosquitto mosquitto-clien
 SWIFT ?= swift
 TOPICGATE := .build/debug/topicgate
 
-.PHONY: run test build deps clean
+.PHONY: run test build bench deps clean
 
 ## run: install what is missing, build, and serve on 127.0.0.1:8080 with ./data/topicgate.sqlite
 ##      and its own Mosquitto on 127.0.0.1:1883 (ARGS="--port 9090 --mqtt-port 11883" to change)
@@ -20,6 +20,11 @@ test: deps
 ## build: the topicgate executable and the broker plugin libTopicGateMosquittoAuth.so
 build: deps
 	$(SWIFT) build
+
+## bench: a release build, then `topicgate bench` (its own gateway and broker; about a minute)
+bench: deps
+	$(SWIFT) build -c release
+	.build/release/topicgate bench $(ARGS)
 
 ## deps: apt-get install the system packages that are not installed yet
 deps:

@@ -8,7 +8,7 @@ public enum BenchReport {
             lines.append([
                 row.scenario, row.metric, format(row.topicGate, row.unit),
                 row.baseline.map { format($0, row.unit) + (row.baselineName == "target" ? " (target)" : "") } ?? "–",
-                row.ratio.map { String(format: "%.2f×", $0) } ?? "–",
+                row.ratio.map { String(format: $0 < 0.1 ? "%.3f×" : "%.2f×", $0) } ?? "–",
                 row.gatewayPeakBytes.map { String(format: "%.0f MiB", Double($0) / 1_048_576) } ?? "–",
             ])
         }
