@@ -16,7 +16,8 @@ final class BenchDevice: @unchecked Sendable {
 
     /// Connects and waits for CONNACK; throws unless the broker accepted.
     func connect(
-        group: any EventLoopGroup, port: Int, clientID: String, username: String?, password: String?
+        group: any EventLoopGroup, host: String = "127.0.0.1", port: Int, clientID: String, username: String?,
+        password: String?
     ) async throws {
         let handler = self.handler
         let channel = try await ClientBootstrap(group: group)
@@ -24,7 +25,7 @@ final class BenchDevice: @unchecked Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
             }
-            .connect(host: "127.0.0.1", port: port).get()
+            .connect(host: host, port: port).get()
         self.channel = channel
         let acknowledged = channel.eventLoop.makePromise(of: UInt8.self)
         try await channel.eventLoop.submit { handler.connectPromise = acknowledged }.get()

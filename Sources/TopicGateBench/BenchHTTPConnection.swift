@@ -7,7 +7,8 @@ import NIOPosix
 final class BenchHTTPConnection: Sendable {
     let channel: any Channel
     private let handler: ResponseHandler
-    let port: Int
+    /// `host:port`, for the `Host` header.
+    let authority: String
 
     /// A response: status and body bytes.
     struct Response: Sendable {
@@ -15,7 +16,7 @@ final class BenchHTTPConnection: Sendable {
         let body: [UInt8]
     }
 
-    static func open(group: any EventLoopGroup, port: Int) async throws -> BenchHTTPConnection {
+    static func open(group: any EventLoopGroup, host: String = "127.0.0.1", port: Int) async throws -> BenchHTTPConnection {
         let handler = ResponseHandler()
         let channel = try await ClientBootstrap(group: group)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -25,21 +26,21 @@ final class BenchHTTPConnection: Sendable {
                     try channel.pipeline.syncOperations.addHandler(handler)
                 }
             }
-            .connect(host: "127.0.0.1", port: port).get()
-        return BenchHTTPConnection(channel: channel, handler: handler, port: port)
+            .connect(host: host, port: port).get()
+        return BenchHTTPConnection(channel: channel, handler: handler, authority: "\(host):\(port)")
     }
 
-    private init(channel: any Channel, handler: ResponseHandler, port: Int) {
+    private init(channel: any Channel, handler: ResponseHandler, authority: String) {
         self.channel = channel
         self.handler = handler
-        self.port = port
+        self.authority = authority
     }
 
     func send(_ method: HTTPMethod, _ path: String, token: String? = nil, contentType: String = "application/json", body: String? = nil)
         async throws -> Response
     {
         var head = HTTPRequestHead(version: .http1_1, method: method, uri: path)
-        head.headers.add(name: "Host", value: "127.0.0.1:\(port)")
+        head.headers.add(name: "Host", value: authority)
         if let token { head.headers.add(name: "Authorization", value: "Bearer \(token)") }
         if let body {
             head.headers.add(name: "Content-Type", value: contentType)

@@ -5,20 +5,26 @@ import Foundation
 public struct BenchRunner {
     public let executable: String
     public let options: BenchOptions
+    /// A running gateway and broker to measure; nil starts its own.
+    public let target: BenchTarget?
     /// Called with each scenario's name as it starts (progress on standard error).
     public let progress: @Sendable (String) -> Void
 
-    public init(executable: String, options: BenchOptions, progress: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(
+        executable: String, options: BenchOptions, target: BenchTarget? = nil,
+        progress: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.executable = executable
         self.options = options
+        self.target = target
         self.progress = progress
     }
 
     public func run() async throws -> [BenchRow] {
         Self.raiseDescriptorLimit()
-        let world = BenchWorld(executable: executable)
+        let world = BenchWorld(executable: executable, given: target)
         do {
-            progress("starting the gateway and its broker")
+            progress(target == nil ? "starting the gateway and its broker" : "checking the given gateway")
             try await world.start()
             var rows: [BenchRow] = []
             if options.runs("send") {

@@ -53,7 +53,7 @@ extension BenchWorld {
     ) async throws -> BenchDevice {
         let device = BenchDevice { payload, at in onMessage(payload.readableBytesView, at) }
         try await device.connect(
-            group: group, port: mqttPort, clientID: endpoint.topic, username: endpoint.username, password: endpoint.password)
+            group: group, host: mqttHost, port: mqttPort, clientID: endpoint.topic, username: endpoint.username, password: endpoint.password)
         try await device.subscribe(endpoint.topic)
         return device
     }

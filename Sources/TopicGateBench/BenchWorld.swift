@@ -1,20 +1,25 @@
-import NIOHTTP1
 import Foundation
 import MQTTBridge
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import TopicGateCore
 import TopicGateServer
 
-/// What a benchmark runs against: a `topicgate serve` child with its embedded Mosquitto (the
-/// same broker the raw baselines use), on free loopback ports in a temporary data directory,
-/// with the abuse limits off; and the clients' event loops.
+/// What a benchmark runs against: by default a `topicgate serve` child with its embedded
+/// Mosquitto (the same broker the raw baselines use), on free loopback ports in a temporary data
+/// directory, with the abuse limits off; or a given running gateway and broker (`BenchTarget`).
+/// Also the clients' event loops.
 final class BenchWorld: @unchecked Sendable {
     // @unchecked: set up once in `start`, then only read.
     let executable: String
     let directory: String
-    let httpPort: Int
-    let mqttPort: Int
+    private(set) var httpHost = "127.0.0.1"
+    private(set) var httpPort: Int
+    private(set) var mqttHost = "127.0.0.1"
+    private(set) var mqttPort: Int
+    private(set) var gatewayUsername = "topicgate"
+    let given: BenchTarget?
     let group: MultiThreadedEventLoopGroup
     private(set) var gateway: ChildProcess?
     private(set) var appID = ""
@@ -22,8 +27,10 @@ final class BenchWorld: @unchecked Sendable {
     private(set) var clientSecret = ""
     private(set) var signer: MQTTCredentialSigner?
 
-    init(executable: String) {
+    /// A world that starts its own gateway with `executable`, or measures `given`.
+    init(executable: String, given: BenchTarget? = nil) {
         self.executable = executable
+        self.given = given
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("topicgate-bench-\(UUID().uuidString)").path
         httpPort = TCPProbe.freePort()
         mqttPort = TCPProbe.freePort()
@@ -31,14 +38,32 @@ final class BenchWorld: @unchecked Sendable {
     }
 
     var api: String { "/api/apps/\(appID)" }
+
+    /// The broker's process, when it runs on this machine.
     var brokerPID: pid_t? {
-        (try? String(contentsOfFile: directory + "/broker/mosquitto.pid", encoding: .utf8))
+        if let given { return given.brokerPID }
+        return (try? String(contentsOfFile: directory + "/broker/mosquitto.pid", encoding: .utf8))
             .flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 
-    /// Starts the gateway and waits until it is ready (broker connected).
+    var gatewayPID: pid_t? { given?.gatewayPID ?? gateway?.pid }
+
+    /// Starts the gateway (or checks the given one) and waits until it is ready.
     func start() async throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        if let given {
+            httpHost = given.httpHost
+            httpPort = given.httpPort
+            mqttHost = given.mqttHost
+            mqttPort = given.mqttPort
+            gatewayUsername = given.gatewayUsername
+            appID = given.appID
+            clientID = given.clientID
+            clientSecret = given.clientSecret
+            signer = MQTTCredentialSigner(secret: given.mqttSecret)
+            try await waitUntilReady(deadline: .now + .seconds(10))
+            return
+        }
         let gateway = try ChildProcess.spawn(
             executable: executable,
             arguments: [
@@ -48,16 +73,7 @@ final class BenchWorld: @unchecked Sendable {
             ],
             logPath: directory + ".out")
         self.gateway = gateway
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline {
-            guard gateway.isRunning else { throw BenchError("topicgate serve exited; see \(directory).out") }
-            if let connection = try? await BenchHTTPConnection.open(group: group, port: httpPort) {
-                let ready = try? await connection.send(.GET, "/ready")
-                await connection.close()
-                if ready?.status == 200 { break }
-            }
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        try await waitUntilReady(deadline: .now + .seconds(60))
         let output = try String(contentsOfFile: directory + ".out", encoding: .utf8)
         func value(_ key: String) -> String? {
             output.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix(key + ":") }
@@ -74,7 +90,21 @@ final class BenchWorld: @unchecked Sendable {
                 .trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    /// Stops the gateway; removes its data unless `keep` (after a failure, for its logs).
+    /// Polls `GET /ready` until it answers 200.
+    func waitUntilReady(deadline: ContinuousClock.Instant) async throws {
+        while ContinuousClock.now < deadline {
+            if let gateway, !gateway.isRunning { throw BenchError("topicgate serve exited; see \(directory).out") }
+            if let connection = try? await BenchHTTPConnection.open(group: group, host: httpHost, port: httpPort) {
+                let ready = try? await connection.send(.GET, "/ready")
+                await connection.close()
+                if ready?.status == 200 { return }
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw BenchError("the gateway at \(httpHost):\(httpPort) is not ready (GET /ready)")
+    }
+
+    /// Stops the gateway it started; removes its data unless `keep` (after a failure, for its logs).
     func stop(keep: Bool = false) async {
         if let gateway { _ = await gateway.stop() }
         try? await group.shutdownGracefully()
@@ -90,7 +120,9 @@ final class BenchWorld: @unchecked Sendable {
     /// `count` keep-alive HTTP connections to the gateway.
     func connections(_ count: Int) async throws -> [BenchHTTPConnection] {
         var connections: [BenchHTTPConnection] = []
-        for _ in 0..<count { connections.append(try await BenchHTTPConnection.open(group: group, port: httpPort)) }
+        for _ in 0..<count {
+            connections.append(try await BenchHTTPConnection.open(group: group, host: httpHost, port: httpPort))
+        }
         return connections
     }
 
@@ -100,8 +132,9 @@ final class BenchWorld: @unchecked Sendable {
         guard let signer else { throw BenchError("the gateway is not started") }
         let now = Int64(Date().timeIntervalSince1970)
         let client = try MQTTClient(configuration: MQTTClientConfiguration(
-            host: "127.0.0.1", port: mqttPort, clientID: "topicgate-bench-\(UUID().uuidString.prefix(8))", username: "topicgate",
-            password: signer.gatewayPassword(username: "topicgate", issuedAt: now, expiresAt: now + 3600),
+            host: mqttHost, port: mqttPort, clientID: "\(gatewayUsername)-bench-\(UUID().uuidString.prefix(8))",
+            username: gatewayUsername,
+            password: signer.gatewayPassword(username: gatewayUsername, issuedAt: now, expiresAt: now + 3600),
             cleanSession: true, maxInflightMessages: maxInflight))
         try await client.connect(timeout: .seconds(10))
         return client
@@ -113,10 +146,10 @@ final class BenchWorld: @unchecked Sendable {
         return signer?.devicePassword(topic: topic, issuedAt: now, expiresAt: now + 3600) ?? ""
     }
 
-    /// The gateway's peak resident memory since the last `resetGatewayPeak`.
-    var gatewayPeak: Int? { gateway.flatMap { ProcessMemory.peak($0.pid) } }
+    /// The gateway's peak resident memory since the last `resetGatewayPeak` (when it runs here).
+    var gatewayPeak: Int? { gatewayPID.flatMap(ProcessMemory.peak) }
 
     func resetGatewayPeak() {
-        if let gateway { ProcessMemory.resetPeak(gateway.pid) }
+        if let gatewayPID { ProcessMemory.resetPeak(gatewayPID) }
     }
 }

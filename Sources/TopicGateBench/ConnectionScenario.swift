@@ -15,13 +15,13 @@ struct ConnectionScenario {
 
     struct Measurement {
         let rate: Double
-        let bytesPerConnection: Double
+        /// Nil when the broker does not run on this machine.
+        let bytesPerConnection: Double?
     }
 
     func run() async throws -> [BenchRow] {
         world.resetGatewayPeak()
-        guard let brokerPID = world.brokerPID else { throw BenchError("the embedded broker's pid file is missing") }
-        let withPlugin = try await hold(port: world.mqttPort, brokerPID: brokerPID, authenticated: true)
+        let withPlugin = try await hold(host: world.mqttHost, port: world.mqttPort, brokerPID: world.brokerPID, authenticated: true)
 
         guard let mosquitto = MosquittoExecutable.find() else { throw BenchError("mosquitto is not installed") }
         let directory = world.directory + "/noauth"
@@ -48,24 +48,26 @@ struct ConnectionScenario {
         let broker = try ChildProcess.spawn(
             executable: mosquitto, arguments: ["-c", directory + "/mosquitto.conf"], logPath: directory + "/stderr.log")
         for _ in 0..<200 where !TCPProbe.accepts(port: port) { try await Task.sleep(for: .milliseconds(25)) }
-        let withoutAuth = try await hold(port: port, brokerPID: broker.pid, authenticated: false)
+        let withoutAuth = try await hold(host: "127.0.0.1", port: port, brokerPID: broker.pid, authenticated: false)
         _ = await broker.stop()
         let peak = world.gatewayPeak
-        return [
+        var rows = [
             BenchRow(
                 scenario: "connections", metric: "connects/s, \(options.connections) held", unit: "conn/s",
                 topicGate: withPlugin.rate, baseline: withoutAuth.rate, baselineName: "same Mosquitto, no auth",
-                gatewayPeakBytes: peak),
-            BenchRow(
-                scenario: "connections", metric: "broker memory per connection", unit: "bytes",
-                topicGate: withPlugin.bytesPerConnection, baseline: withoutAuth.bytesPerConnection,
-                baselineName: "same Mosquitto, no auth", gatewayPeakBytes: peak),
+                gatewayPeakBytes: peak)
         ]
+        if let bytes = withPlugin.bytesPerConnection, let baseline = withoutAuth.bytesPerConnection {
+            rows.append(BenchRow(
+                scenario: "connections", metric: "broker memory per connection", unit: "bytes", topicGate: bytes,
+                baseline: baseline, baselineName: "same Mosquitto, no auth", gatewayPeakBytes: peak))
+        }
+        return rows
     }
 
     /// Opens `options.connections` connections (64 at a time), holds them all, measures, closes.
-    func hold(port: Int, brokerPID: pid_t, authenticated: Bool) async throws -> Measurement {
-        let before = ProcessMemory.resident(brokerPID) ?? 0
+    func hold(host: String, port: Int, brokerPID: pid_t?, authenticated: Bool) async throws -> Measurement {
+        let before = brokerPID.flatMap(ProcessMemory.resident)
         let devices = Mutex<[BenchDevice]>([])
         let prefix = UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(10).lowercased()
         // Credentials are made before the clock starts: signing is the gateway's work, not the broker's.
@@ -76,17 +78,19 @@ struct ConnectionScenario {
             let topic = topics[index]
             let device = BenchDevice()
             try await device.connect(
-                group: world.group, port: port, clientID: topic, username: authenticated ? topic : nil,
+                group: world.group, host: host, port: port, clientID: topic, username: authenticated ? topic : nil,
                 password: authenticated ? passwords[index] : nil)
             devices.withLock { $0.append(device) }
         }
         let elapsed = ContinuousClock.now - began
         try await Task.sleep(for: .milliseconds(500))
-        let after = ProcessMemory.resident(brokerPID) ?? before
+        let after = brokerPID.flatMap(ProcessMemory.resident)
         let held = devices.withLock { $0 }
         try await concurrently(workers: 64, items: held.count) { _, index in await held[index].close() }
         return Measurement(
             rate: rate(options.connections, elapsed),
-            bytesPerConnection: Double(max(0, after - before)) / Double(max(1, options.connections)))
+            bytesPerConnection: before.flatMap { before in
+                after.map { Double(max(0, $0 - before)) / Double(max(1, options.connections)) }
+            })
     }
 }

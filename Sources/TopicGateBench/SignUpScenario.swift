@@ -36,7 +36,7 @@ struct SignUpScenario {
         try await concurrently(workers: options.concurrency, items: options.signUps) { _, index in
             let device = BenchDevice()
             try await device.connect(
-                group: world.group, port: world.mqttPort, clientID: topics[index], username: topics[index],
+                group: world.group, host: world.mqttHost, port: world.mqttPort, clientID: topics[index], username: topics[index],
                 password: passwords[index])
             await device.close()
         }

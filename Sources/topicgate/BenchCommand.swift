@@ -6,7 +6,12 @@ import TopicGateBench
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
-        abstract: "Measure TopicGate against raw Mosquitto in the same run (starts its own gateway and broker).")
+        abstract: "Measure TopicGate against raw Mosquitto in the same run.",
+        discussion: """
+            Starts its own gateway and broker on free loopback ports, unless --broker names a running \
+            broker: then it measures the gateway at --server (with the app's credentials and the MQTT \
+            secret it shares with the broker; run that gateway with the abuse limits off).
+            """)
 
     @Flag(help: "A small run that only shows every scenario works (seconds, not minutes).") var quick = false
     @Flag(help: "Print JSON instead of a table.") var json = false
@@ -18,6 +23,13 @@ struct BenchCommand: AsyncParsableCommand {
         help: "Only these scenarios: send, fanout, commands, authorization, signup, connections.")
     var only: [String] = []
 
+    @OptionGroup(title: "A running gateway (with --broker)") var admin: AdminOptions
+    @Option(help: "mqtt://host:port of the running broker the gateway at --server uses.") var broker: String?
+    @Option(help: "The MQTT secret file the gateway shares with that broker.") var mqttSecretFile: String?
+    @Option(help: "The gateway's MQTT account (default topicgate).") var mqttGatewayUsername = "topicgate"
+    @Option(help: "The gateway's process ID, to report its memory (same machine only).") var gatewayPID: Int32?
+    @Option(help: "The broker's process ID, to report its memory per connection (same machine only).") var brokerPID: Int32?
+
     func run() async throws {
         var options: BenchOptions = quick ? .quick : .standard
         if let messages { options.messages = messages }
@@ -26,10 +38,28 @@ struct BenchCommand: AsyncParsableCommand {
         options.only = Set(only)
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
-        let runner = BenchRunner(executable: executable, options: options) { step in
+        let runner = BenchRunner(executable: executable, options: options, target: try target()) { step in
             FileHandle.standardError.write(Data("bench: \(step)…\n".utf8))
         }
         let rows = try await runner.run()
         print(json ? try BenchReport.json(rows) : BenchReport.table(rows))
+    }
+
+    /// The running gateway and broker named by the flags, if --broker is given.
+    func target() throws -> BenchTarget? {
+        guard let broker else { return nil }
+        guard let brokerURL = URL(string: broker), brokerURL.scheme == "mqtt", let brokerHost = brokerURL.host else {
+            throw ValidationError("--broker is mqtt://host:port.")
+        }
+        let client = try AdminClient(options: admin)
+        guard let httpHost = client.server.host else { throw ValidationError("--server is http://host:port.") }
+        guard let secretFile = mqttSecretFile else {
+            throw ValidationError("--mqtt-secret-file is needed with --broker (the raw baselines sign with it).")
+        }
+        let secret = try String(contentsOfFile: secretFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        return BenchTarget(
+            httpHost: httpHost, httpPort: client.server.port ?? 80, mqttHost: brokerHost,
+            mqttPort: brokerURL.port ?? 1883, mqttSecret: secret, gatewayUsername: mqttGatewayUsername, appID: client.appID,
+            clientID: client.clientID, clientSecret: client.clientSecret, gatewayPID: gatewayPID, brokerPID: brokerPID)
     }
 }

@@ -6,11 +6,12 @@ import TestSupport
 /// baseline and the ratio (a check that the benchmark works, not a timed test).
 @Suite("topicgate bench")
 struct BenchCommandTests {
-    @Test("A quick run prints every scenario with a baseline and a ratio, as JSON")
-    func quickRun() async throws {
+    /// Runs `topicgate bench <arguments> --quick --json` and returns its rows.
+    static func bench(_ arguments: [String], environment extra: [String: String] = [:]) throws -> [[String: Any]] {
         let process = Process()
         process.executableURL = ServerProcess.executable
-        process.arguments = ["bench", "--quick", "--json"]
+        process.arguments = ["bench", "--quick", "--json"] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -19,7 +20,12 @@ struct BenchCommandTests {
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        let rows = try #require(object["rows"] as? [[String: Any]])
+        return try #require(object["rows"] as? [[String: Any]])
+    }
+
+    @Test("A quick run prints every scenario with a baseline and a ratio, as JSON")
+    func quickRun() async throws {
+        let rows = try Self.bench([])
         let scenarios = Set(rows.compactMap { $0["scenario"] as? String })
         #expect(scenarios == ["send → device", "fan-out 20", "commands", "authorization", "sign-up", "connections"])
         for row in rows {
@@ -27,5 +33,25 @@ struct BenchCommandTests {
             #expect((row["ratio"] as? Double ?? 0) > 0, "\(row)")
         }
         #expect(rows.contains { $0["gatewayPeakBytes"] as? Int ?? 0 > 0 })
+    }
+}
+
+extension BenchCommandTests {
+    @Test("Against a given running gateway and broker")
+    func givenGateway() async throws {
+        let world = try await PushWorld.started()
+        let credentials = try world.server.adminCredentials()
+        let rows = try Self.bench(
+            [
+                "--only", "send", "authorization", "--server", "http://127.0.0.1:\(world.server.port)", "--broker",
+                "mqtt://127.0.0.1:\(world.broker.port)", "--mqtt-secret-file", world.broker.secretFile,
+            ],
+            environment: [
+                "TOPICGATE_APP_ID": world.appID, "TOPICGATE_CLIENT_ID": credentials.clientID,
+                "TOPICGATE_CLIENT_SECRET": credentials.clientSecret,
+            ])
+        #expect(Set(rows.compactMap { $0["scenario"] as? String }) == ["send → device", "authorization"])
+        #expect(rows.allSatisfy { ($0["ratio"] as? Double ?? 0) > 0 })
+        try await world.stop()
     }
 }

@@ -78,10 +78,17 @@ final class ServerProcess: @unchecked Sendable {
     func stop(signal: Int32) async throws -> Int32 {
         guard let process else { return 0 }
         kill(process.processIdentifier, signal)
-        for _ in 0..<200 where process.isRunning {
-            try await Task.sleep(for: .milliseconds(25))
+        // Foundation traps when the status of a running process is read, and on a loaded CI
+        // machine even a SIGKILLed child can take seconds to be reaped: wait, then insist.
+        var deadline = ContinuousClock.now + .seconds(30)
+        while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(25)) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            deadline = ContinuousClock.now + .seconds(30)
+            while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(25)) }
         }
         self.process = nil
+        guard !process.isRunning else { throw TestFailure("topicgate serve (pid \(process.processIdentifier)) did not exit") }
         return process.terminationStatus
     }
 
