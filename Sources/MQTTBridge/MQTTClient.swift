@@ -1,4 +1,5 @@
 internal import CMosquitto
+import Dispatch
 import Synchronization
 
 /// A client of one MQTT broker over libmosquitto's threaded loop: connect with automatic
@@ -28,6 +29,8 @@ public final class MQTTClient: @unchecked Sendable {
     private struct State {
         var connected = false
         var closing = false
+        /// Set by `shutdown`, for good: no connect after it.
+        var shutDown = false
         var loopStarted = false
         var refusal: MQTTError?
         var connectWaiters: [CheckedContinuation<Void, any Error>] = []
@@ -127,7 +130,8 @@ public final class MQTTClient: @unchecked Sendable {
     /// or when nothing answered within `timeout`). Until the broker answers, libmosquitto keeps
     /// retrying; once connected, it reconnects on its own after a lost connection.
     public func connect(timeout: Duration = .seconds(30)) async throws {
-        let start = state.withLock { state -> Bool in
+        let start = try state.withLock { state throws(MQTTError) -> Bool in
+            if state.shutDown { throw MQTTError(code: .closed, detail: "client shut down") }
             state.refusal = nil
             state.closing = false
             defer { state.loopStarted = true }
@@ -165,10 +169,11 @@ public final class MQTTClient: @unchecked Sendable {
     public func shutdown() {
         let started = state.withLock { state -> Bool in
             state.closing = true
+            state.shutDown = true
             return state.loopStarted
         }
         _ = mosquitto_disconnect(handle)
-        if started { _ = mosquitto_loop_stop(handle, false) }
+        if started { stopLoop() }
         let (connectWaiters, ackWaiters) = state.withLock { state in
             state.loopStarted = false
             state.connected = false
@@ -183,6 +188,29 @@ public final class MQTTClient: @unchecked Sendable {
         ackWaiters.forEach { $0.resume(throwing: closed) }
         messageSink.finish()
         eventSink.finish()
+    }
+
+    /// Joins the network thread. The thread ends once it sees the client disconnected, but a
+    /// reconnect it was making (or a `connect()` racing with the shutdown) can undo one
+    /// `mosquitto_disconnect`, and then a plain join would wait for ever. So the join runs
+    /// aside, and the disconnect is repeated until it returns.
+    private func stopLoop() {
+        let handle = UncheckedHandle(handle)
+        let stopped = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            _ = mosquitto_loop_stop(handle.pointer, false)
+            stopped.signal()
+        }
+        while stopped.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
+            _ = mosquitto_disconnect(handle.pointer)
+        }
+    }
+
+    /// The handle, handed to the thread that joins the loop (libmosquitto's calls used there
+    /// are thread-safe).
+    private struct UncheckedHandle: @unchecked Sendable {
+        let pointer: OpaquePointer
+        init(_ pointer: OpaquePointer) { self.pointer = pointer }
     }
 
     // MARK: Publishing and subscribing

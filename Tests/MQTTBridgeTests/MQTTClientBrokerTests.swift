@@ -129,3 +129,35 @@ struct MQTTClientBrokerTests {
         #expect(victim.isConnected)
     }
 }
+
+extension MQTTClientBrokerTests {
+    /// Calls `shutdown()` on another thread and waits up to `limit` for it to return.
+    static func shutsDown(_ client: MQTTClient, within limit: Duration = .seconds(15)) async -> Bool {
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            client.shutdown()
+            done.signal()
+        }
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if done.wait(timeout: .now()) == .success { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
+    @Test("Shutting down while connects race with it always returns, and no connect works afterwards")
+    func shutdownRacingConnect() async throws {
+        let broker = try BrokerProcess()
+        try await broker.start()
+        for round in 0..<20 {
+            let client = try broker.gatewayClient()
+            let connecting = Task { try await client.connect(timeout: .seconds(5)) }
+            // Shut down at a different moment of the connect each round, from nothing sent to connected.
+            try await Task.sleep(for: .microseconds(round * 500))
+            #expect(await Self.shutsDown(client), "round \(round): shutdown did not return")
+            _ = try? await connecting.value
+            await #expect(throws: MQTTError.self) { try await client.connect(timeout: .seconds(1)) }
+        }
+    }
+}

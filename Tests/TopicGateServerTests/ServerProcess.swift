@@ -42,6 +42,9 @@ final class ServerProcess: @unchecked Sendable {
         let output = FileHandle(forWritingAtPath: outputPath)
         _ = try? output?.seekToEnd()
         process.standardOutput = output
+        // Standard error too: a server orphaned by a crashed test run must not hold the test
+        // runner's pipe open (swift test would wait for it for ever).
+        process.standardError = output
         try process.run()
         self.process = process
         // Generous: on a loaded 2-core CI machine with other servers starting in parallel, a
