@@ -127,19 +127,15 @@ final class BrokerLink: DeviceLink, Service {
                 failed.insert(index)
             }
         }
-        let timeout = acknowledgementTimeout
-        await withTaskGroup(of: Int?.self) { group in
-            for (index, publication) in started {
-                group.addTask {
-                    do {
-                        try await publication.acknowledged(timeout: timeout)
-                        return nil
-                    } catch {
-                        return index
-                    }
-                }
+        // One deadline for the whole batch: acknowledgements come back in order, so awaiting them
+        // one after another costs no more than the slowest, without a task per publication.
+        let deadline = ContinuousClock.now + acknowledgementTimeout
+        for (index, publication) in started {
+            do {
+                try await publication.acknowledged(timeout: max(.milliseconds(1), deadline - ContinuousClock.now))
+            } catch {
+                failed.insert(index)
             }
-            for await index in group { if let index { failed.insert(index) } }
         }
         return failed
     }

@@ -156,11 +156,9 @@ struct TopicService: Sendable {
         let message = PushMessage(
             id: Secrets.randomHex(bytes: 12), appID: caller.appID, topic: topic.address, sender: caller.principal,
             sentAt: time.now(), request: request)
-        let subscribers = try await store.subscribers(appID: caller.appID, address: topic.address)
-        let subscriberContexts = try await contexts.contexts(appID: caller.appID, subscribers: subscribers)
-        let recipients = subscribers.filter { subscriber in
-            guard let context = subscriberContexts[subscriber] else { return false }
-            return AccessPolicy.evaluate(context, .subscribe, on: topic, entries: entries).allowed
+        let subscriberContexts = try await store.subscriberContexts(appID: caller.appID, address: topic.address)
+        let recipients = subscriberContexts.compactMap { subscriber, context in
+            AccessPolicy.evaluate(context, .subscribe, on: topic, entries: entries).allowed ? subscriber : nil
         }.sorted()
         try await dispatcher.dispatch(PushDelivery(message: message, recipients: recipients))
         return message.id
@@ -189,6 +187,11 @@ struct TopicService: Sendable {
     }
 
     func usable(caller: Caller, _ reference: TopicScopeReference, _ name: String) async throws -> (Topic, [ACLEntry]) {
+        // A cached topic proves its scope exists (deleting a user, group or thing empties the
+        // cache), so a scope named by its ID needs no read.
+        if let address = Self.directAddress(caller, reference, name), let cached = cache.get(caller.appID, address) {
+            return cached
+        }
         let scope = try await resolve(caller: caller, reference)
         let address = try Self.address(scope.scope, name)
         guard let loaded = try await cachedTopic(caller.appID, address) else {
@@ -252,6 +255,23 @@ struct TopicService: Sendable {
             }
             return ResolvedScope(scope: .thing(thing.id), groupOwner: nil)
         }
+    }
+
+    /// The address of a topic whose scope the path names by ID (or `me`), without a read.
+    static func directAddress(_ caller: Caller, _ reference: TopicScopeReference, _ name: String) -> TopicAddress? {
+        guard let topicName = TopicName(rawValue: name) else { return nil }
+        let scope: TopicScope
+        switch reference {
+        case .app: scope = .app
+        case .group(let id): scope = .group(id)
+        case .user(.id(let id)): scope = .user(id)
+        case .user(.me):
+            guard case .user(let id) = caller.principal else { return nil }
+            scope = .user(id)
+        case .thing(.id(let id)): scope = .thing(id)
+        case .user, .thing: return nil
+        }
+        return TopicAddress(scope: scope, name: topicName)
     }
 
     static func address(_ scope: TopicScope, _ name: String) throws(KiiError) -> TopicAddress {

@@ -49,16 +49,23 @@ extension SQLiteStore: InstallationStore {
     public func liveInstallations(appID: AppID, principals: [Principal]) async throws -> [Installation] {
         guard !principals.isEmpty else { return [] }
         return try await read { db in
+            // By kind, many principals per query (a fan-out to 1000 users is two queries, not 1000).
             var found: [Installation] = []
-            for principal in principals {
-                let (kind, id) = Self.columns(principal)
-                found += try Row.fetchAll(
-                    db.cachedStatement(sql: """
-                        SELECT * FROM installations WHERE app_id = ? AND principal_kind = ? AND principal_id = ?
-                            AND revoked_at IS NULL ORDER BY created_at, installation_id
-                        """),
-                    arguments: [appID.rawValue, kind, id]
-                ).compactMap(Self.installation)
+            let byKind = Dictionary(grouping: principals.map(Self.columns), by: \.0)
+            for kind in byKind.keys.sorted() {
+                for chunk in Self.chunks(byKind[kind]!.map(\.1)) {
+                    found += try Row.fetchAll(
+                        Self.statement(
+                            db,
+                            """
+                            SELECT * FROM installations WHERE app_id = ? AND principal_kind = ?
+                                AND principal_id IN (\(Self.marks(chunk.count))) AND revoked_at IS NULL
+                            ORDER BY created_at, installation_id
+                            """,
+                            cached: chunk.count <= 16),
+                        arguments: StatementArguments([appID.rawValue, kind] + chunk)
+                    ).compactMap(Self.installation)
+                }
             }
             return found
         }

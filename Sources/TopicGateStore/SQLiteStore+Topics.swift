@@ -169,44 +169,68 @@ extension SQLiteStore: TopicStore {
     }
 
     public func accessContexts(appID: AppID, users: [UserID]) async throws -> [UserID: AccessContext] {
+        try await read { db in try Self.accessContexts(db, appID: appID, users: users) }
+    }
+
+    public func subscriberContexts(appID: AppID, address: TopicAddress) async throws -> [Subscriber: AccessContext] {
         try await read { db in
-            var contexts: [UserID: AccessContext] = [:]
-            for user in users { contexts[user] = AccessContext(principal: .user(user)) }
-            var groupMembers: [GroupID: [UserID]] = [:]
-            for chunk in Self.chunks(users.map(\.rawValue)) {
+            guard let row = try Self.topicRow(db, appID, address) else { return [:] }
+            var result: [Subscriber: AccessContext] = [:]
+            var users: [UserID] = []
+            for subscription in try Row.fetchAll(
+                db.cachedStatement(sql: "SELECT subscriber_kind, subscriber_id FROM subscriptions WHERE topic_id = ?"),
+                arguments: [row["topic_id"] as Int64])
+            {
+                let id: String = subscription["subscriber_id"]
+                if (subscription["subscriber_kind"] as String) == "user" {
+                    users.append(UserID(id))
+                } else {
+                    result[.thing(ThingID(id))] = AccessContext(principal: .thing(ThingID(id)))
+                }
+            }
+            for (user, context) in try Self.accessContexts(db, appID: appID, users: users) { result[.user(user)] = context }
+            return result
+        }
+    }
+
+    /// Each user's groups and owned things (directly or through a group), in two queries.
+    static func accessContexts(_ db: Database, appID: AppID, users: [UserID]) throws -> [UserID: AccessContext] {
+        var contexts: [UserID: AccessContext] = [:]
+        for user in users { contexts[user] = AccessContext(principal: .user(user)) }
+        var groupMembers: [GroupID: [UserID]] = [:]
+        for chunk in Self.chunks(users.map(\.rawValue)) {
+            let rows = try Row.fetchAll(
+                Self.statement(
+                    db, "SELECT user_id, group_id FROM group_members WHERE app_id = ? AND user_id IN (\(Self.marks(chunk.count)))",
+                    cached: chunk.count <= 16),
+                arguments: StatementArguments([appID.rawValue] + chunk))
+            for row in rows {
+                let user = UserID(row["user_id"] as String)
+                let group = GroupID(row["group_id"] as String)
+                contexts[user]?.groups.insert(group)
+                groupMembers[group, default: []].append(user)
+            }
+        }
+        for (kind, ids) in [("user", users.map(\.rawValue)), ("group", groupMembers.keys.map(\.rawValue))] {
+            for chunk in Self.chunks(ids) {
                 let rows = try Row.fetchAll(
                     Self.statement(
-                        db, "SELECT user_id, group_id FROM group_members WHERE app_id = ? AND user_id IN (\(Self.marks(chunk.count)))",
+                        db,
+                        """
+                        SELECT thing_id, owner_id FROM thing_owners
+                        WHERE app_id = ? AND owner_kind = ? AND owner_id IN (\(Self.marks(chunk.count)))
+                        """,
                         cached: chunk.count <= 16),
-                    arguments: StatementArguments([appID.rawValue] + chunk))
+                    arguments: StatementArguments([appID.rawValue, kind] + chunk))
                 for row in rows {
-                    let user = UserID(row["user_id"] as String)
-                    let group = GroupID(row["group_id"] as String)
-                    contexts[user]?.groups.insert(group)
-                    groupMembers[group, default: []].append(user)
+                    let thing = ThingID(row["thing_id"] as String)
+                    let owner: String = row["owner_id"]
+                    let owners = kind == "user" ? [UserID(owner)] : groupMembers[GroupID(owner)] ?? []
+                    for user in owners { contexts[user]?.ownedThings.insert(thing) }
                 }
             }
-            for (kind, ids) in [("user", users.map(\.rawValue)), ("group", groupMembers.keys.map(\.rawValue))] {
-                for chunk in Self.chunks(ids) {
-                    let rows = try Row.fetchAll(
-                        Self.statement(
-                            db,
-                            """
-                            SELECT thing_id, owner_id FROM thing_owners
-                            WHERE app_id = ? AND owner_kind = ? AND owner_id IN (\(Self.marks(chunk.count)))
-                            """,
-                            cached: chunk.count <= 16),
-                        arguments: StatementArguments([appID.rawValue, kind] + chunk))
-                    for row in rows {
-                        let thing = ThingID(row["thing_id"] as String)
-                        let owner: String = row["owner_id"]
-                        let owners = kind == "user" ? [UserID(owner)] : groupMembers[GroupID(owner)] ?? []
-                        for user in owners { contexts[user]?.ownedThings.insert(thing) }
-                    }
-                }
-            }
-            return contexts
         }
+        return contexts
     }
 
     /// Deletes a scope's topics (with their entries and subscriptions): part of deleting the

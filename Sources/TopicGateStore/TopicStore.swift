@@ -25,4 +25,7 @@ public protocol TopicStore: Sendable {
     func subscribers(appID: AppID, address: TopicAddress) async throws -> [Subscriber]
     /// The groups and owned things of each user, in two queries whatever the count.
     func accessContexts(appID: AppID, users: [UserID]) async throws -> [UserID: AccessContext]
+    /// The topic's subscribers with their access contexts, in one read (empty when there is no
+    /// such topic).
+    func subscriberContexts(appID: AppID, address: TopicAddress) async throws -> [Subscriber: AccessContext]
 }
