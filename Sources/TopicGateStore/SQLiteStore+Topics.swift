@@ -155,19 +155,6 @@ extension SQLiteStore: TopicStore {
         }
     }
 
-    public func subscribers(appID: AppID, address: TopicAddress) async throws -> [Subscriber] {
-        try await read { db in
-            guard let row = try Self.topicRow(db, appID, address) else { return [] }
-            return try Row.fetchAll(
-                db.cachedStatement(sql: "SELECT subscriber_kind, subscriber_id FROM subscriptions WHERE topic_id = ?"),
-                arguments: [row["topic_id"] as Int64]
-            ).map { row in
-                let id: String = row["subscriber_id"]
-                return (row["subscriber_kind"] as String) == "user" ? .user(UserID(id)) : .thing(ThingID(id))
-            }
-        }
-    }
-
     public func accessContexts(appID: AppID, users: [UserID]) async throws -> [UserID: AccessContext] {
         try await read { db in try Self.accessContexts(db, appID: appID, users: users) }
     }

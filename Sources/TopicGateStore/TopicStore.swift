@@ -22,7 +22,6 @@ public protocol TopicStore: Sendable {
     /// False when not subscribed.
     func unsubscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool
     func isSubscribed(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool
-    func subscribers(appID: AppID, address: TopicAddress) async throws -> [Subscriber]
     /// The groups and owned things of each user, in two queries whatever the count.
     func accessContexts(appID: AppID, users: [UserID]) async throws -> [UserID: AccessContext]
     /// The topic's subscribers with their access contexts, in one read (empty when there is no
