@@ -95,7 +95,7 @@ struct LoginService: Sendable {
     /// locked"), with how long the lock lasts in `retryAfter` and `Retry-After`.
     static func locked(retryAfterMillis: Int64) -> KiiError {
         var error = oauthError(.invalidGrant, "The login name is locked")
-        error.context["retryAfter"] = .int(max(1, (retryAfterMillis + 999) / 1000))
+        error.setRetryAfter(millis: retryAfterMillis)
         return error
     }
 

@@ -58,16 +58,11 @@ struct ThingService: Sendable {
     func setDisabled(caller: Caller, reference: ThingReference, body: [String: JSONValue]) async throws {
         guard caller.principal == .admin else { throw caller.denied("change a thing's status") }
         var thing = try await find(caller: caller, reference: reference)
-        guard case .bool(let disabled)? = body["disabled"] else {
-            throw KiiError.invalidInput("'disabled' must be true or false.", field: "disabled")
-        }
+        let disabled = try PrincipalStatus.requestedDisabled(body)
         thing.disabled = disabled
         thing.modifiedAt = time.now()
         try await store.updateThing(thing)
-        if disabled { try await revocation.revoke(appID: caller.appID, .principal(.thing(thing.id))) }
-        try await audit.record(
-            disabled ? .thingDisabled : .thingEnabled, appID: caller.appID, actor: caller.principal.description,
-            subjectID: thing.id.rawValue)
+        try await PrincipalStatus(revocation: revocation, audit: audit).changed(.thing(thing.id), disabled: disabled, caller: caller)
     }
 
     func delete(caller: Caller, reference: ThingReference) async throws {

@@ -118,16 +118,11 @@ struct UserService: Sendable {
     func setDisabled(caller: Caller, reference: UserReference, body: [String: JSONValue]) async throws {
         guard caller.principal == .admin else { throw caller.denied("change a user's status") }
         var user = try await resolve(caller: caller, reference: reference)
-        guard case .bool(let disabled)? = body["disabled"] else {
-            throw KiiError.invalidInput("'disabled' must be true or false.", field: "disabled")
-        }
+        let disabled = try PrincipalStatus.requestedDisabled(body)
         user.disabled = disabled
         user.modifiedAt = time.now()
         try await store.updateUser(user)
-        if disabled { try await revocation.revoke(appID: caller.appID, .principal(.user(user.id))) }
-        try await audit.record(
-            disabled ? .userDisabled : .userEnabled, appID: caller.appID, actor: caller.principal.description,
-            subjectID: user.id.rawValue)
+        try await PrincipalStatus(revocation: revocation, audit: audit).changed(.user(user.id), disabled: disabled, caller: caller)
     }
 
     /// Deletes the user with its tokens, memberships, ownerships and owned groups.

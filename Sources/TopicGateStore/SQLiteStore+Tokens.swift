@@ -14,12 +14,8 @@ extension SQLiteStore: TokenStore {
 
     public func token(hash: String) async throws -> AccessToken? {
         try await read { db in
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM tokens WHERE token_hash = ?"), arguments: [hash]),
-                let principal = Self.principal(kind: row["principal_kind"], id: row["principal_id"])
-            else { return nil }
-            return AccessToken(
-                hash: row["token_hash"], appID: AppID(row["app_id"] as String), principal: principal,
-                expiresAt: row["expires_at"], createdAt: row["created_at"])
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM tokens WHERE token_hash = ?"), arguments: [hash])
+                .flatMap(Self.accessToken)
         }
     }
 
@@ -38,12 +34,9 @@ extension SQLiteStore: TokenStore {
                             WHERE t.token_hash = ?
                             """),
                     arguments: [hash]),
-                let principal = Self.principal(kind: row["principal_kind"], id: row["principal_id"])
+                let token = Self.accessToken(row)
             else { return nil }
-            let token = AccessToken(
-                hash: row["token_hash"], appID: AppID(row["app_id"] as String), principal: principal,
-                expiresAt: row["expires_at"], createdAt: row["created_at"])
-            switch principal {
+            switch token.principal {
             case .user:
                 guard (row["user_found"] as String?) != nil else { return nil }
                 return TokenHolder(token: token, disabled: row["user_disabled"], lastSeenAt: row["user_seen"])
@@ -65,6 +58,14 @@ extension SQLiteStore: TokenStore {
                     """).execute(arguments: [appID.rawValue, kind, id, keeping])
             return db.changesCount
         }
+    }
+
+    /// A token from a row of `tokens` (nil when its principal kind is unknown).
+    static func accessToken(_ row: Row) -> AccessToken? {
+        guard let principal = principal(kind: row["principal_kind"], id: row["principal_id"]) else { return nil }
+        return AccessToken(
+            hash: row["token_hash"], appID: AppID(row["app_id"] as String), principal: principal,
+            expiresAt: row["expires_at"], createdAt: row["created_at"])
     }
 
     static func columns(_ principal: Principal) -> (String, String) {

@@ -36,13 +36,17 @@ struct UsersCommand: AsyncParsableCommand {
         }
     }
 
+    static func setDisabled(_ disabled: Bool, userID: String, options: AdminOptions) async throws {
+        _ = try await options.client().call("PUT", "/users/\(userID)/status", body: ["disabled": .bool(disabled)])
+    }
+
     struct Disable: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Refuse the user's tokens and kick its devices.")
         @OptionGroup var options: AdminOptions
         @Argument(help: "The user's ID.") var userID: String
 
         func run() async throws {
-            _ = try await options.client().call("PUT", "/users/\(userID)/status", body: ["disabled": true])
+            try await UsersCommand.setDisabled(true, userID: userID, options: options)
             print("Disabled user \(userID); its devices were disconnected.")
         }
     }
@@ -53,7 +57,7 @@ struct UsersCommand: AsyncParsableCommand {
         @Argument(help: "The user's ID.") var userID: String
 
         func run() async throws {
-            _ = try await options.client().call("PUT", "/users/\(userID)/status", body: ["disabled": false])
+            try await UsersCommand.setDisabled(false, userID: userID, options: options)
             print("Enabled user \(userID); its devices install again to receive pushes.")
         }
     }
