@@ -11,6 +11,21 @@ public struct LockoutState: Sendable, Hashable {
         max(0, lockedUntil - now)
     }
 
+    /// Failures that still count at `now` (0 once they are forgotten).
+    public func countedFailures(policy: LockoutPolicy, now: Int64) -> Int {
+        isForgotten(policy: policy, now: now) ? 0 : failures
+    }
+
+    /// True when one more attempt may start while `pending` others are still being checked:
+    /// if every pending one failed, they must not go past the lock. So at most
+    /// `failuresBeforeLock` attempts are ever in flight or failed before the lock holds, and
+    /// once a lock has run out, one attempt at a time (its failure locks again, for longer).
+    public func admitsAttempt(policy: LockoutPolicy, pending: Int, now: Int64) -> Bool {
+        guard remainingLock(now: now) == 0 else { return false }
+        let failures = countedFailures(policy: policy, now: now)
+        return failures >= policy.failuresBeforeLock ? pending == 0 : failures + pending < policy.failuresBeforeLock
+    }
+
     /// Counts a failure at `now` and locks the key when the policy says so.
     public mutating func recordFailure(policy: LockoutPolicy, now: Int64) {
         if isForgotten(policy: policy, now: now) { failures = 0 }

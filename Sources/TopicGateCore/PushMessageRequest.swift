@@ -2,12 +2,22 @@
 /// booleans, null); the channel sections `gcm`, `fcm`, `apns`, `jpush`, `mqtt` are optional
 /// objects whose `enabled` is a boolean; `mqtt.data`, when given, replaces `data` on MQTT;
 /// the `send*` flags (`sendSender`, `sendWhen`, `sendTopicID`, `sendObjectScope`, `sendAppID`,
-/// `sendOrigin`) are booleans and default to true.
+/// `sendOrigin`) are booleans and default to true. Neither data object may carry a key of
+/// `reservedKeys`.
 public struct PushMessageRequest: Sendable, Hashable {
     public var data: [String: JSONValue]
     public var mqttData: [String: JSONValue]?
     public var mqttEnabled: Bool
     public var flags: Set<String>
+
+    /// Keys a receiver reads as Kii's own (who sent it, from where, which push, which
+    /// command): `data` may not carry them, whatever the `send*` flags say, so that a sender
+    /// can never forge them.
+    public static let reservedKeys: Set<String> = [
+        "sender", "origin", "when", "topic", "appID", "objectScopeAppID", "objectScopeUserID", "objectScopeGroupID",
+        "objectScopeThingID", "objectScopeType", "type", "bucketID", "bucketType", "objectID", "pushMessageID",
+        "commandID",
+    ]
 
     public static let flagNames = ["sendSender", "sendWhen", "sendTopicID", "sendObjectScope", "sendAppID", "sendOrigin"]
 
@@ -51,6 +61,10 @@ public struct PushMessageRequest: Sendable, Hashable {
             throw KiiError.invalidInput("'\(field)' must be an object.", field: field)
         }
         for (key, member) in object {
+            if reservedKeys.contains(key) {
+                throw KiiError.invalidInput(
+                    "'\(field).\(key)' is reserved: '\(key)' is a field the receiver reads as Kii's own.", field: field)
+            }
             switch member {
             case .object, .array:
                 throw KiiError.invalidInput("'\(field).\(key)' must be a string, number or boolean: data is flat.", field: field)

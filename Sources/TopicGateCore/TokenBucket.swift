@@ -32,6 +32,13 @@ public struct TokenBucket: Sendable, Hashable {
         tokens = max(0, tokens - 1)
     }
 
+    /// Gives back a token spent for an event that turned out not to count (a password
+    /// attempt reserved before it was checked, and then right).
+    public mutating func refund(limit: RateLimit, now: Int64) {
+        refill(limit: limit, now: now)
+        tokens = min(Double(limit.count), tokens + 1)
+    }
+
     /// True when the bucket has refilled completely (and so need not be remembered).
     public func isFull(limit: RateLimit, now: Int64) -> Bool {
         tokens + Double(max(0, now - updatedAt)) * limit.refillPerMillisecond >= Double(limit.count)

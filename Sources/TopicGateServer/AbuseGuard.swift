@@ -11,7 +11,10 @@ final class AbuseGuard: Sendable {
         case signupsInApp(AppID)
         case loginFailuresFromAddress(String)
         case loginFailuresInApp(AppID)
-        /// A login name (lower-cased), `EMAIL:…`, `PHONE:…` or `VENDOR_THING_ID:…` in an app.
+        /// One account's password in an app: `user:ID` or `thing:ID` once the account is
+        /// resolved, else the normalised identifier that was presented (`LOGIN_NAME:…`,
+        /// `EMAIL:…`, `PHONE:…`, `VENDOR_THING_ID:…`), so that every spelling of one account
+        /// shares one lock.
         case account(AppID, String)
         case link(AppID, provider: String, externalID: String)
         case linkLoginsFromAddress(String)
@@ -20,6 +23,8 @@ final class AbuseGuard: Sendable {
     private struct State {
         var buckets: [Key: TokenBucket] = [:]
         var lockouts: [Key: LockoutState] = [:]
+        /// Attempts admitted and not yet ended, per lockout key.
+        var pending: [Key: Int] = [:]
         var operations = 0
     }
 
@@ -55,44 +60,76 @@ final class AbuseGuard: Sendable {
         }
     }
 
-    /// 429 while the login-failure budget of `address` or of `appID` is spent.
-    func requireLoginBudget(appID: AppID, address: String?) throws(KiiError) {
-        let now = time.now()
-        let waiting = state.withLock { state in
-            failureLimits(appID: appID, address: address).map { key, limit in
-                state.buckets[key]?.wait(limit: limit, now: now) ?? 0
-            }.max() ?? 0
-        }
-        if waiting > 0 {
-            throw KiiError.tooManyRequests("Too many failed logins from this address or for this app; try again later.", retryAfterMillis: waiting)
-        }
+    /// A password or secret check that has been admitted and not yet decided. Until it ends it
+    /// counts as a failure: its budget tokens are spent and its lockout keys hold a pending
+    /// attempt, so concurrent guesses cannot all slip in before the first failures are counted.
+    struct Attempt: Sendable {
+        let budgets: [Key]
+        let lockouts: [Key]
     }
 
-    /// Milliseconds `key` stays locked (0: it is not).
-    func remainingLock(_ key: Key) -> Int64 {
-        let now = time.now()
-        return state.withLock { $0.lockouts[key]?.remainingLock(now: now) ?? 0 }
+    /// Why an attempt was not admitted.
+    enum Refusal: Error, Sendable {
+        /// The failure budget of the address or the app is spent.
+        case budgetSpent(retryAfterMillis: Int64)
+        /// A lockout key is locked, or as many attempts as it admits are already being checked.
+        case locked(retryAfterMillis: Int64)
     }
 
-    /// Records a failed login: it counts against the address's and the app's failure budgets
-    /// and toward the lockout of each of `lockouts` (with its policy).
-    func recordLoginFailure(appID: AppID, address: String?, lockouts: [(Key, LockoutPolicy)]) {
+    /// Admits one check of a secret, atomically: refused when a failure budget is spent or a
+    /// lockout key is locked (or would be, if the attempts in flight all failed); otherwise the
+    /// attempt is reserved. `lockouts` are the keys it counts toward (the account first);
+    /// `appBudget: false` leaves the app's failure budget out (the admin's client credentials
+    /// must not be locked out by users' wrong passwords). Every admitted attempt must be ended
+    /// with `end(_:succeeded:)`.
+    func begin(appID: AppID, address: String?, lockouts: [Key], appBudget: Bool = true) throws(Refusal) -> Attempt {
         let now = time.now()
-        let limits = failureLimits(appID: appID, address: address)
-        state.withLock { state in
+        var limits = failureLimits(appID: appID, address: address)
+        if !appBudget { limits.removeAll { if case .loginFailuresInApp = $0.0 { true } else { false } } }
+        let outcome = state.withLock { state -> Result<Attempt, Refusal> in
+            let waiting = limits.map { key, limit in state.buckets[key]?.wait(limit: limit, now: now) ?? 0 }.max() ?? 0
+            if waiting > 0 { return .failure(.budgetSpent(retryAfterMillis: waiting)) }
+            for key in lockouts {
+                let lockout = state.lockouts[key] ?? LockoutState()
+                let pending = state.pending[key, default: 0]
+                guard lockout.admitsAttempt(policy: policy(of: key), pending: pending, now: now) else {
+                    // Locked, or full of attempts in flight: those end within a hash's time.
+                    return .failure(.locked(retryAfterMillis: max(lockout.remainingLock(now: now), 1_000)))
+                }
+            }
             for (key, limit) in limits {
                 state.buckets[key, default: TokenBucket(limit: limit, now: now)].spend(limit: limit, now: now)
             }
-            for (key, policy) in lockouts {
-                state.lockouts[key, default: LockoutState()].recordFailure(policy: policy, now: now)
-            }
+            for key in lockouts { state.pending[key, default: 0] += 1 }
             prune(&state, now: now)
+            return .success(Attempt(budgets: limits.map(\.0), lockouts: lockouts))
         }
+        return try outcome.get()
     }
 
-    /// Forgets the failures of `key` (after a successful login).
-    func reset(_ key: Key) {
-        _ = state.withLock { $0.lockouts.removeValue(forKey: key) }
+    /// Ends an admitted attempt. A failure counts toward each lockout key; a success gives the
+    /// budget tokens back and forgets the failures of the account keys (an address's lockout
+    /// keeps counting).
+    func end(_ attempt: Attempt, succeeded: Bool) {
+        let now = time.now()
+        state.withLock { state in
+            for key in attempt.lockouts {
+                let pending = state.pending[key, default: 1] - 1
+                state.pending[key] = pending > 0 ? pending : nil
+                if succeeded {
+                    if case .linkLoginsFromAddress = key { continue }
+                    state.lockouts.removeValue(forKey: key)
+                } else {
+                    state.lockouts[key, default: LockoutState()].recordFailure(policy: policy(of: key), now: now)
+                }
+            }
+            if succeeded {
+                for key in attempt.budgets {
+                    guard let limit = limit(of: key) else { continue }
+                    state.buckets[key]?.refund(limit: limit, now: now)
+                }
+            }
+        }
     }
 
     private func failureLimits(appID: AppID, address: String?) -> [(Key, RateLimit)] {

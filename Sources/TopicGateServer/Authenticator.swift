@@ -13,6 +13,8 @@ import TopicGateStore
 struct Authenticator: Sendable {
     let store: any Store
     let time: TimeSource
+    /// Whether the client address is taken from `X-Forwarded-For` (see `ClientAddress`).
+    let trustForwardedFor: Bool
     /// How stale a user's last-seen time may get before a request writes it again.
     let lastSeenResolution: Int64 = 60_000
 
@@ -29,6 +31,12 @@ struct Authenticator: Sendable {
         }
         apps.keep(app, now: now)
         return app
+    }
+
+    func caller(_ request: Request, _ context: some RequestContext, appID: String) async throws -> Caller {
+        var caller = try await caller(request, appID: appID)
+        caller.address = ClientAddress.of(request, context: context, trustForwardedFor: trustForwardedFor)
+        return caller
     }
 
     func caller(_ request: Request, appID: String) async throws -> Caller {

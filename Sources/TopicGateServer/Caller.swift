@@ -6,6 +6,9 @@ struct Caller: Sendable {
     let principal: Principal
     /// SHA-256 of the bearer token used, if any.
     let tokenHash: String?
+    /// The client address the request came from (see `ClientAddress`), for per-address
+    /// limits and the audit trail.
+    var address: String? = nil
 
     var appID: AppID { app.id }
 

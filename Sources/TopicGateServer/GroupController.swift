@@ -75,7 +75,7 @@ struct GroupController<Context: RequestContext>: Sendable {
     }
 
     func caller(_ request: Request, _ context: Context) async throws -> Caller {
-        try await environment.authenticator.caller(request, appID: try context.parameters.appID())
+        try await environment.authenticator.caller(request, context, appID: try context.parameters.appID())
     }
 
     func created(_ caller: Caller, _ result: (Group, [UserID])) async throws -> Response {

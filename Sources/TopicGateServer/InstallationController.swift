@@ -56,6 +56,6 @@ struct InstallationController<Context: RequestContext>: Sendable {
     }
 
     func caller(_ request: Request, _ context: Context) async throws -> Caller {
-        try await environment.authenticator.caller(request, appID: try context.parameters.appID())
+        try await environment.authenticator.caller(request, context, appID: try context.parameters.appID())
     }
 }

@@ -11,7 +11,7 @@ struct LinkController<Context: RequestContext>: Sendable {
     func addRoutes(to group: RouterGroup<Context>) {
         group.post("users/:user/links") { request, context in
             let appID = try context.parameters.appID()
-            let caller = try await environment.authenticator.caller(request, appID: appID)
+            let caller = try await environment.authenticator.caller(request, context, appID: appID)
             let body = try await environment.body.object(request)
             let outcome = try await environment.links.link(
                 caller: caller, reference: try context.parameters.userReference(appID: appID), body: body,
@@ -25,14 +25,14 @@ struct LinkController<Context: RequestContext>: Sendable {
         }
         group.get("users/:user/links") { request, context in
             let appID = try context.parameters.appID()
-            let caller = try await environment.authenticator.caller(request, appID: appID)
+            let caller = try await environment.authenticator.caller(request, context, appID: appID)
             let links = try await environment.links.links(
                 caller: caller, reference: try context.parameters.userReference(appID: appID))
             return JSONResponse.ok(["links": .array(links.map(\.json))])
         }
         group.delete("users/:user/links/:provider/:externalID") { request, context in
             let appID = try context.parameters.appID()
-            let caller = try await environment.authenticator.caller(request, appID: appID)
+            let caller = try await environment.authenticator.caller(request, context, appID: appID)
             let provider = try context.parameters.require("provider")
             let externalID = try context.parameters.require("externalID")
             try await environment.links.unlink(

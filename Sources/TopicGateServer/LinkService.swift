@@ -97,26 +97,37 @@ struct LinkService: Sendable {
         let expiresAt = try LoginService.expiresAt(body)
         let account = "\(request.provider):\(request.externalID)"
         let pairKey = AbuseGuard.Key.link(app.id, provider: request.provider, externalID: request.externalID)
-        var lockouts = [(pairKey, abuse.controls.accountLockout)]
-        if let address { lockouts.append((.linkLoginsFromAddress(address), abuse.controls.addressLockout)) }
-        try abuse.requireLoginBudget(appID: app.id, address: address)
-        let locked = lockouts.map { abuse.remainingLock($0.0) }.max() ?? 0
-        if locked > 0 {
+        var lockouts = [pairKey]
+        if let address { lockouts.append(.linkLoginsFromAddress(address)) }
+        let attempt: AbuseGuard.Attempt
+        do throws(AbuseGuard.Refusal) {
+            attempt = try abuse.begin(appID: app.id, address: address, lockouts: lockouts)
+        } catch .budgetSpent(let millis) {
+            throw KiiError.tooManyRequests(
+                "Too many failed logins from this address or for this app; try again later.", retryAfterMillis: millis)
+        } catch .locked(let millis) {
             try await audit.record(.linkLoginLocked, appID: app.id, actor: "anonymous", account: account, address: address,
-                detail: "locked for \(locked / 1000) s more")
-            throw LoginService.locked(retryAfterMillis: locked)
+                detail: "locked for \(millis / 1000) s more")
+            throw LoginService.locked(retryAfterMillis: millis)
         }
-        let link = try await store.link(appID: app.id, provider: request.provider, externalID: request.externalID)
-        // Hash and compare even when there is no link, so that timing tells nothing.
-        let matches = Secrets.constantTimeEqual(link?.secretHash ?? Secrets.sha256(""), Secrets.sha256(request.secret))
-        guard matches, let link, let user = try await store.user(appID: app.id, id: link.userID) else {
-            abuse.recordLoginFailure(appID: app.id, address: address, lockouts: lockouts)
+        let link: AccountLink?
+        let user: User?
+        do {
+            link = try await store.link(appID: app.id, provider: request.provider, externalID: request.externalID)
+            // Hash and compare even when there is no link, so that timing tells nothing.
+            let matches = Secrets.constantTimeEqual(link?.secretHash ?? Secrets.sha256(""), Secrets.sha256(request.secret))
+            user = if matches, let link { try await store.user(appID: app.id, id: link.userID) } else { nil }
+        } catch {
+            abuse.end(attempt, succeeded: false)
+            throw error
+        }
+        abuse.end(attempt, succeeded: user != nil)
+        guard let link, let user else {
             try await audit.record(.linkLoginFailed, appID: app.id, actor: "anonymous", subjectID: link?.userID.rawValue,
                 account: account, address: address, detail: link == nil ? "no such link" : "wrong secret")
             throw LoginService.oauthError(.invalidGrant, "The external ID or secret is wrong.")
         }
         if user.disabled { throw LoginService.oauthError(.invalidGrant, "The user is disabled.") }
-        abuse.reset(pairKey)
         let token = try await tokens.issue(appID: app.id, principal: .user(user.id), expiresAt: expiresAt)
         let now = time.now()
         try await store.recordLinkLogin(appID: app.id, provider: link.provider, externalID: link.externalID, at: now)

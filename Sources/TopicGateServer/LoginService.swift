@@ -9,18 +9,17 @@ import TopicGateStore
 /// password, so it can never get a token here (only an account link can give it one).
 ///
 /// Failures count against the client address's and the app's failure budgets (429 once spent)
-/// and toward the lockout of the login name: five wrong passwords lock it for 30 s, then
-/// doubling, and a locked name is refused even with the right password.
+/// and toward the lockout of the account (`PasswordCheck`): five wrong passwords lock it for
+/// 30 s, then doubling, and a locked account is refused even with the right password.
 struct LoginService: Sendable {
     let store: any Store
-    let hasher: PasswordHasher
+    let passwords: PasswordCheck
     let tokens: TokenIssuer
     let abuse: AbuseGuard
     let audit: SecurityAudit
 
     func grant(app: App, body: [String: JSONValue], address: String?) async throws -> JSONValue {
         let grantType = try Self.optionalString(body, "grant_type") ?? "password"
-        try abuse.requireLoginBudget(appID: app.id, address: address)
         switch grantType {
         case "password": return try await passwordGrant(app: app, body: body, address: address)
         case "client_credentials": return try await clientCredentialsGrant(app: app, body: body, address: address)
@@ -29,6 +28,8 @@ struct LoginService: Sendable {
         }
     }
 
+    /// A user's or a thing's password. The lockout key is the account the username resolves
+    /// to, so `ann`, `LOGIN_NAME:ann` and every spelling of a phone number share one lock.
     func passwordGrant(app: App, body: [String: JSONValue], address: String?) async throws -> JSONValue {
         guard let username = try Self.optionalString(body, "username"),
             let password = try Self.optionalString(body, "password"),
@@ -37,58 +38,59 @@ struct LoginService: Sendable {
             throw Self.oauthError(.invalidRequest, "A password grant needs 'username' and 'password'.")
         }
         let expiresAt = try Self.expiresAt(body)
-        let account = AbuseGuard.Key.account(app.id, username.lowercased())
-        let locked = abuse.remainingLock(account)
-        if locked > 0 {
-            try await audit.record(.loginLocked, appID: app.id, actor: "anonymous", account: username, address: address,
-                detail: "locked for \(locked / 1000) s more")
-            throw Self.locked(retryAfterMillis: locked)
-        }
-        func failed(_ subjectID: String?) async throws -> KiiError {
-            abuse.recordLoginFailure(appID: app.id, address: address, lockouts: [(account, abuse.controls.accountLockout)])
-            try await audit.record(.loginFailed, appID: app.id, actor: "anonymous", subjectID: subjectID, account: username,
-                address: address, detail: subjectID == nil ? "no such account" : "wrong password")
-            return Self.wrongCredentials()
-        }
         if case .vendorThingID(let vendorThingID) = identifier {
             let thing = try await store.thing(appID: app.id, reference: .vendorThingID(vendorThingID))
-            guard try await hasher.verify(password, hash: thing?.passwordHash), let thing else {
-                throw try await failed(thing?.id.rawValue)
-            }
-            abuse.reset(account)
+            let account = PasswordCheck.Account.thing(thing, appID: app.id, presented: identifier.description)
+            guard try await passwords.verify(
+                password, hash: thing?.passwordHash, account: account, actor: "anonymous", address: address, style: .oauth),
+                let thing
+            else { throw Self.wrongCredentials() }
             if thing.disabled { throw Self.oauthError(.invalidGrant, "The thing is disabled.") }
             let token = try await tokens.issue(appID: app.id, principal: .thing(thing.id), expiresAt: expiresAt)
             return tokens.grantBody(id: thing.id.rawValue, token: token, expiresAt: expiresAt)
         }
         let user = try await store.user(appID: app.id, address: identifier)
-        guard try await hasher.verify(password, hash: user?.passwordHash), let user else {
-            throw try await failed(user?.id.rawValue)
-        }
-        abuse.reset(account)
+        let account = PasswordCheck.Account.user(user, appID: app.id, presented: identifier.description)
+        guard try await passwords.verify(
+            password, hash: user?.passwordHash, account: account, actor: "anonymous", address: address, style: .oauth),
+            let user
+        else { throw Self.wrongCredentials() }
         if user.disabled { throw Self.oauthError(.invalidGrant, "The user is disabled.") }
         let token = try await tokens.issue(appID: app.id, principal: .user(user.id), expiresAt: expiresAt)
         return tokens.grantBody(id: user.id.rawValue, token: token, expiresAt: expiresAt)
     }
 
+    /// The admin's client ID and secret, or the app ID for an anonymous token. Wrong secrets
+    /// count against the client address's failure budget only: users' wrong passwords, which
+    /// spend the app's budget, can never lock the admin out.
     func clientCredentialsGrant(app: App, body: [String: JSONValue], address: String?) async throws -> JSONValue {
         guard let clientID = try Self.optionalString(body, "client_id") else {
             throw Self.oauthError(.invalidRequest, "A client credentials grant needs 'client_id'.")
         }
         let secret = try Self.optionalString(body, "client_secret") ?? ""
         let expiresAt = try Self.expiresAt(body)
-        if clientID == app.clientID, Secrets.constantTimeEqual(Secrets.sha256(secret), app.clientSecretHash) {
-            let token = try await tokens.issue(appID: app.id, principal: .admin, expiresAt: expiresAt)
-            return tokens.grantBody(id: app.clientID, token: token, expiresAt: expiresAt)
-        }
-        if clientID == app.id.rawValue {
+        if clientID != app.clientID, clientID == app.id.rawValue {
             // An anonymous app token (ebisu sends a dummy secret: the app key is no secret).
             let token = try await tokens.issue(appID: app.id, principal: .anonymous, expiresAt: expiresAt)
             return tokens.grantBody(id: app.id.rawValue, token: token, expiresAt: expiresAt)
         }
-        abuse.recordLoginFailure(appID: app.id, address: address, lockouts: [])
-        try await audit.record(.loginFailed, appID: app.id, actor: "anonymous", account: clientID, address: address,
-            detail: "wrong client credentials")
-        throw Self.oauthError(.invalidClient, "The client credentials are not valid.")
+        let attempt: AbuseGuard.Attempt
+        do throws(AbuseGuard.Refusal) {
+            attempt = try abuse.begin(appID: app.id, address: address, lockouts: [], appBudget: false)
+        } catch .budgetSpent(let millis), .locked(let millis) {
+            throw KiiError.tooManyRequests(
+                "Too many failed logins from this address; try again later.", retryAfterMillis: millis)
+        }
+        let matches = clientID == app.clientID
+            && Secrets.constantTimeEqual(Secrets.sha256(secret), app.clientSecretHash)
+        abuse.end(attempt, succeeded: matches)
+        guard matches else {
+            try await audit.record(.loginFailed, appID: app.id, actor: "anonymous", account: clientID, address: address,
+                detail: "wrong client credentials")
+            throw Self.oauthError(.invalidClient, "The client credentials are not valid.")
+        }
+        let token = try await tokens.issue(appID: app.id, principal: .admin, expiresAt: expiresAt)
+        return tokens.grantBody(id: app.clientID, token: token, expiresAt: expiresAt)
     }
 
     /// A locked login name or external ID, answered as Kii does (400, "The login name is

@@ -10,7 +10,7 @@ struct OnboardingController<Context: RequestContext>: Sendable {
 
     func addRoutes(to router: Router<Context>) {
         router.post("thing-if/apps/:appID/onboardings") { request, context in
-            let caller = try await environment.authenticator.caller(request, appID: try context.parameters.appID())
+            let caller = try await environment.authenticator.caller(request, context, appID: try context.parameters.appID())
             let mediaType = MediaTypeName(request)
             let variant: OnboardingService.Variant
             if mediaType.contains("onboardingwithvendorthingidbyowner") {

@@ -12,7 +12,6 @@ struct OnboardingService: Sendable {
     }
 
     let store: any Store
-    let hasher: PasswordHasher
     let tokens: TokenIssuer
     let things: ThingService
     let installations: InstallationService
@@ -33,11 +32,11 @@ struct OnboardingService: Sendable {
         case .thingIDByOwner:
             let id = try Self.string(body, "thingID")
             thing = try await things.find(caller: caller, reference: .id(ThingID(id)))
-            try await checkPassword(password, thing: thing, caller: caller)
+            try await things.checkPassword(password, of: thing, caller: caller)
         case .vendorThingIDByOwner, .vendorThingIDByThing:
             let vendorThingID = try Self.string(body, "vendorThingID")
             if let existing = try await store.thing(appID: caller.appID, reference: .vendorThingID(vendorThingID)) {
-                try await checkPassword(password, thing: existing, caller: caller)
+                try await things.checkPassword(password, of: existing, caller: caller)
                 thing = existing
             } else {
                 thing = try await things.insert(
@@ -58,14 +57,6 @@ struct OnboardingService: Sendable {
             response["mqttEndpoint"] = try await installations.endpoint(for: installation).json
         }
         return .object(response)
-    }
-
-    func checkPassword(_ password: String, thing: Thing, caller: Caller) async throws {
-        guard try await hasher.verify(password, hash: thing.passwordHash) else {
-            throw KiiError(
-                .wrongPassword, "The thing password is wrong.",
-                context: ["appID": .string(caller.appID.rawValue), "principalID": .string(thing.id.rawValue)])
-        }
     }
 
     /// Thing-IF's `thingType`, `firmwareVersion`, `layoutPosition` and `thingProperties`, as the

@@ -10,7 +10,7 @@ struct OperationsController<Context: RequestContext>: Sendable {
 
     func addRoutes(to group: RouterGroup<Context>) {
         group.get("security-audit") { request, context in
-            let caller = try await environment.authenticator.caller(request, appID: try context.parameters.appID())
+            let caller = try await environment.authenticator.caller(request, context, appID: try context.parameters.appID())
             guard caller.principal == .admin else { throw caller.denied("read the security audit") }
             let query = request.uri.queryParameters
             let limit = min(1000, max(1, query.get("limit").flatMap { Int($0) } ?? 100))
@@ -21,7 +21,7 @@ struct OperationsController<Context: RequestContext>: Sendable {
             return JSONResponse.ok(.object(body))
         }
         group.post("pseudo-user-cleanup") { request, context in
-            let caller = try await environment.authenticator.caller(request, appID: try context.parameters.appID())
+            let caller = try await environment.authenticator.caller(request, context, appID: try context.parameters.appID())
             guard caller.principal == .admin else { throw caller.denied("clean up pseudo users") }
             let body = try await environment.body.object(request)
             guard let idleDays = body["idleDays"]?.intValue, idleDays >= 1, idleDays <= 36_500 else {

@@ -24,6 +24,7 @@ struct ServerEnvironment: Sendable {
     let states: ThingStateService
     let links: LinkService
     let abuse: AbuseGuard
+    let passwords: PasswordCheck
     let audit: SecurityAudit
     let cleanup: PseudoUserCleanup
     let metrics: ServerMetrics
@@ -41,21 +42,25 @@ struct ServerEnvironment: Sendable {
         self.time = time
         self.link = link
         let tokens = TokenIssuer(store: store, time: time)
-        authenticator = Authenticator(store: store, time: time)
+        authenticator = Authenticator(store: store, time: time, trustForwardedFor: configuration.abuse.trustForwardedFor)
         body = RequestBody(maximumSize: configuration.maximumBodySize)
         abuse = AbuseGuard(controls: configuration.abuse, time: time)
         audit = SecurityAudit(store: store, time: time, logger: logger)
-        login = LoginService(store: store, hasher: hasher, tokens: tokens, abuse: abuse, audit: audit)
+        passwords = PasswordCheck(abuse: abuse, hasher: hasher, audit: audit)
+        login = LoginService(store: store, passwords: passwords, tokens: tokens, abuse: abuse, audit: audit)
         links = LinkService(store: store, tokens: tokens, time: time, abuse: abuse, audit: audit)
         let revocation = DeviceRevocation(store: store, link: link, time: time)
-        users = UserService(store: store, hasher: hasher, tokens: tokens, time: time, revocation: revocation, audit: audit)
+        users = UserService(
+            store: store, hasher: hasher, passwords: passwords, tokens: tokens, time: time, revocation: revocation,
+            audit: audit)
         groups = GroupService(store: store, time: time)
         things = ThingService(
-            store: store, hasher: hasher, tokens: tokens, time: time, revocation: revocation, audit: audit)
+            store: store, hasher: hasher, passwords: passwords, tokens: tokens, time: time, revocation: revocation,
+            audit: audit)
         installations = InstallationService(
             store: store, time: time, push: configuration.push, signer: signer, revocation: revocation)
         onboarding = OnboardingService(
-            store: store, hasher: hasher, tokens: tokens, things: things, installations: installations)
+            store: store, tokens: tokens, things: things, installations: installations)
         commands = CommandService(store: store, time: time, things: things, outbox: outbox, logger: logger)
         states = ThingStateService(
             store: store, time: time, things: things, retention: configuration.stateRetentionDays * 24 * 3600 * 1000,

@@ -89,7 +89,7 @@ struct ThingController<Context: RequestContext>: Sendable {
     }
 
     func caller(_ request: Request, _ context: Context) async throws -> Caller {
-        try await environment.authenticator.caller(request, appID: try context.parameters.appID())
+        try await environment.authenticator.caller(request, context, appID: try context.parameters.appID())
     }
 
     func reference(_ context: Context) throws -> ThingReference {

@@ -65,7 +65,7 @@ struct ThingIFController<Context: RequestContext>: Sendable {
 
     private func resolve(_ request: Request, _ context: Context) async throws -> (Caller, ThingReference) {
         let appID = try context.parameters.appID()
-        let caller = try await environment.authenticator.caller(request, appID: appID)
+        let caller = try await environment.authenticator.caller(request, context, appID: appID)
         return (caller, try context.parameters.target(appID: appID))
     }
 

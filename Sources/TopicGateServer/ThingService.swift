@@ -5,6 +5,7 @@ import TopicGateStore
 struct ThingService: Sendable {
     let store: any Store
     let hasher: PasswordHasher
+    let passwords: PasswordCheck
     let tokens: TokenIssuer
     let time: TimeSource
     let revocation: DeviceRevocation
@@ -104,11 +105,7 @@ struct ThingService: Sendable {
         }
         try await requireActingAs(caller, owner)
         try await requireExists(caller, owner)
-        guard try await hasher.verify(password, hash: thing.passwordHash) else {
-            throw KiiError(
-                .wrongPassword, "The thing password is wrong.",
-                context: ["appID": .string(caller.appID.rawValue), "principalID": .string(thing.id.rawValue)])
-        }
+        try await checkPassword(password, of: thing, caller: caller)
         guard try await store.addOwner(appID: caller.appID, thing: thing.id, owner: owner) else {
             throw Self.ownershipExists(owner)
         }
@@ -154,6 +151,20 @@ struct ThingService: Sendable {
         let thing = try await find(caller: caller, reference: reference)
         try await requireManager(caller, thing, to: "read this thing's owners")
         return try await store.owners(appID: caller.appID, thing: thing.id)
+    }
+
+    /// Checks a thing password presented by `caller` (onboarding, an ownership claim) through
+    /// the thing's lockout: `WRONG_PASSWORD` when it is wrong, 429 once the thing is locked.
+    func checkPassword(_ password: String, of thing: Thing, caller: Caller) async throws {
+        let account = PasswordCheck.Account.thing(thing, appID: caller.appID, presented: "thing:\(thing.id.rawValue)")
+        guard try await passwords.verify(
+            password, hash: thing.passwordHash, account: account, actor: caller.principal.description,
+            address: caller.address, style: .api)
+        else {
+            throw KiiError(
+                .wrongPassword, "The thing password is wrong.",
+                context: ["appID": .string(caller.appID.rawValue), "principalID": .string(thing.id.rawValue)])
+        }
     }
 
     func find(caller: Caller, reference: ThingReference) async throws -> Thing {

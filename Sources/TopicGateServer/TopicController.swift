@@ -27,7 +27,7 @@ struct TopicController<Context: RequestContext>: Sendable {
         ) -> @Sendable (Request, Context) async throws -> Response {
             { request, context in
                 let appID = try context.parameters.appID()
-                let caller = try await environment.authenticator.caller(request, appID: appID)
+                let caller = try await environment.authenticator.caller(request, context, appID: appID)
                 let reference = try scope(context.parameters, appID)
                 return try await body(request, context, caller, reference, context.parameters.get("topic") ?? "")
             }

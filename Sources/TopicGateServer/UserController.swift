@@ -11,7 +11,7 @@ struct UserController<Context: RequestContext>: Sendable {
     func addRoutes(to group: RouterGroup<Context>) {
         group.post("users") { request, context in
             let appID = try context.parameters.appID()
-            let caller = try await environment.authenticator.caller(request, appID: appID)
+            let caller = try await environment.authenticator.caller(request, context, appID: appID)
             let body = try await environment.body.object(request, emptyAllowed: true)
             if caller.principal != .admin {
                 try environment.abuse.admitSignup(appID: caller.appID, address: environment.clientAddress(request, context))
@@ -33,7 +33,7 @@ struct UserController<Context: RequestContext>: Sendable {
         }
         group.get("users/:user") { request, context in
             let appID = try context.parameters.appID()
-            let caller = try await environment.authenticator.caller(request, appID: appID)
+            let caller = try await environment.authenticator.caller(request, context, appID: appID)
             let reference = try context.parameters.userReference(appID: appID)
             return JSONResponse.ok(
                 try await environment.users.read(caller: caller, reference: reference),
@@ -41,7 +41,7 @@ struct UserController<Context: RequestContext>: Sendable {
         }
         group.post("users/:user") { request, context in
             let appID = try context.parameters.appID()
-            let caller = try await environment.authenticator.caller(request, appID: appID)
+            let caller = try await environment.authenticator.caller(request, context, appID: appID)
             let reference = try context.parameters.userReference(appID: appID)
             let body = try await environment.body.object(request)
             let user = try await environment.users.update(caller: caller, reference: reference, body: body)
@@ -49,7 +49,7 @@ struct UserController<Context: RequestContext>: Sendable {
         }
         group.delete("users/:user") { request, context in
             let appID = try context.parameters.appID()
-            let caller = try await environment.authenticator.caller(request, appID: appID)
+            let caller = try await environment.authenticator.caller(request, context, appID: appID)
             try await environment.users.delete(caller: caller, reference: try context.parameters.userReference(appID: appID))
             // Its topics and every ACL entry naming it are gone with it.
             environment.topicCache.invalidateAll()
@@ -57,7 +57,7 @@ struct UserController<Context: RequestContext>: Sendable {
         }
         group.put("users/:user/password") { request, context in
             let appID = try context.parameters.appID()
-            let caller = try await environment.authenticator.caller(request, appID: appID)
+            let caller = try await environment.authenticator.caller(request, context, appID: appID)
             let reference = try context.parameters.userReference(appID: appID)
             let body = try await environment.body.object(request)
             try await environment.users.changePassword(caller: caller, reference: reference, body: body)
@@ -65,7 +65,7 @@ struct UserController<Context: RequestContext>: Sendable {
         }
         group.put("users/:user/status") { request, context in
             let appID = try context.parameters.appID()
-            let caller = try await environment.authenticator.caller(request, appID: appID)
+            let caller = try await environment.authenticator.caller(request, context, appID: appID)
             let reference = try context.parameters.userReference(appID: appID)
             let body = try await environment.body.object(request)
             try await environment.users.setDisabled(caller: caller, reference: reference, body: body)

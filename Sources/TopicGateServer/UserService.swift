@@ -6,6 +6,7 @@ import TopicGateStore
 struct UserService: Sendable {
     let store: any Store
     let hasher: PasswordHasher
+    let passwords: PasswordCheck
     let tokens: TokenIssuer
     let time: TimeSource
     let revocation: DeviceRevocation
@@ -99,7 +100,11 @@ struct UserService: Sendable {
             guard let oldPassword = body["oldPassword"]?.stringValue else {
                 throw KiiError.invalidInput("'oldPassword' is required.", field: "oldPassword")
             }
-            guard try await hasher.verify(oldPassword, hash: user.passwordHash) else {
+            let account = PasswordCheck.Account.user(user, appID: caller.appID, presented: "user:\(user.id.rawValue)")
+            guard try await passwords.verify(
+                oldPassword, hash: user.passwordHash, account: account, actor: caller.principal.description,
+                address: caller.address, style: .api)
+            else {
                 throw KiiError(
                     .wrongPassword, "The old password is wrong.",
                     context: ["appID": .string(caller.appID.rawValue), "principalID": .string(user.id.rawValue)])

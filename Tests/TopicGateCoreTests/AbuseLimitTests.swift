@@ -59,3 +59,35 @@ struct AbuseLimitTests {
         #expect(state.remainingLock(now: dayLater) == 0)
     }
 }
+
+@Suite("Lockout admission")
+struct LockoutAdmissionTests {
+    @Test("Attempts in flight count as failures: at most five before the lock, one at a time once it ran out")
+    func admission() {
+        let policy = LockoutPolicy.perAccount
+        var state = LockoutState()
+        #expect(state.admitsAttempt(policy: policy, pending: 4, now: 0))
+        #expect(!state.admitsAttempt(policy: policy, pending: 5, now: 0))
+        for _ in 0..<3 { state.recordFailure(policy: policy, now: 0) }
+        #expect(state.admitsAttempt(policy: policy, pending: 1, now: 0))
+        #expect(!state.admitsAttempt(policy: policy, pending: 2, now: 0))
+        for _ in 0..<2 { state.recordFailure(policy: policy, now: 0) }
+        #expect(!state.admitsAttempt(policy: policy, pending: 0, now: 29_999))
+        #expect(state.admitsAttempt(policy: policy, pending: 0, now: 30_000))
+        #expect(!state.admitsAttempt(policy: policy, pending: 1, now: 30_000))
+    }
+
+    @Test("A refund gives back one token, never more than the bucket holds")
+    func refund() {
+        let limit = RateLimit(count: 2, periodMillis: 3_600_000)
+        var bucket = TokenBucket(limit: limit, now: 0)
+        bucket.spend(limit: limit, now: 0)
+        bucket.spend(limit: limit, now: 0)
+        #expect(bucket.wait(limit: limit, now: 0) > 0)
+        bucket.refund(limit: limit, now: 0)
+        #expect(bucket.wait(limit: limit, now: 0) == 0)
+        bucket.refund(limit: limit, now: 0)
+        bucket.refund(limit: limit, now: 0)
+        #expect(bucket.tokens == 2)
+    }
+}

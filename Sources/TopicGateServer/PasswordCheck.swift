@@ -1,0 +1,86 @@
+import TopicGateCore
+
+/// Every check of a user's or a thing's password, wherever it is presented: the token
+/// endpoint, onboarding, an ownership claim, a password change. Each goes through one lockout
+/// key per account and the same failure budgets, reserved before the hash is computed (see
+/// `AbuseGuard.begin`), so no endpoint is an unthrottled oracle for another's lock.
+struct PasswordCheck: Sendable {
+    /// How a refusal is answered: the token endpoint answers as Kii's OAuth endpoint does (a
+    /// locked name is a 400 `invalid_grant` "The login name is locked"); other endpoints
+    /// answer 429 `TOO_MANY_REQUESTS`. Both carry `Retry-After`.
+    enum Style: Sendable { case oauth, api }
+
+    /// Whose password is checked, for the lockout key and the audit trail.
+    struct Account: Sendable {
+        let appID: AppID
+        /// The account's own key (`user:ID`, `thing:ID`) when it exists, else what was
+        /// presented, normalised.
+        let key: String
+        /// The account's ID, when it exists.
+        let subjectID: String?
+        /// What the client presented, for the audit trail.
+        let presented: String
+
+        static func user(_ user: User?, appID: AppID, presented: String) -> Account {
+            Account(
+                appID: appID, key: user.map { "user:\($0.id.rawValue)" } ?? presented.lowercased(),
+                subjectID: user?.id.rawValue, presented: presented)
+        }
+
+        static func thing(_ thing: Thing?, appID: AppID, presented: String) -> Account {
+            Account(
+                appID: appID, key: thing.map { "thing:\($0.id.rawValue)" } ?? presented, subjectID: thing?.id.rawValue,
+                presented: presented)
+        }
+    }
+
+    let abuse: AbuseGuard
+    let hasher: PasswordHasher
+    let audit: SecurityAudit
+
+    /// True when `password` matches `hash` (nil: the account does not exist; the same work is
+    /// done). A wrong password is counted and audited; a locked account or a spent budget is
+    /// refused before any hashing.
+    func verify(
+        _ password: String, hash: String?, account: Account, actor: String, address: String?, style: Style
+    ) async throws -> Bool {
+        let lockKey = AbuseGuard.Key.account(account.appID, account.key)
+        let attempt: AbuseGuard.Attempt
+        do throws(AbuseGuard.Refusal) {
+            attempt = try abuse.begin(appID: account.appID, address: address, lockouts: [lockKey])
+        } catch .budgetSpent(let millis) {
+            throw KiiError.tooManyRequests(
+                "Too many failed logins from this address or for this app; try again later.", retryAfterMillis: millis)
+        } catch .locked(let millis) {
+            try await audit.record(
+                .loginLocked, appID: account.appID, actor: actor, subjectID: account.subjectID,
+                account: account.presented, address: address, detail: "locked for \(millis / 1000) s more")
+            throw Self.locked(retryAfterMillis: millis, style: style)
+        }
+        let matches: Bool
+        do {
+            matches = try await hasher.verify(password, hash: hash)
+        } catch {
+            abuse.end(attempt, succeeded: false)
+            throw error
+        }
+        abuse.end(attempt, succeeded: matches)
+        if !matches {
+            try await audit.record(
+                .loginFailed, appID: account.appID, actor: actor, subjectID: account.subjectID, account: account.presented,
+                address: address, detail: hash == nil ? "no such account" : "wrong password")
+        }
+        return matches
+    }
+
+    static func locked(retryAfterMillis: Int64, style: Style) -> KiiError {
+        switch style {
+        case .oauth:
+            return LoginService.locked(retryAfterMillis: retryAfterMillis)
+        case .api:
+            return KiiError.tooManyRequests(
+                "Too many wrong passwords for this account: it is locked; try again later.",
+                retryAfterMillis: retryAfterMillis)
+        }
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import HTTPTypes
+import Testing
+import TopicGateCore
+import TopicGateServer
+import TopicGateStore
+
+/// Every password check (users and things, on every endpoint) goes through one lockout per
+/// account and the same budgets, reserved before the hash is computed.
+@Suite("Password guessing")
+struct PasswordGuessingTests {
+    static func from(_ address: String) -> HTTPFields { [HTTPField.Name("X-Forwarded-For")!: address] }
+
+    static func trusting() -> AbuseControls {
+        var abuse = AbuseControls()
+        abuse.trustForwardedFor = true
+        return abuse
+    }
+
+    func login(_ client: TestServer.Client, _ username: String, _ password: String, from address: String = "203.0.113.1")
+        async throws -> TestServer.Reply
+    {
+        try await client.call(
+            .post, "\(client.app)/oauth2/token", contentType: "application/json",
+            body: JSONWriter.string(["username": .string(username), "password": .string(password)]),
+            headers: Self.from(address))
+    }
+
+    func onboardByThing(_ client: TestServer.Client, _ vendorThingID: String, _ password: String) async throws
+        -> TestServer.Reply
+    {
+        try await client.call(
+            .post, "/thing-if/apps/\(client.server.app.id.rawValue)/onboardings",
+            contentType: "application/vnd.kii.OnboardingWithVendorThingIDByThing+json",
+            body: JSONWriter.string(["vendorThingID": .string(vendorThingID), "thingPassword": .string(password)]),
+            headers: Self.from("198.51.100.7"))
+    }
+
+    @Test("A thing locked at the token endpoint is locked for onboarding and ownership claims too, right password or not")
+    func thingPasswordLockedEverywhere() async throws {
+        let server = try await TestServer.make(abuse: Self.trusting())
+        try await server.run { client in
+            let thing = try await client.thing("lamp-9", password: "right-password")
+            for _ in 0..<5 {
+                #expect(try await login(client, "VENDOR_THING_ID:lamp-9", "wrong-password").status == .badRequest)
+            }
+            let locked = try await login(client, "VENDOR_THING_ID:lamp-9", "right-password")
+            #expect(locked.string("error_description") == "The login name is locked")
+            // Thirty onboardings: every one refused as locked, none evaluated as a wrong password.
+            for _ in 0..<30 {
+                let reply = try await onboardByThing(client, "lamp-9", "wrong-password")
+                #expect(reply.status == .tooManyRequests)
+                #expect(reply.headers[.retryAfter] != nil)
+            }
+            let right = try await onboardByThing(client, "lamp-9", "right-password")
+            #expect(right.status == .tooManyRequests)
+            #expect(right.string("accessToken") == nil)
+            let user = try await client.pseudoUser()
+            let claim = try await client.call(
+                .post, "\(client.app)/things/\(thing.id)/ownership", token: user.token,
+                contentType: "application/vnd.kii.ThingOwnershipRequest+json",
+                body: JSONWriter.string(["thingPassword": .string("right-password"), "userID": .string(user.id)]))
+            #expect(claim.status == .tooManyRequests)
+            let owners = try await client.call(.get, "\(client.app)/things/\(thing.id)/ownership", token: thing.token)
+            #expect(owners.object["users"]?.arrayValue?.isEmpty == true)
+        }
+    }
+
+    @Test("Wrong onboarding passwords lock the thing's token login")
+    func onboardingFailuresCount() async throws {
+        let server = try await TestServer.make(abuse: Self.trusting())
+        try await server.run { client in
+            _ = try await client.thing("lamp-10", password: "right-password")
+            for _ in 0..<5 {
+                let reply = try await onboardByThing(client, "lamp-10", "wrong-password")
+                #expect(reply.status == .unauthorized)
+                #expect(reply.errorCode == "WRONG_PASSWORD")
+            }
+            #expect(try await onboardByThing(client, "lamp-10", "right-password").status == .tooManyRequests)
+            let locked = try await login(client, "VENDOR_THING_ID:lamp-10", "right-password")
+            #expect(locked.string("error_description") == "The login name is locked")
+        }
+    }
+
+    @Test("Wrong old passwords on a password change lock the account, and the token login with it")
+    func passwordChangeIsThrottled() async throws {
+        let server = try await TestServer.make(abuse: Self.trusting())
+        try await server.run { client in
+            let ann = try await client.normalUser("ann")
+            func change(_ old: String) async throws -> TestServer.Reply {
+                try await client.call(
+                    .put, "\(client.app)/users/me/password", token: ann.token,
+                    contentType: "application/vnd.kii.ChangePasswordRequest+json",
+                    body: JSONWriter.string(["oldPassword": .string(old), "newPassword": .string("new-password-1")]),
+                    headers: Self.from("198.51.100.8"))
+            }
+            for _ in 0..<5 { #expect(try await change("wrong-password").errorCode == "WRONG_PASSWORD") }
+            let refused = try await change("password123")
+            #expect(refused.status == .tooManyRequests)
+            #expect(try await login(client, "ann", "password123").string("error_description") == "The login name is locked")
+            // The password did not change.
+            #expect(try await login(client, "ann", "new-password-1").status != .ok)
+        }
+    }
+
+    @Test("Forty concurrent wrong passwords for one name: at most five are evaluated")
+    func concurrentGuessesStopAtTheLock() async throws {
+        let server = try await TestServer.make(abuse: Self.trusting())
+        try await server.run { client in
+            _ = try await client.normalUser("bob")
+            let replies = try await withThrowingTaskGroup(of: String?.self) { group in
+                for index in 0..<40 {
+                    group.addTask {
+                        try await login(client, "bob", "wrong-\(index)", from: "203.0.113.\(index)").string("error_description")
+                    }
+                }
+                var all: [String?] = []
+                for try await reply in group { all.append(reply) }
+                return all
+            }
+            let evaluated = replies.filter { $0 == "The username or password is wrong." }.count
+            #expect(evaluated <= 5)
+            #expect(replies.filter { $0 == "The login name is locked" }.count >= 35)
+            let failures = try await server.store.securityEvents(appID: server.app.id, limit: 100, before: nil)
+                .filter { $0.event.kind == .loginFailed }
+            #expect(failures.count <= 5)
+            #expect(try await login(client, "bob", "password123").string("error_description") == "The login name is locked")
+        }
+    }
+
+    @Test("Every spelling of one account shares its lock: ann and LOGIN_NAME:ann, phone numbers with dashes and spaces")
+    func lockKeysAreNormalised() async throws {
+        let server = try await TestServer.make(abuse: Self.trusting())
+        try await server.run { client in
+            _ = try await client.normalUser("ann")
+            for username in ["ann", "LOGIN_NAME:ann", "ann", "login_name:ann", "LOGIN_NAME:ann"] {
+                #expect(try await login(client, username, "wrong-password").string("error_description")
+                    == "The username or password is wrong.")
+            }
+            #expect(try await login(client, "ann", "password123").string("error_description") == "The login name is locked")
+
+            let registered = try await client.call(
+                .post, "\(client.app)/users", contentType: "application/vnd.kii.RegistrationRequest+json",
+                body: JSONWriter.string(["phoneNumber": .string("+819012345678"), "password": .string("password123")]))
+            #expect(registered.status == .created)
+            for username in ["+81-90-1234-5678", "+81 90 1234 5678", "PHONE:+819012345678", "+8190-12345678", "PHONE:+81 90-1234-5678"] {
+                #expect(try await login(client, username, "wrong-password").string("error_description")
+                    == "The username or password is wrong.")
+            }
+            for username in ["+819012345678", "+81-90-1234-5678", "PHONE:+81 9012345678"] {
+                #expect(try await login(client, username, "password123").string("error_description") == "The login name is locked")
+            }
+        }
+    }
+
+    @Test("Users' wrong passwords spend the app's budget; the admin's client credentials still work")
+    func adminIsNotLockedOutByUsers() async throws {
+        var abuse = Self.trusting()
+        abuse.loginFailuresPerApp = RateLimit(count: 3, periodMillis: 3_600_000)
+        let server = try await TestServer.make(abuse: abuse)
+        try await server.run { client in
+            _ = try await client.normalUser("carl")
+            for index in 0..<3 {
+                _ = try await login(client, "nobody-\(index)", "wrong-password", from: "203.0.113.\(index)")
+            }
+            #expect(try await login(client, "carl", "password123", from: "198.51.100.1").status == .tooManyRequests)
+            let admin = try await client.call(
+                .post, "\(client.app)/oauth2/token", contentType: "application/json",
+                body: JSONWriter.string([
+                    "grant_type": .string("client_credentials"), "client_id": .string(server.app.clientID),
+                    "client_secret": .string(server.clientSecret),
+                ]),
+                headers: Self.from("198.51.100.2"))
+            #expect(admin.status == .ok)
+            #expect(admin.string("access_token") != nil)
+        }
+    }
+
+    @Test("A right password gives its reserved budget token back")
+    func successRefundsTheBudget() async throws {
+        var abuse = Self.trusting()
+        abuse.loginFailuresPerAddress = RateLimit(count: 2, periodMillis: 3_600_000)
+        let server = try await TestServer.make(abuse: abuse)
+        try await server.run { client in
+            _ = try await client.normalUser("dora")
+            for _ in 0..<5 { #expect(try await login(client, "dora", "password123").status == .ok) }
+            #expect(try await login(client, "dora", "wrong-password").status == .badRequest)
+            #expect(try await login(client, "dora", "password123").status == .ok)
+        }
+    }
+}
