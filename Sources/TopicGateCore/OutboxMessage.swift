@@ -12,11 +12,15 @@ public struct OutboxMessage: Sendable, Hashable {
     /// Set when this message carries a command to its thing: the command becomes `DELIVERED`
     /// once the broker acknowledged it for one of the thing's installations.
     public var commandID: String?
+    /// Deliveries that failed so far (a message that failed is tried again on its own).
+    public var attempts: Int
 
     public init(
-        id: String, appID: AppID, payload: [UInt8], recipients: [Subscriber], acceptedAt: Int64, commandID: String? = nil
+        id: String, appID: AppID, payload: [UInt8], recipients: [Subscriber], acceptedAt: Int64, commandID: String? = nil,
+        attempts: Int = 0
     ) {
         self.commandID = commandID
+        self.attempts = attempts
         self.id = id
         self.appID = appID
         self.payload = payload

@@ -38,7 +38,9 @@ public func buildApplication(
         let pushOutbox = Outbox(store: store, wakeup: wakeup)
         outbox = pushOutbox
         if case .embedded(let embedded) = push.broker {
-            services.append(EmbeddedBroker(configuration: embedded, secretFile: push.secretFile, logger: logger))
+            services.append(EmbeddedBroker(
+                configuration: embedded, secretFile: push.secretFile, maximumPacketSize: push.maximumPacketSize,
+                logger: logger))
         }
         let link = try BrokerLink(
             configuration: push, signer: pushSigner, store: store, time: time, logger: logger,

@@ -19,6 +19,8 @@ final class BrokerLink: DeviceLink, Service {
     private let stateHandler = Mutex<(@Sendable (String, [UInt8]) async -> Void)?>(nil)
     /// The gateways share the state subscription: each published state reaches one of them.
     static let stateFilter = "$share/topicgate/+/state"
+    /// The broker's `max_packet_size`: larger packets are never sent.
+    let maximumPacketSize: Int
     /// How long a publication may wait for its PUBACK.
     let acknowledgementTimeout: Duration = .seconds(10)
 
@@ -36,6 +38,7 @@ final class BrokerLink: DeviceLink, Service {
                     username: configuration.gatewayUsername, issuedAt: now, expiresAt: now + 10 * 365 * 24 * 3600),
                 cleanSession: true, keepAlive: 30, reconnectDelay: (1, 4), maxInflightMessages: 1000))
         self.client = client
+        self.maximumPacketSize = configuration.maximumPacketSize
         self.store = store
         self.time = time
         self.logger = logger
@@ -116,15 +119,22 @@ final class BrokerLink: DeviceLink, Service {
         }
     }
 
-    func deliver(_ publications: [DevicePublication]) async -> Set<Int> {
-        var failed: Set<Int> = []
+    func deliver(_ publications: [DevicePublication]) async -> [Int: DeliveryFailure] {
+        var failed: [Int: DeliveryFailure] = [:]
         var started: [(Int, MQTTPublication)] = []
-        // Hand every publication to libmosquitto in order, then await the acknowledgements.
+        // Hand every publication to libmosquitto in order, then await the acknowledgements. A
+        // packet over the broker's limit never goes out: the broker would drop the whole
+        // connection, and libmosquitto would send it again after every reconnect.
         for (index, publication) in publications.enumerated() {
+            let size = MQTTPublication.packetSize(topic: publication.topic, payloadCount: publication.payload.count)
+            guard size <= maximumPacketSize else {
+                failed[index] = .refused("a \(size)-byte packet is over the broker's max_packet_size of \(maximumPacketSize)")
+                continue
+            }
             do {
                 started.append((index, try client.startPublishing(publication.topic, payload: publication.payload)))
             } catch {
-                failed.insert(index)
+                failed[index] = .unacknowledged
             }
         }
         // One deadline for the whole batch: acknowledgements come back in order, so awaiting them
@@ -134,7 +144,7 @@ final class BrokerLink: DeviceLink, Service {
             do {
                 try await publication.acknowledged(timeout: max(.milliseconds(1), deadline - ContinuousClock.now))
             } catch {
-                failed.insert(index)
+                failed[index] = .unacknowledged
             }
         }
         return failed

@@ -11,6 +11,8 @@ struct CommandService: Sendable {
     let things: ThingService
     /// Nil when push is off: commands are stored and stay `SENDING`.
     let outbox: Outbox?
+    /// What the broker takes (nil without push).
+    let sizeLimit: PushSizeLimit?
     let logger: Logger
 
     static let pageLimit = 200
@@ -30,11 +32,13 @@ struct CommandService: Sendable {
         let command = Command(
             id: Secrets.randomAlphanumeric(25), appID: caller.appID, thing: thing.id, issuer: request.issuer,
             request: request, createdAt: now, modifiedAt: now)
+        let payload = JSONWriter.bytes(command.thingPayload)
+        try sizeLimit?.check(payload, field: "actions")
         try await store.insertCommand(command)
         try await outbox?.enqueue(
             OutboxMessage(
-                id: Secrets.randomHex(bytes: 12), appID: caller.appID, payload: JSONWriter.bytes(command.thingPayload),
-                recipients: [.thing(thing.id)], acceptedAt: now, commandID: command.id))
+                id: Secrets.randomHex(bytes: 12), appID: caller.appID, payload: payload, recipients: [.thing(thing.id)],
+                acceptedAt: now, commandID: command.id))
         return command
     }
 

@@ -9,11 +9,14 @@ import ServiceLifecycle
 final class EmbeddedBroker: Service, Sendable {
     let configuration: EmbeddedBrokerConfiguration
     let secretFile: String
+    /// Written into the configuration: the gateway and the broker agree on it.
+    let maximumPacketSize: Int
     let logger: Logger
 
-    init(configuration: EmbeddedBrokerConfiguration, secretFile: String, logger: Logger) {
+    init(configuration: EmbeddedBrokerConfiguration, secretFile: String, maximumPacketSize: Int, logger: Logger) {
         self.configuration = configuration
         self.secretFile = secretFile
+        self.maximumPacketSize = maximumPacketSize
         self.logger = logger
     }
 
@@ -32,7 +35,7 @@ final class EmbeddedBroker: Service, Sendable {
         let config = EmbeddedBrokerConfigFile.render(
             template: template, port: configuration.port, pluginPath: Self.absolute(configuration.pluginPath),
             secretFile: Self.absolute(secretFile), directory: Self.absolute(configuration.directory),
-            runAsUser: geteuid() == 0 ? "root" : nil)
+            runAsUser: geteuid() == 0 ? "root" : nil, maximumPacketSize: maximumPacketSize)
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
     }
 

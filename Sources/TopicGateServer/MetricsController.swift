@@ -13,6 +13,7 @@ struct MetricsController<Context: RequestContext>: Sendable {
         router.get("metrics") { _, _ in
             let bytes = environment.metrics.exposition(
                 outboxDepth: try await environment.store.pendingMessageCount(),
+                deadLetters: try await environment.store.deadLetterCount(),
                 brokerConnected: environment.configuration.push == nil ? nil : environment.link.isReady,
                 commandStates: try await environment.store.commandStateCounts())
             return Response(

@@ -3,8 +3,8 @@ import Hummingbird
 import TopicGateCore
 import TopicGateStore
 
-/// Operator endpoints of our own (admin only): the security audit trail and the idle pseudo
-/// user cleanup.
+/// Operator endpoints of our own (admin only): the security audit trail, the dead letters
+/// (pushes the broker refused or that kept failing) and the idle pseudo user cleanup.
 struct OperationsController<Context: RequestContext>: Sendable {
     let environment: ServerEnvironment
 
@@ -17,6 +17,17 @@ struct OperationsController<Context: RequestContext>: Sendable {
             let before = query.get("paginationKey").flatMap { Int64($0) }
             let page = try await environment.store.securityEvents(appID: caller.appID, limit: limit, before: before)
             var body: [String: JSONValue] = ["events": .array(page.map(\.event.json))]
+            if page.count == limit, let last = page.last { body["nextPaginationKey"] = .string(String(last.sequence)) }
+            return JSONResponse.ok(.object(body))
+        }
+        group.get("dead-letters") { request, context in
+            let caller = try await environment.authenticator.caller(request, context, appID: try context.parameters.appID())
+            guard caller.principal == .admin else { throw caller.denied("read the dead letters") }
+            let query = request.uri.queryParameters
+            let limit = min(1000, max(1, query.get("limit").flatMap { Int($0) } ?? 100))
+            let before = query.get("paginationKey").flatMap { Int64($0) }
+            let page = try await environment.store.deadLetters(appID: caller.appID, limit: limit, before: before)
+            var body: [String: JSONValue] = ["deadLetters": .array(page.map(\.letter.json))]
             if page.count == limit, let last = page.last { body["nextPaginationKey"] = .string(String(last.sequence)) }
             return JSONResponse.ok(.object(body))
         }

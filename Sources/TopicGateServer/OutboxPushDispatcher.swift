@@ -10,7 +10,7 @@ struct OutboxPushDispatcher: PushDispatcher {
         try await outbox.enqueue(
             OutboxMessage(
                 id: delivery.message.id, appID: delivery.message.appID,
-                payload: JSONWriter.bytes(delivery.message.mqttPayload), recipients: delivery.recipients,
+                payload: delivery.payload, recipients: delivery.recipients,
                 acceptedAt: delivery.message.sentAt))
     }
 }

@@ -1,3 +1,5 @@
+public import TopicGateCore
+
 /// How the gateway reaches devices: which broker, the secret it shares with the broker's
 /// plugin, and what `mqtt-endpoint` tells devices.
 public struct PushConfiguration: Sendable {
@@ -23,6 +25,12 @@ public struct PushConfiguration: Sendable {
     public var portWSS: Int
     /// Seconds an MQTT password stays valid (`X-MQTT-TTL`).
     public var credentialTTL: Int64
+    /// The broker's `max_packet_size` (the embedded broker is started with it): sends and
+    /// commands whose payload would not fit are refused when they are made.
+    public var maximumPacketSize: Int = 262_144
+
+    /// What the broker's packet limit leaves for one push's payload.
+    public var sizeLimit: PushSizeLimit { PushSizeLimit(maximumPacketSize: maximumPacketSize) }
 
     public init(
         broker: Broker, secretFile: String, gatewayUsername: String = "topicgate", advertisedHost: String,

@@ -6,8 +6,13 @@ import TopicGateStore
 /// Empties the outbox: maps each message's recipients to their live MQTT installations (at
 /// delivery time, so a revoked device gets nothing), publishes the payload once to each
 /// installation topic with QoS 1, and removes the message once every publication was
-/// acknowledged. What fails stays and is tried again; after a crash or a broker outage the
-/// outbox is delivered on recovery (at least once; payloads carry `pushMessageID`).
+/// acknowledged. After a crash or a broker outage the outbox is delivered on recovery (at
+/// least once; payloads carry `pushMessageID`).
+///
+/// One message can never hold up the others. A message whose delivery failed is tried again
+/// on its own, before the fresh ones; one that the broker would refuse (over its packet
+/// limit), or that fails `deadLetterAfter` times on its own, moves to the dead letters (for
+/// the admin, counted in `/metrics`) and the rest flow on.
 struct PushDeliveryService: Service {
     let store: any Store
     let link: any DeviceLink
@@ -17,6 +22,8 @@ struct PushDeliveryService: Service {
     let metrics: ServerMetrics
     /// Messages taken from the outbox at once.
     var batchSize = 200
+    /// Failed deliveries after which a message is a dead letter.
+    var deadLetterAfter = 3
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
@@ -32,51 +39,94 @@ struct PushDeliveryService: Service {
 
     enum Outcome { case more, idle, failed }
 
-    /// Delivers the oldest batch of the outbox.
+    /// Delivers the oldest batch of the outbox: a message that failed before goes alone.
     func deliverBatch() async -> Outcome {
         guard link.isReady else { return .failed }
         do {
-            let batch = try await store.pendingMessages(limit: batchSize)
-            guard !batch.isEmpty else { return .idle }
-            // The live MQTT installations of every recipient of the batch, one read per app.
-            var devices: [String: [Installation]] = [:]
-            for (appID, messages) in Dictionary(grouping: batch, by: \.appID) {
-                let principals = Array(Set(messages.flatMap { $0.recipients.map(\.principal) }))
-                for installation in try await store.liveInstallations(appID: appID, principals: principals)
-                where installation.deviceType == "MQTT" {
-                    devices[appID.rawValue + "\n" + installation.principal.description, default: []].append(installation)
-                }
+            let pending = try await store.pendingMessages(limit: batchSize)
+            guard !pending.isEmpty else { return .idle }
+            if let suspect = pending.first(where: { $0.attempts > 0 }) {
+                return try await deliver([suspect], alone: true) ? .more : .failed
             }
-            var publications: [DevicePublication] = []
-            var owners: [Int] = []  // the batch index of each publication's message
-            for (index, message) in batch.enumerated() {
-                for recipient in message.recipients {
-                    for installation in devices[message.appID.rawValue + "\n" + recipient.principal.description] ?? [] {
-                        publications.append(DevicePublication(topic: installation.mqttTopic, payload: message.payload))
-                        owners.append(index)
-                    }
-                }
-            }
-            let unacknowledged = await link.deliver(publications)
-            metrics.pushes(published: publications.count, failed: unacknowledged.count)
-            let failed = Set(unacknowledged.map { owners[$0] })
-            let delivered = batch.indices.filter { !failed.contains($0) }
-            try await store.completeMessages(ids: delivered.map { batch[$0].id })
-            // A command is DELIVERED once the broker acknowledged it for one of its thing's
-            // installations (a thing with none keeps it SENDING).
-            let published = Set(owners)
-            for (appID, indices) in Dictionary(grouping: delivered.filter { published.contains($0) }, by: { batch[$0].appID }) {
-                let commands = indices.compactMap { batch[$0].commandID }
-                if !commands.isEmpty { try await store.markDelivered(appID: appID, ids: commands, at: time.now()) }
-            }
-            if !failed.isEmpty {
-                logger.warning("Some pushes were not acknowledged; retrying", metadata: ["messages": "\(failed.count)"])
-                return .failed
-            }
-            return batch.count == batchSize ? .more : .idle
+            guard try await deliver(pending, alone: false) else { return .failed }
+            return pending.count == batchSize ? .more : .idle
         } catch {
             logger.error("Push delivery failed", metadata: ["error": "\(error)"])
             return .failed
         }
+    }
+
+    /// Publishes `batch` and settles each message: delivered ones leave the outbox, refused
+    /// ones become dead letters, failed ones count an attempt (and, tried `alone` for the
+    /// last allowed time, become dead letters). True when everything was delivered.
+    private func deliver(_ batch: [OutboxMessage], alone: Bool) async throws -> Bool {
+        // The live MQTT installations of every recipient of the batch, one read per app.
+        var devices: [String: [Installation]] = [:]
+        for (appID, messages) in Dictionary(grouping: batch, by: \.appID) {
+            let principals = Array(Set(messages.flatMap { $0.recipients.map(\.principal) }))
+            for installation in try await store.liveInstallations(appID: appID, principals: principals)
+            where installation.deviceType == "MQTT" {
+                devices[appID.rawValue + "\n" + installation.principal.description, default: []].append(installation)
+            }
+        }
+        var publications: [DevicePublication] = []
+        var owners: [Int] = []  // the batch index of each publication's message
+        for (index, message) in batch.enumerated() {
+            for recipient in message.recipients {
+                for installation in devices[message.appID.rawValue + "\n" + recipient.principal.description] ?? [] {
+                    publications.append(DevicePublication(topic: installation.mqttTopic, payload: message.payload))
+                    owners.append(index)
+                }
+            }
+        }
+        let failures = await link.deliver(publications)
+        metrics.pushes(published: publications.count, failed: failures.count)
+        var refused: [Int: String] = [:]
+        var failed: Set<Int> = []
+        for (publication, failure) in failures {
+            let index = owners[publication]
+            switch failure {
+            case .refused(let reason): refused[index] = reason
+            case .unacknowledged: failed.insert(index)
+            }
+        }
+        failed.subtract(refused.keys)
+        let now = time.now()
+        for (index, reason) in refused {
+            try await deadLetter(batch[index], reason: "refused: \(reason)", at: now)
+        }
+        let delivered = batch.indices.filter { !failed.contains($0) && refused[$0] == nil }
+        try await store.completeMessages(ids: delivered.map { batch[$0].id })
+        // A command is DELIVERED once the broker acknowledged it for one of its thing's
+        // installations (a thing with none keeps it SENDING).
+        let published = Set(owners)
+        for (appID, indices) in Dictionary(grouping: delivered.filter { published.contains($0) }, by: { batch[$0].appID }) {
+            let commands = indices.compactMap { batch[$0].commandID }
+            if !commands.isEmpty { try await store.markDelivered(appID: appID, ids: commands, at: now) }
+        }
+        guard failed.isEmpty else {
+            let giveUp = failed.filter { alone && batch[$0].attempts + 1 >= deadLetterAfter }
+            try await store.recordFailedAttempt(ids: failed.subtracting(giveUp).map { batch[$0].id })
+            for index in giveUp {
+                var message = batch[index]
+                message.attempts += 1
+                try await deadLetter(message, reason: "not acknowledged by the broker after \(message.attempts) attempts", at: now)
+            }
+            let retrying = failed.count - giveUp.count
+            if retrying > 0 {
+                logger.warning("Some pushes were not acknowledged; retrying them one by one", metadata: ["messages": "\(retrying)"])
+            }
+            return retrying == 0
+        }
+        return true
+    }
+
+    private func deadLetter(_ message: OutboxMessage, reason: String, at now: Int64) async throws {
+        try await store.recordFailedAttempt(ids: [message.id])
+        try await store.deadLetter(ids: [message.id], reason: reason, at: now)
+        metrics.deadLettered()
+        logger.error(
+            "Push moved to the dead letters",
+            metadata: ["pushMessageID": "\(message.id)", "appID": "\(message.appID)", "reason": "\(reason)"])
     }
 }

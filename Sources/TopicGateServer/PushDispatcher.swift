@@ -5,6 +5,14 @@ import TopicGateCore
 public struct PushDelivery: Sendable, Hashable {
     public let message: PushMessage
     public let recipients: [Subscriber]
+    /// The MQTT payload, built once.
+    public let payload: [UInt8]
+
+    public init(message: PushMessage, recipients: [Subscriber]) {
+        self.message = message
+        self.recipients = recipients
+        self.payload = JSONWriter.bytes(message.mqttPayload)
+    }
 }
 
 /// Hands accepted messages on toward devices.

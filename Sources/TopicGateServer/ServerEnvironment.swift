@@ -61,7 +61,9 @@ struct ServerEnvironment: Sendable {
             store: store, time: time, push: configuration.push, signer: signer, revocation: revocation)
         onboarding = OnboardingService(
             store: store, tokens: tokens, things: things, installations: installations)
-        commands = CommandService(store: store, time: time, things: things, outbox: outbox, logger: logger)
+        commands = CommandService(
+            store: store, time: time, things: things, outbox: outbox, sizeLimit: configuration.push?.sizeLimit,
+            logger: logger)
         states = ThingStateService(
             store: store, time: time, things: things, retention: configuration.stateRetentionDays * 24 * 3600 * 1000,
             logger: logger)
@@ -69,7 +71,7 @@ struct ServerEnvironment: Sendable {
         cleanup = PseudoUserCleanup(store: store, time: time, revocation: revocation, audit: audit, topicCache: topicCache)
         topics = TopicService(
             store: store, time: time, cache: topicCache, contexts: AccessContextLoader(store: store),
-            dispatcher: dispatcher, users: users, logger: logger, metrics: metrics)
+            dispatcher: dispatcher, users: users, logger: logger, metrics: metrics, sizeLimit: configuration.push?.sizeLimit)
     }
 
     /// The client address of `request` (see `ClientAddress`).

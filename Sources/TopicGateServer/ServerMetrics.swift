@@ -12,6 +12,7 @@ final class ServerMetrics: Sendable {
     private let pushesPublished: CoreMetrics.Counter
     private let pushesAcknowledged: CoreMetrics.Counter
     private let pushesFailed: CoreMetrics.Counter
+    private let pushesDeadLettered: CoreMetrics.Counter
 
     init() {
         let registry = PrometheusCollectorRegistry()
@@ -34,6 +35,7 @@ final class ServerMetrics: Sendable {
         pushesPublished = CoreMetrics.Counter(label: "topicgate_pushes_published_total", factory: factory)
         pushesAcknowledged = CoreMetrics.Counter(label: "topicgate_pushes_acknowledged_total", factory: factory)
         pushesFailed = CoreMetrics.Counter(label: "topicgate_pushes_failed_total", factory: factory)
+        pushesDeadLettered = CoreMetrics.Counter(label: "topicgate_pushes_dead_lettered_total", factory: factory)
     }
 
     /// One answered HTTP request: counted by route pattern, method and status, and timed.
@@ -56,9 +58,17 @@ final class ServerMetrics: Sendable {
         pushesFailed.increment(by: failed)
     }
 
+    /// A message moved from the outbox to the dead letters.
+    func deadLettered() {
+        pushesDeadLettered.increment()
+    }
+
     /// The exposition text, after setting the gauges read at scrape time.
-    func exposition(outboxDepth: Int, brokerConnected: Bool?, commandStates: [CommandState: Int]) -> [UInt8] {
+    func exposition(outboxDepth: Int, deadLetters: Int, brokerConnected: Bool?, commandStates: [CommandState: Int])
+        -> [UInt8]
+    {
         CoreMetrics.Gauge(label: "topicgate_outbox_depth", factory: factory).record(outboxDepth)
+        CoreMetrics.Gauge(label: "topicgate_dead_letters", factory: factory).record(deadLetters)
         if let brokerConnected {
             CoreMetrics.Gauge(label: "topicgate_mqtt_connected", factory: factory).record(brokerConnected ? 1 : 0)
         }

@@ -14,6 +14,8 @@ struct TopicService: Sendable {
     let users: UserService
     let logger: Logger
     let metrics: ServerMetrics
+    /// What the broker takes (nil without push).
+    let sizeLimit: PushSizeLimit?
     /// The most topics one list page holds.
     let pageSize = 100
 
@@ -160,7 +162,9 @@ struct TopicService: Sendable {
         let recipients = subscriberContexts.compactMap { subscriber, context in
             AccessPolicy.evaluate(context, .subscribe, on: topic, entries: entries).allowed ? subscriber : nil
         }.sorted()
-        try await dispatcher.dispatch(PushDelivery(message: message, recipients: recipients))
+        let delivery = PushDelivery(message: message, recipients: recipients)
+        try sizeLimit?.check(delivery.payload, field: "data")
+        try await dispatcher.dispatch(delivery)
         return message.id
     }
 

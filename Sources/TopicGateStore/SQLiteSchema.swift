@@ -228,6 +228,25 @@ enum SQLiteSchema {
                     CREATE INDEX users_idle_pseudo ON users(last_seen_at) WHERE password_hash IS NULL;
                     """)
         }
+        migrator.registerMigration("v6-dead-letters") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE outbox ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+                    CREATE TABLE dead_letters (
+                        sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                        message_id TEXT NOT NULL,
+                        app_id TEXT NOT NULL,
+                        payload BLOB NOT NULL,
+                        recipients TEXT NOT NULL,
+                        accepted_at INTEGER NOT NULL,
+                        command_id TEXT,
+                        attempts INTEGER NOT NULL,
+                        failed_at INTEGER NOT NULL,
+                        reason TEXT NOT NULL
+                    );
+                    CREATE INDEX dead_letters_app ON dead_letters(app_id, sequence);
+                    """)
+        }
         return migrator
     }
 }

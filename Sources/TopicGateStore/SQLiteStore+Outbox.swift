@@ -21,12 +21,8 @@ extension SQLiteStore: OutboxStore {
 
     public func pendingMessages(limit: Int) async throws -> [OutboxMessage] {
         try await read { db in
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM outbox ORDER BY sequence LIMIT ?"), arguments: [limit]).map { row in
-                let recipients = (row["recipients"] as String).split(separator: "\n").compactMap(Self.subscriber)
-                return OutboxMessage(
-                    id: row["message_id"], appID: AppID(row["app_id"] as String), payload: Array(row["payload"] as Data),
-                    recipients: recipients, acceptedAt: row["accepted_at"], commandID: row["command_id"])
-            }
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM outbox ORDER BY sequence LIMIT ?"), arguments: [limit])
+                .map(Self.outboxMessage)
         }
     }
 
@@ -37,6 +33,60 @@ extension SQLiteStore: OutboxStore {
                 try db.cachedStatement(sql: "DELETE FROM outbox WHERE message_id = ?").execute(arguments: [id])
             }
         }
+    }
+
+    static func outboxMessage(_ row: Row) -> OutboxMessage {
+        let recipients = (row["recipients"] as String).split(separator: "\n").compactMap(Self.subscriber)
+        return OutboxMessage(
+            id: row["message_id"], appID: AppID(row["app_id"] as String), payload: Array(row["payload"] as Data),
+            recipients: recipients, acceptedAt: row["accepted_at"], commandID: row["command_id"], attempts: row["attempts"])
+    }
+
+    public func recordFailedAttempt(ids: [String]) async throws {
+        guard !ids.isEmpty else { return }
+        try await write { db in
+            let statement = try db.cachedStatement(sql: "UPDATE outbox SET attempts = attempts + 1 WHERE message_id = ?")
+            for id in ids { try statement.execute(arguments: [id]) }
+        }
+    }
+
+    public func deadLetter(ids: [String], reason: String, at: Int64) async throws {
+        guard !ids.isEmpty else { return }
+        try await write { db in
+            for id in ids {
+                try db.execute(
+                    sql: """
+                        INSERT INTO dead_letters
+                            (message_id, app_id, payload, recipients, accepted_at, command_id, attempts, failed_at, reason)
+                        SELECT message_id, app_id, payload, recipients, accepted_at, command_id, attempts, ?, ?
+                        FROM outbox WHERE message_id = ?
+                        """, arguments: [at, reason, id])
+                try db.execute(
+                    sql: """
+                        UPDATE commands SET state = 'SEND_FAILED', modified_at = ?
+                        WHERE state = 'SENDING' AND (app_id, command_id) IN
+                            (SELECT app_id, command_id FROM outbox WHERE message_id = ? AND command_id IS NOT NULL)
+                        """, arguments: [at, id])
+                try db.execute(sql: "DELETE FROM outbox WHERE message_id = ?", arguments: [id])
+            }
+        }
+    }
+
+    public func deadLetters(appID: AppID, limit: Int, before: Int64?) async throws -> [(sequence: Int64, letter: DeadLetter)] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM dead_letters WHERE app_id = ? AND sequence < ? ORDER BY sequence DESC LIMIT ?
+                    """, arguments: [appID.rawValue, before ?? Int64.max, limit]
+            ).map { row in
+                (row["sequence"], DeadLetter(message: Self.outboxMessage(row), failedAt: row["failed_at"], reason: row["reason"]))
+            }
+        }
+    }
+
+    public func deadLetterCount() async throws -> Int {
+        try await read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM dead_letters")) ?? 0 }
     }
 
     /// `user:ID` or `thing:ID`, as `Subscriber.description` writes it.

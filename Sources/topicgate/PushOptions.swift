@@ -38,6 +38,9 @@ struct PushOptions: ParsableArguments {
     @Option(help: "Seconds an MQTT password stays valid (env TOPICGATE_MQTT_CREDENTIAL_TTL; default 2592000, 30 days).")
     var mqttCredentialTTL: Int64?
 
+    @Option(help: "The broker's max_packet_size in bytes; the embedded broker is started with it, and larger sends and commands are refused (env TOPICGATE_MQTT_MAX_PACKET_SIZE; default 262144).")
+    var mqttMaxPacketSize: Int?
+
     /// The push configuration, or nil with `--broker none`.
     func configuration(dataDirectory: String, environment: [String: String] = ProcessInfo.processInfo.environment)
         throws -> PushConfiguration?
@@ -68,6 +71,12 @@ struct PushOptions: ParsableArguments {
         if let ttl = try mqttCredentialTTL ?? environment["TOPICGATE_MQTT_CREDENTIAL_TTL"].map(Self.seconds) {
             guard ttl >= 60 else { throw ValidationError("The MQTT credential TTL is at least 60 seconds.") }
             push.credentialTTL = ttl
+        }
+        if let size = try mqttMaxPacketSize ?? environment["TOPICGATE_MQTT_MAX_PACKET_SIZE"].map(ServerOptions.integer) {
+            guard (4096...268_435_455).contains(size) else {
+                throw ValidationError("The MQTT packet limit is from 4096 to 268435455 bytes.")
+            }
+            push.maximumPacketSize = size
         }
         return push
     }
