@@ -43,15 +43,12 @@ struct InstallationService: Sendable {
             registrationID: request.registrationID, development: request.development, tokenHash: tokenHash)
     }
 
-    /// The MQTT installation of a thing for onboarding: its newest live one, or a new one.
-    func thingInstallation(appID: AppID, thing: ThingID) async throws -> Installation {
-        if let existing = try await store.liveInstallations(appID: appID, principals: [.thing(thing)])
-            .last(where: { $0.deviceType == "MQTT" })
-        {
-            return existing
-        }
-        return try await insert(
-            appID: appID, principal: .thing(thing), deviceType: "MQTT", registrationID: nil, development: false, tokenHash: nil)
+    /// A new MQTT installation of a thing for one onboarding, bound to the token that
+    /// onboarding issued: revoking that token (a password change) revokes the device.
+    func onboardingInstallation(appID: AppID, thing: ThingID, token: String) async throws -> Installation {
+        try await insert(
+            appID: appID, principal: .thing(thing), deviceType: "MQTT", registrationID: nil, development: false,
+            tokenHash: Secrets.sha256(token))
     }
 
     /// Stores a new installation with a random ID, MQTT topic and (unless given) registration ID.
@@ -110,7 +107,10 @@ struct InstallationService: Sendable {
         }
         let now = time.now() / 1000
         let expiresAt = now + push.credentialTTL
-        try await store.recordCredentials(appID: installation.appID, id: installation.id, expiresAt: expiresAt)
+        guard try await store.recordCredentials(appID: installation.appID, id: installation.id, expiresAt: expiresAt) else {
+            // Revoked while this request ran: the broker refuses only the credentials it knew.
+            throw Self.notFound(appID: installation.appID, installation.id.rawValue)
+        }
         return MQTTEndpoint(
             installationID: installation.id, username: installation.mqttTopic,
             password: signer.devicePassword(topic: installation.mqttTopic, issuedAt: now, expiresAt: expiresAt),

@@ -51,9 +51,11 @@ struct OnboardingService: Sendable {
         }
         let token = try await tokens.issue(appID: caller.appID, principal: .thing(thing.id))
         var response: [String: JSONValue] = ["thingID": .string(thing.id.rawValue), "accessToken": .string(token)]
-        // With push, the thing also gets its MQTT endpoint (its installation is made once).
+        // With push, the thing also gets its MQTT endpoint, on an installation of this
+        // onboarding's own (revoked with its token).
         if installations.push != nil {
-            let installation = try await installations.thingInstallation(appID: caller.appID, thing: thing.id)
+            let installation = try await installations.onboardingInstallation(
+                appID: caller.appID, thing: thing.id, token: token)
             response["mqttEndpoint"] = try await installations.endpoint(for: installation).json
         }
         return .object(response)

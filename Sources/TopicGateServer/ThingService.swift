@@ -73,7 +73,9 @@ struct ThingService: Sendable {
         _ = try await store.deleteThing(appID: caller.appID, id: thing.id)
     }
 
-    /// Sets a new thing password and revokes the thing's other tokens.
+    /// Sets a new thing password and revokes the thing's other tokens and every installation
+    /// not made with the caller's own token (onboarding's and the admin's too), so that
+    /// whoever knew the old password keeps no MQTT credentials.
     func changePassword(caller: Caller, reference: ThingReference, body: [String: JSONValue]) async throws {
         var thing = try await find(caller: caller, reference: reference)
         try await requireManager(caller, thing, to: "change this thing's password")
@@ -85,7 +87,7 @@ struct ThingService: Sendable {
         try await store.updateThing(thing)
         let keeping = caller.principal == .thing(thing.id) ? caller.tokenHash : nil
         try await store.revokeTokens(appID: caller.appID, principal: .thing(thing.id), keeping: keeping)
-        try await revocation.revoke(appID: caller.appID, .installedWithOtherTokens(.thing(thing.id), keeping: keeping))
+        try await revocation.revoke(appID: caller.appID, .allInstalledWithout(.thing(thing.id), keeping: keeping))
     }
 
     /// `POST …/ownership` with the thing password: the calling user makes itself, or a group it

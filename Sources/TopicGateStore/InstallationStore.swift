@@ -8,6 +8,9 @@ public enum InstallationSelection: Sendable, Hashable {
     /// The installations a principal installed with tokens other than `keeping` (after those
     /// tokens were revoked). Installations the admin made are kept.
     case installedWithOtherTokens(Principal, keeping: String?)
+    /// Every installation of a principal but those installed with the token `keeping`:
+    /// also those the admin or onboarding made (a thing's password change).
+    case allInstalledWithout(Principal, keeping: String?)
 }
 
 /// Devices installed for push. Revoked installations are kept (not live) until their MQTT
@@ -22,8 +25,10 @@ public protocol InstallationStore: Sendable {
     func liveInstallation(mqttTopic: String) async throws -> Installation?
     /// The live installations of any of `principals`.
     func liveInstallations(appID: AppID, principals: [Principal]) async throws -> [Installation]
-    /// Records that credentials valid until `expiresAt` (seconds) were issued.
-    func recordCredentials(appID: AppID, id: InstallationID, expiresAt: Int64) async throws
+    /// Records that credentials valid until `expiresAt` (seconds) are being issued, only while
+    /// the installation is live: false when it was revoked meanwhile (then no credentials may
+    /// be handed out, since the broker was told to refuse only those it knew of).
+    func recordCredentials(appID: AppID, id: InstallationID, expiresAt: Int64) async throws -> Bool
     /// Revokes the selected live installations at `now`; returns those it revoked.
     func revokeInstallations(appID: AppID, _ selection: InstallationSelection, now: Int64) async throws -> [Installation]
     /// Revoked installations whose credentials have not expired at `nowSeconds`, in every app.

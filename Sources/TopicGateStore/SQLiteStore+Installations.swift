@@ -71,12 +71,13 @@ extension SQLiteStore: InstallationStore {
         }
     }
 
-    public func recordCredentials(appID: AppID, id: InstallationID, expiresAt: Int64) async throws {
+    public func recordCredentials(appID: AppID, id: InstallationID, expiresAt: Int64) async throws -> Bool {
         try await write { db in
             try db.cachedStatement(sql: """
                     UPDATE installations SET credentials_expire_at = MAX(COALESCE(credentials_expire_at, 0), ?)
-                    WHERE app_id = ? AND installation_id = ?
+                    WHERE app_id = ? AND installation_id = ? AND revoked_at IS NULL
                     """).execute(arguments: [expiresAt, appID.rawValue, id.rawValue])
+            return db.changesCount > 0
         }
     }
 
@@ -95,6 +96,11 @@ extension SQLiteStore: InstallationStore {
             (condition, arguments) = (
                 "principal_kind = ? AND principal_id = ? AND token_hash IS NOT NULL AND token_hash IS NOT ?",
                 [kind, id, keeping]
+            )
+        case .allInstalledWithout(let principal, let keeping):
+            let (kind, id) = Self.columns(principal)
+            (condition, arguments) = (
+                "principal_kind = ? AND principal_id = ? AND (token_hash IS NULL OR token_hash IS NOT ?)", [kind, id, keeping]
             )
         }
         return try await write { db in

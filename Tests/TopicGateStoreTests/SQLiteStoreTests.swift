@@ -117,4 +117,35 @@ struct SQLiteStoreTests {
         #expect(try await reopened.user(appID: appID, address: .loginName("ann"))?.id == UserID("u1"))
         #expect(try await reopened.apps().map(\.id) == [appID])
     }
+
+    @Test("Credentials are recorded only for a live installation: after a revocation, none")
+    func credentialsOnlyWhileLive() async throws {
+        try await store.insertUser(user("u1"))
+        let installation = Installation(
+            id: InstallationID("i1"), appID: appID, principal: .user(UserID("u1")), deviceType: "MQTT",
+            registrationID: "r1", mqttTopic: "t1", development: false, createdAt: 1, tokenHash: "h1")
+        try await store.insertInstallation(installation)
+        #expect(try await store.recordCredentials(appID: appID, id: installation.id, expiresAt: 100))
+        let revoked = try await store.revokeInstallations(appID: appID, .one(installation.id), now: 2)
+        #expect(revoked.first?.credentialsExpireAt == 100)
+        #expect(try await store.recordCredentials(appID: appID, id: installation.id, expiresAt: 200) == false)
+        #expect(try await store.outstandingRevocations(nowSeconds: 50).first?.credentialsExpireAt == 100)
+    }
+
+    @Test("A thing's password change selects every installation but the caller's, the admin's and onboarding's too")
+    func allInstalledWithout() async throws {
+        let thing = Thing(
+            id: ThingID("th1"), appID: appID, vendorThingID: "v1", passwordHash: "x", fields: ThingFields(), createdAt: 1,
+            modifiedAt: 1)
+        try await store.insertThing(thing)
+        for (id, hash) in [("a", nil), ("b", "h-other"), ("c", "h-mine")] as [(String, String?)] {
+            try await store.insertInstallation(Installation(
+                id: InstallationID(id), appID: appID, principal: .thing(thing.id), deviceType: "MQTT", registrationID: id,
+                mqttTopic: "topic-\(id)", development: false, createdAt: 1, tokenHash: hash))
+        }
+        let revoked = try await store.revokeInstallations(
+            appID: appID, .allInstalledWithout(.thing(thing.id), keeping: "h-mine"), now: 2)
+        #expect(Set(revoked.map(\.id.rawValue)) == ["a", "b"])
+        #expect(try await store.liveInstallations(appID: appID, principals: [.thing(thing.id)]).map(\.id.rawValue) == ["c"])
+    }
 }
