@@ -30,12 +30,19 @@ public enum DefaultACL {
         }
     }
 
-    /// True when `entry` belongs to the topic's creator or its scope's owner.
-    /// - Parameter groupOwner: the owner of the group, for a group-scope topic.
-    public static func isProtected(_ entry: ACLEntry, of topic: Topic, groupOwner: UserID?) -> Bool {
+    /// True when `entry` belongs to the topic's creator (while it still belongs to the scope)
+    /// or to its scope's owner.
+    /// - Parameters:
+    ///   - groupOwner: the owner of the group, for a group-scope topic.
+    ///   - creatorBelongs: whether the creator still belongs to the scope (a member of the
+    ///     group, an owner of the thing: `TopicPermissions.belongs`); a creator who left can
+    ///     have its entries removed.
+    public static func isProtected(_ entry: ACLEntry, of topic: Topic, groupOwner: UserID?, creatorBelongs: Bool = true)
+        -> Bool
+    {
         switch (topic.creator, entry.subject) {
-        case (.user(let creator), .user(let id)) where creator == id: return true
-        case (.thing(let creator), .thing(let id)) where creator == id: return true
+        case (.user(let creator), .user(let id)) where creator == id && creatorBelongs: return true
+        case (.thing(let creator), .thing(let id)) where creator == id && creatorBelongs: return true
         default: break
         }
         switch (topic.scope, entry.subject) {

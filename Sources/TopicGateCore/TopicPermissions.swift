@@ -16,11 +16,24 @@ public enum TopicPermissions {
     }
 
     /// Listing or changing a topic's ACL, and deleting the topic: the admin, the scope owner,
-    /// the topic creator.
+    /// the topic creator while it still belongs to the scope (a member of the group, an owner
+    /// of the thing).
     public static func mayManage(_ context: AccessContext, _ topic: Topic, groupOwner: UserID?) -> Bool {
-        if context.principal == topic.creator && context.principal != .anonymous { return true }
+        if context.principal == topic.creator && context.principal != .anonymous && belongs(context, to: topic.scope) {
+            return true
+        }
         if case .group = topic.scope, let groupOwner, context.principal == .user(groupOwner) { return true }
         return mayAdminister(context, scope: topic.scope)
+    }
+
+    /// True while `context`'s principal belongs to `scope`: a member of a group scope, the
+    /// thing or an owner of a thing scope. App and user scopes have no membership to lose.
+    public static func belongs(_ context: AccessContext, to scope: TopicScope) -> Bool {
+        switch scope {
+        case .app, .user: true
+        case .group(let id): context.groups.contains(id)
+        case .thing(let id): context.principal == .thing(id) || context.ownedThings.contains(id)
+        }
     }
 
     /// The admin, and the owner of a user or thing scope.

@@ -5,36 +5,76 @@ import TopicGateCore
 /// database round trip once a topic is loaded. Every change made through this process
 /// invalidates its key before the change's response is sent, so a decision is never made on
 /// entries older than the last change that returned.
+///
+/// A read that raced with a change must not put the old entries back after the change's
+/// invalidation: each key has a generation that every invalidation moves on, a reader takes
+/// it before reading the store, and `put` keeps the value only if it has not moved.
 final class TopicCache: Sendable {
     struct Key: Hashable {
         let appID: AppID
         let address: TopicAddress
     }
 
-    private let topics = Mutex<[Key: (Topic, [ACLEntry])]>([:])
-    /// At most this many topics are kept; past it the cache starts over.
+    /// Where a key's invalidations stood when a read began.
+    struct Generation: Sendable, Equatable {
+        let epoch: UInt64
+        let key: UInt64
+    }
+
+    private struct State {
+        var topics: [Key: (Topic, [ACLEntry])] = [:]
+        /// Invalidations per key since the epoch began.
+        var generations: [Key: UInt64] = [:]
+        /// Moves on when everything is forgotten at once.
+        var epoch: UInt64 = 0
+
+        func generation(_ key: Key) -> Generation { Generation(epoch: epoch, key: generations[key] ?? 0) }
+
+        mutating func forgetAll() {
+            topics.removeAll(keepingCapacity: true)
+            generations.removeAll(keepingCapacity: true)
+            epoch += 1
+        }
+    }
+
+    private let state = Mutex(State())
+    /// At most this many topics (and invalidated keys) are kept; past it the cache starts over.
     let capacity: Int
 
     init(capacity: Int = 100_000) { self.capacity = capacity }
 
     func get(_ appID: AppID, _ address: TopicAddress) -> (Topic, [ACLEntry])? {
-        topics.withLock { $0[Key(appID: appID, address: address)] }
+        state.withLock { $0.topics[Key(appID: appID, address: address)] }
     }
 
-    func put(_ appID: AppID, _ address: TopicAddress, _ value: (Topic, [ACLEntry])) {
-        topics.withLock { cache in
-            if cache.count >= capacity { cache.removeAll(keepingCapacity: true) }
-            cache[Key(appID: appID, address: address)] = value
+    /// Take this before reading the topic from the store, and hand it to `put`.
+    func generation(_ appID: AppID, _ address: TopicAddress) -> Generation {
+        state.withLock { $0.generation(Key(appID: appID, address: address)) }
+    }
+
+    /// Keeps `value`, read from the store after `readAt` was taken, unless the key was
+    /// invalidated since.
+    func put(_ appID: AppID, _ address: TopicAddress, _ value: (Topic, [ACLEntry]), readAt: Generation) {
+        let key = Key(appID: appID, address: address)
+        state.withLock { state in
+            guard state.generation(key) == readAt else { return }
+            if state.topics.count >= capacity { state.forgetAll() }
+            state.topics[key] = value
         }
     }
 
     func invalidate(_ appID: AppID, _ address: TopicAddress) {
-        _ = topics.withLock { $0.removeValue(forKey: Key(appID: appID, address: address)) }
+        let key = Key(appID: appID, address: address)
+        state.withLock { state in
+            if state.generations.count >= capacity { state.forgetAll() }
+            state.topics.removeValue(forKey: key)
+            state.generations[key, default: 0] += 1
+        }
     }
 
     /// Forgets everything: after a user, group or thing is deleted, which deletes its topics
     /// and every entry naming it.
     func invalidateAll() {
-        topics.withLock { $0.removeAll() }
+        state.withLock { $0.forgetAll() }
     }
 }

@@ -208,7 +208,7 @@ struct TopicController<Context: RequestContext>: Sendable {
         [
             "action": .string(entry.action.rawValue), "subject": .string(entry.subject.description),
             "default": .bool(entry.isDefault),
-            "removable": .bool(!DefaultACL.isProtected(entry, of: loaded.topic, groupOwner: loaded.groupOwner)),
+            "removable": .bool(!loaded.isProtected(entry)),
         ]
     }
 

@@ -77,7 +77,7 @@ struct TopicService: Sendable {
         let loaded = try await manageable(caller: caller, reference, name, to: "change this topic's ACL")
         guard !changes.isEmpty else { throw KiiError.invalidInput("There are no changes to apply.", field: "changes") }
         for (index, change) in changes.enumerated() where change.kind == .revoke {
-            if DefaultACL.isProtected(change.entry, of: loaded.topic, groupOwner: loaded.groupOwner) {
+            if loaded.isProtected(change.entry) {
                 throw KiiError(
                     .aclEntryNotRemovable,
                     "The entry \(change.entry) belongs to the topic's creator or its scope's owner and cannot be removed.",
@@ -102,11 +102,17 @@ struct TopicService: Sendable {
         return try await store.aclAudit(appID: caller.appID, address: loaded.topic.address)
     }
 
-    /// Why `principal` may or may not do `action`: for those who manage the topic.
+    /// Why `principal` may or may not do `action`: for those who manage the topic, about
+    /// themselves or anonymous callers; the admin about anyone.
     func explain(
         caller: Caller, scope reference: TopicScopeReference, name: String, principal: Principal, action: ACLAction
     ) async throws -> (Topic, AccessDecision) {
         let loaded = try await manageable(caller: caller, reference, name, to: "explain this topic's decisions")
+        // A decision can reveal the principal's groups and things: only the admin explains
+        // for anyone; others for themselves and for anonymous callers.
+        guard caller.principal == .admin || principal == caller.principal || principal == .anonymous else {
+            throw caller.denied("explain decisions for another principal; only the admin may")
+        }
         let context = try await contexts.context(appID: caller.appID, principal: principal)
         return (loaded.topic, AccessPolicy.evaluate(context, action, on: loaded.topic, entries: loaded.entries))
     }
@@ -175,6 +181,12 @@ struct TopicService: Sendable {
         let topic: Topic
         let entries: [ACLEntry]
         let groupOwner: UserID?
+        /// Whether the topic's creator still belongs to its scope.
+        let creatorBelongs: Bool
+
+        func isProtected(_ entry: ACLEntry) -> Bool {
+            DefaultACL.isProtected(entry, of: topic, groupOwner: groupOwner, creatorBelongs: creatorBelongs)
+        }
     }
 
     func manageable(caller: Caller, _ reference: TopicScopeReference, _ name: String, to what: String) async throws
@@ -187,7 +199,12 @@ struct TopicService: Sendable {
         }
         let context = try await contexts.context(appID: caller.appID, principal: caller.principal)
         guard TopicPermissions.mayManage(context, topic, groupOwner: scope.groupOwner) else { throw caller.denied(what) }
-        return LoadedTopic(topic: topic, entries: entries, groupOwner: scope.groupOwner)
+        let creator =
+            topic.creator == caller.principal
+            ? context : try await contexts.context(appID: caller.appID, principal: topic.creator)
+        return LoadedTopic(
+            topic: topic, entries: entries, groupOwner: scope.groupOwner,
+            creatorBelongs: TopicPermissions.belongs(creator, to: topic.scope))
     }
 
     func usable(caller: Caller, _ reference: TopicScopeReference, _ name: String) async throws -> (Topic, [ACLEntry]) {
@@ -206,8 +223,11 @@ struct TopicService: Sendable {
 
     func cachedTopic(_ appID: AppID, _ address: TopicAddress) async throws -> (Topic, [ACLEntry])? {
         if let cached = cache.get(appID, address) { return cached }
+        // Taken before the read: a change that invalidates the key meanwhile makes the read
+        // stale, and then it is not kept.
+        let generation = cache.generation(appID, address)
         guard let loaded = try await store.topic(appID: appID, address: address) else { return nil }
-        cache.put(appID, address, loaded)
+        cache.put(appID, address, loaded, readAt: generation)
         return loaded
     }
 

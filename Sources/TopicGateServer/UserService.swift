@@ -56,8 +56,7 @@ struct UserService: Sendable {
 
     /// Updates profile fields; with a password, upgrades a pseudo user to a normal user.
     func update(caller: Caller, reference: UserReference, body: [String: JSONValue]) async throws -> User {
-        var user = try await resolve(caller: caller, reference: reference)
-        guard isSelfOrAdmin(caller, user.id) else { throw caller.denied("update this user") }
+        var user = try await resolveForChange(caller: caller, reference: reference, to: "update this user")
         let fields = try UserFields(body: body)
         if let password = fields.password {
             guard user.isPseudo else {
@@ -86,8 +85,7 @@ struct UserService: Sendable {
     /// Changes the password and revokes every other token of the user. The user must give
     /// its old password; the admin need not.
     func changePassword(caller: Caller, reference: UserReference, body: [String: JSONValue]) async throws {
-        var user = try await resolve(caller: caller, reference: reference)
-        guard isSelfOrAdmin(caller, user.id) else { throw caller.denied("change this user's password") }
+        var user = try await resolveForChange(caller: caller, reference: reference, to: "change this user's password")
         guard let newValue = body["newPassword"]?.stringValue else {
             throw KiiError.invalidInput("'newPassword' is required.", field: "newPassword")
         }
@@ -132,14 +130,31 @@ struct UserService: Sendable {
 
     /// Deletes the user with its tokens, memberships, ownerships and owned groups.
     func delete(caller: Caller, reference: UserReference) async throws {
-        let user = try await resolve(caller: caller, reference: reference)
-        guard isSelfOrAdmin(caller, user.id) else { throw caller.denied("delete this user") }
+        let user = try await resolveForChange(caller: caller, reference: reference, to: "delete this user")
         try await revocation.revoke(appID: caller.appID, .principal(.user(user.id)))
         _ = try await store.deleteUser(appID: caller.appID, id: user.id)
     }
 
     func isSelfOrAdmin(_ caller: Caller, _ id: UserID) -> Bool {
         caller.principal == .admin || caller.principal == .user(id)
+    }
+
+    /// The user a change names, for the user itself or the admin. Anyone else is refused the
+    /// same way whether the user exists or not (the reference is checked before it is
+    /// resolved), so that a change can never tell who exists; only the admin gets
+    /// `USER_NOT_FOUND`.
+    func resolveForChange(caller: Caller, reference: UserReference, to what: String) async throws -> User {
+        if caller.principal == .admin { return try await resolve(caller: caller, reference: reference) }
+        guard let own = caller.principal.userID else { throw caller.denied(what) }
+        switch reference {
+        case .me:
+            break
+        case .id(let id):
+            guard id == own else { throw caller.denied(what) }
+        case .address(let address):
+            guard try await store.user(appID: caller.appID, address: address)?.id == own else { throw caller.denied(what) }
+        }
+        return try await resolve(caller: caller, reference: .me)
     }
 
     /// The user a path names; `USER_NOT_FOUND` when there is none.

@@ -69,7 +69,13 @@ struct DefaultACLTests {
         #expect(!TopicPermissions.mayCreate(alice, in: .thing(Self.lamp)))
 
         let groupTopic = Self.topic(.group(Self.family), creator: .user(Self.bob))
-        #expect(TopicPermissions.mayManage(AccessContext(principal: .user(Self.bob)), groupTopic, groupOwner: Self.alice))
+        #expect(TopicPermissions.mayManage(
+            AccessContext(principal: .user(Self.bob), groups: [Self.family]), groupTopic, groupOwner: Self.alice))
+        // A creator who left the group manages it no more.
+        #expect(!TopicPermissions.mayManage(AccessContext(principal: .user(Self.bob)), groupTopic, groupOwner: Self.alice))
+        let entry = ACLEntry(.send, .user(Self.bob))
+        #expect(DefaultACL.isProtected(entry, of: groupTopic, groupOwner: Self.alice, creatorBelongs: true))
+        #expect(!DefaultACL.isProtected(entry, of: groupTopic, groupOwner: Self.alice, creatorBelongs: false))
         #expect(TopicPermissions.mayManage(alice, groupTopic, groupOwner: Self.alice))
         #expect(!TopicPermissions.mayManage(member, groupTopic, groupOwner: UserID("carol")))
     }
