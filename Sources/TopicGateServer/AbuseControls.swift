@@ -4,13 +4,20 @@ public import TopicGateCore
 /// rate limit is off. The defaults let a real app live: a carrier's NAT puts many people
 /// behind one address, and an app that goes viral signs up thousands an hour.
 public struct AbuseControls: Sendable {
-    /// New users (pseudo or normal) per client address, and per app.
+    /// New users (pseudo or normal) and new things (registration, onboarding) per client
+    /// address, and per app.
     public var signupsPerAddress: RateLimit? = RateLimit(count: 60, periodMillis: 3_600_000)
     public var signupsPerApp: RateLimit? = RateLimit(count: 10_000, periodMillis: 3_600_000)
     /// Failed token-endpoint and link logins per client address, and per app: past either,
     /// the token endpoint answers 429 until the budget refills.
     public var loginFailuresPerAddress: RateLimit? = RateLimit(count: 100, periodMillis: 3_600_000)
     public var loginFailuresPerApp: RateLimit? = RateLimit(count: 5_000, periodMillis: 3_600_000)
+    /// States one thing may report (HTTP or MQTT); past it, 429 (HTTP) or dropped (MQTT).
+    public var statesPerThing: RateLimit? = RateLimit(count: 120, periodMillis: 60_000)
+    /// The largest state one report may carry, in bytes of JSON.
+    public var maximumStateBytes = 65_536
+    /// The most history rows kept per thing (the oldest go first, within the retention).
+    public var maximumStatesPerThing = 10_000
     /// Lockout of one login name or one linked external ID after failed logins.
     public var accountLockout: LockoutPolicy = .perAccount
     /// Lockout of one client address after failed link logins.
@@ -28,6 +35,7 @@ public struct AbuseControls: Sendable {
         controls.signupsPerApp = nil
         controls.loginFailuresPerAddress = nil
         controls.loginFailuresPerApp = nil
+        controls.statesPerThing = nil
         return controls
     }
 }

@@ -18,6 +18,7 @@ final class AbuseGuard: Sendable {
         case account(AppID, String)
         case link(AppID, provider: String, externalID: String)
         case linkLoginsFromAddress(String)
+        case statesOfThing(AppID, ThingID)
     }
 
     private struct State {
@@ -40,7 +41,7 @@ final class AbuseGuard: Sendable {
         self.pruneThreshold = pruneThreshold
     }
 
-    /// Counts a new user from `address` in `appID`; 429 when either budget is spent.
+    /// Counts a new user or thing from `address` in `appID`; 429 when either budget is spent.
     func admitSignup(appID: AppID, address: String?) throws(KiiError) {
         let now = time.now()
         var limits: [(Key, RateLimit)] = []
@@ -57,6 +58,20 @@ final class AbuseGuard: Sendable {
         }
         if waiting > 0 {
             throw KiiError.tooManyRequests("Too many new users from this address or for this app; try again later.", retryAfterMillis: waiting)
+        }
+    }
+
+    /// Counts one state report of `thing`; 429 once its budget is spent.
+    func admitState(appID: AppID, thing: ThingID) throws(KiiError) {
+        guard let limit = controls.statesPerThing else { return }
+        let now = time.now()
+        let key = Key.statesOfThing(appID, thing)
+        let waiting = state.withLock { state in
+            defer { prune(&state, now: now) }
+            return state.buckets[key, default: TokenBucket(limit: limit, now: now)].take(limit: limit, now: now)
+        }
+        if waiting > 0 {
+            throw KiiError.tooManyRequests("This thing reports its state too often; try again later.", retryAfterMillis: waiting)
         }
     }
 
@@ -159,6 +174,7 @@ final class AbuseGuard: Sendable {
         case .signupsInApp: controls.signupsPerApp
         case .loginFailuresFromAddress: controls.loginFailuresPerAddress
         case .loginFailuresInApp: controls.loginFailuresPerApp
+        case .statesOfThing: controls.statesPerThing
         case .account, .link, .linkLoginsFromAddress: nil
         }
     }

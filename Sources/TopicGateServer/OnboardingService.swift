@@ -15,6 +15,7 @@ struct OnboardingService: Sendable {
     let tokens: TokenIssuer
     let things: ThingService
     let installations: InstallationService
+    let abuse: AbuseGuard
 
     func onboard(caller: Caller, variant: Variant, body: [String: JSONValue]) async throws -> JSONValue {
         let password = try Self.string(body, "thingPassword")
@@ -39,6 +40,8 @@ struct OnboardingService: Sendable {
                 try await things.checkPassword(password, of: existing, caller: caller)
                 thing = existing
             } else {
+                // A new thing counts like a sign-up.
+                if caller.principal != .admin { try abuse.admitSignup(appID: caller.appID, address: caller.address) }
                 thing = try await things.insert(
                     appID: caller.appID, vendorThingID: vendorThingID, password: password, fields: try Self.fields(body))
             }

@@ -60,13 +60,13 @@ struct ServerEnvironment: Sendable {
         installations = InstallationService(
             store: store, time: time, push: configuration.push, signer: signer, revocation: revocation)
         onboarding = OnboardingService(
-            store: store, tokens: tokens, things: things, installations: installations)
+            store: store, tokens: tokens, things: things, installations: installations, abuse: abuse)
         commands = CommandService(
             store: store, time: time, things: things, outbox: outbox, sizeLimit: configuration.push?.sizeLimit,
             logger: logger)
         states = ThingStateService(
             store: store, time: time, things: things, retention: configuration.stateRetentionDays * 24 * 3600 * 1000,
-            logger: logger)
+            abuse: abuse, logger: logger)
         topicCache = TopicCache()
         cleanup = PseudoUserCleanup(store: store, time: time, revocation: revocation, audit: audit, topicCache: topicCache)
         topics = TopicService(

@@ -11,6 +11,7 @@ struct ThingController<Context: RequestContext>: Sendable {
         group.post("things") { request, context in
             let caller = try await caller(request, context)
             let body = try await environment.body.object(request)
+            if caller.principal != .admin { try environment.abuse.admitSignup(appID: caller.appID, address: caller.address) }
             let authorize = !MediaTypeName(request).contains("thingregistrationrequest")
             let (thing, token) = try await environment.things.register(caller: caller, body: body, authorize: authorize)
             var json = thing.json.objectValue ?? [:]

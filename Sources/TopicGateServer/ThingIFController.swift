@@ -49,16 +49,18 @@ struct ThingIFController<Context: RequestContext>: Sendable {
             let (caller, thing) = try await resolve(request, context)
             return JSONResponse.ok(.object(try await environment.states.latest(caller: caller, thing: thing).state))
         }
-        // Extension: `GET …/states/history?from=&to=&limit=` (ms, inclusive; oldest first).
+        // Extension: `GET …/states/history?from=&to=&limit=` (ms, inclusive; oldest first). A
+        // page holds at most `limit` states and about 1 MiB; `complete: false` says to ask again.
         target.get("states/history") { request, context in
             let (caller, thing) = try await resolve(request, context)
             let query = request.uri.queryParameters
             let from = try Self.nonNegative(query.get("from"), "from")
             let to = try Self.nonNegative(query.get("to"), "to")
             let limit = try Self.nonNegative(query.get("limit"), "limit").map { Int(clamping: $0) }
-            let states = try await environment.states.history(caller: caller, thing: thing, from: from, to: to, limit: limit)
+            let page = try await environment.states.history(caller: caller, thing: thing, from: from, to: to, limit: limit)
             return JSONResponse.ok(.object([
-                "states": .array(states.map { .object(["recordedAt": .int($0.recordedAt), "state": .object($0.state)]) })
+                "states": .array(page.states.map { .object(["recordedAt": .int($0.recordedAt), "state": .object($0.state)]) }),
+                "complete": .bool(page.complete),
             ]))
         }
     }

@@ -10,9 +10,13 @@ struct ThingStateService: Sendable {
     let things: ThingService
     /// How long states are kept (ms); the latest is always kept.
     let retention: Int64
+    /// The size cap, the per-thing rate and row cap (`AbuseControls`).
+    let abuse: AbuseGuard
     let logger: Logger
 
     static let historyLimit = 1000
+    /// The most stored JSON one history page carries (at least one state).
+    static let historyPageBytes = 1 << 20
 
     /// The thing's own report over HTTP.
     func report(caller: Caller, thing reference: ThingReference, body: JSONValue?) async throws {
@@ -51,19 +55,33 @@ struct ThingStateService: Sendable {
         return state
     }
 
+    /// A page of the history; `complete` is false when the count or the page's byte budget
+    /// cut it (ask again from the last `recordedAt`).
     func history(caller: Caller, thing reference: ThingReference, from: Int64?, to: Int64?, limit: Int?) async throws
-        -> [ThingStateRecord]
+        -> (states: [ThingStateRecord], complete: Bool)
     {
         let thing = try await readableThing(caller: caller, reference)
         let limit = min(max(limit ?? 100, 1), Self.historyLimit)
         return try await store.stateHistory(
-            appID: caller.appID, thing: thing.id, from: from ?? 0, to: to ?? Int64.max, limit: limit)
+            appID: caller.appID, thing: thing.id, from: from ?? 0, to: to ?? Int64.max, limit: limit,
+            maximumBytes: Self.historyPageBytes)
     }
 
+    /// Stores a state within the caps: its size (400 naming the limit), the thing's rate (429)
+    /// and its row cap (the oldest rows go).
     private func record(appID: AppID, thing: ThingID, state: [String: JSONValue]) async throws {
+        let size = JSONWriter.bytes(.object(state)).count
+        guard size <= abuse.controls.maximumStateBytes else {
+            var error = KiiError.invalidInput(
+                "The state is \(size) bytes; a state may be at most \(abuse.controls.maximumStateBytes) bytes.", field: "state")
+            error.context["maximumBytes"] = .int(Int64(abuse.controls.maximumStateBytes))
+            throw error
+        }
+        try abuse.admitState(appID: appID, thing: thing)
         let now = time.now()
         try await store.recordState(
-            appID: appID, thing: thing, ThingStateRecord(state: state, recordedAt: now), keepSince: now - retention)
+            appID: appID, thing: thing, ThingStateRecord(state: state, recordedAt: now), keepSince: now - retention,
+            keepAtMost: abuse.controls.maximumStatesPerThing)
     }
 
     /// The thing itself, its owners and the admin read its state.

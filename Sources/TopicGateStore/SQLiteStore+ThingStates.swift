@@ -3,7 +3,9 @@ import GRDB
 public import TopicGateCore
 
 extension SQLiteStore: ThingStateStore {
-    public func recordState(appID: AppID, thing: ThingID, _ record: ThingStateRecord, keepSince: Int64) async throws {
+    public func recordState(appID: AppID, thing: ThingID, _ record: ThingStateRecord, keepSince: Int64, keepAtMost: Int)
+        async throws
+    {
         try await write { db in
             try db.cachedStatement(sql: "INSERT INTO thing_states (app_id, thing_id, state, recorded_at) VALUES (?, ?, ?, ?)").execute(arguments: [appID.rawValue, thing.rawValue, JSONWriter.string(.object(record.state)), record.recordedAt])
             // Retention, but never the latest state.
@@ -11,6 +13,12 @@ extension SQLiteStore: ThingStateStore {
                     DELETE FROM thing_states WHERE app_id = ? AND thing_id = ? AND recorded_at < ?
                     AND sequence <> (SELECT MAX(sequence) FROM thing_states WHERE app_id = ? AND thing_id = ?)
                     """).execute(arguments: [appID.rawValue, thing.rawValue, keepSince, appID.rawValue, thing.rawValue])
+            // The row cap: all but the newest `keepAtMost`.
+            try db.cachedStatement(sql: """
+                    DELETE FROM thing_states WHERE app_id = ? AND thing_id = ? AND sequence <=
+                        (SELECT sequence FROM thing_states WHERE app_id = ? AND thing_id = ?
+                         ORDER BY sequence DESC LIMIT 1 OFFSET ?)
+                    """).execute(arguments: [appID.rawValue, thing.rawValue, appID.rawValue, thing.rawValue, max(1, keepAtMost)])
         }
     }
 
@@ -23,17 +31,25 @@ extension SQLiteStore: ThingStateStore {
         }
     }
 
-    public func stateHistory(appID: AppID, thing: ThingID, from: Int64, to: Int64, limit: Int) async throws
-        -> [ThingStateRecord]
+    public func stateHistory(appID: AppID, thing: ThingID, from: Int64, to: Int64, limit: Int, maximumBytes: Int)
+        async throws -> (states: [ThingStateRecord], complete: Bool)
     {
         try await read { db in
-            try Row.fetchAll(
+            let rows = try Row.fetchCursor(
                 db.cachedStatement(sql: """
                     SELECT * FROM thing_states WHERE app_id = ? AND thing_id = ? AND recorded_at BETWEEN ? AND ?
                     ORDER BY recorded_at, sequence LIMIT ?
                     """),
-                arguments: [appID.rawValue, thing.rawValue, from, to, limit]
-            ).compactMap(Self.stateRecord)
+                arguments: [appID.rawValue, thing.rawValue, from, to, limit + 1])
+            var states: [ThingStateRecord] = []
+            var bytes = 0
+            while let row = try rows.next() {
+                let size = (row["state"] as String).utf8.count
+                if states.count == limit || (!states.isEmpty && bytes + size > maximumBytes) { return (states, false) }
+                bytes += size
+                if let record = Self.stateRecord(row) { states.append(record) }
+            }
+            return (states, true)
         }
     }
 

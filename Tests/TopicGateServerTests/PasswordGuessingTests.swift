@@ -189,3 +189,62 @@ struct PasswordGuessingTests {
         }
     }
 }
+
+/// Anonymous callers cannot fill the disk: things are registered under the sign-up budgets, and
+/// thing states are capped in size, rate and rows.
+@Suite("Disk-filling limits")
+struct DiskFillingTests {
+    @Test("Thing registrations and onboardings of new things spend the sign-up budget of the address")
+    func thingRegistrationsAreLimited() async throws {
+        var abuse = PasswordGuessingTests.trusting()
+        abuse.signupsPerAddress = RateLimit(count: 3, periodMillis: 3_600_000)
+        let server = try await TestServer.make(abuse: abuse)
+        try await server.run { client in
+            func register(_ index: Int) async throws -> TestServer.Reply {
+                try await client.call(
+                    .post, "\(client.app)/things", contentType: "application/vnd.kii.ThingRegistrationAndAuthorizationRequest+json",
+                    body: JSONWriter.string(["_vendorThingID": .string("filler-\(index)"), "_password": "thing-password"]),
+                    headers: PasswordGuessingTests.from("203.0.113.50"))
+            }
+            for index in 0..<2 { #expect(try await register(index).status == .created) }
+            let onboarded = try await client.call(
+                .post, "/thing-if/apps/\(server.app.id.rawValue)/onboardings",
+                contentType: "application/vnd.kii.OnboardingWithVendorThingIDByThing+json",
+                body: JSONWriter.string(["vendorThingID": "filler-new", "thingPassword": "thing-password"]),
+                headers: PasswordGuessingTests.from("203.0.113.50"))
+            #expect(onboarded.status == .ok)
+            let limited = try await register(9)
+            #expect(limited.status == .tooManyRequests)
+            #expect(limited.headers[.retryAfter] != nil)
+        }
+    }
+
+    @Test("A state over the size cap is refused with 400; a thing reporting too often gets 429; rows are capped")
+    func stateCaps() async throws {
+        var abuse = AbuseControls()
+        abuse.maximumStateBytes = 1000
+        abuse.statesPerThing = RateLimit(count: 5, periodMillis: 60_000)
+        abuse.maximumStatesPerThing = 3
+        let server = try await TestServer.make(abuse: abuse)
+        try await server.run { client in
+            let thing = try await client.thing("reporter")
+            let states = "/thing-if/apps/\(server.app.id.rawValue)/targets/thing:\(thing.id)/states"
+            let big = try await client.call(
+                .put, states, token: thing.token, contentType: "application/json",
+                body: JSONWriter.string(["x": .string(String(repeating: "y", count: 2000))]))
+            #expect(big.status == .badRequest)
+            #expect(big.object["maximumBytes"] == 1000)
+            for index in 0..<5 {
+                #expect(try await client.call(
+                    .put, states, token: thing.token, contentType: "application/json",
+                    body: JSONWriter.string(["n": .int(Int64(index))])).status == .noContent)
+            }
+            let tooOften = try await client.call(
+                .put, states, token: thing.token, contentType: "application/json", body: #"{"n":99}"#)
+            #expect(tooOften.status == .tooManyRequests)
+            let history = try await client.call(.get, "\(states)/history?limit=1000", token: thing.token)
+            #expect(history.object["states"]?.arrayValue?.count == 3)
+            #expect(history.object["complete"] == true)
+        }
+    }
+}
