@@ -7,10 +7,12 @@ import TopicGateCore
 public import TopicGateStore
 
 /// Opens the store of `configuration` (creating the data directory and migrating the SQLite
-/// file on first use).
+/// file on first use), with the folder and the files readable by the gateway's user only.
 public func openStore(configuration: ServerConfiguration) throws -> SQLiteStore {
-    try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
-    return try SQLiteStore(path: configuration.databasePath)
+    try DataDirectory.prepare(configuration.dataDirectory, traversable: EmbeddedBroker.dropsPrivileges(configuration.push))
+    let store = try SQLiteStore(path: configuration.databasePath)
+    try DataDirectory.restrictFile(configuration.databasePath)
+    return store
 }
 
 /// The whole application for `configuration` over `store`: the HTTP API and, when

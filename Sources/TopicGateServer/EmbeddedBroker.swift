@@ -24,18 +24,51 @@ final class EmbeddedBroker: Service, Sendable {
     var logPath: String { configuration.directory + "/mosquitto.log" }
     var pidPath: String { configuration.directory + "/mosquitto.pid" }
 
-    /// Writes the instance's configuration file.
+    /// The user the broker runs as when the gateway runs as root: Debian's `mosquitto`
+    /// account (Mosquitto loads its plugins, which read the secret, before it drops to it).
+    static let unprivilegedUser = "mosquitto"
+
+    /// True when the embedded broker of `push` will drop root privileges to its own user.
+    static func dropsPrivileges(_ push: PushConfiguration?) -> Bool {
+        guard case .embedded? = push?.broker, geteuid() == 0 else { return false }
+        return getpwnam(unprivilegedUser) != nil
+    }
+
+    /// Writes the instance's configuration file; when running as root, hands the broker's
+    /// folder to the unprivileged user the broker will run as.
     func prepare() throws {
         let manager = FileManager.default
         try manager.createDirectory(atPath: configuration.directory, withIntermediateDirectories: true)
+        var runAsUser: String?
+        var brokerSecretFile = secretFile
+        if geteuid() == 0 {
+            if let account = getpwnam(Self.unprivilegedUser) {
+                // Mosquitto drops to its user before it loads the plugin: the plugin reads its
+                // own copy of the secret, 0600 and owned by that user, in the broker's folder.
+                runAsUser = Self.unprivilegedUser
+                brokerSecretFile = configuration.directory + "/mqtt-secret"
+                let secret = try Data(contentsOf: URL(fileURLWithPath: secretFile))
+                _ = manager.createFile(atPath: brokerSecretFile, contents: secret, attributes: [.posixPermissions: 0o600])
+                for path in [configuration.directory] + ((try? manager.contentsOfDirectory(atPath: configuration.directory)) ?? [])
+                    .map({ configuration.directory + "/" + $0 })
+                {
+                    guard chown(path, account.pointee.pw_uid, account.pointee.pw_gid) == 0 else {
+                        throw EmbeddedBrokerError("Cannot hand \(path) to the '\(Self.unprivilegedUser)' user (errno \(errno)).")
+                    }
+                }
+            } else {
+                runAsUser = "root"
+                logger.warning("No 'mosquitto' user: the embedded broker runs as root")
+            }
+        }
         guard manager.isReadableFile(atPath: configuration.pluginPath) else {
             throw EmbeddedBrokerError("The broker plugin \(configuration.pluginPath) does not exist; run `swift build` (or `make run`).")
         }
         let template = try String(contentsOfFile: configuration.templatePath, encoding: .utf8)
         let config = EmbeddedBrokerConfigFile.render(
             template: template, port: configuration.port, pluginPath: Self.absolute(configuration.pluginPath),
-            secretFile: Self.absolute(secretFile), directory: Self.absolute(configuration.directory),
-            runAsUser: geteuid() == 0 ? "root" : nil, maximumPacketSize: maximumPacketSize)
+            secretFile: Self.absolute(brokerSecretFile), directory: Self.absolute(configuration.directory),
+            runAsUser: runAsUser, maximumPacketSize: maximumPacketSize)
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
     }
 

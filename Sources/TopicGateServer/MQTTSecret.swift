@@ -2,7 +2,8 @@ import Foundation
 
 /// The secret the gateway shares with the broker plugin, kept in a file only the owner reads.
 public enum MQTTSecret {
-    /// Reads the secret at `path`, creating it (256 random bits as hex) when it does not exist.
+    /// Reads the secret at `path`, creating it (256 random bits as hex, mode 0600) when it does
+    /// not exist; refuses a file that group or others may read.
     public static func loadOrCreate(at path: String) throws -> String {
         let manager = FileManager.default
         if !manager.fileExists(atPath: path) {
@@ -13,10 +14,20 @@ public enum MQTTSecret {
                 attributes: [.posixPermissions: 0o600])
             if !created { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
         }
+        guard try DataDirectory.looseBits(path) == 0 else { throw LooseSecretFile(path: path) }
         let secret = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         guard secret.utf8.count >= 32 else {
             throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "The MQTT secret in \(path) is shorter than 32 characters."])
         }
         return secret
+    }
+}
+
+/// The MQTT secret file gives group or others access: the gateway refuses to use it.
+public struct LooseSecretFile: Error, CustomStringConvertible {
+    public let path: String
+
+    public var description: String {
+        "The MQTT secret \(path) is readable by group or others; run `chmod 600 \(path)` and start again."
     }
 }

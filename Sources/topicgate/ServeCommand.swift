@@ -15,6 +15,8 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Abuse controls") var abuse: AbuseOptions
 
     func run() async throws {
+        // Nothing the gateway creates (database, secret, logs) is readable by others.
+        umask(0o077)
         var configuration = try options.configuration()
         configuration.push = try push.configuration(dataDirectory: configuration.dataDirectory)
         try abuse.apply(to: &configuration)

@@ -65,8 +65,19 @@ struct ServerProcessTests {
         let permissions = try FileManager.default.attributesOfItem(atPath: directory + "/mqtt-secret")[.posixPermissions] as? Int
         #expect(permissions == 0o600)
 
+        // The data folder and the database are the gateway's alone; a root gateway's broker
+        // runs as the unprivileged mosquitto user.
+        let asRoot = geteuid() == 0 && getpwnam("mosquitto") != nil
+        #expect(try Self.mode(directory) == (asRoot ? 0o711 : 0o700))
+        #expect(try Self.mode(directory + "/topicgate.sqlite") == 0o600)
         let first = try await brokerPID(directory)
         #expect(kill(first, 0) == 0)
+        if asRoot {
+            let status = try String(contentsOfFile: "/proc/\(first)/status", encoding: .utf8)
+            let uid = status.split(separator: "\n").first { $0.hasPrefix("Uid:") }?.split(whereSeparator: \.isWhitespace)
+            #expect(uid?.count ?? 0 > 2 && uid?[2] == Substring(String(getpwnam("mosquitto")!.pointee.pw_uid)), "effective uid")
+            #expect(try Self.mode(directory + "/broker/mqtt-secret") == 0o600)
+        }
         let appID = try #require(try await openStore(configuration: ServerConfiguration(dataDirectory: directory)).apps().first?.id.rawValue)
         let user = try await server.request(
             .post, "/api/apps/\(appID)/users", contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json", body: "{}")
@@ -98,6 +109,26 @@ struct ServerProcessTests {
         #expect(try await server.stop(signal: SIGTERM) == 0)
         for _ in 0..<100 where kill(second, 0) == 0 { try await Task.sleep(for: .milliseconds(50)) }
         #expect(kill(second, 0) != 0)
+    }
+
+    @Test("serve refuses an MQTT secret file that group or others can read, and says how to fix it")
+    func looseSecretRefused() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-loose-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        FileManager.default.createFile(
+            atPath: directory + "/mqtt-secret", contents: Data(String(repeating: "ab", count: 32).utf8),
+            attributes: [.posixPermissions: 0o644])
+        let server = ServerProcess(dataDirectory: directory)
+        await #expect(throws: TestFailure.self) { try await server.start() }
+        let output = try String(contentsOfFile: server.outputPath, encoding: .utf8)
+        #expect(output.contains("readable by group or others"))
+        #expect(output.contains("chmod 600"))
+        try? FileManager.default.removeItem(atPath: server.outputPath)
+    }
+
+    static func mode(_ path: String) throws -> Int {
+        ((try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue ?? 0) & 0o777
     }
 
     /// The embedded broker's pid, from the pid file it writes.
