@@ -22,17 +22,34 @@ public enum TCPProbe {
     /// A loopback port that was free a moment ago: bind port 0, read what the kernel chose,
     /// close.
     public static func freePort() -> Int {
+        // Below Linux's ephemeral range (32768 and up): a port the kernel hands out for bind(0)
+        // is also what it hands out for outgoing connections, so between this check and the
+        // caller's bind, another process's connect could take it.
+        for _ in 0..<64 {
+            let port = Int.random(in: 10_000..<32_000)
+            if canBind(port) { return port }
+        }
+        return boundPort(0)
+    }
+
+    /// True when a listener could bind `port` on loopback now.
+    static func canBind(_ port: Int) -> Bool {
+        boundPort(port) == port
+    }
+
+    /// Binds a socket to `port` on loopback (0: any), closes it, and returns the port it got
+    /// (0 when the bind failed).
+    static func boundPort(_ port: Int) -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
-        var address = loopback(port: 0)
+        var address = loopback(port: port)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        withUnsafeMutablePointer(to: &address) { pointer in
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                _ = bind(fd, raw, length)
-                _ = getsockname(fd, raw, &length)
+                bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
             }
         }
-        return Int(UInt16(bigEndian: address.sin_port))
+        return bound ? Int(UInt16(bigEndian: address.sin_port)) : 0
     }
 
     static func loopback(port: Int) -> sockaddr_in {

@@ -27,6 +27,15 @@ struct AbuseOptions: ParsableArguments {
     @Option(help: "Seconds between scheduled cleanups (env TOPICGATE_PSEUDO_USER_CLEANUP_INTERVAL; default 3600).")
     var pseudoUserCleanupInterval: Int?
 
+    @Option(help: "State reports per thing (env TOPICGATE_STATE_LIMIT; default 120/min).")
+    var stateLimit: String?
+
+    @Option(help: "Largest thing state in bytes of JSON (env TOPICGATE_MAX_STATE_BYTES; default 65536).")
+    var maxStateBytes: Int?
+
+    @Option(help: "History rows kept per thing (env TOPICGATE_MAX_STATES_PER_THING; default 10000).")
+    var maxStatesPerThing: Int?
+
     func apply(to configuration: inout ServerConfiguration) throws {
         let environment = ProcessInfo.processInfo.environment
         var controls = configuration.abuse
@@ -45,6 +54,15 @@ struct AbuseOptions: ParsableArguments {
         controls.loginFailuresPerApp = try limit(
             loginFailureLimitPerApp, "TOPICGATE_LOGIN_FAILURE_LIMIT_PER_APP", controls.loginFailuresPerApp)
         controls.trustForwardedFor = trustForwardedFor || environment["TOPICGATE_TRUST_FORWARDED_FOR"] == "1"
+        controls.statesPerThing = try limit(stateLimit, "TOPICGATE_STATE_LIMIT", controls.statesPerThing)
+        if let bytes = try maxStateBytes ?? environment["TOPICGATE_MAX_STATE_BYTES"].map(ServerOptions.integer) {
+            guard bytes >= 2 else { throw ValidationError("A state may be at least 2 bytes ({}).") }
+            controls.maximumStateBytes = bytes
+        }
+        if let rows = try maxStatesPerThing ?? environment["TOPICGATE_MAX_STATES_PER_THING"].map(ServerOptions.integer) {
+            guard rows >= 1 else { throw ValidationError("At least 1 state is kept per thing.") }
+            controls.maximumStatesPerThing = rows
+        }
         configuration.abuse = controls
         if let days = try pseudoUserIdleDays ?? environment["TOPICGATE_PSEUDO_USER_IDLE_DAYS"].map(ServerOptions.integer) {
             guard days >= 1 else { throw ValidationError("Pseudo users are kept at least 1 day.") }
