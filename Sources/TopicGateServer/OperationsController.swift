@@ -12,24 +12,16 @@ struct OperationsController<Context: RequestContext>: Sendable {
         group.get("security-audit") { request, context in
             let caller = try await environment.authenticator.caller(request, context, appID: try context.parameters.appID())
             guard caller.principal == .admin else { throw caller.denied("read the security audit") }
-            let query = request.uri.queryParameters
-            let limit = min(1000, max(1, query.get("limit").flatMap { Int($0) } ?? 100))
-            let before = query.get("paginationKey").flatMap { Int64($0) }
+            let (limit, before) = Self.paging(request)
             let page = try await environment.store.securityEvents(appID: caller.appID, limit: limit, before: before)
-            var body: [String: JSONValue] = ["events": .array(page.map(\.event.json))]
-            if page.count == limit, let last = page.last { body["nextPaginationKey"] = .string(String(last.sequence)) }
-            return JSONResponse.ok(.object(body))
+            return Self.page("events", page.map { ($0.sequence, $0.event.json) }, limit: limit)
         }
         group.get("dead-letters") { request, context in
             let caller = try await environment.authenticator.caller(request, context, appID: try context.parameters.appID())
             guard caller.principal == .admin else { throw caller.denied("read the dead letters") }
-            let query = request.uri.queryParameters
-            let limit = min(1000, max(1, query.get("limit").flatMap { Int($0) } ?? 100))
-            let before = query.get("paginationKey").flatMap { Int64($0) }
+            let (limit, before) = Self.paging(request)
             let page = try await environment.store.deadLetters(appID: caller.appID, limit: limit, before: before)
-            var body: [String: JSONValue] = ["deadLetters": .array(page.map(\.letter.json))]
-            if page.count == limit, let last = page.last { body["nextPaginationKey"] = .string(String(last.sequence)) }
-            return JSONResponse.ok(.object(body))
+            return Self.page("deadLetters", page.map { ($0.sequence, $0.letter.json) }, limit: limit)
         }
         group.post("pseudo-user-cleanup") { request, context in
             let caller = try await environment.authenticator.caller(request, context, appID: try context.parameters.appID())
@@ -46,5 +38,18 @@ struct OperationsController<Context: RequestContext>: Sendable {
                 actor: caller.principal.description)
             return JSONResponse.ok(report.json)
         }
+    }
+
+    /// `?limit=` (1 to 1000, default 100) and `?paginationKey=` of a newest-first listing.
+    static func paging(_ request: Request) -> (limit: Int, before: Int64?) {
+        let query = request.uri.queryParameters
+        return (min(1000, max(1, query.get("limit").flatMap { Int($0) } ?? 100)), query.get("paginationKey").flatMap { Int64($0) })
+    }
+
+    /// One page under `key`, with `nextPaginationKey` when the page is full.
+    static func page(_ key: String, _ rows: [(sequence: Int64, json: JSONValue)], limit: Int) -> Response {
+        var body: [String: JSONValue] = [key: .array(rows.map(\.json))]
+        if rows.count == limit, let last = rows.last { body["nextPaginationKey"] = .string(String(last.sequence)) }
+        return JSONResponse.ok(.object(body))
     }
 }
