@@ -1,4 +1,4 @@
-/// The codes of Kii's error table that TopicGate answers with (`reference/kii-wire.md` §8),
+/// The codes of Kii's error table (as its SDKs map them to exceptions) that TopicGate answers with,
 /// plus the few of its own, each documented where it is thrown.
 extension KiiError.Code {
     // 400

@@ -1,5 +1,5 @@
 /*
- * TopicGate's Mosquitto plugin: the broker side of "The broker contract" in DESIGN.md.
+ * TopicGate's Mosquitto plugin: what the broker enforces (broker-config/README.md).
  *
  * - BASIC_AUTH: the password is an HS256 JWT (secret shared with the gateway) whose `sub` is
  *   the username; a device's client ID must equal its username, so no device can take over

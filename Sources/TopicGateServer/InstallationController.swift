@@ -3,7 +3,8 @@ import Hummingbird
 import TopicGateCore
 
 /// `/api/apps/{appID}/installations…`: install a device, read or delete it, and get its MQTT
-/// endpoint (`reference/kii-wire.md` §6).
+/// endpoint, in the shape Kii's SDKs parse (ebisu reads `X-MQTT-TTL` as a field and needs
+/// every port; the Go SDK needs every field non-empty).
 struct InstallationController<Context: RequestContext>: Sendable {
     let environment: ServerEnvironment
 

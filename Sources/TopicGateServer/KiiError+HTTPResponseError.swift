@@ -3,7 +3,9 @@ import Hummingbird
 import NIOCore
 import TopicGateCore
 
-/// The status of each error code, from Kii's table (`reference/kii-wire.md` §8).
+/// The status of each error code, as Kii's SDKs expect it (the JavaScript SDK's
+/// `KiiErrorParser` table): 400 bad input, 401/403 refusals (below), 403 a wrong token,
+/// 404 not found, 409 conflicts, 429 limits, 503 not ready.
 extension KiiError: HTTPResponseError {
     public var status: HTTPResponse.Status {
         switch code {

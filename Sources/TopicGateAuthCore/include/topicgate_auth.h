@@ -3,7 +3,7 @@
  * unit-tested on their own (Tests/TopicGateAuthCoreTests) and reused by the plugin glue
  * (Sources/TopicGateMosquittoAuth/plugin.c).
  *
- * The contract (../shared/DESIGN.md, "The broker contract"):
+ * The contract (broker-config/README.md, "What the broker enforces"):
  * - an MQTT password is an HS256 JWT signed with the secret the gateway and the plugin share;
  *   its `sub` is the MQTT username, which is the device's own topic; `exp` bounds it;
  * - a device may subscribe to and receive only its own topic and publish only to
