@@ -103,8 +103,7 @@ struct LinkService: Sendable {
         do throws(AbuseGuard.Refusal) {
             attempt = try abuse.begin(appID: app.id, address: address, lockouts: lockouts)
         } catch .budgetSpent(let millis) {
-            throw KiiError.tooManyRequests(
-                "Too many failed logins from this address or for this app; try again later.", retryAfterMillis: millis)
+            throw PasswordCheck.budgetSpent(retryAfterMillis: millis)
         } catch .locked(let millis) {
             try await audit.record(.linkLoginLocked, appID: app.id, actor: "anonymous", account: account, address: address,
                 detail: "locked for \(millis / 1000) s more")

@@ -32,6 +32,13 @@ struct PasswordCheck: Sendable {
                 appID: appID, key: thing.map { "thing:\($0.id.rawValue)" } ?? presented, subjectID: thing?.id.rawValue,
                 presented: presented)
         }
+
+        /// An account that exists, named by its principal (`user:ID`, `thing:ID`).
+        static func existing(_ principal: Principal, appID: AppID) -> Account {
+            Account(
+                appID: appID, key: principal.description, subjectID: principal.principalID,
+                presented: principal.description)
+        }
     }
 
     let abuse: AbuseGuard
@@ -49,8 +56,7 @@ struct PasswordCheck: Sendable {
         do throws(AbuseGuard.Refusal) {
             attempt = try abuse.begin(appID: account.appID, address: address, lockouts: [lockKey])
         } catch .budgetSpent(let millis) {
-            throw KiiError.tooManyRequests(
-                "Too many failed logins from this address or for this app; try again later.", retryAfterMillis: millis)
+            throw Self.budgetSpent(retryAfterMillis: millis)
         } catch .locked(let millis) {
             try await audit.record(
                 .loginLocked, appID: account.appID, actor: actor, subjectID: account.subjectID,
@@ -71,6 +77,28 @@ struct PasswordCheck: Sendable {
                 address: address, detail: hash == nil ? "no such account" : "wrong password")
         }
         return matches
+    }
+
+    /// The password of an existing account, presented by `caller` on an API endpoint
+    /// (onboarding, an ownership claim, a password change): `WRONG_PASSWORD` with `message`
+    /// when it is wrong, 429 while the account is locked or the budget is spent.
+    func require(_ password: String, of principal: Principal, hash: String?, caller: Caller, _ message: String)
+        async throws
+    {
+        guard try await verify(
+            password, hash: hash, account: .existing(principal, appID: caller.appID), actor: caller.principal.description,
+            address: caller.address, style: .api)
+        else {
+            throw KiiError(
+                .wrongPassword, message,
+                context: ["appID": .string(caller.appID.rawValue), "principalID": .string(principal.principalID)])
+        }
+    }
+
+    /// 429: the failure budget of the client address or of the app is spent.
+    static func budgetSpent(retryAfterMillis: Int64) -> KiiError {
+        KiiError.tooManyRequests(
+            "Too many failed logins from this address or for this app; try again later.", retryAfterMillis: retryAfterMillis)
     }
 
     static func locked(retryAfterMillis: Int64, style: Style) -> KiiError {

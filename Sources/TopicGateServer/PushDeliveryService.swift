@@ -108,9 +108,8 @@ struct PushDeliveryService: Service {
             let giveUp = failed.filter { alone && batch[$0].attempts + 1 >= deadLetterAfter }
             try await store.recordFailedAttempt(ids: failed.subtracting(giveUp).map { batch[$0].id })
             for index in giveUp {
-                var message = batch[index]
-                message.attempts += 1
-                try await deadLetter(message, reason: "not acknowledged by the broker after \(message.attempts) attempts", at: now)
+                let attempts = batch[index].attempts + 1
+                try await deadLetter(batch[index], reason: "not acknowledged by the broker after \(attempts) attempts", at: now)
             }
             let retrying = failed.count - giveUp.count
             if retrying > 0 {
@@ -122,7 +121,6 @@ struct PushDeliveryService: Service {
     }
 
     private func deadLetter(_ message: OutboxMessage, reason: String, at now: Int64) async throws {
-        try await store.recordFailedAttempt(ids: [message.id])
         try await store.deadLetter(ids: [message.id], reason: reason, at: now)
         metrics.deadLettered()
         logger.error(

@@ -158,15 +158,8 @@ struct ThingService: Sendable {
     /// Checks a thing password presented by `caller` (onboarding, an ownership claim) through
     /// the thing's lockout: `WRONG_PASSWORD` when it is wrong, 429 once the thing is locked.
     func checkPassword(_ password: String, of thing: Thing, caller: Caller) async throws {
-        let account = PasswordCheck.Account.thing(thing, appID: caller.appID, presented: "thing:\(thing.id.rawValue)")
-        guard try await passwords.verify(
-            password, hash: thing.passwordHash, account: account, actor: caller.principal.description,
-            address: caller.address, style: .api)
-        else {
-            throw KiiError(
-                .wrongPassword, "The thing password is wrong.",
-                context: ["appID": .string(caller.appID.rawValue), "principalID": .string(thing.id.rawValue)])
-        }
+        try await passwords.require(
+            password, of: .thing(thing.id), hash: thing.passwordHash, caller: caller, "The thing password is wrong.")
     }
 
     func find(caller: Caller, reference: ThingReference) async throws -> Thing {

@@ -98,15 +98,8 @@ struct UserService: Sendable {
             guard let oldPassword = body["oldPassword"]?.stringValue else {
                 throw KiiError.invalidInput("'oldPassword' is required.", field: "oldPassword")
             }
-            let account = PasswordCheck.Account.user(user, appID: caller.appID, presented: "user:\(user.id.rawValue)")
-            guard try await passwords.verify(
-                oldPassword, hash: user.passwordHash, account: account, actor: caller.principal.description,
-                address: caller.address, style: .api)
-            else {
-                throw KiiError(
-                    .wrongPassword, "The old password is wrong.",
-                    context: ["appID": .string(caller.appID.rawValue), "principalID": .string(user.id.rawValue)])
-            }
+            try await passwords.require(
+                oldPassword, of: .user(user.id), hash: user.passwordHash, caller: caller, "The old password is wrong.")
         }
         user.passwordHash = try await hasher.hash(newPassword)
         user.modifiedAt = time.now()

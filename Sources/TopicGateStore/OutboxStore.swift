@@ -12,8 +12,8 @@ public protocol OutboxStore: Sendable {
     func pendingMessageCount() async throws -> Int
     /// Counts one more failed delivery of each message.
     func recordFailedAttempt(ids: [String]) async throws
-    /// Moves messages out of the outbox into the dead letters, in one transaction; a command
-    /// they carried becomes `SEND_FAILED`.
+    /// Moves messages out of the outbox into the dead letters after one more failed attempt,
+    /// in one transaction; a command they carried becomes `SEND_FAILED`.
     func deadLetter(ids: [String], reason: String, at: Int64) async throws
     /// One page of an app's dead letters, newest first, each with its key for paging.
     func deadLetters(appID: AppID, limit: Int, before: Int64?) async throws -> [(sequence: Int64, letter: DeadLetter)]

@@ -58,7 +58,7 @@ extension SQLiteStore: OutboxStore {
                     sql: """
                         INSERT INTO dead_letters
                             (message_id, app_id, payload, recipients, accepted_at, command_id, attempts, failed_at, reason)
-                        SELECT message_id, app_id, payload, recipients, accepted_at, command_id, attempts, ?, ?
+                        SELECT message_id, app_id, payload, recipients, accepted_at, command_id, attempts + 1, ?, ?
                         FROM outbox WHERE message_id = ?
                         """, arguments: [at, reason, id])
                 try db.execute(
