@@ -34,18 +34,8 @@ public final class MQTTClient: @unchecked Sendable {
         var loopStarted = false
         var refusal: MQTTError?
         var connectWaiters: [CheckedContinuation<Void, any Error>] = []
-        /// Waiters for PUBACK (empty result) and SUBACK (granted QoS), by message ID.
-        var ackWaiters: [Int32: CheckedContinuation<[Int32], any Error>] = [:]
-        /// Acknowledgements that arrived before their waiter registered.
-        var earlyAcks: [Int32: [Int32]] = [:]
-        /// Message IDs whose waiter gave up (timeout); their late acks are dropped.
-        var abandoned: Set<Int32> = []
-
-        /// Marks `mid` so that its late acknowledgement is dropped (bounded like `earlyAcks`).
-        mutating func abandon(_ mid: Int32) {
-            if abandoned.count > 4096 { abandoned.removeAll() }
-            abandoned.insert(mid)
-        }
+        /// PUBACKs (empty result) and SUBACKs (granted QoS) matched to their calls.
+        var acknowledgements = AcknowledgementTable<CheckedContinuation<[Int32], any Error>>()
     }
 
     private static let libraryStatus: Int32 = mosquitto_lib_init()
@@ -177,11 +167,8 @@ public final class MQTTClient: @unchecked Sendable {
         let (connectWaiters, ackWaiters) = state.withLock { state in
             state.loopStarted = false
             state.connected = false
-            defer {
-                state.connectWaiters = []
-                state.ackWaiters = [:]
-            }
-            return (state.connectWaiters, Array(state.ackWaiters.values))
+            defer { state.connectWaiters = [] }
+            return (state.connectWaiters, state.acknowledgements.removeAll())
         }
         let closed = MQTTError(code: .closed, detail: "client shut down")
         connectWaiters.forEach { $0.resume(throwing: closed) }
@@ -230,15 +217,10 @@ public final class MQTTClient: @unchecked Sendable {
     public func startPublishing(_ topic: String, payload: [UInt8], qos: MQTTQoS = .atLeastOnce, retain: Bool = false)
         throws(MQTTError) -> MQTTPublication
     {
-        var mid: Int32 = 0
-        let rc = payload.withUnsafeBytes { bytes in
-            mosquitto_publish(handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, qos.rawValue, retain)
-        }
-        try MQTTError.check(rc, "publish to \(topic)")
-        if qos == .atMostOnce {
-            // QoS 0 has no PUBACK; libmosquitto reports the send, maybe after this returns.
-            state.withLock { state in
-                if state.earlyAcks.removeValue(forKey: mid) == nil { state.abandon(mid) }
+        // QoS 0 has no PUBACK; libmosquitto reports the send, maybe after this returns.
+        let mid = try issue("publish to \(topic)", awaited: qos != .atMostOnce) { mid in
+            payload.withUnsafeBytes { bytes in
+                mosquitto_publish(handle, &mid, topic, Int32(bytes.count), bytes.baseAddress, qos.rawValue, retain)
             }
         }
         return MQTTPublication(client: self, messageID: mid, topic: topic, qos: qos)
@@ -250,8 +232,7 @@ public final class MQTTClient: @unchecked Sendable {
     public func subscribe(_ filter: String, qos: MQTTQoS = .atLeastOnce, timeout: Duration = .seconds(10))
         async throws -> MQTTQoS
     {
-        var mid: Int32 = 0
-        try MQTTError.check(mosquitto_subscribe(handle, &mid, filter, qos.rawValue), "subscribe to \(filter)")
+        let mid = try issue("subscribe to \(filter)") { mid in mosquitto_subscribe(handle, &mid, filter, qos.rawValue) }
         let granted = try await acknowledgement(of: mid, timeout: timeout, "SUBACK for \(filter)")
         guard let first = granted.first, let grantedQoS = MQTTQoS(rawValue: first) else {
             throw MQTTError(code: .subscriptionRefused, returnCode: granted.first, detail: "subscription to \(filter) refused")
@@ -259,21 +240,36 @@ public final class MQTTClient: @unchecked Sendable {
         return grantedQoS
     }
 
+    /// Hands one call to libmosquitto and registers the message ID it got, counted as being
+    /// issued meanwhile (see `AcknowledgementTable`). Throws libmosquitto's error, or
+    /// `ambiguousAcknowledgement` when the ID is still held by an earlier call.
+    private func issue(_ what: String, awaited: Bool = true, _ call: (inout Int32) -> Int32) throws(MQTTError) -> Int32 {
+        state.withLock { $0.acknowledgements.beginIssuing() }
+        var mid: Int32 = 0
+        let rc = call(&mid)
+        let ok = rc == MOSQ_ERR_SUCCESS.rawValue
+        let registration = state.withLock { $0.acknowledgements.issued(ok ? mid : nil, awaited: awaited) }
+        try MQTTError.check(rc, what)
+        if registration == .ambiguous {
+            throw MQTTError(
+                code: .ambiguousAcknowledgement,
+                detail: "\(what): message ID \(mid) is still held by an earlier call; its acknowledgement would be ambiguous")
+        }
+        return mid
+    }
+
     func acknowledgement(of mid: Int32, timeout: Duration, _ what: String) async throws -> [Int32] {
         try await withDeadline(timeout, what) {
-            let waiter = self.state.withLock { state in
-                state.abandon(mid)
-                return state.ackWaiters.removeValue(forKey: mid)
-            }
+            let waiter = self.state.withLock { $0.acknowledgements.expire(mid) }
             waiter?.resume(throwing: MQTTError(code: .timeout, detail: "no \(what) in time"))
         } operation: {
             try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<[Int32], any Error>) in
-                let early = self.state.withLock { state -> [Int32]? in
-                    if let early = state.earlyAcks.removeValue(forKey: mid) { return early }
-                    state.ackWaiters[mid] = waiter
-                    return nil
+                switch self.state.withLock({ $0.acknowledgements.wait(mid, waiter) }) {
+                case .waiting: break
+                case .acknowledged(let granted): waiter.resume(returning: granted)
+                case .abandoned:
+                    waiter.resume(throwing: MQTTError(code: .timeout, detail: "no \(what): it is no longer awaited"))
                 }
-                if let early { waiter.resume(returning: early) }
             }
         }
     }
@@ -346,15 +342,7 @@ public final class MQTTClient: @unchecked Sendable {
     }
 
     func didAcknowledge(_ mid: Int32, granted: [Int32]) {
-        let waiter = state.withLock { state -> CheckedContinuation<[Int32], any Error>? in
-            if state.abandoned.remove(mid) != nil { return nil }
-            if let waiter = state.ackWaiters.removeValue(forKey: mid) { return waiter }
-            // Its publisher has not registered yet (the ack beat `mosquitto_publish`'s return).
-            // Bounded: a legitimate early ack is claimed within microseconds.
-            if state.earlyAcks.count > 4096 { state.earlyAcks.removeAll() }
-            state.earlyAcks[mid] = granted
-            return nil
-        }
+        let waiter = state.withLock { $0.acknowledgements.acknowledge(mid, granted: granted) }
         waiter?.resume(returning: granted)
     }
 }

@@ -15,6 +15,10 @@ public struct MQTTError: Error, Hashable, CustomStringConvertible {
         public static let subscriptionRefused = Code(name: "subscriptionRefused")
         /// No acknowledgement within the time allowed.
         public static let timeout = Code(name: "timeout")
+        /// libmosquitto gave a call a message ID that an earlier call still holds (it wrapped
+        /// around a message never acknowledged): the call's acknowledgement cannot be told
+        /// apart, so it counts as unacknowledged.
+        public static let ambiguousAcknowledgement = Code(name: "ambiguousAcknowledgement")
         /// The client was shut down.
         public static let closed = Code(name: "closed")
     }

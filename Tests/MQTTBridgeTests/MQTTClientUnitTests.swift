@@ -79,22 +79,4 @@ struct MQTTClientUnitTests {
         #expect(started == nil)
     }
 
-    @Test("An acknowledgement that arrives before its waiter is not lost; an abandoned one is dropped")
-    func earlyAndAbandonedAcks() async throws {
-        let client = try unreachableClient()
-        defer { client.shutdown() }
-        // Simulates libmosquitto's thread answering before the publisher registered.
-        client.didAcknowledge(7, granted: [1])
-        #expect(try await client.acknowledgement(of: 7, timeout: .seconds(1), "test") == [1])
-        let error = await #expect(throws: MQTTError.self) {
-            try await client.acknowledgement(of: 8, timeout: .milliseconds(50), "test")
-        }
-        #expect(error?.code == .timeout)
-        // The late ack of the abandoned message ID is dropped, not kept for a later waiter.
-        client.didAcknowledge(8, granted: [])
-        let again = await #expect(throws: MQTTError.self) {
-            try await client.acknowledgement(of: 8, timeout: .milliseconds(50), "test")
-        }
-        #expect(again?.code == .timeout)
-    }
 }
