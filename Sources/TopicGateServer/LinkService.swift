@@ -20,8 +20,12 @@ struct LinkService: Sendable {
     }
 
     /// Find-or-insert: links the pair to the caller; repeating it is harmless; a different
-    /// secret needs `rotate` with the old one; a pair of another user is refused (409) without
-    /// saying whose it is.
+    /// secret needs `rotate` with the old one.
+    ///
+    /// Links are per user: another user's link of the same external ID (a squatter who knew
+    /// it; external IDs are not secret) never blocks the caller and is never revealed. Only
+    /// the same external ID *and* secret linked to another user is refused (409
+    /// `LINK_ALREADY_EXISTS`, without saying whose): only someone who has the secret learns it.
     func link(caller: Caller, reference: UserReference, body: [String: JSONValue], address: String?) async throws -> Outcome {
         let userID = try caller.requireUser(to: "link an account to a user")
         if case .id(let id) = reference, id != userID { throw caller.denied("link an account to another user") }
@@ -30,19 +34,21 @@ struct LinkService: Sendable {
         let account = "\(request.provider):\(request.externalID)"
         let actor = caller.principal.description
         let hash = Secrets.sha256(request.secret)
+        func refused() async throws -> KiiError {
+            try await audit.record(.linkRefused, appID: caller.appID, actor: actor, subjectID: userID.rawValue,
+                account: account, address: address, detail: "the same secret is linked to another user")
+            return KiiError(.linkAlreadyExists, "These credentials are already linked to another user.")
+        }
         for _ in 0..<2 {
-            if let existing = try await store.link(appID: caller.appID, provider: request.provider, externalID: request.externalID) {
-                guard existing.userID == userID else {
-                    try await audit.record(.linkRefused, appID: caller.appID, actor: actor, subjectID: userID.rawValue,
-                        account: account, address: address, detail: "linked to another user")
-                    throw KiiError(.linkAlreadyExists, "This external ID is already linked to another user.")
-                }
-                if Secrets.constantTimeEqual(existing.secretHash, hash) {
+            if let own = try await store.link(
+                appID: caller.appID, provider: request.provider, externalID: request.externalID, userID: userID)
+            {
+                if Secrets.constantTimeEqual(own.secretHash, hash) {
                     try await audit.record(.linkRepeated, appID: caller.appID, actor: actor, subjectID: userID.rawValue,
                         account: account, address: address)
-                    return Outcome(link: existing, created: false)
+                    return Outcome(link: own, created: false)
                 }
-                return try await rotate(existing, to: hash, request: request, caller: caller, address: address)
+                return try await rotate(own, to: hash, request: request, caller: caller, address: address)
             }
             let now = time.now()
             let link = AccountLink(
@@ -51,13 +57,18 @@ struct LinkService: Sendable {
             do {
                 try await store.insertLink(link)
             } catch let error as KiiError where error.code == .linkAlreadyExists {
-                continue  // Another request linked the pair meanwhile: judge against it.
+                // The same secret is another user's, or this user linked the pair meanwhile
+                // (then judge again against that link).
+                let holder = try await store.link(
+                    appID: caller.appID, provider: request.provider, externalID: request.externalID, secretHash: hash)
+                if let holder, holder.userID != userID { throw try await refused() }
+                continue
             }
             try await audit.record(.linkCreated, appID: caller.appID, actor: actor, subjectID: userID.rawValue,
                 account: account, address: address)
             return Outcome(link: link, created: true)
         }
-        throw KiiError(.linkAlreadyExists, "This external ID is already linked to another user.")
+        throw try await refused()
     }
 
     /// Replaces the secret of the caller's own link, given the old one.
@@ -79,9 +90,15 @@ struct LinkService: Sendable {
             throw KiiError(.linkSecretMismatch, "'oldSecret' is not the secret linked until now.", context: ["field": "oldSecret"])
         }
         let now = time.now()
-        _ = try await store.updateLinkSecret(
-            appID: caller.appID, userID: existing.userID, provider: existing.provider, externalID: existing.externalID,
-            secretHash: hash, at: now)
+        do {
+            _ = try await store.updateLinkSecret(
+                appID: caller.appID, userID: existing.userID, provider: existing.provider, externalID: existing.externalID,
+                secretHash: hash, at: now)
+        } catch let error as KiiError where error.code == .linkAlreadyExists {
+            try await audit.record(.linkRefused, appID: caller.appID, actor: actor, subjectID: existing.userID.rawValue,
+                account: account, address: address, detail: "the new secret is linked to another user")
+            throw error
+        }
         try await audit.record(.linkRotated, appID: caller.appID, actor: actor, subjectID: existing.userID.rawValue,
             account: account, address: address)
         var rotated = existing
@@ -112,10 +129,11 @@ struct LinkService: Sendable {
         let link: AccountLink?
         let user: User?
         do {
-            link = try await store.link(appID: app.id, provider: request.provider, externalID: request.externalID)
-            // Hash and compare even when there is no link, so that timing tells nothing.
-            let matches = Secrets.constantTimeEqual(link?.secretHash ?? Secrets.sha256(""), Secrets.sha256(request.secret))
-            user = if matches, let link { try await store.user(appID: app.id, id: link.userID) } else { nil }
+            // Found by the secret's hash: the secret picks the link among those of the pair.
+            link = try await store.link(
+                appID: app.id, provider: request.provider, externalID: request.externalID,
+                secretHash: Secrets.sha256(request.secret))
+            user = if let link { try await store.user(appID: app.id, id: link.userID) } else { nil }
         } catch {
             abuse.end(attempt, succeeded: false)
             throw error
@@ -123,13 +141,14 @@ struct LinkService: Sendable {
         abuse.end(attempt, succeeded: user != nil)
         guard let link, let user else {
             try await audit.record(.linkLoginFailed, appID: app.id, actor: "anonymous", subjectID: link?.userID.rawValue,
-                account: account, address: address, detail: link == nil ? "no such link" : "wrong secret")
+                account: account, address: address, detail: "no link with this secret")
             throw LoginService.oauthError(.invalidGrant, "The external ID or secret is wrong.")
         }
         if user.disabled { throw LoginService.oauthError(.invalidGrant, "The user is disabled.") }
         let token = try await tokens.issue(appID: app.id, principal: .user(user.id), expiresAt: expiresAt)
         let now = time.now()
-        try await store.recordLinkLogin(appID: app.id, provider: link.provider, externalID: link.externalID, at: now)
+        try await store.recordLinkLogin(
+            appID: app.id, provider: link.provider, externalID: link.externalID, userID: user.id, at: now)
         try await store.touchUser(appID: app.id, id: user.id, at: now)
         try await audit.record(.linkLogin, appID: app.id, actor: "anonymous", subjectID: user.id.rawValue, account: account,
             address: address)

@@ -247,6 +247,31 @@ enum SQLiteSchema {
                     CREATE INDEX dead_letters_app ON dead_letters(app_id, sequence);
                     """)
         }
+        migrator.registerMigration("v7-links-per-user") { db in
+            // A pair may be linked by several users, each with its own secret: squatting on
+            // someone's external ID no longer blocks them.
+            try db.execute(
+                sql: """
+                    CREATE TABLE account_links_v7 (
+                        app_id TEXT NOT NULL,
+                        provider TEXT NOT NULL,
+                        external_id TEXT NOT NULL,
+                        secret_hash TEXT NOT NULL,
+                        user_id TEXT NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        secret_set_at INTEGER NOT NULL,
+                        last_login_at INTEGER,
+                        PRIMARY KEY (app_id, provider, external_id, user_id),
+                        FOREIGN KEY (app_id, user_id) REFERENCES users(app_id, user_id) ON DELETE CASCADE
+                    );
+                    INSERT INTO account_links_v7 SELECT app_id, provider, external_id, secret_hash, user_id, created_at,
+                        secret_set_at, last_login_at FROM account_links;
+                    DROP TABLE account_links;
+                    ALTER TABLE account_links_v7 RENAME TO account_links;
+                    CREATE UNIQUE INDEX account_links_secret ON account_links(app_id, provider, external_id, secret_hash);
+                    CREATE INDEX account_links_user ON account_links(app_id, user_id);
+                    """)
+        }
         return migrator
     }
 }

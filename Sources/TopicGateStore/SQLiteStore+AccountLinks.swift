@@ -3,9 +3,7 @@ public import TopicGateCore
 
 extension SQLiteStore: AccountLinkStore {
     public func insertLink(_ link: AccountLink) async throws {
-        try await write(conflict: { _ in
-            KiiError(.linkAlreadyExists, "This external ID is already linked to a user.")
-        }) { db in
+        try await write(conflict: { _ in Self.linkTaken }) { db in
             try db.cachedStatement(sql: """
                     INSERT INTO account_links (app_id, provider, external_id, secret_hash, user_id, created_at,
                         secret_set_at, last_login_at)
@@ -17,11 +15,24 @@ extension SQLiteStore: AccountLinkStore {
         }
     }
 
-    public func link(appID: AppID, provider: String, externalID: String) async throws -> AccountLink? {
+    public func link(appID: AppID, provider: String, externalID: String, secretHash: String) async throws -> AccountLink? {
         try await read { db in
             try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT * FROM account_links WHERE app_id = ? AND provider = ? AND external_id = ?"),
-                arguments: [appID.rawValue, provider, externalID]
+                db.cachedStatement(sql: """
+                    SELECT * FROM account_links WHERE app_id = ? AND provider = ? AND external_id = ? AND secret_hash = ?
+                    """),
+                arguments: [appID.rawValue, provider, externalID, secretHash]
+            ).map(Self.link)
+        }
+    }
+
+    public func link(appID: AppID, provider: String, externalID: String, userID: UserID) async throws -> AccountLink? {
+        try await read { db in
+            try Row.fetchOne(
+                db.cachedStatement(sql: """
+                    SELECT * FROM account_links WHERE app_id = ? AND provider = ? AND external_id = ? AND user_id = ?
+                    """),
+                arguments: [appID.rawValue, provider, externalID, userID.rawValue]
             ).map(Self.link)
         }
     }
@@ -38,7 +49,7 @@ extension SQLiteStore: AccountLinkStore {
     public func updateLinkSecret(
         appID: AppID, userID: UserID, provider: String, externalID: String, secretHash: String, at time: Int64
     ) async throws -> Bool {
-        try await write { db in
+        try await write(conflict: { _ in Self.linkTaken }) { db in
             try db.cachedStatement(sql: """
                     UPDATE account_links SET secret_hash = ?, secret_set_at = ?
                     WHERE app_id = ? AND user_id = ? AND provider = ? AND external_id = ?
@@ -47,11 +58,17 @@ extension SQLiteStore: AccountLinkStore {
         }
     }
 
-    public func recordLinkLogin(appID: AppID, provider: String, externalID: String, at time: Int64) async throws {
+    public func recordLinkLogin(appID: AppID, provider: String, externalID: String, userID: UserID, at time: Int64)
+        async throws
+    {
         try await write { db in
-            try db.cachedStatement(sql: "UPDATE account_links SET last_login_at = ? WHERE app_id = ? AND provider = ? AND external_id = ?").execute(arguments: [time, appID.rawValue, provider, externalID])
+            try db.cachedStatement(sql: """
+                    UPDATE account_links SET last_login_at = ? WHERE app_id = ? AND provider = ? AND external_id = ? AND user_id = ?
+                    """).execute(arguments: [time, appID.rawValue, provider, externalID, userID.rawValue])
         }
     }
+
+    static let linkTaken = KiiError(.linkAlreadyExists, "These credentials are already linked to another user.")
 
     public func deleteLink(appID: AppID, userID: UserID, provider: String, externalID: String) async throws -> Bool {
         try await write { db in

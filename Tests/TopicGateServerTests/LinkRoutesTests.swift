@@ -36,7 +36,8 @@ struct LinkRoutesTests {
             #expect(again.status == .ok)
 
             // The secret is kept only as its hash.
-            let stored = try #require(try await server.store.link(appID: server.app.id, provider: "icloud", externalID: Self.externalID))
+            let stored = try #require(try await server.store.link(
+                appID: server.app.id, provider: "icloud", externalID: Self.externalID, userID: UserID(deviceA.id)))
             #expect(stored.secretHash == Secrets.sha256(Self.secret))
 
             // Device B: no token, only the pair.
@@ -95,13 +96,11 @@ struct LinkRoutesTests {
             #expect(try await link(bob.token, Self.linkBody(), path: ann.id).status == .forbidden)
 
             #expect(try await link(ann.token, Self.linkBody()).status == .created)
-            // Another user presenting Ann's pair: refused, and not told whose it is.
+            // Another user presenting Ann's pair and secret: refused, and not told whose it is.
             let taken = try await link(bob.token, Self.linkBody())
             #expect(taken.status == .conflict)
             #expect(taken.errorCode == "LINK_ALREADY_EXISTS")
             #expect(!taken.text.contains(ann.id))
-            let takenOtherSecret = try await link(bob.token, Self.linkBody(secret: Self.otherSecret))
-            #expect(takenOtherSecret.errorCode == "LINK_ALREADY_EXISTS")
             // Ann with a different secret: only as a rotation with the old secret.
             let different = try await link(ann.token, Self.linkBody(secret: Self.otherSecret))
             #expect(different.status == .conflict)
@@ -124,6 +123,40 @@ struct LinkRoutesTests {
                 .post, "\(client.app)/links/login", contentType: "application/json", body: Self.linkBody("_nobody"))
             #expect(unknown.status == oldLogin.status)
             #expect(unknown.object == oldLogin.object)
+        }
+    }
+
+    @Test("A squatter who links someone's external ID first neither blocks them nor learns anything, and gets only itself back")
+    func squattingNeverBlocks() async throws {
+        let server = try await TestServer.make()
+        try await server.run { client in
+            let mallory = try await client.pseudoUser()
+            let ann = try await client.pseudoUser()
+            func link(_ token: String, secret: String) async throws -> TestServer.Reply {
+                try await client.call(
+                    .post, "\(client.app)/users/me/links", token: token, contentType: "application/json",
+                    body: Self.linkBody(secret: secret))
+            }
+            // Mallory knows Ann's external ID (it is not secret) and links it first.
+            #expect(try await link(mallory.token, secret: Self.otherSecret).status == .created)
+            // Ann links as usual: created, with nothing said about Mallory's link.
+            let annLinked = try await link(ann.token, secret: Self.secret)
+            #expect(annLinked.status == .created)
+            #expect(!annLinked.text.contains(mallory.id))
+            // Ann's new device gets Ann back; Mallory's secret gets Mallory, never Ann.
+            func login(_ secret: String) async throws -> String? {
+                try await client.call(
+                    .post, "\(client.app)/links/login", contentType: "application/json", body: Self.linkBody(secret: secret)
+                ).string("id")
+            }
+            #expect(try await login(Self.secret) == ann.id)
+            #expect(try await login(Self.otherSecret) == mallory.id)
+            // The squat is in the security audit, as a link like any other.
+            let admin = try await client.adminToken()
+            let audit = try await client.call(.get, "\(client.app)/security-audit?limit=100", token: admin)
+            let created = (audit.object["events"]?.arrayValue ?? []).compactMap(\.objectValue)
+                .filter { $0["event"] == "LINK_CREATED" }
+            #expect(created.count == 2)
         }
     }
 

@@ -20,28 +20,41 @@ struct AccountLinkStoreTests {
         User(id: UserID(id), appID: appID, createdAt: 1, modifiedAt: 1, lastSeenAt: lastSeen)
     }
 
-    @Test("A pair is unique per app: LINK_ALREADY_EXISTS; links go with their user")
+    @Test("A pair is linked once per user and once per secret: LINK_ALREADY_EXISTS; links go with their user")
     func links() async throws {
         try await store.insertUser(pseudo("u1", lastSeen: 1))
         try await store.insertUser(pseudo("u2", lastSeen: 1))
         let link = AccountLink(appID: appID, provider: "icloud", externalID: "_x", secretHash: "h1", userID: UserID("u1"), createdAt: 5)
         try await store.insertLink(link)
-        #expect(try await store.link(appID: appID, provider: "icloud", externalID: "_x") == link)
+        #expect(try await store.link(appID: appID, provider: "icloud", externalID: "_x", secretHash: "h1") == link)
+        #expect(try await store.link(appID: appID, provider: "icloud", externalID: "_x", userID: UserID("u1")) == link)
+        #expect(try await store.link(appID: appID, provider: "icloud", externalID: "_x", secretHash: "h2") == nil)
+        // Another user links the same pair with its own secret: both stand.
+        let other = AccountLink(appID: appID, provider: "icloud", externalID: "_x", secretHash: "h2", userID: UserID("u2"), createdAt: 6)
+        try await store.insertLink(other)
+        #expect(try await store.link(appID: appID, provider: "icloud", externalID: "_x", secretHash: "h2") == other)
+        // The same pair again for u1, or with u1's secret for u2: refused.
         await #expect(throws: KiiError.self) {
             try await store.insertLink(AccountLink(
-                appID: appID, provider: "icloud", externalID: "_x", secretHash: "h2", userID: UserID("u2"), createdAt: 6))
+                appID: appID, provider: "icloud", externalID: "_x", secretHash: "h9", userID: UserID("u1"), createdAt: 7))
+        }
+        await #expect(throws: KiiError.self) {
+            try await store.updateLinkSecret(
+                appID: appID, userID: UserID("u2"), provider: "icloud", externalID: "_x", secretHash: "h1", at: 8)
         }
         #expect(try await store.updateLinkSecret(
             appID: appID, userID: UserID("u1"), provider: "icloud", externalID: "_x", secretHash: "h3", at: 9))
         #expect(try await !store.updateLinkSecret(
-            appID: appID, userID: UserID("u2"), provider: "icloud", externalID: "_x", secretHash: "h4", at: 9))
-        try await store.recordLinkLogin(appID: appID, provider: "icloud", externalID: "_x", at: 10)
+            appID: appID, userID: UserID("u3"), provider: "icloud", externalID: "_x", secretHash: "h4", at: 9))
+        try await store.recordLinkLogin(appID: appID, provider: "icloud", externalID: "_x", userID: UserID("u1"), at: 10)
         let updated = try #require(try await store.links(appID: appID, userID: UserID("u1")).first)
         #expect(updated.secretHash == "h3")
         #expect(updated.secretSetAt == 9)
         #expect(updated.lastLoginAt == 10)
+        #expect(try await store.links(appID: appID, userID: UserID("u2")).first?.lastLoginAt == nil)
         #expect(try await store.deleteUser(appID: appID, id: UserID("u1")))
-        #expect(try await store.link(appID: appID, provider: "icloud", externalID: "_x") == nil)
+        #expect(try await store.link(appID: appID, provider: "icloud", externalID: "_x", userID: UserID("u1")) == nil)
+        #expect(try await store.link(appID: appID, provider: "icloud", externalID: "_x", userID: UserID("u2")) == other)
     }
 
     @Test("Idle pseudo users: only pseudo, only idle, never linked; oldest first")
