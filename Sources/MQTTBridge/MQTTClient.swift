@@ -1,17 +1,20 @@
 internal import CMosquitto
 import Dispatch
+import Foundation
 import Synchronization
 
-/// A client of one MQTT broker over libmosquitto's threaded loop: connect with automatic
-/// reconnect, QoS 1 publish that returns when the broker's PUBACK arrives, subscribe with the
-/// granted QoS checked, and the received messages as an `AsyncSequence`.
+/// A client of one MQTT broker over libmosquitto, driven by a network loop of its own (poll(),
+/// so any descriptor number works; see `runNetworkLoop`): connect with automatic reconnect,
+/// QoS 1 publish that returns when the broker's PUBACK arrives, subscribe with the granted QoS
+/// checked, and the received messages as an `AsyncSequence`.
 ///
 /// One owner per handle: this class creates the `struct mosquitto` in its throwing initializer
 /// and destroys it in `deinit`. Call `shutdown()` before dropping it, never from a callback.
 public final class MQTTClient: @unchecked Sendable {
     // @unchecked Sendable: `handle` is only passed to libmosquitto calls, which are safe from
-    // any thread once the threaded loop runs; all Swift-side mutable state is in `state`, a
-    // Mutex that is never held across a libmosquitto call.
+    // any thread once the client is marked threaded (`mosquitto_threaded_set`); only the
+    // network loop's thread connects, reads and writes. All Swift-side mutable state is in
+    // `state`, a Mutex that is never held across a libmosquitto call.
 
     public let configuration: MQTTClientConfiguration
     /// Messages received on this client's subscriptions, in arrival order.
@@ -19,8 +22,12 @@ public final class MQTTClient: @unchecked Sendable {
     /// Connection changes, in order.
     public let connectionEvents: AsyncStream<MQTTConnectionEvent>
 
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
     private let state = Mutex(State())
+    /// Wakes the network loop.
+    let wake: WakeSignal
+    /// Signalled once when the network loop's thread ends.
+    let loopEnded = DispatchSemaphore(value: 0)
     private let messageSink: AsyncStream<MQTTMessage>.Continuation
     private let eventSink: AsyncStream<MQTTConnectionEvent>.Continuation
     private let onConnect: (@Sendable () -> Void)?
@@ -32,6 +39,7 @@ public final class MQTTClient: @unchecked Sendable {
         /// Set by `shutdown`, for good: no connect after it.
         var shutDown = false
         var loopStarted = false
+        var loopIntent: LoopIntent { shutDown ? .stop : closing ? .idle : .connect }
         var refusal: MQTTError?
         var connectWaiters: [CheckedContinuation<Void, any Error>] = []
         /// PUBACKs (empty result) and SUBACKs (granted QoS) matched to their calls.
@@ -48,6 +56,7 @@ public final class MQTTClient: @unchecked Sendable {
             throw MQTTError(code: .library, detail: "mosquitto_new failed for client \(configuration.clientID)")
         }
         self.handle = handle
+        self.wake = try WakeSignal()
         self.configuration = configuration
         self.onConnect = onConnect
         (messages, messageSink) = AsyncStream.makeStream(of: MQTTMessage.self)
@@ -64,6 +73,8 @@ public final class MQTTClient: @unchecked Sendable {
     }
 
     private func configure() throws(MQTTError) {
+        // Calls come from other threads than the loop's: they queue, and the loop writes.
+        try MQTTError.check(mosquitto_threaded_set(handle, true), "mark the client threaded")
         try MQTTError.check(
             mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311), "set protocol version")
         if configuration.username != nil || configuration.password != nil {
@@ -116,9 +127,15 @@ public final class MQTTClient: @unchecked Sendable {
     /// True while the broker has accepted the current connection.
     public var isConnected: Bool { state.withLock { $0.connected } }
 
+    /// The broker connection's descriptor (-1 while there is none).
+    var socketDescriptor: Int32 { mosquitto_socket(handle) }
+
+    /// What the network loop should do now.
+    var loopIntent: LoopIntent { state.withLock { $0.loopIntent } }
+
     /// Starts connecting and returns when the broker first accepts (or throws when it refuses,
-    /// or when nothing answered within `timeout`). Until the broker answers, libmosquitto keeps
-    /// retrying; once connected, it reconnects on its own after a lost connection.
+    /// or when nothing answered within `timeout`). Until the broker answers, the network loop
+    /// keeps retrying; once connected, it reconnects on its own after a lost connection.
     public func connect(timeout: Duration = .seconds(30)) async throws {
         let start = try state.withLock { state throws(MQTTError) -> Bool in
             if state.shutDown { throw MQTTError(code: .closed, detail: "client shut down") }
@@ -127,11 +144,13 @@ public final class MQTTClient: @unchecked Sendable {
             defer { state.loopStarted = true }
             return !state.loopStarted
         }
-        if start { try MQTTError.check(mosquitto_loop_start(handle), "start the network loop") }
-        let rc = mosquitto_connect_async(
-            handle, configuration.host, Int32(configuration.port), Int32(configuration.keepAlive))
-        // A refused TCP connection (MOSQ_ERR_ERRNO) is retried by the loop; anything else is fatal.
-        if rc != MOSQ_ERR_ERRNO.rawValue { try MQTTError.check(rc, "connect to \(configuration.host):\(configuration.port)") }
+        if start {
+            // The thread keeps the client alive until it ends (after `shutdown()`).
+            let thread = Thread { self.runNetworkLoop() }
+            thread.name = "mqtt-\(configuration.clientID)"
+            thread.start()
+        }
+        wake.signal()
         try await withDeadline(timeout, "CONNACK from \(configuration.host):\(configuration.port)") {
             self.expireConnectWaiters()
         } operation: {
@@ -152,20 +171,20 @@ public final class MQTTClient: @unchecked Sendable {
     public func disconnect() {
         state.withLock { $0.closing = true }
         _ = mosquitto_disconnect(handle)
+        wake.signal()
     }
 
-    /// Disconnects, stops the network loop (joining its thread) and fails every waiter. Never
-    /// call it from a libmosquitto callback.
+    /// Disconnects, ends the network loop and fails every waiter. It waits a few seconds at most
+    /// for the loop (which ends within one poll, or once a connect attempt in progress returns).
     public func shutdown() {
         let started = state.withLock { state -> Bool in
             state.closing = true
             state.shutDown = true
             return state.loopStarted
         }
-        _ = mosquitto_disconnect(handle)
-        if started { stopLoop() }
+        wake.signal()
+        if started { _ = loopEnded.wait(timeout: .now() + .seconds(5)) }
         let (connectWaiters, ackWaiters) = state.withLock { state in
-            state.loopStarted = false
             state.connected = false
             defer { state.connectWaiters = [] }
             return (state.connectWaiters, state.acknowledgements.removeAll())
@@ -175,29 +194,6 @@ public final class MQTTClient: @unchecked Sendable {
         ackWaiters.forEach { $0.resume(throwing: closed) }
         messageSink.finish()
         eventSink.finish()
-    }
-
-    /// Joins the network thread. The thread ends once it sees the client disconnected, but a
-    /// reconnect it was making (or a `connect()` racing with the shutdown) can undo one
-    /// `mosquitto_disconnect`, and then a plain join would wait for ever. So the join runs
-    /// aside, and the disconnect is repeated until it returns.
-    private func stopLoop() {
-        let handle = UncheckedHandle(handle)
-        let stopped = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            _ = mosquitto_loop_stop(handle.pointer, false)
-            stopped.signal()
-        }
-        while stopped.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
-            _ = mosquitto_disconnect(handle.pointer)
-        }
-    }
-
-    /// The handle, handed to the thread that joins the loop (libmosquitto's calls used there
-    /// are thread-safe).
-    private struct UncheckedHandle: @unchecked Sendable {
-        let pointer: OpaquePointer
-        init(_ pointer: OpaquePointer) { self.pointer = pointer }
     }
 
     // MARK: Publishing and subscribing
@@ -248,6 +244,7 @@ public final class MQTTClient: @unchecked Sendable {
         var mid: Int32 = 0
         let rc = call(&mid)
         let ok = rc == MOSQ_ERR_SUCCESS.rawValue
+        if ok { wake.signal() }  // the loop writes what the call queued
         let registration = state.withLock { $0.acknowledgements.issued(ok ? mid : nil, awaited: awaited) }
         try MQTTError.check(rc, what)
         if registration == .ambiguous {

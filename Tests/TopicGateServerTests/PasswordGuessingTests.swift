@@ -225,7 +225,8 @@ struct DiskFillingTests {
         abuse.maximumStateBytes = 1000
         abuse.statesPerThing = RateLimit(count: 5, periodMillis: 60_000)
         abuse.maximumStatesPerThing = 3
-        let server = try await TestServer.make(abuse: abuse)
+        // A clock that stands still: a loaded machine must not refill the bucket meanwhile.
+        let server = try await TestServer.make(abuse: abuse, clock: ManualClock())
         try await server.run { client in
             let thing = try await client.thing("reporter")
             let states = "/thing-if/apps/\(server.app.id.rawValue)/targets/thing:\(thing.id)/states"
