@@ -1,21 +1,31 @@
 # TopicGate: `make run` and `make test` do all the set-up a fresh Debian/Ubuntu machine needs.
 
 # System packages the build, the tests and the embedded broker need.
-APT_PACKAGES := libsqlite3-dev libssl-dev libcjson-dev mosquitto mosquitto-clients mosquitto-dev libmosquitto-dev
+APT_PACKAGES := libsqlite3-dev libssl-dev libcjson-dev mosquitto mosquitto-clients mosquitto-dev libmosquitto-dev python3 python3-venv
 SWIFT ?= swift
 TOPICGATE := .build/debug/topicgate
+# The API fuzzer the tests run (PyPI), in a virtual environment of its own.
+FUZZ_VENV := .build/fuzz-venv
+SCHEMATHESIS_VERSION := 4.32.5
 
-.PHONY: run test build bench deps clean
+.PHONY: run test build bench fuzz deps fuzz-deps clean
 
 ## run: install what is missing, build, and serve on 127.0.0.1:8080 with ./data/topicgate.sqlite
 ##      and its own Mosquitto on 127.0.0.1:1883 (ARGS="--port 9090 --mqtt-port 11883" to change)
 run: build
 	$(TOPICGATE) serve $(ARGS)
 
-## test: install what is missing, build everything, run the whole test suite
-test: deps
+## test: install what is missing, build everything, run the whole test suite (the API fuzzing
+##       test on its own afterwards: it loads both cores for a few minutes)
+test: deps fuzz-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --skip APIFuzzTests
+	$(SWIFT) test --skip-build --filter APIFuzzTests
+
+## fuzz: the API fuzzing test, longer than in `make test` (300 cases per operation and credential)
+fuzz: deps fuzz-deps
+	$(SWIFT) build --build-tests
+	TOPICGATE_FUZZ_EXAMPLES=$${TOPICGATE_FUZZ_EXAMPLES:-300} $(SWIFT) test --skip-build --filter APIFuzzTests
 
 ## build: the topicgate executable and the broker plugin libTopicGateMosquittoAuth.so
 build: deps
@@ -36,6 +46,13 @@ deps:
 	  echo "Installing:$$missing"; \
 	  if [ "$$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi; \
 	  $$sudo apt-get update && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y --no-install-recommends $$missing; \
+	fi
+
+## fuzz-deps: schemathesis (PyPI) in .build/fuzz-venv, for the API fuzzing test
+fuzz-deps:
+	@if [ ! -x $(FUZZ_VENV)/bin/schemathesis ]; then \
+	  echo "Installing schemathesis $(SCHEMATHESIS_VERSION) into $(FUZZ_VENV)"; \
+	  python3 -m venv $(FUZZ_VENV) && $(FUZZ_VENV)/bin/pip install -q schemathesis==$(SCHEMATHESIS_VERSION); \
 	fi
 
 clean:

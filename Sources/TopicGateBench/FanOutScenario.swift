@@ -13,8 +13,6 @@ struct FanOutScenario {
 
     func run(size: Int) async throws -> [BenchRow] {
         world.resetGatewayPeak()
-        // Before the devices: libmosquitto's loop uses select(), which cannot watch a socket
-        // numbered 1024 or more.
         let publisher = try await world.rawPublisher(maxInflight: 1000)
         let connections = try await world.connections(options.concurrency)
         let admin = try await world.adminToken(connections[0])

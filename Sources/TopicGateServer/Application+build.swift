@@ -79,6 +79,7 @@ func buildRouter(environment: ServerEnvironment) -> Router<TopicGateRequestConte
     router.add(middleware: CORSMiddleware(allowOrigin: .all, allowHeaders: [.authorization, .contentType, .accept]))
     HealthController(environment: environment).addRoutes(to: router)
     MetricsController(environment: environment).addRoutes(to: router)
+    OpenAPIController().addRoutes(to: router)
     TokenController(environment: environment).addRoutes(to: router)
     OnboardingController(environment: environment).addRoutes(to: router)
     let app = router.group("api/apps/:appID")

@@ -6,6 +6,9 @@ struct TopicGateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "topicgate",
         abstract: "A self-hosted push-and-ACL backend that speaks the Kii Cloud wire protocol.",
-        subcommands: [ServeCommand.self, AppsCommand.self, ACLCommand.self, UsersCommand.self, EmulateCommand.self, BenchCommand.self],
+        subcommands: [
+            ServeCommand.self, AppsCommand.self, ACLCommand.self, UsersCommand.self, EmulateCommand.self, BenchCommand.self,
+            OpenAPICommand.self,
+        ],
         defaultSubcommand: ServeCommand.self)
 }
