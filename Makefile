@@ -22,10 +22,10 @@ test: deps fuzz-deps
 	$(SWIFT) test --skip-build --skip APIFuzzTests
 	$(SWIFT) test --skip-build --filter APIFuzzTests
 
-## fuzz: the API fuzzing test, longer than in `make test` (300 cases per operation and credential)
+## fuzz: the API fuzzing test, longer than in `make test` (150 cases per operation and credential)
 fuzz: deps fuzz-deps
 	$(SWIFT) build --build-tests
-	TOPICGATE_FUZZ_EXAMPLES=$${TOPICGATE_FUZZ_EXAMPLES:-300} $(SWIFT) test --skip-build --filter APIFuzzTests
+	TOPICGATE_FUZZ_EXAMPLES=$${TOPICGATE_FUZZ_EXAMPLES:-150} $(SWIFT) test --skip-build --filter APIFuzzTests
 
 ## build: the topicgate executable and the broker plugin libTopicGateMosquittoAuth.so
 build: deps

@@ -60,6 +60,19 @@ struct APIFuzzTests {
                 "action": ["SUBSCRIBE_TO_TOPIC", "SEND_MESSAGE_TO_TOPIC"],
                 "subject": ["UserID:\(user.id)", "GroupID:\(group)", "UserID:ANY_AUTHENTICATED_USER"],
             ]
+            // The fixed corpus: requests that once broke servers like this one, replayed first.
+            for entry in Self.corpus(app: world.app, thingIF: "/thing-if/apps/\(world.appID)", thing: thing.id) {
+                for token in [nil, user.token, admin] as [String?] {
+                    let reply = try await world.request(
+                        entry.method, entry.path, token: token, contentType: entry.contentType, body: entry.body)
+                    #expect(reply.status.code < 500, "\(entry.method) \(entry.path)")
+                    if reply.status.code >= 400, entry.method != .head {
+                        #expect(reply.object["errorCode"]?.stringValue != nil, "\(entry.method) \(entry.path): no errorCode")
+                        #expect(reply.object["message"]?.stringValue != nil, "\(entry.method) \(entry.path): no message")
+                    }
+                }
+            }
+
             let schemaPath = directory + "/openapi.json"
             try Data(JSONWriter.bytes(Self.schema(knownValues: known))).write(to: URL(fileURLWithPath: schemaPath))
 
@@ -91,6 +104,42 @@ struct APIFuzzTests {
             throw error
         }
         try await world.stop()
+    }
+
+    /// One request of the fixed corpus.
+    struct CorpusEntry {
+        let method: HTTPRequest.Method
+        let path: String
+        var contentType: String? = "application/json"
+        var body: String?
+    }
+
+    /// Hand-picked bad requests: broken and hostile JSON, wrong types, huge and negative
+    /// numbers, odd path segments, NUL and non-ASCII characters, wrong media types.
+    static func corpus(app: String, thingIF: String, thing: String) -> [CorpusEntry] {
+        let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
+        return [
+            CorpusEntry(method: .post, path: app + "/users", body: "{"),
+            CorpusEntry(method: .post, path: app + "/users", body: deep),
+            CorpusEntry(method: .post, path: app + "/users", body: #"{"loginName":123,"password":["x"]}"#),
+            CorpusEntry(method: .post, path: app + "/users", body: #"{"loginName":"a\u0000b","password":"password123"}"#),
+            CorpusEntry(method: .post, path: app + "/users", contentType: "text/plain", body: "hello"),
+            CorpusEntry(method: .post, path: "/api/oauth2/token", body: #"{"username":"x","password":"y","expiresAt":1e400}"#),
+            CorpusEntry(method: .post, path: app + "/oauth2/token", body: #"{"grant_type":"client_credentials","client_id":null}"#),
+            CorpusEntry(method: .get, path: app + "/users/%00"),
+            CorpusEntry(method: .get, path: app + "/users/..%2F..%2Fetc"),
+            CorpusEntry(method: .get, path: app + "/users/LOGIN_NAME:" + String(repeating: "%C3%A9", count: 300)),
+            CorpusEntry(method: .put, path: app + "/topics/" + String(repeating: "t", count: 65)),
+            CorpusEntry(method: .post, path: app + "/topics/news/push/messages", body: #"{"data":{"a":{"b":1}}}"#),
+            CorpusEntry(method: .post, path: app + "/topics/news/push/messages", body: #"{"data":{"sender":"forged"}}"#),
+            CorpusEntry(method: .get, path: thingIF + "/targets/thing:\(thing)/states/history?from=-1&to=99999999999999999999"),
+            CorpusEntry(method: .get, path: thingIF + "/targets/thing:\(thing)/commands?bestEffortLimit=-5"),
+            CorpusEntry(method: .put, path: thingIF + "/targets/thing:\(thing)/states", body: "[]"),
+            CorpusEntry(method: .post, path: thingIF + "/targets/THING:\(thing)/commands", body: #"{"actions":"x","issuer":7}"#),
+            CorpusEntry(method: .post, path: app + "/installations", body: #"{"deviceType":"MQTT","development":"maybe"}"#),
+            CorpusEntry(method: .get, path: app + "/security-audit?limit=99999999999999999999&paginationKey=-1"),
+            CorpusEntry(method: .patch, path: app + "/users/me", body: "{}"),
+        ]
     }
 
     /// The server's document with `knownValues` offered for its path parameters (as examples
