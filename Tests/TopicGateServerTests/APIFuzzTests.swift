@@ -234,6 +234,8 @@ struct APIFuzzTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: schemathesis)
         process.arguments = arguments
+        // Beside its log: schemathesis keeps a cache folder in its working directory.
+        process.currentDirectoryURL = URL(fileURLWithPath: log).deletingLastPathComponent()
         process.standardOutput = output
         process.standardError = output
         var environment = ProcessInfo.processInfo.environment
