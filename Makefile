@@ -15,11 +15,14 @@ SCHEMATHESIS_VERSION := 4.32.5
 run: build
 	$(TOPICGATE) serve $(ARGS)
 
-## test: install what is missing, build everything, run the whole test suite (the API fuzzing
-##       test on its own afterwards: it loads both cores for a few minutes)
+## test: install what is missing, build everything, run the whole test suite. Two tests run on
+##       their own afterwards: the descriptor test holds 1100 descriptors (Foundation's Process
+##       crashes when another test spawns a process meanwhile), and the API fuzzing test loads
+##       both cores for a few minutes.
 test: deps fuzz-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --skip APIFuzzTests
+	$(SWIFT) test --skip-build --skip "APIFuzzTests|MQTTClientDescriptorTests"
+	$(SWIFT) test --skip-build --filter MQTTClientDescriptorTests
 	$(SWIFT) test --skip-build --filter APIFuzzTests
 
 ## fuzz: the API fuzzing test, longer than in `make test` (150 cases per operation and credential)

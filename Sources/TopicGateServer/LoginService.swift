@@ -19,7 +19,11 @@ struct LoginService: Sendable {
     let audit: SecurityAudit
 
     func grant(app: App, body: [String: JSONValue], address: String?) async throws -> JSONValue {
-        let grantType = try Self.optionalString(body, "grant_type") ?? "password"
+        // Without `grant_type`, a body with `client_id` and no `username` is a client-credentials
+        // grant: Kii's JavaScript SDK's `authenticateAsAppAdmin` sends just the client's ID
+        // and secret.
+        let implied = body["client_id"] != nil && body["username"] == nil ? "client_credentials" : "password"
+        let grantType = try Self.optionalString(body, "grant_type") ?? implied
         switch grantType {
         case "password": return try await passwordGrant(app: app, body: body, address: address)
         case "client_credentials": return try await clientCredentialsGrant(app: app, body: body, address: address)

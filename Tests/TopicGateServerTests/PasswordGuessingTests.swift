@@ -249,3 +249,38 @@ struct DiskFillingTests {
         }
     }
 }
+
+/// Kii's JavaScript SDK signs the admin in with `{"client_id","client_secret"}` and no
+/// `grant_type`, on either token path.
+@Suite("Client credentials without grant_type")
+struct ImpliedClientCredentialsTests {
+    @Test("client_id and client_secret without grant_type: the admin's token, or an anonymous one with the app ID")
+    func impliedGrant() async throws {
+        let server = try await TestServer.make()
+        try await server.run { client in
+            for path in ["/api/oauth2/token", "\(client.app)/oauth2/token"] {
+                var headers: HTTPFields = [:]
+                headers[HTTPField.Name("X-Kii-AppID")!] = server.app.id.rawValue
+                let admin = try await client.call(
+                    .post, path, contentType: "application/json",
+                    body: JSONWriter.string([
+                        "client_id": .string(server.app.clientID), "client_secret": .string(server.clientSecret),
+                    ]), headers: headers)
+                #expect(admin.status == .ok, "\(path): \(admin.text)")
+                let token = try #require(admin.string("access_token"))
+                #expect(try await client.call(.get, "\(client.app)/security-audit", token: token).status == .ok)
+                let wrong = try await client.call(
+                    .post, path, contentType: "application/json",
+                    body: JSONWriter.string(["client_id": .string(server.app.clientID), "client_secret": "wrong"]),
+                    headers: headers)
+                #expect(wrong.status == .badRequest)
+                #expect(wrong.string("errorCode") == "invalid_client")
+                let anonymous = try await client.call(
+                    .post, path, contentType: "application/json",
+                    body: JSONWriter.string(["client_id": .string(server.app.id.rawValue), "client_secret": "dummy"]),
+                    headers: headers)
+                #expect(anonymous.status == .ok)
+            }
+        }
+    }
+}
