@@ -1,22 +1,26 @@
 import Crypto
 import Foundation
 
-/// Signs MQTT passwords: HS256 JWTs with the secret the gateway shares with the broker plugin.
-/// Claims: `sub` (= the MQTT username), `iat`, `exp`, and `acl` in EMQX's JWT format, so an
-/// EMQX cluster can enforce the same credentials; TopicGate's own plugin derives the same rule
-/// from the username.
+/// Signs MQTT passwords with the secret the gateway shares with the broker plugin, over the
+/// MQTT username and an expiry. Two forms (`MQTTCredentialForm`): the compact default, and
+/// HS256 JWTs whose claims are `sub` (= the MQTT username), `iat`, `exp`, and `acl` in EMQX's
+/// JWT format, so an EMQX cluster can enforce the same credentials. TopicGate's own plugin
+/// verifies both and derives the device rule from the username.
 public struct MQTTCredentialSigner: Sendable {
     private let key: SymmetricKey
+    public let form: MQTTCredentialForm
 
     /// `secret` is used as the HMAC key byte for byte (the plugin reads the same text from its
     /// secret file).
-    public init(secret: String) {
+    public init(secret: String, form: MQTTCredentialForm = .compact) {
         key = SymmetricKey(data: Array(secret.utf8))
+        self.form = form
     }
 
     /// A device's password: it may subscribe to `topic` and publish to `topic/state`.
     public func devicePassword(topic: String, issuedAt: Int64, expiresAt: Int64) -> String {
-        sign(Claims(
+        if form == .compact { return compact(username: topic, expiresAt: expiresAt) }
+        return sign(Claims(
             sub: topic, iat: issuedAt, exp: expiresAt,
             acl: [
                 .init(permission: "allow", action: "subscribe", topic: topic),
@@ -26,7 +30,15 @@ public struct MQTTCredentialSigner: Sendable {
 
     /// The gateway's own password (its username is the plugin's superuser).
     public func gatewayPassword(username: String, issuedAt: Int64, expiresAt: Int64) -> String {
-        sign(Claims(sub: username, iat: issuedAt, exp: expiresAt, acl: nil))
+        if form == .compact { return compact(username: username, expiresAt: expiresAt) }
+        return sign(Claims(sub: username, iat: issuedAt, exp: expiresAt, acl: nil))
+    }
+
+    /// `k1.<expiresAt>.<base64url HMAC-SHA256 of "k1.<username>.<expiresAt>">`.
+    private func compact(username: String, expiresAt: Int64) -> String {
+        let prefix = "k1."
+        let mac = HMAC<SHA256>.authenticationCode(for: Array("\(prefix)\(username).\(expiresAt)".utf8), using: key)
+        return "\(prefix)\(expiresAt)." + Self.base64URL(Data(mac))
     }
 
     private struct Header: Encodable {

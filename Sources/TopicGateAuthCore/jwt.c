@@ -1,5 +1,6 @@
 /* HS256 JWT verification for MQTT passwords (see topicgate_auth.h). */
 #include "topicgate_auth.h"
+#include "encoding.h"
 
 #include <cjson/cJSON.h>
 #include <openssl/core_names.h>
@@ -22,7 +23,7 @@ static _Thread_local struct {
     size_t key_len;
 } hmac_cache;
 
-static int hmac_sha256(const unsigned char *key, size_t key_len, const unsigned char *data, size_t data_len,
+int tg_hmac_sha256(const unsigned char *key, size_t key_len, const unsigned char *data, size_t data_len,
                        unsigned char *out, size_t *out_len)
 {
     if (key_len > sizeof hmac_cache.key) {
@@ -69,7 +70,7 @@ static int base64url_value(unsigned char c)
 
 /* Decodes unpadded base64url `in[0..len)` into `out` (at least len*3/4+1 bytes), NUL-terminated.
  * Returns the decoded length, or -1 on a character outside the alphabet or a bad length. */
-static long base64url_decode(const char *in, size_t len, unsigned char *out)
+long tg_base64url_decode(const char *in, size_t len, unsigned char *out)
 {
     if (len % 4 == 1) return -1;
     size_t o = 0;
@@ -95,7 +96,7 @@ static cJSON *decode_json_part(const char *in, size_t len)
     unsigned char *buffer = malloc(len * 3 / 4 + 2);
     if (!buffer) return NULL;
     cJSON *json = NULL;
-    if (base64url_decode(in, len, buffer) >= 0) json = cJSON_Parse((const char *)buffer);
+    if (tg_base64url_decode(in, len, buffer) >= 0) json = cJSON_Parse((const char *)buffer);
     free(buffer);
     if (json && !cJSON_IsObject(json)) {
         cJSON_Delete(json);
@@ -129,11 +130,11 @@ tg_jwt_result tg_jwt_verify(const char *token, const unsigned char *secret, size
     /* The signature covers the two encoded parts exactly as sent. */
     unsigned char expected[EVP_MAX_MD_SIZE];
     size_t expected_len = 0;
-    if (!hmac_sha256(secret, secret_len, (const unsigned char *)token, header_len + 1 + payload_len, expected,
+    if (!tg_hmac_sha256(secret, secret_len, (const unsigned char *)token, header_len + 1 + payload_len, expected,
                      &expected_len))
         return TG_JWT_BAD_SIGNATURE;
     unsigned char given[TG_MAX_TOKEN];
-    long given_len = base64url_decode(dot2 + 1, signature_len, given);
+    long given_len = tg_base64url_decode(dot2 + 1, signature_len, given);
     if (given_len != (long)expected_len || CRYPTO_memcmp(given, expected, expected_len) != 0)
         return TG_JWT_BAD_SIGNATURE;
 

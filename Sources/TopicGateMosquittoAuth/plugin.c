@@ -1,8 +1,8 @@
 /*
  * TopicGate's Mosquitto plugin: what the broker enforces (broker-config/README.md).
  *
- * - BASIC_AUTH: the password is an HS256 JWT (secret shared with the gateway) whose `sub` is
- *   the username; a device's client ID must equal its username, so no device can take over
+ * - BASIC_AUTH: the password is signed with the secret shared with the gateway, over the
+ *   username and an expiry (compact form or HS256 JWT, tg_password_verify); a device's client ID must equal its username, so no device can take over
  *   another device's session; revoked usernames are refused.
  * - ACL_CHECK: the gateway's account may do anything; a device may subscribe to and receive
  *   only its own topic and publish only to `<topic>/state` (tg_device_may); everything else,
@@ -73,7 +73,7 @@ static int on_basic_auth(int event, void *event_data, void *userdata)
     bool gateway = is_gateway(state, username);
     if (!gateway && !tg_username_valid(username)) return MOSQ_ERR_AUTH;
 
-    tg_jwt_result result = tg_jwt_verify(auth->password, state->secret, state->secret_len, username, now_seconds());
+    tg_jwt_result result = tg_password_verify(auth->password, state->secret, state->secret_len, username, now_seconds());
     if (result != TG_JWT_OK) {
         mosquitto_log_printf(MOSQ_LOG_NOTICE, "topicgate-auth: refused %s: %s", username, tg_jwt_result_name(result));
         return MOSQ_ERR_AUTH;

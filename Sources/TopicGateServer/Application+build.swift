@@ -34,7 +34,8 @@ public func buildApplication(
     var outbox: Outbox?
     var brokerLink: BrokerLink?
     if let push = configuration.push {
-        let pushSigner = MQTTCredentialSigner(secret: try MQTTSecret.loadOrCreate(at: push.secretFile))
+        let pushSigner = MQTTCredentialSigner(
+            secret: try MQTTSecret.loadOrCreate(at: push.secretFile), form: push.credentialForm)
         signer = pushSigner
         let wakeup = Wakeup()
         let pushOutbox = Outbox(store: store, wakeup: wakeup)
@@ -67,6 +68,7 @@ public func buildApplication(
     brokerLink?.receiveStates { topic, payload in await states.ingest(topic: topic, payload: payload) }
     return Application(
         router: buildRouter(environment: environment),
+        server: KiiHTTP1Channel.builder(),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "TopicGate"),
         services: services,
         logger: logger)
@@ -75,8 +77,8 @@ public func buildApplication(
 func buildRouter(environment: ServerEnvironment) -> Router<TopicGateRequestContext> {
     let router = Router(context: TopicGateRequestContext.self)
     router.add(middleware: RequestTracingMiddleware(metrics: environment.metrics))
+    router.add(middleware: CrossOriginMiddleware(policy: environment.configuration.crossOrigin))
     router.add(middleware: KiiErrorMiddleware())
-    router.add(middleware: CORSMiddleware(allowOrigin: .all, allowHeaders: [.authorization, .contentType, .accept]))
     HealthController(environment: environment).addRoutes(to: router)
     MetricsController(environment: environment).addRoutes(to: router)
     OpenAPIController().addRoutes(to: router)

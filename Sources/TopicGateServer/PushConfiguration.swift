@@ -1,3 +1,4 @@
+public import MQTTBridge
 public import TopicGateCore
 
 /// How the gateway reaches devices: which broker, the secret it shares with the broker's
@@ -25,6 +26,8 @@ public struct PushConfiguration: Sendable {
     public var portWSS: Int
     /// Seconds an MQTT password stays valid (`X-MQTT-TTL`).
     public var credentialTTL: Int64
+    /// How device passwords are written: compact (default, fits every Kii SDK) or JWT.
+    public var credentialForm: MQTTCredentialForm = .compact
     /// The broker's `max_packet_size` (the embedded broker is started with it): sends and
     /// commands whose payload would not fit are refused when they are made.
     public var maximumPacketSize: Int = 262_144

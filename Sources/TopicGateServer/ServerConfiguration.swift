@@ -23,6 +23,8 @@ public struct ServerConfiguration: Sendable {
     public var pseudoUserIdleDays: Int?
     /// How often the scheduled cleanup runs.
     public var pseudoUserCleanupInterval: Duration = .seconds(3600)
+    /// Which web pages may call the API from a browser (`--cors-origins`, default every origin).
+    public var crossOrigin: CrossOriginPolicy = .anyOrigin
     /// MQTT push; nil runs the server without a broker (sends are recorded, not delivered).
     public var push: PushConfiguration?
 

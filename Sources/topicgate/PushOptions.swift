@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MQTTBridge
 import TopicGateServer
 
 /// The flags of `topicgate serve` that choose the broker and what devices are told; each
@@ -41,6 +42,11 @@ struct PushOptions: ParsableArguments {
     @Option(help: "The broker's max_packet_size in bytes; the embedded broker is started with it, and larger sends and commands are refused (env TOPICGATE_MQTT_MAX_PACKET_SIZE; default 262144).")
     var mqttMaxPacketSize: Int?
 
+    @Option(help: ArgumentHelp(
+        "compact (57 characters, fits every Kii SDK) or jwt (an HS256 JWT with EMQX's acl claim, for an EMQX-style broker; too long for Kii's C thing SDK) (env TOPICGATE_MQTT_CREDENTIAL_FORM; default compact).",
+        valueName: "form"))
+    var mqttCredentialForm: String?
+
     /// The push configuration, or nil with `--broker none`.
     func configuration(dataDirectory: String, environment: [String: String] = ProcessInfo.processInfo.environment)
         throws -> PushConfiguration?
@@ -77,6 +83,12 @@ struct PushOptions: ParsableArguments {
                 throw ValidationError("The MQTT packet limit is from 4096 to 268435455 bytes.")
             }
             push.maximumPacketSize = size
+        }
+        if let form = mqttCredentialForm ?? environment["TOPICGATE_MQTT_CREDENTIAL_FORM"] {
+            guard let parsed = MQTTCredentialForm(rawValue: form.lowercased()) else {
+                throw ValidationError("The MQTT credential form is compact or jwt, not '\(form)'.")
+            }
+            push.credentialForm = parsed
         }
         return push
     }

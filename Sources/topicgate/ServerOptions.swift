@@ -27,6 +27,11 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "Days thing states are kept; the latest is always kept (env TOPICGATE_STATE_RETENTION_DAYS; default 30).")
     var stateRetentionDays: Int?
 
+    @Option(help: ArgumentHelp(
+        "Origins of web pages allowed to call the API from a browser, comma-separated (https://app.example.com), or '*' (env TOPICGATE_CORS_ORIGINS; default *).",
+        valueName: "origins"))
+    var corsOrigins: String?
+
     func configuration() throws -> ServerConfiguration {
         let environment = ProcessInfo.processInfo.environment
         var configuration = ServerConfiguration()
@@ -47,6 +52,12 @@ struct ServerOptions: ParsableArguments {
         if let days = try stateRetentionDays ?? environment["TOPICGATE_STATE_RETENTION_DAYS"].map(Self.integer) {
             guard days >= 1 else { throw ValidationError("States are kept at least 1 day.") }
             configuration.stateRetentionDays = Int64(days)
+        }
+        if let origins = corsOrigins ?? environment["TOPICGATE_CORS_ORIGINS"] {
+            guard let policy = CrossOriginPolicy(parsing: origins) else {
+                throw ValidationError("CORS origins are '*' or a comma-separated list of http(s)://host[:port], not '\(origins)'.")
+            }
+            configuration.crossOrigin = policy
         }
         return configuration
     }

@@ -30,7 +30,7 @@ struct JWTVerificationTests {
 
     @Test("A device password signed by the gateway is accepted for its own username")
     func gatewaySignedTokenVerifies() {
-        let signer = MQTTCredentialSigner(secret: Self.secret)
+        let signer = MQTTCredentialSigner(secret: Self.secret, form: .jwt)
         let token = signer.devicePassword(topic: "dev-abc", issuedAt: Self.now - 10, expiresAt: Self.now + 3600)
         #expect(verify(token, username: "dev-abc") == TG_JWT_OK)
         let gateway = signer.gatewayPassword(username: "topicgate", issuedAt: Self.now, expiresAt: Self.now + 60)
@@ -39,7 +39,7 @@ struct JWTVerificationTests {
 
     @Test("Another device's token, another secret, a changed byte or an expired token is refused")
     func refusals() {
-        let signer = MQTTCredentialSigner(secret: Self.secret)
+        let signer = MQTTCredentialSigner(secret: Self.secret, form: .jwt)
         let token = signer.devicePassword(topic: "dev-abc", issuedAt: Self.now - 10, expiresAt: Self.now + 3600)
         #expect(verify(token, username: "dev-xyz") == TG_JWT_WRONG_SUBJECT)
         #expect(verify(token, username: "dev-abc", secret: String(Self.secret.reversed())) == TG_JWT_BAD_SIGNATURE)

@@ -99,9 +99,10 @@ final class ServerProcess: @unchecked Sendable {
 
     /// One request on a fresh connection: the status and the body's JSON object (empty when none).
     func request(
-        _ method: HTTPRequest.Method, _ path: String, token: String? = nil, contentType: String? = nil, body: String? = nil
+        _ method: HTTPRequest.Method, _ path: String, token: String? = nil, contentType: String? = nil, body: String? = nil,
+        headers extra: HTTPFields = [:]
     ) async throws -> (status: HTTPResponse.Status, object: [String: JSONValue], headers: HTTPFields) {
-        var headers: HTTPFields = [:]
+        var headers = extra
         if let token { headers[.authorization] = "Bearer \(token)" }
         if let contentType { headers[.contentType] = contentType }
         let request = TestClient.Request(path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })

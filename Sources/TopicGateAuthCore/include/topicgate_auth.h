@@ -4,8 +4,9 @@
  * (Sources/TopicGateMosquittoAuth/plugin.c).
  *
  * The contract (broker-config/README.md, "What the broker enforces"):
- * - an MQTT password is an HS256 JWT signed with the secret the gateway and the plugin share;
- *   its `sub` is the MQTT username, which is the device's own topic; `exp` bounds it;
+ * - an MQTT password is signed (HMAC-SHA256) with the secret the gateway and the plugin share,
+ *   over the MQTT username, which is the device's own topic, and an expiry: a compact form of
+ *   57 characters by default, or an HS256 JWT whose `sub` is the username;
  * - a device may subscribe to and receive only its own topic and publish only to
  *   `<topic>/state`; everything else (wildcards, `$SYS`, other topics) is denied;
  * - the gateway's account is the only superuser;
@@ -47,6 +48,18 @@ typedef enum {
  * whose `exp` (seconds since 1970) is later than `now`. Constant-time signature comparison. */
 tg_jwt_result tg_jwt_verify(const char *token, const unsigned char *secret, size_t secret_len, const char *username,
                             int64_t now);
+
+/* The first characters of a compact password. */
+#define TG_COMPACT_PREFIX "k1."
+
+/* Verifies an MQTT password in either form the gateway issues, for `username` at `now`:
+ * - compact (the default, 57 characters, fits every Kii SDK's buffers):
+ *   `k1.<exp>.<mac>`, where `exp` is the expiry in decimal seconds since 1970 and `mac` the
+ *   unpadded base64url HMAC-SHA256 of `k1.<username>.<exp>` under `secret`;
+ * - an HS256 JWT as `tg_jwt_verify` checks it (for operators who also run an EMQX-style broker).
+ * Constant-time comparison in both. */
+tg_jwt_result tg_password_verify(const char *password, const unsigned char *secret, size_t secret_len,
+                                 const char *username, int64_t now);
 
 /* A short English name for a verification result, for the broker log. */
 const char *tg_jwt_result_name(tg_jwt_result result);

@@ -1,0 +1,27 @@
+import HTTPTypes
+import Hummingbird
+
+/// Applies `CrossOriginPolicy` to requests that carry `Origin`: answers preflights itself and
+/// adds the CORS headers to every other response. It sits outside `KiiErrorMiddleware`, so an
+/// error is already a Kii response when it gets here: same status and body as without
+/// `Origin`, with the CORS headers that let the page read it.
+struct CrossOriginMiddleware<Context: RequestContext>: RouterMiddleware {
+    let policy: CrossOriginPolicy
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        guard let origin = request.headers[.origin] else { return try await next(request, context) }
+        if request.method == .options, request.headers[.accessControlRequestMethod] != nil {
+            var fields = policy.preflightFields(
+                origin: origin, requestedHeaders: request.headers[.accessControlRequestHeaders])
+            fields[.contentLength] = "0"
+            return Response(status: .noContent, headers: fields)
+        }
+        var response = try await next(request, context)
+        for field in policy.responseFields(origin: origin) {
+            response.headers[field.name] = field.value
+        }
+        return response
+    }
+}

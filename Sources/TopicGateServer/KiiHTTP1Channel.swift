@@ -1,0 +1,39 @@
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
+
+/// Hummingbird's HTTP/1.1 server channel with `ConnectionCloseHandler` in its pipeline, so
+/// that `Connection: Close` and HTTP/1.0 requests end their connection after the response.
+struct KiiHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
+    typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
+
+    let responder: HTTPChannelHandler.Responder
+    /// Connections with no request for this long are closed.
+    let idleTimeout: TimeAmount?
+
+    /// The server builder for `Application(server:)`.
+    static func builder(idleTimeout: TimeAmount? = nil) -> HTTPServerBuilder {
+        HTTPServerBuilder { responder in KiiHTTP1Channel(responder: responder, idleTimeout: idleTimeout) }
+    }
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            let pipeline = channel.pipeline.syncOperations
+            try pipeline.configureHTTPServerPipeline(
+                withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false)
+            try pipeline.addHandler(ConnectionCloseHandler())
+            try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+            try pipeline.addHandler(
+                HTTPConnectionStateHandler(idleTimeout: idleTimeout.map { .nanoseconds($0.nanoseconds) }, logger: logger))
+            return try NIOAsyncChannel(
+                wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await handleHTTP(asyncChannel: value, logger: logger)
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// A plain TCP connection to a loopback port that sends exactly the bytes it is given and
+/// reads exactly what comes back: for tests that speak as a particular client does (request
+/// lines, header case, chunked bodies, MQTT packets), with no client library in between.
+public final class RawConnection {
+    private let descriptor: Int32
+
+    /// Connects to 127.0.0.1:`port`; every read gives up after `timeout`.
+    public init(port: Int, timeout: Duration = .seconds(10)) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw TestFailure("socket() failed: errno \(errno)") }
+        let seconds = timeout.components.seconds
+        var limit = timeval(tv_sec: Int(seconds), tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(descriptor)
+            throw TestFailure("connect to port \(port) failed: errno \(errno)")
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    public func send(_ text: String) throws { try send(Array(text.utf8)) }
+
+    public func send(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Foundation.send(descriptor, $0.baseAddress, $0.count, 0) }
+            guard written > 0 else { throw TestFailure("send failed: errno \(errno)") }
+            offset += written
+        }
+    }
+
+    /// Up to `count` bytes as they arrive; empty when the peer closed. Throws on the timeout.
+    public func receive(upTo count: Int = 65536) throws -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: count)
+        let read = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, count, 0) }
+        guard read >= 0 else { throw TestFailure("no bytes within the timeout (errno \(errno))") }
+        return Array(buffer[0..<read])
+    }
+
+    /// Exactly `count` bytes. Throws when the peer closes first or the timeout passes.
+    public func receive(exactly count: Int) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        while bytes.count < count {
+            let chunk = try receive(upTo: count - bytes.count)
+            guard !chunk.isEmpty else { throw TestFailure("connection closed after \(bytes.count) of \(count) bytes") }
+            bytes += chunk
+        }
+        return bytes
+    }
+
+    /// Everything until the peer closes the connection, as a client that reads a response
+    /// "until the server closes" does. Throws when the server keeps the connection open.
+    public func receiveUntilClosed() throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        while true {
+            let chunk = try receive()
+            if chunk.isEmpty { return bytes }
+            bytes += chunk
+        }
+    }
+}
