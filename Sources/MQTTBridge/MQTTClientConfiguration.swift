@@ -12,6 +12,8 @@ public struct MQTTClientConfiguration: Sendable {
     public var reconnectDelay: (min: Int, max: Int)
     /// QoS 1 and 2 messages in flight at once before libmosquitto queues further ones.
     public var maxInflightMessages: Int
+    /// MQTT over TLS, trusting the certificates in this PEM file; nil: plain TCP.
+    public var tlsCAFile: String?
 
     public init(
         host: String, port: Int, clientID: String, username: String? = nil, password: String? = nil,

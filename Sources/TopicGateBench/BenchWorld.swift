@@ -69,7 +69,7 @@ final class BenchWorld: @unchecked Sendable {
             arguments: [
                 "serve", "--port", "\(httpPort)", "--mqtt-port", "\(mqttPort)", "--data-dir", directory, "--log-level", "error",
                 "--signup-limit", "off", "--signup-limit-per-app", "off", "--login-failure-limit", "off",
-                "--login-failure-limit-per-app", "off",
+                "--login-failure-limit-per-app", "off", "--mqtt-ws-port", "0",
             ],
             logPath: directory + ".out")
         self.gateway = gateway

@@ -1,4 +1,5 @@
 import Foundation
+import HummingbirdTLS
 public import Hummingbird
 import Logging
 import MQTTBridge
@@ -43,12 +44,13 @@ public func buildApplication(
         if case .embedded(let embedded) = push.broker {
             services.append(EmbeddedBroker(
                 configuration: embedded, secretFile: push.secretFile, maximumPacketSize: push.maximumPacketSize,
-                logger: logger))
+                listeners: push.listeners, logger: logger))
         }
         let link = try BrokerLink(
             configuration: push, signer: pushSigner, store: store, time: time, logger: logger,
             onConnected: { wakeup.signal() })
         services.append(link)
+        services += try MQTTWebSocketRelay.services(push: push, logger: logger)
         brokerLink = link
         if dispatcher == nil { pushDispatcher = OutboxPushDispatcher(outbox: pushOutbox) }
         services.append(
@@ -68,7 +70,8 @@ public func buildApplication(
     brokerLink?.receiveStates { topic, payload in await states.ingest(topic: topic, payload: payload) }
     return Application(
         router: buildRouter(environment: environment),
-        server: KiiHTTP1Channel.builder(),
+        server: try configuration.tls.map { try .tls(KiiHTTP1Channel.builder(), tlsConfiguration: $0.serverConfiguration()) }
+            ?? KiiHTTP1Channel.builder(),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "TopicGate"),
         services: services,
         logger: logger)

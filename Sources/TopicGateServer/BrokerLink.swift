@@ -31,7 +31,7 @@ final class BrokerLink: DeviceLink, Service {
         let now = time.now() / 1000
         let client = try MQTTClient(
             configuration: MQTTClientConfiguration(
-                host: configuration.broker.host, port: configuration.broker.port,
+                host: configuration.brokerHost, port: configuration.broker.port,
                 clientID: "\(configuration.gatewayUsername)-\(Secrets.randomHex(bytes: 6))",
                 username: configuration.gatewayUsername,
                 password: signer.gatewayPassword(

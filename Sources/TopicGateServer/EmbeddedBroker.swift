@@ -11,12 +11,18 @@ final class EmbeddedBroker: Service, Sendable {
     let secretFile: String
     /// Written into the configuration: the gateway and the broker agree on it.
     let maximumPacketSize: Int
+    /// The address its listeners bind to, and its TLS listener (`--mqtt-host`, `--mqtt-tls-*`).
+    let listeners: DeviceListeners
     let logger: Logger
 
-    init(configuration: EmbeddedBrokerConfiguration, secretFile: String, maximumPacketSize: Int, logger: Logger) {
+    init(
+        configuration: EmbeddedBrokerConfiguration, secretFile: String, maximumPacketSize: Int,
+        listeners: DeviceListeners = DeviceListeners(), logger: Logger
+    ) {
         self.configuration = configuration
         self.secretFile = secretFile
         self.maximumPacketSize = maximumPacketSize
+        self.listeners = listeners
         self.logger = logger
     }
 
@@ -41,6 +47,7 @@ final class EmbeddedBroker: Service, Sendable {
         try manager.createDirectory(atPath: configuration.directory, withIntermediateDirectories: true)
         var runAsUser: String?
         var brokerSecretFile = secretFile
+        var tls = listeners.tls
         if geteuid() == 0 {
             if let account = getpwnam(Self.unprivilegedUser) {
                 // Mosquitto drops to its user before it loads the plugin: the plugin reads its
@@ -49,6 +56,8 @@ final class EmbeddedBroker: Service, Sendable {
                 brokerSecretFile = configuration.directory + "/mqtt-secret"
                 let secret = try Data(contentsOf: URL(fileURLWithPath: secretFile))
                 _ = manager.createFile(atPath: brokerSecretFile, contents: secret, attributes: [.posixPermissions: 0o600])
+                // Its TLS files likewise: the operator's copies may be readable by root only.
+                tls = try tls.map(copyForBroker)
                 for path in [configuration.directory] + ((try? manager.contentsOfDirectory(atPath: configuration.directory)) ?? [])
                     .map({ configuration.directory + "/" + $0 })
                 {
@@ -68,8 +77,30 @@ final class EmbeddedBroker: Service, Sendable {
         let config = EmbeddedBrokerConfigFile.render(
             template: template, port: configuration.port, pluginPath: Self.absolute(configuration.pluginPath),
             secretFile: Self.absolute(brokerSecretFile), directory: Self.absolute(configuration.directory),
-            runAsUser: runAsUser, maximumPacketSize: maximumPacketSize)
+            runAsUser: runAsUser, maximumPacketSize: maximumPacketSize, host: listeners.host,
+            tls: tls.map {
+                .init(
+                    port: listeners.tlsPort,
+                    files: TLSFiles(
+                        certificate: Self.absolute($0.certificate), privateKey: Self.absolute($0.privateKey),
+                        certificateAuthority: $0.certificateAuthority.map(Self.absolute)))
+            })
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
+    }
+
+    /// Copies of `files` in the broker's folder, 0600, for the broker's own user.
+    private func copyForBroker(_ files: TLSFiles) throws -> TLSFiles {
+        func copy(_ path: String, as name: String) throws -> String {
+            let target = configuration.directory + "/" + name
+            let contents = try Data(contentsOf: URL(fileURLWithPath: path))
+            try? FileManager.default.removeItem(atPath: target)
+            _ = FileManager.default.createFile(atPath: target, contents: contents, attributes: [.posixPermissions: 0o600])
+            return target
+        }
+        return TLSFiles(
+            certificate: try copy(files.certificate, as: "tls-certificate.pem"),
+            privateKey: try copy(files.privateKey, as: "tls-key.pem"),
+            certificateAuthority: try files.certificateAuthority.map { try copy($0, as: "tls-ca.pem") })
     }
 
     func run() async throws {
@@ -86,7 +117,7 @@ final class EmbeddedBroker: Service, Sendable {
                 // Never came up (a port in use, a bad configuration): that does not heal by itself.
                 await child.stop(grace: .seconds(2))
                 throw EmbeddedBrokerError(
-                    "Mosquitto did not start listening on 127.0.0.1:\(configuration.port); is the port in use? "
+                    "Mosquitto did not start listening on \(listeners.host):\(configuration.port); is a port in use? "
                         + "Its log, \(logPath), ends with:\n" + lastLines(of: logPath))
             }
             if listening {
@@ -115,7 +146,7 @@ final class EmbeddedBroker: Service, Sendable {
     private func waitUntilListening(_ child: ChildProcess) async -> Bool {
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
-            if TCPProbe.accepts(port: configuration.port) { return child.isRunning }
+            if TCPProbe.accepts(host: listeners.localHost, port: configuration.port) { return child.isRunning }
             if !child.isRunning { return false }
             try? await Task.sleep(for: .milliseconds(20))
         }

@@ -111,11 +111,12 @@ struct InstallationService: Sendable {
             // Revoked while this request ran: the broker refuses only the credentials it knew.
             throw Self.notFound(appID: installation.appID, installation.id.rawValue)
         }
+        let ports = push.advertisedPorts
         return MQTTEndpoint(
             installationID: installation.id, username: installation.mqttTopic,
             password: signer.devicePassword(topic: installation.mqttTopic, issuedAt: now, expiresAt: expiresAt),
-            mqttTopic: installation.mqttTopic, host: push.advertisedHost, portTCP: push.portTCP, portSSL: push.portSSL,
-            portWS: push.portWS, portWSS: push.portWSS, ttl: push.credentialTTL)
+            mqttTopic: installation.mqttTopic, host: push.advertisedHost, portTCP: ports.tcp, portSSL: ports.ssl,
+            portWS: ports.ws, portWSS: ports.wss, ttl: push.credentialTTL)
     }
 
     static func notFound(appID: AppID, _ reference: String) -> KiiError {

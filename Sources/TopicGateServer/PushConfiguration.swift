@@ -19,11 +19,11 @@ public struct PushConfiguration: Sendable {
     public var gatewayUsername: String
     /// The host devices are told to connect to.
     public var advertisedHost: String
-    /// Ports devices are told; TCP is the broker's, the others are for a TLS/WebSocket front.
-    public var portTCP: Int
-    public var portSSL: Int
-    public var portWS: Int
-    public var portWSS: Int
+    /// Where devices connect besides the broker's plain port: TLS, WebSockets, secure WebSockets.
+    public var listeners = DeviceListeners()
+    /// Ports devices are told when they differ from where TopicGate listens (a proxy or NAT in
+    /// front, or an external broker's own TLS and WebSockets listeners), as tcp, ssl, ws, wss.
+    public var publicPorts: [Int]?
     /// Seconds an MQTT password stays valid (`X-MQTT-TTL`).
     public var credentialTTL: Int64
     /// How device passwords are written: compact (default, fits every Kii SDK) or JWT.
@@ -37,18 +37,40 @@ public struct PushConfiguration: Sendable {
 
     public init(
         broker: Broker, secretFile: String, gatewayUsername: String = "topicgate", advertisedHost: String,
-        portTCP: Int? = nil, portSSL: Int = 8883, portWS: Int = 12470, portWSS: Int = 12473,
         credentialTTL: Int64 = 30 * 24 * 3600
     ) {
         self.broker = broker
         self.secretFile = secretFile
         self.gatewayUsername = gatewayUsername
         self.advertisedHost = advertisedHost
-        self.portTCP = portTCP ?? broker.port
-        self.portSSL = portSSL
-        self.portWS = portWS
-        self.portWSS = portWSS
         self.credentialTTL = credentialTTL
+    }
+}
+
+extension PushConfiguration {
+    /// The ports `mqtt-endpoint` tells devices: `publicPorts` when given; otherwise the
+    /// broker's plain port and, for each other transport, its port when something listens
+    /// there and 0 when nothing does (no TLS files: no TLS and no WSS; `--mqtt-ws-port 0`: no
+    /// WebSockets). An endpoint never names a port on which nothing listens.
+    public var advertisedPorts: (tcp: Int, ssl: Int, ws: Int, wss: Int) {
+        if let publicPorts, publicPorts.count == 4 {
+            return (publicPorts[0], publicPorts[1], publicPorts[2], publicPorts[3])
+        }
+        let tls = listeners.tls != nil
+        let embedded = if case .embedded = broker { true } else { false }
+        return (
+            broker.port, tls && embedded ? listeners.tlsPort : 0, listeners.webSocketPort ?? 0,
+            tls && listeners.webSocketPort != nil ? listeners.secureWebSocketPort : 0
+        )
+    }
+}
+
+extension PushConfiguration {
+    /// Where the gateway (and its WebSockets relay) reach the broker: the embedded broker's
+    /// plain listener is on `listeners.host`.
+    public var brokerHost: String {
+        if case .embedded = broker { return listeners.localHost }
+        return broker.host
     }
 }
 

@@ -25,6 +25,8 @@ public struct ServerConfiguration: Sendable {
     public var pseudoUserCleanupInterval: Duration = .seconds(3600)
     /// Which web pages may call the API from a browser (`--cors-origins`, default every origin).
     public var crossOrigin: CrossOriginPolicy = .anyOrigin
+    /// HTTPS for the API (`--tls-cert`, `--tls-key`); nil serves plain HTTP.
+    public var tls: TLSFiles?
     /// MQTT push; nil runs the server without a broker (sends are recorded, not delivered).
     public var push: PushConfiguration?
 

@@ -7,11 +7,15 @@ import Darwin
 /// Loopback TCP ports: whether something accepts connections on one (the embedded broker's
 /// listener is up), and one that is free.
 public enum TCPProbe {
-    public static func accepts(port: Int) -> Bool {
+    /// True when something accepts TCP connections on `host` (an IPv4 address; loopback
+    /// otherwise) at `port`.
+    public static func accepts(host: String = "127.0.0.1", port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var address = loopback(port: port)
+        var parsed = in_addr()
+        if inet_pton(AF_INET, host, &parsed) == 1 { address.sin_addr = parsed }
         return withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0

@@ -33,7 +33,7 @@ struct PushOptions: ParsableArguments {
     @Option(help: "Host devices are told to connect to (env TOPICGATE_MQTT_PUBLIC_HOST; default: the broker's host).")
     var mqttPublicHost: String?
 
-    @Option(help: "Ports devices are told, as tcp,ssl,ws,wss (env TOPICGATE_MQTT_PUBLIC_PORTS; default <broker port>,8883,12470,12473).")
+    @Option(help: "Ports devices are told, as tcp,ssl,ws,wss, when a proxy or NAT is in front (env TOPICGATE_MQTT_PUBLIC_PORTS; default: where TopicGate listens, 0 for what does not run).")
     var mqttPublicPorts: String?
 
     @Option(help: "Seconds an MQTT password stays valid (env TOPICGATE_MQTT_CREDENTIAL_TTL; default 2592000, 30 days).")
@@ -47,6 +47,27 @@ struct PushOptions: ParsableArguments {
         valueName: "form"))
     var mqttCredentialForm: String?
 
+    @Option(help: "Address the embedded broker's listeners and the MQTT-over-WebSockets relay bind to; 0.0.0.0 for every interface (env TOPICGATE_MQTT_HOST; default 127.0.0.1).")
+    var mqttHost: String?
+
+    @Option(help: "PEM certificate (chain) for MQTT over TLS and secure WebSockets; with --mqtt-tls-key (env TOPICGATE_MQTT_TLS_CERT).")
+    var mqttTlsCert: String?
+
+    @Option(help: "PEM private key for MQTT over TLS and secure WebSockets (env TOPICGATE_MQTT_TLS_KEY).")
+    var mqttTlsKey: String?
+
+    @Option(help: "PEM CA bundle sent with the MQTT TLS certificate (env TOPICGATE_MQTT_TLS_CA; optional).")
+    var mqttTlsCa: String?
+
+    @Option(help: "Port of the embedded broker's MQTT-over-TLS listener, with the TLS files (env TOPICGATE_MQTT_TLS_PORT; default 8883).")
+    var mqttTlsPort: Int?
+
+    @Option(help: "Port of MQTT over WebSockets, relayed by the gateway to the broker; 0 turns it off (env TOPICGATE_MQTT_WS_PORT; default 12470).")
+    var mqttWsPort: Int?
+
+    @Option(help: "Port of MQTT over secure WebSockets, with the TLS files (env TOPICGATE_MQTT_WSS_PORT; default 12473).")
+    var mqttWssPort: Int?
+
     /// The push configuration, or nil with `--broker none`.
     func configuration(dataDirectory: String, environment: [String: String] = ProcessInfo.processInfo.environment)
         throws -> PushConfiguration?
@@ -59,10 +80,16 @@ struct PushOptions: ParsableArguments {
         } else {
             broker = .embedded(try embedded(dataDirectory: dataDirectory, environment: environment))
         }
+        let listeners = try self.listeners(environment: environment)
+        let defaultHost: String =
+            if case .external = broker { broker.host }
+            else if listeners.listensEverywhere { ProcessInfo.processInfo.hostName }
+            else { listeners.host }
         var push = PushConfiguration(
             broker: broker,
             secretFile: mqttSecretFile ?? environment["TOPICGATE_MQTT_SECRET_FILE"] ?? dataDirectory + "/mqtt-secret",
-            advertisedHost: mqttPublicHost ?? environment["TOPICGATE_MQTT_PUBLIC_HOST"] ?? broker.host)
+            advertisedHost: mqttPublicHost ?? environment["TOPICGATE_MQTT_PUBLIC_HOST"] ?? defaultHost)
+        push.listeners = listeners
         if let username = mqttGatewayUsername ?? environment["TOPICGATE_MQTT_GATEWAY_USERNAME"] {
             guard !username.isEmpty else { throw ValidationError("The gateway's MQTT username cannot be empty.") }
             push.gatewayUsername = username
@@ -70,9 +97,11 @@ struct PushOptions: ParsableArguments {
         if let ports = mqttPublicPorts ?? environment["TOPICGATE_MQTT_PUBLIC_PORTS"] {
             let parsed = ports.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
             guard parsed.count == 4, let tcp = parsed[0], let ssl = parsed[1], let ws = parsed[2], let wss = parsed[3],
-                [tcp, ssl, ws, wss].allSatisfy({ (1...65535).contains($0) })
-            else { throw ValidationError("The MQTT public ports are four ports: tcp,ssl,ws,wss (e.g. 1883,8883,12470,12473).") }
-            (push.portTCP, push.portSSL, push.portWS, push.portWSS) = (tcp, ssl, ws, wss)
+                (1...65535).contains(tcp), [ssl, ws, wss].allSatisfy({ (0...65535).contains($0) })
+            else {
+                throw ValidationError("The MQTT public ports are four ports: tcp,ssl,ws,wss (e.g. 1883,8883,12470,12473; 0 for none).")
+            }
+            push.publicPorts = [tcp, ssl, ws, wss]
         }
         if let ttl = try mqttCredentialTTL ?? environment["TOPICGATE_MQTT_CREDENTIAL_TTL"].map(Self.seconds) {
             guard ttl >= 60 else { throw ValidationError("The MQTT credential TTL is at least 60 seconds.") }
@@ -91,6 +120,34 @@ struct PushOptions: ParsableArguments {
             push.credentialForm = parsed
         }
         return push
+    }
+
+    /// The device listeners of `--mqtt-host`, `--mqtt-tls-*` and `--mqtt-ws*-port`.
+    func listeners(environment: [String: String]) throws -> DeviceListeners {
+        var listeners = DeviceListeners()
+        if let host = mqttHost ?? environment["TOPICGATE_MQTT_HOST"] {
+            guard !host.isEmpty, !host.contains(where: { $0 == " " || $0 == "/" }) else {
+                throw ValidationError("The MQTT host is an address to listen on, such as 127.0.0.1 or 0.0.0.0, not '\(host)'.")
+            }
+            listeners.host = host
+        }
+        func port(_ flag: Int?, _ variable: String, allowingZero: Bool = false) throws -> Int? {
+            guard let value = try flag ?? environment[variable].map(ServerOptions.integer) else { return nil }
+            guard (allowingZero ? 0...65535 : 1...65535).contains(value) else {
+                throw ValidationError("\(value) is not a port (\(variable)).")
+            }
+            return value
+        }
+        if let tls = try port(mqttTlsPort, "TOPICGATE_MQTT_TLS_PORT") { listeners.tlsPort = tls }
+        if let ws = try port(mqttWsPort, "TOPICGATE_MQTT_WS_PORT", allowingZero: true) {
+            listeners.webSocketPort = ws == 0 ? nil : ws
+        }
+        if let wss = try port(mqttWssPort, "TOPICGATE_MQTT_WSS_PORT") { listeners.secureWebSocketPort = wss }
+        listeners.tls = try ServerOptions.tlsFiles(
+            certificate: mqttTlsCert ?? environment["TOPICGATE_MQTT_TLS_CERT"],
+            key: mqttTlsKey ?? environment["TOPICGATE_MQTT_TLS_KEY"], authority: mqttTlsCa ?? environment["TOPICGATE_MQTT_TLS_CA"],
+            what: "--mqtt-tls-cert and --mqtt-tls-key")
+        return listeners
     }
 
     /// `mqtt://host:port` (port 1883 when left out).

@@ -32,6 +32,12 @@ struct ServerOptions: ParsableArguments {
         valueName: "origins"))
     var corsOrigins: String?
 
+    @Option(help: "PEM certificate (chain) for HTTPS on the API; with --tls-key (env TOPICGATE_TLS_CERT).")
+    var tlsCert: String?
+
+    @Option(help: "PEM private key for HTTPS on the API (env TOPICGATE_TLS_KEY).")
+    var tlsKey: String?
+
     func configuration() throws -> ServerConfiguration {
         let environment = ProcessInfo.processInfo.environment
         var configuration = ServerConfiguration()
@@ -59,7 +65,25 @@ struct ServerOptions: ParsableArguments {
             }
             configuration.crossOrigin = policy
         }
+        configuration.tls = try Self.tlsFiles(
+            certificate: tlsCert ?? environment["TOPICGATE_TLS_CERT"], key: tlsKey ?? environment["TOPICGATE_TLS_KEY"],
+            authority: nil, what: "--tls-cert and --tls-key")
         return configuration
+    }
+
+    /// Both files or neither; checked now, so that a bad file stops the start with its name.
+    static func tlsFiles(certificate: String?, key: String?, authority: String?, what: String) throws -> TLSFiles? {
+        switch (certificate, key) {
+        case (nil, nil):
+            guard authority == nil else { throw ValidationError("A TLS CA file needs \(what).") }
+            return nil
+        case (let certificate?, let key?):
+            let files = TLSFiles(certificate: certificate, privateKey: key, certificateAuthority: authority)
+            do { try files.check() } catch { throw ValidationError("\(error)") }
+            return files
+        default:
+            throw ValidationError("TLS needs both \(what).")
+        }
     }
 
     static func integer(_ text: String) throws -> Int {

@@ -50,8 +50,17 @@ struct PushEndToEndTests {
             #expect(value != .string("") && value != .null, "\(key) empty")
         }
         #expect(endpoint.object["portTCP"]?.intValue == Int64(world.broker.port))
-        #expect(endpoint.object["portSSL"]?.intValue == 8883)
+        // Nothing listens for TLS here (no TLS files): the endpoint names no TLS port. The
+        // gateway relays WebSockets on its own port.
+        #expect(endpoint.object["portSSL"]?.intValue == 0)
+        #expect(endpoint.object["portWSS"]?.intValue == 0)
+        #expect(endpoint.object["portWS"]?.intValue == Int64(world.server.webSocketPort))
         #expect(endpoint.username == endpoint.topic)
+        // Compact credentials fit Kii's C thing SDK (127 characters of password, 63 of the rest).
+        #expect((endpoint.object["password"]?.stringValue?.count ?? 99) <= 64)
+        for key in ["username", "mqttTopic", "installationID", "host"] {
+            #expect((endpoint.object[key]?.stringValue?.count ?? 99) <= 63, "\(key)")
+        }
         let ttl = try #require(endpoint.headers[HTTPField.Name("X-MQTT-TTL")!])
         #expect(Int64(ttl) == endpoint.object["X-MQTT-TTL"]?.intValue)
         #expect((Int64(ttl) ?? 0) > 3600)

@@ -16,19 +16,24 @@ final class PushWorld: @unchecked Sendable {
     let server: ServerProcess
     let directory: String
     private(set) var appID = ""
+    /// True when the gateway runs its own embedded Mosquitto (`broker` then stays unused).
+    let embedded: Bool
 
-    /// `arguments`: more `serve` flags.
-    init(arguments: [String] = []) throws {
+    /// `arguments`: more `serve` flags. `embedded`: the gateway starts its own Mosquitto, as
+    /// `make run` does, instead of using the test's.
+    init(embedded: Bool = false, arguments: [String] = []) throws {
         broker = try BrokerProcess()
+        self.embedded = embedded
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-push-\(UUID().uuidString)").path
         server = ServerProcess(
             dataDirectory: directory,
-            arguments: ["--broker", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-secret-file", broker.secretFile] + arguments)
+            arguments: (embedded ? [] : ["--broker", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-secret-file", broker.secretFile])
+                + arguments)
     }
 
     /// A broker and a gateway (with more `serve` flags), started.
-    static func started(arguments: [String] = []) async throws -> PushWorld {
-        let world = try PushWorld(arguments: arguments)
+    static func started(embedded: Bool = false, arguments: [String] = []) async throws -> PushWorld {
+        let world = try PushWorld(embedded: embedded, arguments: arguments)
         try await world.start()
         return world
     }
@@ -52,7 +57,7 @@ final class PushWorld: @unchecked Sendable {
 
     /// Starts the broker and the gateway.
     func start() async throws {
-        try await broker.start()
+        if !embedded { try await broker.start() }
         try await server.start()
         appID = try #require(try await openStore(configuration: ServerConfiguration(dataDirectory: directory)).apps().first?.id.rawValue)
     }
@@ -197,7 +202,7 @@ final class PushWorld: @unchecked Sendable {
 
     func stop() async throws {
         _ = try await server.stop(signal: SIGTERM)
-        try await broker.stop()
+        if !embedded { try await broker.stop() }
         try? FileManager.default.removeItem(atPath: directory)
         try? FileManager.default.removeItem(atPath: server.outputPath)
     }

@@ -11,6 +11,8 @@ final class ServerProcess: @unchecked Sendable {
     let port: Int
     /// The embedded broker's port (when no `--broker` is among `arguments`).
     let mqttPort: Int
+    /// MQTT over WebSockets, relayed by the gateway (unless `arguments` names another).
+    let webSocketPort: Int
     let dataDirectory: String
     /// Extra `serve` flags, e.g. `--broker mqtt://127.0.0.1:port`.
     let arguments: [String]
@@ -25,6 +27,7 @@ final class ServerProcess: @unchecked Sendable {
     init(dataDirectory: String, arguments: [String] = []) {
         self.port = FreePort.next()
         self.mqttPort = FreePort.next()
+        self.webSocketPort = FreePort.next()
         self.dataDirectory = dataDirectory
         self.arguments = arguments
     }
@@ -36,7 +39,7 @@ final class ServerProcess: @unchecked Sendable {
         process.arguments = [
             "serve", "--port", "\(port)", "--data-dir", dataDirectory, "--bcrypt-cost", "4", "--log-level", "error",
             "--mqtt-port", "\(mqttPort)",
-        ] + arguments
+        ] + (arguments.contains("--mqtt-ws-port") ? [] : ["--mqtt-ws-port", "\(webSocketPort)"]) + arguments
         // Standard output (the app credentials on first start) goes to a file beside the data.
         if !FileManager.default.fileExists(atPath: outputPath) { FileManager.default.createFile(atPath: outputPath, contents: nil) }
         let output = FileHandle(forWritingAtPath: outputPath)

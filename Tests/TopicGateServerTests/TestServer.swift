@@ -32,7 +32,8 @@ struct TestServer {
         if push {
             configuration.push = PushConfiguration(
                 broker: .external(host: "127.0.0.1", port: FreePort.next()), secretFile: directory + "/mqtt-secret",
-                advertisedHost: "mqtt.example.com", portTCP: 1883)
+                advertisedHost: "mqtt.example.com")
+            configuration.push?.publicPorts = [1883, 8883, 12470, 12473]
         }
         let store = try openStore(configuration: configuration)
         let (app, secret) = try await AppRegistry(store: store).defaultApp()
