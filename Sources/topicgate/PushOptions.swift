@@ -72,6 +72,8 @@ struct PushOptions: ParsableArguments {
     func configuration(dataDirectory: String, environment: [String: String] = ProcessInfo.processInfo.environment)
         throws -> PushConfiguration?
     {
+        // Checked even without a broker: a wrong TLS file is reported, not ignored.
+        let listeners = try self.listeners(environment: environment)
         let brokerURL = broker ?? environment["TOPICGATE_BROKER"]
         let broker: PushConfiguration.Broker
         if let brokerURL {
@@ -80,7 +82,6 @@ struct PushOptions: ParsableArguments {
         } else {
             broker = .embedded(try embedded(dataDirectory: dataDirectory, environment: environment))
         }
-        let listeners = try self.listeners(environment: environment)
         let defaultHost: String =
             if case .external = broker { broker.host }
             else if listeners.listensEverywhere { ProcessInfo.processInfo.hostName }

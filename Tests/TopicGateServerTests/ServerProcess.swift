@@ -34,6 +34,23 @@ final class ServerProcess: @unchecked Sendable {
 
     /// Starts the server and waits until it answers HTTP.
     func start() async throws {
+        try await startWithoutProbe()
+        guard let process else { return }
+        // Generous: on a loaded 2-core CI machine with other servers starting in parallel, a
+        // debug build's first start (migrations, the default app) can take several seconds.
+        let deadline = ContinuousClock.now + .seconds(45)
+        while ContinuousClock.now < deadline {
+            if (try? await request(.get, "/api/apps/none/users/me")) != nil { return }
+            guard process.isRunning else {
+                throw TestFailure("topicgate serve exited with status \(process.terminationStatus) before answering HTTP")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw TestFailure("topicgate serve did not answer HTTP on port \(port) within 45 s")
+    }
+
+    /// Starts the server without waiting for it (an HTTPS server does not answer plain HTTP).
+    func startWithoutProbe() async throws {
         let process = Process()
         process.executableURL = Self.executable
         process.arguments = [
@@ -50,17 +67,6 @@ final class ServerProcess: @unchecked Sendable {
         process.standardError = output
         try process.run()
         self.process = process
-        // Generous: on a loaded 2-core CI machine with other servers starting in parallel, a
-        // debug build's first start (migrations, the default app) can take several seconds.
-        let deadline = ContinuousClock.now + .seconds(45)
-        while ContinuousClock.now < deadline {
-            if (try? await request(.get, "/api/apps/none/users/me")) != nil { return }
-            guard process.isRunning else {
-                throw TestFailure("topicgate serve exited with status \(process.terminationStatus) before answering HTTP")
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        throw TestFailure("topicgate serve did not answer HTTP on port \(port) within 45 s")
     }
 
     /// Where the server's standard output goes.
