@@ -1,7 +1,7 @@
 # TopicGate: `make run` and `make test` do all the set-up a fresh Debian/Ubuntu machine needs.
 
 # System packages the build, the tests and the embedded broker need.
-APT_PACKAGES := libsqlite3-dev libssl-dev libcjson-dev mosquitto mosquitto-clients mosquitto-dev libmosquitto-dev python3 python3-venv
+APT_PACKAGES := libsqlite3-dev libssl-dev libcjson-dev mosquitto mosquitto-clients mosquitto-dev libmosquitto-dev python3 python3-venv openssl chromium
 SWIFT ?= swift
 TOPICGATE := .build/debug/topicgate
 # The API fuzzer the tests run (PyPI), in a virtual environment of its own.

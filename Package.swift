@@ -172,6 +172,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            // The browser test's page and the server of its origin.
+            exclude: ["Browser"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -74,15 +74,16 @@ final class ServerProcess: @unchecked Sendable {
 
     /// The default app's client ID and secret, as printed on the first start.
     func adminCredentials() throws -> (clientID: String, clientSecret: String) {
+        (try printedValue("clientID"), try printedValue("clientSecret"))
+    }
+
+    /// A `key: value` line of what the first start printed (appKey, clientID, clientSecret).
+    func printedValue(_ key: String) throws -> String {
         let text = try String(contentsOfFile: outputPath, encoding: .utf8)
-        func value(_ key: String) -> String? {
-            text.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix(key + ":") }
-                .map { String($0.split(separator: ":", maxSplits: 1)[1]).trimmingCharacters(in: .whitespaces) }
-        }
-        guard let id = value("clientID"), let secret = value("clientSecret") else {
-            throw TestFailure("no clientID/clientSecret in \(outputPath)")
-        }
-        return (id, secret)
+        guard let value = text.split(separator: "\n").first(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix(key + ":") })
+            .map({ String($0.split(separator: ":", maxSplits: 1)[1]).trimmingCharacters(in: .whitespaces) })
+        else { throw TestFailure("no \(key) in \(outputPath)") }
+        return value
     }
 
     /// Sends `signal` and waits for the process to end; returns its termination status.
