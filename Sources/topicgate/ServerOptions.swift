@@ -71,8 +71,11 @@ struct ServerOptions: ParsableArguments {
         return configuration
     }
 
-    /// Both files or neither; checked now, so that a bad file stops the start with its name.
+    /// Both files or neither (an empty value is none); checked now, so that a bad file stops
+    /// the start with its name.
     static func tlsFiles(certificate: String?, key: String?, authority: String?, what: String) throws -> TLSFiles? {
+        func given(_ path: String?) -> String? { path.flatMap { $0.isEmpty ? nil : $0 } }
+        let (certificate, key, authority) = (given(certificate), given(key), given(authority))
         switch (certificate, key) {
         case (nil, nil):
             guard authority == nil else { throw ValidationError("A TLS CA file needs \(what).") }
