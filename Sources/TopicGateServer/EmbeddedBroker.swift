@@ -79,12 +79,10 @@ final class EmbeddedBroker: Service, Sendable {
             secretFile: Self.absolute(brokerSecretFile), directory: Self.absolute(configuration.directory),
             runAsUser: runAsUser, maximumPacketSize: maximumPacketSize, host: listeners.host,
             tls: tls.map {
-                .init(
-                    port: listeners.tlsPort,
-                    files: TLSFiles(
-                        certificate: Self.absolute($0.certificate), privateKey: Self.absolute($0.privateKey),
-                        certificateAuthority: $0.certificateAuthority.map(Self.absolute)))
-            })
+                TLSFiles(
+                    certificate: Self.absolute($0.certificate), privateKey: Self.absolute($0.privateKey),
+                    certificateAuthority: $0.certificateAuthority.map(Self.absolute))
+            }, tlsPort: listeners.tlsPort)
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
     }
 

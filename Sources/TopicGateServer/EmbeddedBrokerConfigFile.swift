@@ -2,28 +2,17 @@
 /// lines the template marks as "set by the gateway" get this instance's values; every other
 /// line is kept as written.
 public enum EmbeddedBrokerConfigFile {
-    /// A TLS listener: its port and files.
-    public struct TLSListener: Sendable {
-        public var port: Int
-        public var files: TLSFiles
-
-        public init(port: Int, files: TLSFiles) {
-            self.port = port
-            self.files = files
-        }
-    }
-
-    /// `host`: the address the listeners bind to (127.0.0.1 unless `--mqtt-host`). `tls`: a
-    /// second listener for MQTT over TLS, after the plain one.
+    /// `host`: the address the listeners bind to (127.0.0.1 unless `--mqtt-host`). `tls`: the
+    /// files of a second listener, for MQTT over TLS on `tlsPort`, after the plain one.
     public static func render(
         template: String, port: Int, pluginPath: String, secretFile: String, directory: String, runAsUser: String?,
-        maximumPacketSize: Int = 262_144, host: String = "127.0.0.1", tls: TLSListener? = nil
+        maximumPacketSize: Int = 262_144, host: String = "127.0.0.1", tls: TLSFiles? = nil, tlsPort: Int = 8883
     ) -> String {
         let address = host.isEmpty || host == "*" ? "" : " \(host)"
         var listeners = "listener \(port)\(address)"
         if let tls {
-            listeners += "\nlistener \(tls.port)\(address)\ncertfile \(tls.files.certificate)\nkeyfile \(tls.files.privateKey)"
-            if let ca = tls.files.certificateAuthority { listeners += "\ncafile \(ca)" }
+            listeners += "\nlistener \(tlsPort)\(address)\ncertfile \(tls.certificate)\nkeyfile \(tls.privateKey)"
+            if let ca = tls.certificateAuthority { listeners += "\ncafile \(ca)" }
             listeners += "\ntls_version tlsv1.2"
         }
         let replaced: [String: String] = [

@@ -22,8 +22,8 @@ public struct PushConfiguration: Sendable {
     /// Where devices connect besides the broker's plain port: TLS, WebSockets, secure WebSockets.
     public var listeners = DeviceListeners()
     /// Ports devices are told when they differ from where TopicGate listens (a proxy or NAT in
-    /// front, or an external broker's own TLS and WebSockets listeners), as tcp, ssl, ws, wss.
-    public var publicPorts: [Int]?
+    /// front, or an external broker's own TLS and WebSockets listeners).
+    public var publicPorts: MQTTPorts?
     /// Seconds an MQTT password stays valid (`X-MQTT-TTL`).
     public var credentialTTL: Int64
     /// How device passwords are written: compact (default, fits every Kii SDK) or JWT.
@@ -52,16 +52,13 @@ extension PushConfiguration {
     /// broker's plain port and, for each other transport, its port when something listens
     /// there and 0 when nothing does (no TLS files: no TLS and no WSS; `--mqtt-ws-port 0`: no
     /// WebSockets). An endpoint never names a port on which nothing listens.
-    public var advertisedPorts: (tcp: Int, ssl: Int, ws: Int, wss: Int) {
-        if let publicPorts, publicPorts.count == 4 {
-            return (publicPorts[0], publicPorts[1], publicPorts[2], publicPorts[3])
-        }
+    public var advertisedPorts: MQTTPorts {
+        if let publicPorts { return publicPorts }
         let tls = listeners.tls != nil
         let embedded = if case .embedded = broker { true } else { false }
-        return (
-            broker.port, tls && embedded ? listeners.tlsPort : 0, listeners.webSocketPort ?? 0,
-            tls && listeners.webSocketPort != nil ? listeners.secureWebSocketPort : 0
-        )
+        return MQTTPorts(
+            tcp: broker.port, ssl: tls && embedded ? listeners.tlsPort : 0, ws: listeners.webSocketPort ?? 0,
+            wss: tls && listeners.webSocketPort != nil ? listeners.secureWebSocketPort : 0)
     }
 }
 

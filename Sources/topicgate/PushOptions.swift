@@ -102,7 +102,7 @@ struct PushOptions: ParsableArguments {
             else {
                 throw ValidationError("The MQTT public ports are four ports: tcp,ssl,ws,wss (e.g. 1883,8883,12470,12473; 0 for none).")
             }
-            push.publicPorts = [tcp, ssl, ws, wss]
+            push.publicPorts = MQTTPorts(tcp: tcp, ssl: ssl, ws: ws, wss: wss)
         }
         if let ttl = try mqttCredentialTTL ?? environment["TOPICGATE_MQTT_CREDENTIAL_TTL"].map(Self.seconds) {
             guard ttl >= 60 else { throw ValidationError("The MQTT credential TTL is at least 60 seconds.") }

@@ -33,7 +33,7 @@ struct TestServer {
             configuration.push = PushConfiguration(
                 broker: .external(host: "127.0.0.1", port: FreePort.next()), secretFile: directory + "/mqtt-secret",
                 advertisedHost: "mqtt.example.com")
-            configuration.push?.publicPorts = [1883, 8883, 12470, 12473]
+            configuration.push?.publicPorts = MQTTPorts(tcp: 1883, ssl: 8883, ws: 12470, wss: 12473)
         }
         let store = try openStore(configuration: configuration)
         let (app, secret) = try await AppRegistry(store: store).defaultApp()
