@@ -129,4 +129,19 @@ struct DeviceListenerTests {
         #expect(!TCPProbe.accepts(port: world.server.webSocketPort))
         try await world.stop()
     }
+
+    @Test("--mqtt-host 0.0.0.0 binds the broker and the relay on every interface and tells devices this machine's name")
+    func everyInterface() async throws {
+        let world = try await PushWorld.started(embedded: true, arguments: ["--mqtt-host", "0.0.0.0"])
+        let config = try String(contentsOfFile: world.directory + "/broker/mosquitto.conf", encoding: .utf8)
+        #expect(config.contains("listener \(world.server.mqttPort) 0.0.0.0"))
+        let endpoint = try await world.install(token: try await world.pseudoUser().token)
+        #expect(endpoint.host == ProcessInfo.processInfo.hostName)
+        #expect(TCPProbe.accepts(port: world.server.mqttPort))
+        #expect(TCPProbe.accepts(port: world.server.webSocketPort))
+        // A device still connects through the relay (reached here over loopback).
+        let (_, code) = try webSocketDevice(endpoint, port: world.server.webSocketPort)
+        #expect(code == 0)
+        try await world.stop()
+    }
 }
