@@ -6,27 +6,6 @@ import TestSupport
 /// that checks the certificate against the one the test made.
 @Suite("HTTPS for the API")
 struct APITLSTests {
-    /// Sends `request` over TLS to `port`, trusting `certificate`; returns what came back.
-    func exchange(_ request: String, port: Int, certificate: TestCertificate) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = [
-            "s_client", "-connect", "127.0.0.1:\(port)", "-servername", "localhost", "-CAfile", certificate.certificate,
-            "-verify_return_error", "-quiet",
-        ]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        input.fileHandleForWriting.write(Data(request.utf8))
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
-    }
-
     @Test("serve --tls-cert --tls-key answers over TLS with a verified certificate, and not in plain HTTP")
     func https() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-https-\(UUID().uuidString)").path
@@ -37,7 +16,7 @@ struct APITLSTests {
         try await server.startWithoutProbe()
         var answer = ""
         for _ in 0..<200 where !answer.contains("HTTP/1.1 200") {
-            answer = try exchange(
+            answer = try TLSClient.exchange(
                 "GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: Close\r\n\r\n", port: server.port,
                 certificate: certificate)
             if !answer.contains("HTTP/1.1 200") { try await Task.sleep(for: .milliseconds(100)) }

@@ -81,6 +81,16 @@ struct DeviceListenerTests {
         let publication = try #require(MQTTPackets.publication(publish.header, publish.body))
         #expect(publication.topic == browser.topic)
         #expect((try? JSONReader.object(publication.payload))?["msg"] == .string("over-websockets"))
+
+        // Secure WebSockets: the TLS handshake verifies against the test's certificate, and the
+        // upgrade picks the mqtt subprotocol; a masked close frame then ends the connection.
+        let upgradeRequest =
+            "GET /mqtt HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: mqtt\r\n\r\n"
+        let upgrade = try TLSClient.exchange(
+            Array(upgradeRequest.utf8) + [0x88, 0x80, 0x01, 0x02, 0x03, 0x04], port: wss, certificate: certificate)
+        #expect(upgrade.hasPrefix("HTTP/1.1 101"))
+        #expect(upgrade.lowercased().contains("sec-websocket-protocol: mqtt"))
         try await world.stop()
     }
 
