@@ -21,9 +21,16 @@ public struct LockoutState: Sendable, Hashable {
     /// `failuresBeforeLock` attempts are ever in flight or failed before the lock holds, and
     /// once a lock has run out, one attempt at a time (its failure locks again, for longer).
     public func admitsAttempt(policy: LockoutPolicy, pending: Int, now: Int64) -> Bool {
-        guard remainingLock(now: now) == 0 else { return false }
+        admission(policy: policy, pending: pending, now: now) == .admitted
+    }
+
+    /// `admitsAttempt`, saying why not: locked (a lock holds), or busy (only the checks in
+    /// flight stand in the way, so waiting for them may admit it).
+    public func admission(policy: LockoutPolicy, pending: Int, now: Int64) -> LockoutAdmission {
+        guard remainingLock(now: now) == 0 else { return .locked }
         let failures = countedFailures(policy: policy, now: now)
-        return failures >= policy.failuresBeforeLock ? pending == 0 : failures + pending < policy.failuresBeforeLock
+        let admitted = failures >= policy.failuresBeforeLock ? pending == 0 : failures + pending < policy.failuresBeforeLock
+        return admitted ? .admitted : .busy
     }
 
     /// Counts a failure at `now` and locks the key when the policy says so.

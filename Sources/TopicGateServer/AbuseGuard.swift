@@ -87,8 +87,29 @@ final class AbuseGuard: Sendable {
     enum Refusal: Error, Sendable {
         /// The failure budget of the address or the app is spent.
         case budgetSpent(retryAfterMillis: Int64)
-        /// A lockout key is locked, or as many attempts as it admits are already being checked.
+        /// A lockout key is locked (or as many attempts as it admits stayed in flight for as
+        /// long as `admit` waits).
         case locked(retryAfterMillis: Int64)
+        /// As many attempts as a lockout key admits are being checked now (see `admit`).
+        case busy
+    }
+
+    /// `begin`, waiting while a key is only busy: concurrent checks of one account (a user's
+    /// devices logging in at once) queue behind the ones in flight, which end within a hash's
+    /// time, instead of being refused as locked. Guessing gains nothing: no more checks run at
+    /// once than the lock admits, and once failures lock the key the waiting ones are refused.
+    func admit(appID: AppID, address: String?, lockouts: [Key], appBudget: Bool = true) async throws(Refusal)
+        -> Attempt
+    {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            do throws(Refusal) {
+                return try begin(appID: appID, address: address, lockouts: lockouts, appBudget: appBudget)
+            } catch .busy {
+                guard ContinuousClock.now < deadline else { throw .locked(retryAfterMillis: 1_000) }
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+        }
     }
 
     /// Admits one check of a secret, atomically: refused when a failure budget is spent or a
@@ -107,9 +128,10 @@ final class AbuseGuard: Sendable {
             for key in lockouts {
                 let lockout = state.lockouts[key] ?? LockoutState()
                 let pending = state.pending[key, default: 0]
-                guard lockout.admitsAttempt(policy: policy(of: key), pending: pending, now: now) else {
-                    // Locked, or full of attempts in flight: those end within a hash's time.
-                    return .failure(.locked(retryAfterMillis: max(lockout.remainingLock(now: now), 1_000)))
+                switch lockout.admission(policy: policy(of: key), pending: pending, now: now) {
+                case .admitted: continue
+                case .busy: return .failure(.busy)
+                case .locked: return .failure(.locked(retryAfterMillis: max(lockout.remainingLock(now: now), 1_000)))
                 }
             }
             for (key, limit) in limits {

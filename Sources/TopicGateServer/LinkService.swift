@@ -118,7 +118,7 @@ struct LinkService: Sendable {
         if let address { lockouts.append(.linkLoginsFromAddress(address)) }
         let attempt: AbuseGuard.Attempt
         do throws(AbuseGuard.Refusal) {
-            attempt = try abuse.begin(appID: app.id, address: address, lockouts: lockouts)
+            attempt = try await abuse.admit(appID: app.id, address: address, lockouts: lockouts)
         } catch .budgetSpent(let millis) {
             throw PasswordCheck.budgetSpent(retryAfterMillis: millis)
         } catch .locked(let millis) {

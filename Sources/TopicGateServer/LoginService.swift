@@ -84,6 +84,9 @@ struct LoginService: Sendable {
         } catch .budgetSpent(let millis), .locked(let millis) {
             throw KiiError.tooManyRequests(
                 "Too many failed logins from this address; try again later.", retryAfterMillis: millis)
+        } catch .busy {
+            // No lockout keys here, so never busy; refused like a spent budget if it were.
+            throw KiiError.tooManyRequests("Too many logins at once; try again.", retryAfterMillis: 1_000)
         }
         let matches = clientID == app.clientID
             && Secrets.constantTimeEqual(Secrets.sha256(secret), app.clientSecretHash)

@@ -54,7 +54,7 @@ struct PasswordCheck: Sendable {
         let lockKey = AbuseGuard.Key.account(account.appID, account.key)
         let attempt: AbuseGuard.Attempt
         do throws(AbuseGuard.Refusal) {
-            attempt = try abuse.begin(appID: account.appID, address: address, lockouts: [lockKey])
+            attempt = try await abuse.admit(appID: account.appID, address: address, lockouts: [lockKey])
         } catch .budgetSpent(let millis) {
             throw Self.budgetSpent(retryAfterMillis: millis)
         } catch .locked(let millis) {

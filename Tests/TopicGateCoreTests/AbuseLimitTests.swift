@@ -68,13 +68,17 @@ struct LockoutAdmissionTests {
         var state = LockoutState()
         #expect(state.admitsAttempt(policy: policy, pending: 4, now: 0))
         #expect(!state.admitsAttempt(policy: policy, pending: 5, now: 0))
+        // Only the checks in flight stand in the way: busy (wait for them), not locked.
+        #expect(state.admission(policy: policy, pending: 5, now: 0) == .busy)
         for _ in 0..<3 { state.recordFailure(policy: policy, now: 0) }
         #expect(state.admitsAttempt(policy: policy, pending: 1, now: 0))
         #expect(!state.admitsAttempt(policy: policy, pending: 2, now: 0))
         for _ in 0..<2 { state.recordFailure(policy: policy, now: 0) }
         #expect(!state.admitsAttempt(policy: policy, pending: 0, now: 29_999))
+        #expect(state.admission(policy: policy, pending: 0, now: 29_999) == .locked)
         #expect(state.admitsAttempt(policy: policy, pending: 0, now: 30_000))
         #expect(!state.admitsAttempt(policy: policy, pending: 1, now: 30_000))
+        #expect(state.admission(policy: policy, pending: 1, now: 30_000) == .busy)
     }
 
     @Test("A refund gives back one token, never more than the bucket holds")

@@ -128,6 +128,26 @@ struct PasswordGuessingTests {
         }
     }
 
+    @Test("Forty concurrent right passwords for one account (a user's devices at once) all log in; none is locked")
+    func concurrentRightPasswordsAllSucceed() async throws {
+        let server = try await TestServer.make(abuse: Self.trusting())
+        try await server.run { client in
+            _ = try await client.normalUser("cat")
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<40 {
+                    group.addTask { try await login(client, "cat", "password123", from: "203.0.113.\(index)").status.code }
+                }
+                var all: [Int] = []
+                for try await status in group { all.append(status) }
+                return all
+            }
+            #expect(statuses == Array(repeating: 200, count: 40))
+            let locks = try await server.store.securityEvents(appID: server.app.id, limit: 100, before: nil)
+                .filter { $0.event.kind == .loginLocked }
+            #expect(locks.isEmpty)
+        }
+    }
+
     @Test("Every spelling of one account shares its lock: ann and LOGIN_NAME:ann, phone numbers with dashes and spaces")
     func lockKeysAreNormalised() async throws {
         let server = try await TestServer.make(abuse: Self.trusting())
