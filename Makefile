@@ -1,14 +1,17 @@
 # TopicGate: `make run` and `make test` do all the set-up a fresh Debian/Ubuntu machine needs.
 
-# System packages the build, the tests and the embedded broker need.
-APT_PACKAGES := libsqlite3-dev libssl-dev libcjson-dev mosquitto mosquitto-clients mosquitto-dev libmosquitto-dev python3 python3-venv openssl chromium
+# System packages the build and the embedded broker need.
+APT_PACKAGES := libsqlite3-dev libssl-dev libcjson-dev mosquitto mosquitto-clients mosquitto-dev libmosquitto-dev
+# And what the tests need besides: Python (the API fuzzer, the browser test's page server),
+# the openssl command (test certificates, a TLS client) and Chromium (the browser test).
+TEST_APT_PACKAGES := python3 python3-venv openssl chromium
 SWIFT ?= swift
 TOPICGATE := .build/debug/topicgate
 # The API fuzzer the tests run (PyPI), in a virtual environment of its own.
 FUZZ_VENV := .build/fuzz-venv
 SCHEMATHESIS_VERSION := 4.32.5
 
-.PHONY: run test build bench fuzz deps fuzz-deps clean
+.PHONY: run test build bench fuzz deps test-deps fuzz-deps clean
 
 ## run: install what is missing, build, and serve on 127.0.0.1:8080 with ./data/topicgate.sqlite
 ##      and its own Mosquitto on 127.0.0.1:1883 (ARGS="--port 9090 --mqtt-port 11883" to change)
@@ -19,14 +22,14 @@ run: build
 ##       their own afterwards: the descriptor test holds 1100 descriptors (Foundation's Process
 ##       crashes when another test spawns a process meanwhile), and the API fuzzing test loads
 ##       both cores for a few minutes.
-test: deps fuzz-deps
+test: deps test-deps fuzz-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip "APIFuzzTests|MQTTClientDescriptorTests"
 	$(SWIFT) test --skip-build --filter MQTTClientDescriptorTests
 	$(SWIFT) test --skip-build --filter APIFuzzTests
 
 ## fuzz: the API fuzzing test, longer than in `make test` (150 cases per operation and credential)
-fuzz: deps fuzz-deps
+fuzz: deps test-deps fuzz-deps
 	$(SWIFT) build --build-tests
 	TOPICGATE_FUZZ_EXAMPLES=$${TOPICGATE_FUZZ_EXAMPLES:-150} $(SWIFT) test --skip-build --filter APIFuzzTests
 
@@ -41,8 +44,15 @@ bench: deps
 
 ## deps: apt-get install the system packages that are not installed yet
 deps:
+	@$(MAKE) --no-print-directory apt-install PACKAGES="$(APT_PACKAGES)"
+
+## test-deps: the same for the packages only the tests need
+test-deps:
+	@$(MAKE) --no-print-directory apt-install PACKAGES="$(TEST_APT_PACKAGES)"
+
+apt-install:
 	@missing=""; \
-	for p in $(APT_PACKAGES); do \
+	for p in $(PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
