@@ -71,6 +71,10 @@ struct BrowserTests {
         for _ in 0..<300 where camera.isRunning { try await Task.sleep(for: .milliseconds(100)) }
         #expect(FileManager.default.fileExists(atPath: screenshot), "no screenshot at \(screenshot)")
         print("Browser test screenshot: \(screenshot)")
+        // Chromium's profiles are tens of megabytes; the page, its report and the screenshot stay.
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: site)) ?? [] where entry.hasPrefix("profile-") {
+            try? FileManager.default.removeItem(atPath: site + "/" + entry)
+        }
         try await world.stop()
     }
 
