@@ -66,20 +66,14 @@ extension PushConfiguration {
     /// Where the gateway (and its WebSockets relay) reach the broker: the embedded broker's
     /// plain listener is on `listeners.host`.
     public var brokerHost: String {
-        if case .embedded = broker { return listeners.localHost }
-        return broker.host
+        switch broker {
+        case .embedded: listeners.localHost
+        case .external(let host, _): host
+        }
     }
 }
 
 extension PushConfiguration.Broker {
-    /// Where the gateway connects.
-    public var host: String {
-        switch self {
-        case .embedded: "127.0.0.1"
-        case .external(let host, _): host
-        }
-    }
-
     public var port: Int {
         switch self {
         case .embedded(let embedded): embedded.port

@@ -83,7 +83,7 @@ struct PushOptions: ParsableArguments {
             broker = .embedded(try embedded(dataDirectory: dataDirectory, environment: environment))
         }
         let defaultHost: String =
-            if case .external = broker { broker.host }
+            if case .external(let host, _) = broker { host }
             else if listeners.listensEverywhere { ProcessInfo.processInfo.hostName }
             else { listeners.host }
         var push = PushConfiguration(
