@@ -67,9 +67,16 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        /// Child processes, loopback port probes and the Mosquitto executable: what the server,
+        /// the bench and the tests need to run and watch other programs.
+        .target(
+            name: "ProcessSupport",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "TopicGateServer",
             dependencies: [
+                "ProcessSupport",
                 "TopicGateCore",
                 "TopicGateStore",
                 "MQTTBridge",
@@ -92,14 +99,14 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             // The document as kept in the repository (checked against the code by a test).
-            exclude: ["OpenAPI/openapi.json"],
+            exclude: ["Operations/OpenAPI/openapi.json"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "TopicGateBench",
             dependencies: [
                 "TopicGateCore",
-                "TopicGateServer",
+                "ProcessSupport",
                 "MQTTBridge",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -110,6 +117,7 @@ let package = Package(
         .executableTarget(
             name: "topicgate",
             dependencies: [
+                "ProcessSupport",
                 "TopicGateServer",
                 "TopicGateBench",
                 "MQTTBridge",
@@ -143,7 +151,7 @@ let package = Package(
         /// Test helpers shared by the integration tests: free ports, a real Mosquitto.
         .target(
             name: "TestSupport",
-            dependencies: ["MQTTBridge", "TopicGateServer"],
+            dependencies: ["MQTTBridge", "ProcessSupport"],
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),
@@ -160,6 +168,7 @@ let package = Package(
         .testTarget(
             name: "TopicGateServerTests",
             dependencies: [
+                "ProcessSupport",
                 "TopicGateServer",
                 "TopicGateStore",
                 "TopicGateCore",

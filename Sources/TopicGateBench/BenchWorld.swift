@@ -4,7 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import TopicGateCore
-import TopicGateServer
+import ProcessSupport
 
 /// What a benchmark runs against: by default a `topicgate serve` child with its embedded
 /// Mosquitto (the same broker the raw baselines use), on free loopback ports in a temporary data

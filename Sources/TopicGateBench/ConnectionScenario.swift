@@ -3,7 +3,7 @@ import NIOHTTP1
 import MQTTBridge
 import Foundation
 import Synchronization
-import TopicGateServer
+import ProcessSupport
 
 /// connections: devices connecting through the auth plugin (JWT credentials as the gateway
 /// issues them) and held, against a second Mosquitto from the same executable with the same

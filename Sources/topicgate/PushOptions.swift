@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MQTTBridge
 import TopicGateServer
+import ProcessSupport
 
 /// The flags of `topicgate serve` that choose the broker and what devices are told; each
 /// falls back to a `TOPICGATE_*` environment variable, then to the embedded default (a

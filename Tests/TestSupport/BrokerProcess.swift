@@ -1,6 +1,6 @@
 import Foundation
 import MQTTBridge
-import TopicGateServer
+import ProcessSupport
 
 /// A real Mosquitto for a test: started from the repository's `broker-config/mosquitto.conf`
 /// (rendered exactly as `topicgate serve` renders it) on a free loopback port, with the auth
@@ -28,7 +28,19 @@ public final class BrokerProcess: @unchecked Sendable {
         self.port = FreePort.next()
         try FileManager.default.createDirectory(atPath: self.directory, withIntermediateDirectories: true)
         secretFile = self.directory + "/mqtt-secret"
-        secret = try MQTTSecret.loadOrCreate(at: secretFile)
+        secret = try Self.secret(in: secretFile)
+    }
+
+    /// The secret in `path`, made (64 hex digits, mode 0600) when the file does not exist yet.
+    private static func secret(in path: String) throws -> String {
+        if let existing = try? String(contentsOfFile: path, encoding: .utf8) {
+            return existing.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let secret = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        guard FileManager.default.createFile(
+            atPath: path, contents: Data((secret + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        else { throw TestFailure("cannot write \(path)") }
+        return secret
     }
 
     public var signer: MQTTCredentialSigner { MQTTCredentialSigner(secret: secret) }

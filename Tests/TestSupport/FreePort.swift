@@ -1,4 +1,4 @@
-import TopicGateServer
+import ProcessSupport
 
 /// A loopback TCP port that was free a moment ago.
 public enum FreePort {

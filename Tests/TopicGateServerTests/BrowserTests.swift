@@ -3,6 +3,7 @@ import Testing
 import TestSupport
 import TopicGateCore
 import TopicGateServer
+import ProcessSupport
 
 /// A web app in a real browser (headless Chromium) on a second loopback origin, against the
 /// real executable and its embedded broker: pseudo-user sign-up, token login, a group, a group

@@ -4,6 +4,7 @@ import Testing
 import TestSupport
 import TopicGateCore
 import TopicGateServer
+import ProcessSupport
 
 /// MQTT over TLS (the embedded broker's TLS listener) and over WebSockets (the gateway's relay),
 /// through the real executable and its embedded Mosquitto: devices there receive their pushes,

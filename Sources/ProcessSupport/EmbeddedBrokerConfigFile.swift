@@ -2,17 +2,30 @@
 /// lines the template marks as "set by the gateway" get this instance's values; every other
 /// line is kept as written.
 public enum EmbeddedBrokerConfigFile {
+    /// The PEM files of a TLS listener, as Mosquitto names them.
+    public struct TLSListener: Sendable, Equatable {
+        public var certfile: String
+        public var keyfile: String
+        public var cafile: String?
+
+        public init(certfile: String, keyfile: String, cafile: String? = nil) {
+            self.certfile = certfile
+            self.keyfile = keyfile
+            self.cafile = cafile
+        }
+    }
+
     /// `host`: the address the listeners bind to (127.0.0.1 unless `--mqtt-host`). `tls`: the
     /// files of a second listener, for MQTT over TLS on `tlsPort`, after the plain one.
     public static func render(
         template: String, port: Int, pluginPath: String, secretFile: String, directory: String, runAsUser: String?,
-        maximumPacketSize: Int = 262_144, host: String = "127.0.0.1", tls: TLSFiles? = nil, tlsPort: Int = 8883
+        maximumPacketSize: Int = 262_144, host: String = "127.0.0.1", tls: TLSListener? = nil, tlsPort: Int = 8883
     ) -> String {
         let address = host.isEmpty || host == "*" ? "" : " \(host)"
         var listeners = "listener \(port)\(address)"
         if let tls {
-            listeners += "\nlistener \(tlsPort)\(address)\ncertfile \(tls.certificate)\nkeyfile \(tls.privateKey)"
-            if let ca = tls.certificateAuthority { listeners += "\ncafile \(ca)" }
+            listeners += "\nlistener \(tlsPort)\(address)\ncertfile \(tls.certfile)\nkeyfile \(tls.keyfile)"
+            if let ca = tls.cafile { listeners += "\ncafile \(ca)" }
             listeners += "\ntls_version tlsv1.2"
         }
         let replaced: [String: String] = [

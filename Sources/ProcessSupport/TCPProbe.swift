@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// Loopback TCP ports: whether something accepts connections on one (the embedded broker's
 /// listener is up), and one that is free.
@@ -28,13 +29,18 @@ public enum TCPProbe {
     public static func freePort() -> Int {
         // Below Linux's ephemeral range (32768 and up): a port the kernel hands out for bind(0)
         // is also what it hands out for outgoing connections, so between this check and the
-        // caller's bind, another process's connect could take it.
-        for _ in 0..<64 {
+        // caller's bind, another process's connect could take it. Never the same port twice in
+        // one process: two servers starting side by side must not both get one that is free
+        // only because neither has bound it yet.
+        for _ in 0..<256 {
             let port = Int.random(in: 10_000..<32_000)
-            if canBind(port) { return port }
+            if canBind(port), handedOut.withLock({ $0.insert(port).inserted }) { return port }
         }
         return boundPort(0)
     }
+
+    /// The ports `freePort` returned so far.
+    private static let handedOut = Mutex<Set<Int>>([])
 
     /// True when a listener could bind `port` on loopback now.
     static func canBind(_ port: Int) -> Bool {

@@ -142,7 +142,3 @@ public final class ChildProcess: Sendable {
         }
     }
 }
-
-public struct ChildProcessError: Error, CustomStringConvertible {
-    public let description: String
-}

@@ -1,0 +1,4 @@
+/// A child process could not be started.
+public struct ChildProcessError: Error, CustomStringConvertible {
+    public let description: String
+}

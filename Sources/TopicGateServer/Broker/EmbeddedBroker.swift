@@ -1,0 +1,182 @@
+import Foundation
+import Logging
+import ProcessSupport
+import ServiceLifecycle
+
+/// Runs Mosquitto as a child process with the configuration generated from
+/// `broker-config/mosquitto.conf`: restarts it when it dies, stops it (SIGTERM, so that it
+/// saves its persistence file) on shutdown. A broker left running by a gateway that was killed
+/// is stopped first, found by its pid file. The broker's log goes to `<directory>/mosquitto.log`.
+final class EmbeddedBroker: Service, Sendable {
+    let configuration: EmbeddedBrokerConfiguration
+    let secretFile: String
+    /// Written into the configuration: the gateway and the broker agree on it.
+    let maximumPacketSize: Int
+    /// The address its listeners bind to, and its TLS listener (`--mqtt-host`, `--mqtt-tls-*`).
+    let listeners: DeviceListeners
+    let logger: Logger
+
+    init(
+        configuration: EmbeddedBrokerConfiguration, secretFile: String, maximumPacketSize: Int,
+        listeners: DeviceListeners = DeviceListeners(), logger: Logger
+    ) {
+        self.configuration = configuration
+        self.secretFile = secretFile
+        self.maximumPacketSize = maximumPacketSize
+        self.listeners = listeners
+        self.logger = logger
+    }
+
+    var configPath: String { configuration.directory + "/mosquitto.conf" }
+    var logPath: String { configuration.directory + "/mosquitto.log" }
+    var pidPath: String { configuration.directory + "/mosquitto.pid" }
+
+    /// The user the broker runs as when the gateway runs as root: Debian's `mosquitto`
+    /// account (Mosquitto loads its plugins, which read the secret, before it drops to it).
+    static let unprivilegedUser = "mosquitto"
+
+    /// True when the embedded broker of `push` will drop root privileges to its own user.
+    static func dropsPrivileges(_ push: PushConfiguration?) -> Bool {
+        guard case .embedded? = push?.broker, geteuid() == 0 else { return false }
+        return getpwnam(unprivilegedUser) != nil
+    }
+
+    /// Writes the instance's configuration file; when running as root, hands the broker's
+    /// folder to the unprivileged user the broker will run as.
+    func prepare() throws {
+        let manager = FileManager.default
+        try manager.createDirectory(atPath: configuration.directory, withIntermediateDirectories: true)
+        var runAsUser: String?
+        var brokerSecretFile = secretFile
+        var tls = listeners.tls
+        if geteuid() == 0 {
+            if let account = getpwnam(Self.unprivilegedUser) {
+                // Mosquitto drops to its user before it loads the plugin: the plugin reads its
+                // own copy of the secret, 0600 and owned by that user, in the broker's folder.
+                runAsUser = Self.unprivilegedUser
+                brokerSecretFile = configuration.directory + "/mqtt-secret"
+                let secret = try Data(contentsOf: URL(fileURLWithPath: secretFile))
+                _ = manager.createFile(atPath: brokerSecretFile, contents: secret, attributes: [.posixPermissions: 0o600])
+                // Its TLS files likewise: the operator's copies may be readable by root only.
+                tls = try tls.map(copyForBroker)
+                for path in [configuration.directory] + ((try? manager.contentsOfDirectory(atPath: configuration.directory)) ?? [])
+                    .map({ configuration.directory + "/" + $0 })
+                {
+                    guard chown(path, account.pointee.pw_uid, account.pointee.pw_gid) == 0 else {
+                        throw EmbeddedBrokerError("Cannot hand \(path) to the '\(Self.unprivilegedUser)' user (errno \(errno)).")
+                    }
+                }
+            } else {
+                runAsUser = "root"
+                logger.warning("No 'mosquitto' user: the embedded broker runs as root")
+            }
+        }
+        guard manager.isReadableFile(atPath: configuration.pluginPath) else {
+            throw EmbeddedBrokerError("The broker plugin \(configuration.pluginPath) does not exist; run `swift build` (or `make run`).")
+        }
+        let template = try String(contentsOfFile: configuration.templatePath, encoding: .utf8)
+        let config = EmbeddedBrokerConfigFile.render(
+            template: template, port: configuration.port, pluginPath: Self.absolute(configuration.pluginPath),
+            secretFile: Self.absolute(brokerSecretFile), directory: Self.absolute(configuration.directory),
+            runAsUser: runAsUser, maximumPacketSize: maximumPacketSize, host: listeners.host,
+            tls: tls.map {
+                EmbeddedBrokerConfigFile.TLSListener(
+                    certfile: Self.absolute($0.certificate), keyfile: Self.absolute($0.privateKey),
+                    cafile: $0.certificateAuthority.map(Self.absolute))
+            }, tlsPort: listeners.tlsPort)
+        try config.write(toFile: configPath, atomically: true, encoding: .utf8)
+    }
+
+    /// Copies of `files` in the broker's folder, 0600, for the broker's own user.
+    private func copyForBroker(_ files: TLSFiles) throws -> TLSFiles {
+        func copy(_ path: String, as name: String) throws -> String {
+            let target = configuration.directory + "/" + name
+            let contents = try Data(contentsOf: URL(fileURLWithPath: path))
+            try? FileManager.default.removeItem(atPath: target)
+            _ = FileManager.default.createFile(atPath: target, contents: contents, attributes: [.posixPermissions: 0o600])
+            return target
+        }
+        return TLSFiles(
+            certificate: try copy(files.certificate, as: "tls-certificate.pem"),
+            privateKey: try copy(files.privateKey, as: "tls-key.pem"),
+            certificateAuthority: try files.certificateAuthority.map { try copy($0, as: "tls-ca.pem") })
+    }
+
+    func run() async throws {
+        try prepare()
+        stopStaleBroker()
+        var firstStart = true
+        var delay = Duration.seconds(1)
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            let child = try ChildProcess.spawn(
+                executable: configuration.mosquittoPath, arguments: ["-c", configPath], logPath: logPath)
+            logger.info("Broker starting", metadata: ["pid": "\(child.pid)", "port": "\(configuration.port)"])
+            let listening = await waitUntilListening(child)
+            if !listening, firstStart {
+                // Never came up (a port in use, a bad configuration): that does not heal by itself.
+                await child.stop(grace: .seconds(2))
+                throw EmbeddedBrokerError(
+                    "Mosquitto did not start listening on \(listeners.host):\(configuration.port); is a port in use? "
+                        + "Its log, \(logPath), ends with:\n" + lastLines(of: logPath))
+            }
+            if listening {
+                firstStart = false
+                delay = .seconds(1)
+            }
+            let status = await withTaskCancellationOrGracefulShutdownHandler {
+                await child.exit()
+            } onCancelOrGracefulShutdown: {
+                // SIGTERM lets Mosquitto save its persistence file (SIGKILL after 10 s); `exit()`
+                // then returns.
+                Task.detached { await child.stop(grace: .seconds(10)) }
+            }
+            if Task.isShuttingDownGracefully || Task.isCancelled {
+                logger.info("Broker stopped", metadata: ["status": "\(status)"])
+                return
+            }
+            logger.error(
+                "Broker exited; restarting it", metadata: ["status": "\(status)", "log": "\(logPath)", "in": "\(delay)"])
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(30))
+        }
+    }
+
+    /// Waits until the broker accepts connections (true) or exits or takes too long (false).
+    private func waitUntilListening(_ child: ChildProcess) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if TCPProbe.accepts(host: listeners.localHost, port: configuration.port) { return child.isRunning }
+            if !child.isRunning { return false }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
+    /// Stops a Mosquitto whose pid file this directory holds (left by a killed gateway).
+    func stopStaleBroker() {
+        guard let text = try? String(contentsOfFile: pidPath, encoding: .utf8),
+            let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 1,
+            let commandLine = try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8),
+            commandLine.contains("mosquitto"), commandLine.contains(configPath)
+        else { return }
+        logger.notice("Stopping the broker a previous gateway left running", metadata: ["pid": "\(pid)"])
+        kill(pid, SIGTERM)
+        for _ in 0..<50 where kill(pid, 0) == 0 { usleep(100_000) }
+        if kill(pid, 0) == 0 { kill(pid, SIGKILL) }
+    }
+
+    private func lastLines(of path: String) -> String {
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").suffix(5).joined(separator: "\n")
+    }
+
+    static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    }
+}
+
+/// Why the embedded broker could not run.
+struct EmbeddedBrokerError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
