@@ -6,6 +6,8 @@ public struct AccountLinkRequest: Sendable, Hashable {
     public var secret: String
     public var rotate: Bool
     public var oldSecret: String?
+    /// For a login: when the token should expire (ms since 1970); nil for never.
+    public var expiresAt: Int64?
 
     /// The fewest bits of secret accepted for a new link.
     public static let minimumSecretBits = 128
@@ -29,6 +31,7 @@ public struct AccountLinkRequest: Sendable, Hashable {
     /// Parses a link login (no strength check: a wrong secret is simply wrong).
     public init(login body: [String: JSONValue]) throws(KiiError) {
         try self.init(body)
+        expiresAt = try TokenRequest.expiresAt(body)
     }
 
     init(_ body: [String: JSONValue]) throws(KiiError) {

@@ -2,7 +2,7 @@
 /// `[{"<alias>": [{"<action>": {"succeeded": bool, …}}]}]` and schema format
 /// `[{"<action>": {"succeeded": bool, …}}]` are both read: every result object with a
 /// `succeeded` member counts.
-public struct ActionResults: Sendable, Hashable {
+public struct ActionResults: JSONRequestBody, Hashable {
     public var results: [JSONValue]
     /// `DONE` when every reported action succeeded, `INCOMPLETE` otherwise.
     public var state: CommandState

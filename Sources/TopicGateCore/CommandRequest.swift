@@ -3,7 +3,7 @@
 /// - schema (`application/json`): `schema`, `schemaVersion`, `actions: [{"<action>": value}, …]`.
 /// Plus `issuer` (`user:ID`/`group:ID`), optional `title` (≤ 50 characters), `description`,
 /// `metadata` (an object) and `firedByTriggerID`.
-public struct CommandRequest: Sendable, Hashable {
+public struct CommandRequest: JSONRequestBody, Hashable {
     public var issuer: Owner
     public var actions: [JSONValue]
     /// The optional members kept as given: title, description, metadata, schema,

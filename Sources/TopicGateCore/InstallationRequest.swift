@@ -1,6 +1,6 @@
 /// The body of `POST …/installations`, with the quirks of Kii's SDKs: `installationType` for
 /// `deviceType` (Embedded-Core), `development` as a bool or the strings "true"/"false" (ebisu).
-public struct InstallationRequest: Sendable, Hashable {
+public struct InstallationRequest: JSONRequestBody, Hashable {
     public var deviceType: String
     public var development: Bool
     public var registrationID: String?
@@ -8,7 +8,7 @@ public struct InstallationRequest: Sendable, Hashable {
     public var thingID: ThingID?
     public var userID: UserID?
 
-    public init(body: [String: JSONValue]) throws {
+    public init(body: [String: JSONValue]) throws(KiiError) {
         guard let type = (body["deviceType"] ?? body["installationType"])?.stringValue else {
             throw KiiError.invalidInput("'deviceType' is required.", field: "deviceType")
         }
@@ -33,11 +33,12 @@ public struct InstallationRequest: Sendable, Hashable {
         if let registrationID, registrationID.utf8.count > 4096 {
             throw KiiError.invalidInput("'installationRegistrationID' is too long.", field: "installationRegistrationID")
         }
-        thingID = try body["thingID"]?.stringValue.map { try Self.id($0, field: "thingID") }
-        userID = try body["userID"]?.stringValue.map { try Self.id($0, field: "userID") }
+        thingID = try Self.id(body["thingID"]?.stringValue, field: "thingID")
+        userID = try Self.id(body["userID"]?.stringValue, field: "userID")
     }
 
-    private static func id<Kind>(_ text: String, field: String) throws -> Identifier<Kind> {
+    private static func id<Kind>(_ text: String?, field: String) throws(KiiError) -> Identifier<Kind>? {
+        guard let text else { return nil }
         guard IDSyntax.isWellFormed(text) else { throw KiiError.invalidInput("'\(field)' is not a valid ID.", field: field) }
         return Identifier(text)
     }

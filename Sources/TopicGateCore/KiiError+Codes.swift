@@ -97,3 +97,10 @@ extension KiiError {
     /// Seconds the client should wait before trying again, when the error says so.
     public var retryAfterSeconds: Int64? { context["retryAfter"]?.intValue }
 }
+
+extension KiiError {
+    /// An OAuth error: Kii's `errorCode` and `message`, plus OAuth's `error` and `error_description`.
+    public static func oauth(_ code: KiiError.Code, _ description: String) -> KiiError {
+        KiiError(code, description, context: ["error": .string(code.rawValue), "error_description": .string(description)])
+    }
+}

@@ -4,7 +4,7 @@
 /// the `send*` flags (`sendSender`, `sendWhen`, `sendTopicID`, `sendObjectScope`, `sendAppID`,
 /// `sendOrigin`) are booleans and default to true. Neither data object may carry a key of
 /// `reservedKeys`.
-public struct PushMessageRequest: Sendable, Hashable {
+public struct PushMessageRequest: JSONRequestBody, Hashable {
     public var data: [String: JSONValue]
     public var mqttData: [String: JSONValue]?
     public var mqttEnabled: Bool

@@ -1,7 +1,7 @@
 /// The descriptive fields of a thing: Kii's predefined `_thingType`, `_vendor`,
 /// `_firmwareVersion`, `_layoutPosition`, `_stringField1…5`, `_numberField1…5`, … and the
 /// app's custom fields, keyed as they travel on the wire.
-public struct ThingFields: Sendable, Hashable {
+public struct ThingFields: JSONRequestBody, Hashable {
     public private(set) var values: [String: JSONValue]
 
     static let stringKeys: Set<String> = [

@@ -3,7 +3,7 @@
 /// Keys that start with `_` and the read-only keys Kii returns (`userID`, `internalUserID`,
 /// `createdAt`, …) are ignored, because the Unity SDK sends the whole user it last read back
 /// with an update. Every other key that is not a known field is a custom field.
-public struct UserFields: Sendable, Hashable {
+public struct UserFields: JSONRequestBody, Hashable {
     public var loginName: String?
     public var emailAddress: String?
     public var phoneNumber: String?

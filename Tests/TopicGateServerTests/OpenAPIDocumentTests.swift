@@ -12,7 +12,7 @@ import TopicGateStore
 @Suite("OpenAPI document")
 struct OpenAPIDocumentTests {
     static let repositoryCopy = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../Sources/TopicGateServer/OpenAPI/openapi.json").standardizedFileURL.path
+        .appendingPathComponent("../../Sources/TopicGateServer/Operations/OpenAPI/openapi.json").standardizedFileURL.path
 
     @Test("Every route the router serves is in the document, and every documented operation is served")
     func routesMatch() async throws {
@@ -50,7 +50,7 @@ struct OpenAPIDocumentTests {
         #expect(users?["requestBody"]?.objectValue?["content"]?.objectValue?["application/vnd.kii.RegistrationAndAuthorizationRequest+json"] != nil)
     }
 
-    @Test("The copy in the repository is the document the code builds (refresh: topicgate openapi > Sources/TopicGateServer/OpenAPI/openapi.json)")
+    @Test("The copy in the repository is the document the code builds (refresh: topicgate openapi > Sources/TopicGateServer/Operations/OpenAPI/openapi.json)")
     func repositoryCopyIsCurrent() throws {
         let copy = try String(contentsOfFile: Self.repositoryCopy, encoding: .utf8)
         #expect(copy == (try OpenAPIDocument.prettyPrinted()))

@@ -1,0 +1,14 @@
+/// The body of `PUT …/users/{id}/password` and `PUT …/things/{id}/password`: the new password
+/// (checked against the password rules) and, for a user changing its own, the old one.
+public struct PasswordChangeRequest: JSONRequestBody, Hashable {
+    public var newPassword: String
+    public var oldPassword: String?
+
+    public init(body: [String: JSONValue]) throws(KiiError) {
+        guard let newValue = body["newPassword"]?.stringValue else {
+            throw KiiError.invalidInput("'newPassword' is required.", field: "newPassword")
+        }
+        newPassword = try IdentityRules.password(newValue, field: "newPassword")
+        oldPassword = body["oldPassword"]?.stringValue
+    }
+}

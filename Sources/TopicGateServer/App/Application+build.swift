@@ -1,0 +1,121 @@
+import Foundation
+import HummingbirdTLS
+public import Hummingbird
+import Logging
+import MQTTBridge
+import ServiceLifecycle
+import TopicGateCore
+public import TopicGateStore
+
+/// Opens the store of `configuration` (creating the data directory and migrating the SQLite
+/// file on first use), with the folder and the files readable by the gateway's user only.
+public func openStore(configuration: ServerConfiguration) throws -> SQLiteStore {
+    try DataDirectory.prepare(configuration.dataDirectory, traversable: EmbeddedBroker.dropsPrivileges(configuration.push))
+    let store = try SQLiteStore(path: configuration.databasePath)
+    try DataDirectory.restrictFile(configuration.databasePath)
+    return store
+}
+
+/// The whole application for `configuration` over `store`: the HTTP API and, when
+/// `configuration.push` is set, the embedded broker, the gateway's broker link and the outbox
+/// delivery (started in that order, stopped in reverse, the HTTP server last up and first
+/// down). The executable and the tests both call this, with values, never environment.
+/// `dispatcher` replaces the outbox (tests record sends with `RecordingPushDispatcher`).
+public func buildApplication(
+    configuration: ServerConfiguration, store: any Store, dispatcher: (any PushDispatcher)? = nil,
+    time: TimeSource = .system
+) async throws -> some ApplicationProtocol {
+    var logger = Logger(label: "topicgate")
+    logger.logLevel = configuration.logLevel
+    let hasher = PasswordHasher(cost: configuration.passwordHashCost)
+    let metrics = ServerMetrics()
+    var services: [any Service] = []
+    var signer: MQTTCredentialSigner?
+    var pushDispatcher: any PushDispatcher = dispatcher ?? RecordingPushDispatcher()
+    var outbox: Outbox?
+    var brokerLink: BrokerLink?
+    if let push = configuration.push {
+        let pushSigner = MQTTCredentialSigner(
+            secret: try MQTTSecret.loadOrCreate(at: push.secretFile), form: push.credentialForm)
+        signer = pushSigner
+        let wakeup = Wakeup()
+        let pushOutbox = Outbox(store: store, wakeup: wakeup)
+        outbox = pushOutbox
+        if case .embedded(let embedded) = push.broker {
+            services.append(EmbeddedBroker(
+                configuration: embedded, secretFile: push.secretFile, maximumPacketSize: push.maximumPacketSize,
+                listeners: push.listeners, logger: logger))
+        }
+        let link = try BrokerLink(
+            configuration: push, signer: pushSigner, store: store, time: time, logger: logger,
+            onConnected: { wakeup.signal() })
+        services.append(link)
+        services += try MQTTWebSocketRelay.services(push: push, logger: logger)
+        brokerLink = link
+        if dispatcher == nil { pushDispatcher = OutboxPushDispatcher(outbox: pushOutbox) }
+        services.append(
+            PushDeliveryService(store: store, link: link, wakeup: wakeup, time: time, logger: logger, metrics: metrics))
+    }
+    let environment = ServerEnvironment(
+        configuration: configuration, store: store, time: time, hasher: hasher, dispatcher: pushDispatcher,
+        link: brokerLink ?? DisconnectedDeviceLink(),
+        signer: signer, outbox: outbox, logger: logger, metrics: metrics)
+    if let idleDays = configuration.pseudoUserIdleDays {
+        services.append(PseudoUserCleanupService(
+            cleanup: environment.cleanup, idleDays: idleDays, interval: configuration.pseudoUserCleanupInterval,
+            logger: logger))
+    }
+    // States that things publish on `<mqttTopic>/state` reach the state service.
+    let states = environment.states
+    brokerLink?.receiveStates { topic, payload in await states.ingest(topic: topic, payload: payload) }
+    return Application(
+        router: buildRouter(environment: environment),
+        server: try configuration.tls.map { try .tls(KiiHTTP1Channel.builder(), tlsConfiguration: $0.serverConfiguration()) }
+            ?? KiiHTTP1Channel.builder(),
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "TopicGate"),
+        services: services,
+        logger: logger)
+}
+
+/// The routes: open ones (health, metrics, the API document, the app-less token endpoint),
+/// then the app's routes under `/api/apps/{appID}` and `/thing-if/apps/{appID}`, where
+/// `CallerMiddleware` puts the caller in the context, and the login routes, whose caller is
+/// always anonymous.
+func buildRouter(environment: ServerEnvironment) -> Router<TopicGateRequestContext> {
+    typealias Context = TopicGateRequestContext
+    let router = Router(context: Context.self)
+    router.add(middleware: RequestTracingMiddleware(metrics: environment.metrics))
+    router.add(middleware: CrossOriginMiddleware(policy: environment.configuration.crossOrigin))
+    router.add(middleware: KiiErrorMiddleware())
+    let body = environment.body
+    let location = environment.location
+
+    HealthController(store: environment.store, link: environment.brokerLink).addRoutes(to: router)
+    MetricsController(metrics: environment.metrics, store: environment.store, link: environment.brokerLink)
+        .addRoutes(to: router)
+    OpenAPIController().addRoutes(to: router)
+    let tokens = TokenController<Context>(
+        login: environment.login, authenticator: environment.authenticator, store: environment.store, body: body)
+    tokens.addRoutes(to: router)
+    let links = LinkController<Context>(links: environment.links, body: body, location: location)
+
+    let login = router.group("api/apps/:appID")
+        .add(middleware: CallerMiddleware(authenticator: environment.authenticator, readsCredentials: false))
+    tokens.addLoginRoutes(to: login)
+    links.addLoginRoutes(to: login)
+
+    let authenticated = CallerMiddleware<Context>(authenticator: environment.authenticator)
+    let app = router.group("api/apps/:appID").add(middleware: authenticated)
+    UserController(users: environment.users, body: body, location: location).addRoutes(to: app)
+    links.addRoutes(to: app)
+    OperationsController(store: environment.store, cleanup: environment.cleanup, body: body).addRoutes(to: app)
+    GroupController(groups: environment.groups, body: body, location: location).addRoutes(to: app)
+    ThingController(things: environment.things, body: body, location: location).addRoutes(to: app)
+    TopicController(topics: environment.topics, body: body).addRoutes(to: app)
+    InstallationController(installations: environment.installations, body: body, location: location).addRoutes(to: app)
+
+    let thingIF = router.group("thing-if/apps/:appID").add(middleware: authenticated)
+    OnboardingController(onboarding: environment.onboarding, body: body).addRoutes(to: thingIF)
+    ThingIFController(commands: environment.commands, states: environment.states, body: body).addRoutes(to: thingIF)
+    return router
+}

@@ -1,0 +1,83 @@
+import Hummingbird
+import Logging
+import MQTTBridge
+import TopicGateCore
+import TopicGateStore
+
+/// The services of a running server, built once from the configuration, the store and the
+/// clock: the one place that wires them together. Each controller gets only the services it
+/// uses from here (see `buildRouter`).
+struct ServerEnvironment: Sendable {
+    let configuration: ServerConfiguration
+    let store: any Store
+    let time: TimeSource
+    let authenticator: Authenticator
+    let body: RequestBody
+    let login: LoginService
+    let users: UserService
+    let groups: GroupService
+    let things: ThingService
+    let onboarding: OnboardingService
+    let topics: TopicService
+    let topicCache: TopicCache
+    let installations: InstallationService
+    let commands: CommandService
+    let states: ThingStateService
+    let links: LinkService
+    let abuse: AbuseGuard
+    let passwords: PasswordCheck
+    let audit: SecurityAudit
+    let cleanup: PseudoUserCleanup
+    let metrics: ServerMetrics
+    /// The gateway's MQTT link (DisconnectedDeviceLink when push is off).
+    let link: any DeviceLink
+
+    init(
+        configuration: ServerConfiguration, store: any Store, time: TimeSource, hasher: PasswordHasher,
+        dispatcher: any PushDispatcher, link: any DeviceLink, signer: MQTTCredentialSigner?, outbox: Outbox?,
+        logger: Logger, metrics: ServerMetrics
+    ) {
+        self.metrics = metrics
+        self.configuration = configuration
+        self.store = store
+        self.time = time
+        self.link = link
+        let tokens = TokenIssuer(store: store, time: time)
+        authenticator = Authenticator(store: store, time: time, trustForwardedFor: configuration.abuse.trustForwardedFor)
+        body = RequestBody(maximumSize: configuration.maximumBodySize)
+        abuse = AbuseGuard(controls: configuration.abuse, time: time)
+        audit = SecurityAudit(store: store, time: time, logger: logger)
+        passwords = PasswordCheck(abuse: abuse, hasher: hasher, audit: audit)
+        login = LoginService(store: store, passwords: passwords, tokens: tokens, abuse: abuse, audit: audit)
+        links = LinkService(store: store, tokens: tokens, time: time, abuse: abuse, audit: audit)
+        let revocation = DeviceRevocation(store: store, link: link, time: time)
+        topicCache = TopicCache()
+        users = UserService(
+            store: store, hasher: hasher, passwords: passwords, tokens: tokens, time: time, revocation: revocation,
+            audit: audit, abuse: abuse, topicCache: topicCache)
+        groups = GroupService(store: store, time: time, topicCache: topicCache)
+        things = ThingService(
+            store: store, hasher: hasher, passwords: passwords, tokens: tokens, time: time, revocation: revocation,
+            audit: audit, abuse: abuse, topicCache: topicCache)
+        installations = InstallationService(
+            store: store, time: time, push: configuration.push, signer: signer, revocation: revocation)
+        onboarding = OnboardingService(
+            store: store, tokens: tokens, things: things, installations: installations)
+        commands = CommandService(
+            store: store, time: time, things: things, outbox: outbox, sizeLimit: configuration.push?.sizeLimit,
+            logger: logger)
+        states = ThingStateService(
+            store: store, time: time, things: things, retention: configuration.stateRetentionDays * 24 * 3600 * 1000,
+            abuse: abuse, logger: logger)
+        cleanup = PseudoUserCleanup(store: store, time: time, revocation: revocation, audit: audit, topicCache: topicCache)
+        topics = TopicService(
+            store: store, time: time, cache: topicCache, contexts: AccessContextLoader(store: store),
+            dispatcher: dispatcher, users: users, logger: logger, metrics: metrics, sizeLimit: configuration.push?.sizeLimit)
+    }
+
+    /// Where created resources are (`Location`).
+    var location: ResourceLocation { ResourceLocation(baseURL: configuration.publicBaseURL) }
+
+    /// The broker link when push is on.
+    var brokerLink: (any DeviceLink)? { configuration.push == nil ? nil : link }
+}

@@ -1,0 +1,92 @@
+import HTTPTypes
+import Hummingbird
+import TopicGateCore
+import TopicGateStore
+
+/// `/api/apps/{appID}/groups…`: create (with or without an ID), read, delete, rename, change
+/// owner, members, and a user's groups.
+struct GroupController<Context: CallerRequestContext>: Sendable {
+    let groups: GroupService
+    let body: RequestBody
+    let location: ResourceLocation
+
+    func addRoutes(to group: RouterGroup<Context>) {
+        group.post("groups") { request, context in
+            let caller = try context.caller
+            let creation = try await body.decode(GroupCreationRequest.self, from: request)
+            return created(caller, try await groups.create(caller: caller, id: nil, request: creation))
+        }
+        group.put("groups/:group") { request, context in
+            let caller = try context.caller
+            let creation = try await body.decode(GroupCreationRequest.self, from: request)
+            let id = try context.parameters.groupID()
+            return created(caller, try await groups.create(caller: caller, id: id, request: creation))
+        }
+        group.get("groups") { request, context in
+            let caller = try context.caller
+            let query = request.uri.queryParameters
+            let found = try await groups.groups(
+                caller: caller, owner: query.get("owner").map(UserID.init(rawValue:)),
+                member: query.get("is_member").map(UserID.init(rawValue:)))
+            return JSONResponse.ok(
+                ["groups": .array(found.map(\.json))], mediaType: "application/vnd.kii.GroupsRetrievalResponse+json")
+        }
+        group.get("groups/:group") { request, context in
+            let caller = try context.caller
+            let found = try await groups.read(caller: caller, id: try context.parameters.groupID())
+            return JSONResponse.ok(found.json, mediaType: "application/vnd.kii.GroupRetrievalResponse+json")
+        }
+        group.delete("groups/:group") { request, context in
+            let caller = try context.caller
+            try await groups.delete(caller: caller, id: try context.parameters.groupID())
+            return JSONResponse.noContent()
+        }
+        group.put("groups/:group/name") { request, context in
+            let caller = try context.caller
+            let name = try await plainName(request)
+            try await groups.rename(caller: caller, id: try context.parameters.groupID(), name: name)
+            return JSONResponse.noContent()
+        }
+        group.put("groups/:group/owner") { request, context in
+            let caller = try context.caller
+            let change = try await body.decode(GroupOwnerChangeRequest.self, from: request)
+            try await groups.changeOwner(caller: caller, id: try context.parameters.groupID(), request: change)
+            return JSONResponse.noContent()
+        }
+        group.get("groups/:group/members") { request, context in
+            let caller = try context.caller
+            let members = try await groups.members(caller: caller, id: try context.parameters.groupID())
+            return JSONResponse.ok(
+                ["members": .array(members.map { ["userID": .string($0.rawValue)] })],
+                mediaType: "application/vnd.kii.MembersRetrievalResponse+json")
+        }
+        group.put("groups/:group/members/:member") { request, context in
+            let caller = try context.caller
+            let user = try context.parameters.userID("member", appID: caller.appID)
+            try await groups.addMember(caller: caller, id: try context.parameters.groupID(), user: user)
+            return JSONResponse.noContent()
+        }
+        group.delete("groups/:group/members/:member") { request, context in
+            let caller = try context.caller
+            let user = try context.parameters.userID("member", appID: caller.appID)
+            try await groups.removeMember(caller: caller, id: try context.parameters.groupID(), user: user)
+            return JSONResponse.noContent()
+        }
+    }
+
+    func created(_ caller: Caller, _ result: (Group, [UserID])) -> Response {
+        let (group, notFound) = result
+        var body: [String: JSONValue] = ["groupID": .string(group.id.rawValue)]
+        if !notFound.isEmpty { body["notFoundUsers"] = .array(notFound.map { .string($0.rawValue) }) }
+        return JSONResponse.created(
+            .object(body), mediaType: "application/vnd.kii.GroupCreationResponse+json",
+            location: location("/api/apps/\(caller.appID.rawValue)/groups/\(group.id.rawValue)"))
+    }
+
+    /// The new name: the raw `text/plain` body, or a JSON string.
+    func plainName(_ request: Request) async throws -> String {
+        let bytes = try await body.bytes(request)
+        if let value = try? JSONReader.value(bytes), let text = value.stringValue { return text }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

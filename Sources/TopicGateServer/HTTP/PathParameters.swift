@@ -1,0 +1,59 @@
+import HTTPTypes
+import Hummingbird
+import TopicGateCore
+
+/// Reading the typed path parameters of Kii's routes; a segment that cannot name anything is
+/// a 404 of the right kind, never a 500.
+extension Parameters {
+    func appID() throws -> String {
+        try require("appID")
+    }
+
+    func userReference(appID: AppID) throws -> UserReference {
+        let segment = try require("user")
+        guard let reference = UserReference(pathSegment: segment) else {
+            throw UserService.notFound(appID: appID, field: "userID", value: segment)
+        }
+        return reference
+    }
+
+    func userID(_ name: String, appID: AppID) throws -> UserID {
+        let segment = try require(name)
+        guard IDSyntax.isWellFormed(segment) else {
+            throw UserService.notFound(appID: appID, field: "userID", value: segment)
+        }
+        return UserID(segment)
+    }
+
+    func groupID() throws -> GroupID {
+        GroupID(try require("group"))
+    }
+
+    func thingReference(appID: AppID) throws -> ThingReference {
+        let segment = try require("thing")
+        guard let reference = ThingReference(pathSegment: segment) else {
+            throw ThingReference.id(ThingID(segment)).notFound(appID: appID)
+        }
+        return reference
+    }
+
+    /// A Thing-IF target, `thing:{thingID}` (the prefix in any case).
+    func target(appID: AppID) throws -> ThingReference {
+        let segment = try require("target")
+        guard let colon = segment.firstIndex(of: ":"), segment[..<colon].lowercased() == "thing" else {
+            throw KiiError(.thingNotFound, "A target is 'thing:{thingID}'.", context: ["target": .string(segment)])
+        }
+        let id = String(segment[segment.index(after: colon)...])
+        guard IDSyntax.isWellFormed(id) else { throw ThingReference.id(ThingID(id)).notFound(appID: appID) }
+        return .id(ThingID(id))
+    }
+
+    func owner() throws -> Owner {
+        let segment = try require("owner")
+        guard let owner = Owner(parsing: segment) else {
+            throw KiiError(
+                .thingOwnershipNotFound, "An owner is 'user:ID' or 'group:ID'.", context: ["owner": .string(segment)])
+        }
+        return owner
+    }
+}

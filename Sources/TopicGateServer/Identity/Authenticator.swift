@@ -1,0 +1,105 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import TopicGateCore
+import TopicGateStore
+
+/// Establishes the `Caller` of a request from its app (always taken from the path, never from
+/// the app key, which ebisu sends as a dummy) and its `Authorization` header:
+/// - `Bearer <token>` (scheme in any case, as the JS SDK sends `bearer`),
+/// - `Basic base64(appID:appKey)` for an anonymous call, `Basic base64(clientID:clientSecret)`
+///   for the admin,
+/// - nothing: anonymous.
+struct Authenticator: Sendable {
+    let store: any Store
+    let time: TimeSource
+    /// Whether the client address is taken from `X-Forwarded-For` (see `ClientAddress`).
+    let trustForwardedFor: Bool
+    /// How stale a user's last-seen time may get before a request writes it again.
+    let lastSeenResolution: Int64 = 60_000
+
+    /// Apps read in the last two seconds (every request names its app; apps change rarely,
+    /// and `topicgate apps reset-secret`, run beside the server, takes effect within that).
+    let apps = AppCache(lifetime: 2_000)
+
+    /// The app named by `appID`; `APP_NOT_FOUND` when there is none.
+    func app(_ appID: String) async throws -> App {
+        let now = time.now()
+        if let cached = apps.app(appID, now: now) { return cached }
+        guard IDSyntax.isWellFormed(appID), let app = try await store.app(id: AppID(appID)) else {
+            throw KiiError(.appNotFound, "App \(appID) was not found.", context: ["appID": .string(appID)])
+        }
+        apps.keep(app, now: now)
+        return app
+    }
+
+    func caller(_ request: Request, _ context: some RequestContext, appID: String) async throws -> Caller {
+        var caller = try await caller(request, appID: appID)
+        caller.address = ClientAddress.of(request, context: context, trustForwardedFor: trustForwardedFor)
+        return caller
+    }
+
+    /// An anonymous caller of the app, whatever `Authorization` says (for the login routes).
+    func anonymous(_ request: Request, _ context: some RequestContext, appID: String) async throws -> Caller {
+        Caller(
+            app: try await app(appID), principal: .anonymous, tokenHash: nil,
+            address: ClientAddress.of(request, context: context, trustForwardedFor: trustForwardedFor))
+    }
+
+    func caller(_ request: Request, appID: String) async throws -> Caller {
+        let app = try await app(appID)
+        guard let header = request.headers[.authorization]?.trimmingCharacters(in: .whitespaces), !header.isEmpty else {
+            return Caller(app: app, principal: .anonymous, tokenHash: nil)
+        }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        let scheme = parts.first.map { $0.lowercased() } ?? ""
+        let credential = parts.count > 1 ? String(parts[1]).trimmingCharacters(in: .whitespaces) : ""
+        switch scheme {
+        case "bearer": return try await bearer(credential, app: app)
+        case "basic": return try basic(credential, app: app)
+        default: throw wrongToken(app)
+        }
+    }
+
+    func bearer(_ token: String, app: App) async throws -> Caller {
+        let hash = Secrets.sha256(token)
+        let now = time.now()
+        guard let holder = try await store.tokenHolder(hash: hash), holder.token.appID == app.id, holder.token.isValid(at: now)
+        else { throw wrongToken(app) }
+        switch holder.token.principal {
+        case .user(let id):
+            if holder.disabled {
+                throw KiiError(.userDisabled, "The user is disabled.", context: ["userID": .string(id.rawValue)])
+            }
+            if now - (holder.lastSeenAt ?? 0) > lastSeenResolution {
+                try await store.touchUser(appID: app.id, id: id, at: now)
+            }
+        case .thing(let id):
+            if holder.disabled {
+                throw KiiError(.thingDisabled, "The thing is disabled.", context: ["thingID": .string(id.rawValue)])
+            }
+        case .admin, .anonymous:
+            break
+        }
+        return Caller(app: app, principal: holder.token.principal, tokenHash: hash)
+    }
+
+    func basic(_ credential: String, app: App) throws -> Caller {
+        guard let data = Data(base64Encoded: credential), let text = String(data: data, encoding: .utf8),
+            let colon = text.firstIndex(of: ":")
+        else { throw wrongToken(app) }
+        let name = String(text[..<colon])
+        let secret = String(text[text.index(after: colon)...])
+        if name == app.clientID, Secrets.constantTimeEqual(Secrets.sha256(secret), app.clientSecretHash) {
+            return Caller(app: app, principal: .admin, tokenHash: nil)
+        }
+        if name == app.id.rawValue {
+            return Caller(app: app, principal: .anonymous, tokenHash: nil)
+        }
+        throw wrongToken(app)
+    }
+
+    func wrongToken(_ app: App) -> KiiError {
+        KiiError(.wrongToken, "The provided token is not valid.", context: ["appID": .string(app.id.rawValue)])
+    }
+}

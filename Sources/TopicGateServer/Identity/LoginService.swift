@@ -1,0 +1,101 @@
+import TopicGateCore
+import TopicGateStore
+
+/// The OAuth2 token endpoint: password grants for users (login name, `EMAIL:`, `PHONE:`) and
+/// things (`VENDOR_THING_ID:`), client credentials for the admin and for anonymous app tokens.
+///
+/// Every failure is a 400 with `error_description`, and a failed password check says no more
+/// than "wrong username or password" whether the account exists or not. A pseudo user has no
+/// password, so it can never get a token here (only an account link can give it one).
+///
+/// Failures count against the client address's and the app's failure budgets (429 once spent)
+/// and toward the lockout of the account (`PasswordCheck`): five wrong passwords lock it for
+/// 30 s, then doubling, and a locked account is refused even with the right password.
+struct LoginService: Sendable {
+    let store: any Store
+    let passwords: PasswordCheck
+    let tokens: TokenIssuer
+    let abuse: AbuseGuard
+    let audit: SecurityAudit
+
+    func grant(app: App, request: TokenRequest, address: String?) async throws -> JSONValue {
+        switch request.grant {
+        case .password(let identifier, let password):
+            try await passwordGrant(app: app, identifier, password, expiresAt: request.expiresAt, address: address)
+        case .clientCredentials(let clientID, let secret):
+            try await clientCredentialsGrant(app: app, clientID, secret, expiresAt: request.expiresAt, address: address)
+        }
+    }
+
+    /// A user's or a thing's password. The lockout key is the account the username resolves
+    /// to, so `ann`, `LOGIN_NAME:ann` and every spelling of a phone number share one lock.
+    func passwordGrant(
+        app: App, _ identifier: LoginIdentifier, _ password: String, expiresAt: Int64?, address: String?
+    ) async throws -> JSONValue {
+        if case .vendorThingID(let vendorThingID) = identifier {
+            let thing = try await store.thing(appID: app.id, reference: .vendorThingID(vendorThingID))
+            let account = PasswordCheck.Account.thing(thing, appID: app.id, presented: identifier.description)
+            guard try await passwords.verify(
+                password, hash: thing?.passwordHash, account: account, actor: "anonymous", address: address, style: .oauth),
+                let thing
+            else { throw Self.wrongCredentials() }
+            if thing.disabled { throw KiiError.oauth(.invalidGrant, "The thing is disabled.") }
+            let token = try await tokens.issue(appID: app.id, principal: .thing(thing.id), expiresAt: expiresAt)
+            return tokens.grantBody(id: thing.id.rawValue, token: token, expiresAt: expiresAt)
+        }
+        let user = try await store.user(appID: app.id, address: identifier)
+        let account = PasswordCheck.Account.user(user, appID: app.id, presented: identifier.description)
+        guard try await passwords.verify(
+            password, hash: user?.passwordHash, account: account, actor: "anonymous", address: address, style: .oauth),
+            let user
+        else { throw Self.wrongCredentials() }
+        if user.disabled { throw KiiError.oauth(.invalidGrant, "The user is disabled.") }
+        let token = try await tokens.issue(appID: app.id, principal: .user(user.id), expiresAt: expiresAt)
+        return tokens.grantBody(id: user.id.rawValue, token: token, expiresAt: expiresAt)
+    }
+
+    /// The admin's client ID and secret, or the app ID for an anonymous token. Wrong secrets
+    /// count against the client address's failure budget only: users' wrong passwords, which
+    /// spend the app's budget, can never lock the admin out.
+    func clientCredentialsGrant(
+        app: App, _ clientID: String, _ secret: String, expiresAt: Int64?, address: String?
+    ) async throws -> JSONValue {
+        if clientID != app.clientID, clientID == app.id.rawValue {
+            // An anonymous app token (ebisu sends a dummy secret: the app key is no secret).
+            let token = try await tokens.issue(appID: app.id, principal: .anonymous, expiresAt: expiresAt)
+            return tokens.grantBody(id: app.id.rawValue, token: token, expiresAt: expiresAt)
+        }
+        let attempt: AbuseGuard.Attempt
+        do throws(AbuseGuard.Refusal) {
+            attempt = try abuse.begin(appID: app.id, address: address, lockouts: [], appBudget: false)
+        } catch .budgetSpent(let millis), .locked(let millis) {
+            throw KiiError.tooManyRequests(
+                "Too many failed logins from this address; try again later.", retryAfterMillis: millis)
+        } catch .busy {
+            // No lockout keys here, so never busy; refused like a spent budget if it were.
+            throw KiiError.tooManyRequests("Too many logins at once; try again.", retryAfterMillis: 1_000)
+        }
+        let matches = clientID == app.clientID
+            && Secrets.constantTimeEqual(Secrets.sha256(secret), app.clientSecretHash)
+        abuse.end(attempt, succeeded: matches)
+        guard matches else {
+            try await audit.record(.loginFailed, appID: app.id, actor: "anonymous", account: clientID, address: address,
+                detail: "wrong client credentials")
+            throw KiiError.oauth(.invalidClient, "The client credentials are not valid.")
+        }
+        let token = try await tokens.issue(appID: app.id, principal: .admin, expiresAt: expiresAt)
+        return tokens.grantBody(id: app.clientID, token: token, expiresAt: expiresAt)
+    }
+
+    /// A locked login name or external ID, answered as Kii does (400, "The login name is
+    /// locked"), with how long the lock lasts in `retryAfter` and `Retry-After`.
+    static func locked(retryAfterMillis: Int64) -> KiiError {
+        var error = KiiError.oauth(.invalidGrant, "The login name is locked")
+        error.setRetryAfter(millis: retryAfterMillis)
+        return error
+    }
+
+    static func wrongCredentials() -> KiiError {
+        KiiError.oauth(.invalidGrant, "The username or password is wrong.")
+    }
+}

@@ -1,0 +1,43 @@
+import HTTPTypes
+import Hummingbird
+import TopicGateCore
+import TopicGateStore
+
+/// The OAuth2 token endpoint: `POST /api/apps/{appID}/oauth2/token`, and
+/// `POST /api/oauth2/token`, which names the app in `X-Kii-AppID` or by the client ID.
+struct TokenController<Context: CallerRequestContext>: Sendable {
+    let login: LoginService
+    let authenticator: Authenticator
+    let store: any Store
+    let body: RequestBody
+
+    /// `POST …/oauth2/token`, on the app's login routes.
+    func addLoginRoutes(to group: RouterGroup<Context>) {
+        group.post("oauth2/token") { request, context in
+            let caller = try context.caller
+            let token = try TokenRequest(body: try await body.formOrObject(request))
+            return JSONResponse.ok(try await login.grant(app: caller.app, request: token, address: caller.address))
+        }
+    }
+
+    /// `POST /api/oauth2/token`: the one route whose app is not in its path.
+    func addRoutes(to router: Router<Context>) {
+        router.post("api/oauth2/token") { request, context in
+            let token = try TokenRequest(body: try await body.formOrObject(request))
+            let caller = try await authenticator.anonymous(
+                request, context, appID: try await appWithoutPath(request, clientID: token.clientID))
+            return JSONResponse.ok(try await login.grant(app: caller.app, request: token, address: caller.address))
+        }
+    }
+
+    /// The JS and Unity SDKs name the app in `X-Kii-AppID`; a client-credentials call names it
+    /// (or its client ID) in `client_id`.
+    func appWithoutPath(_ request: Request, clientID: String?) async throws -> String {
+        if let header = request.headers[HTTPField.Name("X-Kii-AppID")!] { return header }
+        if let clientID {
+            if let app = try await store.app(clientID: clientID) { return app.id.rawValue }
+            return clientID
+        }
+        throw KiiError(.appNotFound, "Name the app in the X-Kii-AppID header or use /api/apps/{appID}/oauth2/token.")
+    }
+}

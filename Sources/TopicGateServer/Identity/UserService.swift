@@ -1,0 +1,181 @@
+import TopicGateCore
+import TopicGateStore
+
+/// Users: pseudo users, registration, reading, updating (including the upgrade of a pseudo
+/// user to a normal one), password changes and deletion.
+struct UserService: Sendable {
+    let store: any Store
+    let hasher: PasswordHasher
+    let passwords: PasswordCheck
+    let tokens: TokenIssuer
+    let time: TimeSource
+    let revocation: DeviceRevocation
+    let audit: SecurityAudit
+    let abuse: AbuseGuard
+    /// Cleared when a user goes: its topics and every ACL entry naming it go with it.
+    let topicCache: TopicCache
+
+    /// A user with no password whose access token is its identity. Returns the user and token.
+    func createPseudoUser(caller: Caller, fields: UserFields) async throws -> (User, String) {
+        try admitSignup(caller)
+        guard !fields.hasIdentity else {
+            throw KiiError.invalidInput(
+                "A pseudo user has no login name, email address or phone number; send a password to register a normal user.")
+        }
+        let now = time.now()
+        let user = User(
+            id: UserID(Secrets.userID()), appID: caller.appID, profile: fields.profile, createdAt: now, modifiedAt: now)
+        try await store.insertUser(user)
+        let token = try await tokens.issue(appID: caller.appID, principal: .user(user.id))
+        return (user, token)
+    }
+
+    /// A normal user: an identity and a password. With `authorize`, also a token.
+    func register(caller: Caller, fields: UserFields, authorize: Bool) async throws -> (User, String?) {
+        try admitSignup(caller)
+        guard fields.hasIdentity else {
+            throw KiiError.invalidInput("Registration needs a loginName, emailAddress or phoneNumber.", field: "loginName")
+        }
+        guard let password = fields.password else {
+            throw KiiError.invalidInput("Registration needs a password.", field: "password")
+        }
+        let now = time.now()
+        let user = User(
+            id: UserID(Secrets.userID()), appID: caller.appID, loginName: fields.loginName,
+            emailAddress: fields.emailAddress, phoneNumber: fields.phoneNumber,
+            passwordHash: try await hasher.hash(password), profile: fields.profile, createdAt: now, modifiedAt: now)
+        try await store.insertUser(user)
+        let token = authorize ? try await tokens.issue(appID: caller.appID, principal: .user(user.id)) : nil
+        return (user, token)
+    }
+
+    /// The user named by `reference`, as the caller may see it: all fields for the user itself
+    /// and the admin, the public ones for other authenticated callers.
+    func read(caller: Caller, reference: UserReference) async throws -> JSONValue {
+        try caller.requireAuthenticated(to: "read users")
+        let user = try await resolve(caller: caller, reference: reference)
+        return isSelfOrAdmin(caller, user.id) ? user.json : user.publicJSON
+    }
+
+    /// Updates profile fields; with a password, upgrades a pseudo user to a normal user.
+    func update(caller: Caller, reference: UserReference, fields: UserFields) async throws -> User {
+        var user = try await resolveForChange(caller: caller, reference: reference, to: "update this user")
+        if let password = fields.password {
+            guard user.isPseudo else {
+                throw KiiError.invalidInput(
+                    "This user has a password already; change it with PUT …/users/me/password.", field: "password")
+            }
+            guard fields.hasIdentity else {
+                throw KiiError.invalidInput(
+                    "Upgrading a pseudo user needs a loginName, emailAddress or phoneNumber.", field: "loginName")
+            }
+            user.passwordHash = try await hasher.hash(password)
+        } else if user.isPseudo && fields.hasIdentity {
+            throw KiiError.invalidInput(
+                "A pseudo user gets a login name, email address or phone number together with a password.",
+                field: "password")
+        }
+        if let loginName = fields.loginName { user.loginName = loginName }
+        if let emailAddress = fields.emailAddress { user.emailAddress = emailAddress }
+        if let phoneNumber = fields.phoneNumber { user.phoneNumber = phoneNumber }
+        user.profile = user.profile.merging(fields.profile)
+        user.modifiedAt = time.now()
+        try await store.updateUser(user)
+        return user
+    }
+
+    /// Changes the password and revokes every other token of the user. The user must give
+    /// its old password; the admin need not.
+    func changePassword(caller: Caller, reference: UserReference, request: PasswordChangeRequest) async throws {
+        var user = try await resolveForChange(caller: caller, reference: reference, to: "change this user's password")
+        guard !user.isPseudo else {
+            throw KiiError(
+                .invalidAccountStatus, "A pseudo user has no password; upgrade it by giving it an identity and a password.")
+        }
+        if caller.principal != .admin {
+            guard let oldPassword = request.oldPassword else {
+                throw KiiError.invalidInput("'oldPassword' is required.", field: "oldPassword")
+            }
+            try await passwords.require(
+                oldPassword, of: .user(user.id), hash: user.passwordHash, caller: caller, "The old password is wrong.")
+        }
+        user.passwordHash = try await hasher.hash(request.newPassword)
+        user.modifiedAt = time.now()
+        try await store.updateUser(user)
+        let keeping = caller.principal == .user(user.id) ? caller.tokenHash : nil
+        try await store.revokeTokens(appID: caller.appID, principal: .user(user.id), keeping: keeping)
+        try await revocation.revoke(appID: caller.appID, .installedWithOtherTokens(.user(user.id), keeping: keeping))
+    }
+
+    /// `PUT …/users/{id}/status` by the admin: a disabled user cannot log in or use its tokens,
+    /// and its devices are revoked at once.
+    func setDisabled(caller: Caller, reference: UserReference, request: StatusChangeRequest) async throws {
+        guard caller.principal == .admin else { throw caller.denied("change a user's status") }
+        var user = try await resolve(caller: caller, reference: reference)
+        user.disabled = request.disabled
+        user.modifiedAt = time.now()
+        try await store.updateUser(user)
+        try await PrincipalStatus(revocation: revocation, audit: audit).changed(.user(user.id), request, caller: caller)
+    }
+
+    /// Sign-ups by anyone but the admin count against the client address's sign-up budget.
+    private func admitSignup(_ caller: Caller) throws {
+        if caller.principal != .admin { try abuse.admitSignup(appID: caller.appID, address: caller.address) }
+    }
+
+    /// Deletes the user with its tokens, memberships, ownerships and owned groups.
+    func delete(caller: Caller, reference: UserReference) async throws {
+        let user = try await resolveForChange(caller: caller, reference: reference, to: "delete this user")
+        try await revocation.revoke(appID: caller.appID, .principal(.user(user.id)))
+        _ = try await store.deleteUser(appID: caller.appID, id: user.id)
+        topicCache.invalidateAll()
+    }
+
+    func isSelfOrAdmin(_ caller: Caller, _ id: UserID) -> Bool {
+        caller.principal == .admin || caller.principal == .user(id)
+    }
+
+    /// The user a change names, for the user itself or the admin. Anyone else is refused the
+    /// same way whether the user exists or not (the reference is checked before it is
+    /// resolved), so that a change can never tell who exists; only the admin gets
+    /// `USER_NOT_FOUND`.
+    func resolveForChange(caller: Caller, reference: UserReference, to what: String) async throws -> User {
+        if caller.principal == .admin { return try await resolve(caller: caller, reference: reference) }
+        guard let own = caller.principal.userID else { throw caller.denied(what) }
+        switch reference {
+        case .me:
+            break
+        case .id(let id):
+            guard id == own else { throw caller.denied(what) }
+        case .address(let address):
+            guard try await store.user(appID: caller.appID, address: address)?.id == own else { throw caller.denied(what) }
+        }
+        return try await resolve(caller: caller, reference: .me)
+    }
+
+    /// The user a path names; `USER_NOT_FOUND` when there is none.
+    func resolve(caller: Caller, reference: UserReference) async throws -> User {
+        let found: User?
+        let (field, value): (String, String)
+        switch reference {
+        case .me:
+            let id = try caller.requireUser(to: "use 'me' without being a user")
+            found = try await store.user(appID: caller.appID, id: id)
+            (field, value) = ("userID", id.rawValue)
+        case .id(let id):
+            found = try await store.user(appID: caller.appID, id: id)
+            (field, value) = ("userID", id.rawValue)
+        case .address(let address):
+            found = try await store.user(appID: caller.appID, address: address)
+            (field, value) = ("address", "\(address)")
+        }
+        guard let found else { throw Self.notFound(appID: caller.appID, field: field, value: value) }
+        return found
+    }
+
+    static func notFound(appID: AppID, field: String, value: String) -> KiiError {
+        KiiError(.userNotFound, "The user was not found.", context: [
+            "field": .string(field), "value": .string(value), "appID": .string(appID.rawValue),
+        ])
+    }
+}

@@ -1,0 +1,55 @@
+import HTTPTypes
+import Hummingbird
+import TopicGateCore
+import TopicGateStore
+
+/// Operator endpoints of our own (admin only): the security audit trail, the dead letters
+/// (pushes the broker refused or that kept failing) and the idle pseudo user cleanup.
+struct OperationsController<Context: CallerRequestContext>: Sendable {
+    let store: any Store
+    let cleanup: PseudoUserCleanup
+    let body: RequestBody
+
+    func addRoutes(to group: RouterGroup<Context>) {
+        group.get("security-audit") { request, context in
+            let caller = try Self.admin(context, to: "read the security audit")
+            let (limit, before) = Self.paging(request)
+            let page = try await store.securityEvents(appID: caller.appID, limit: limit, before: before)
+            return Self.page("events", page.map { ($0.sequence, $0.event.json) }, limit: limit)
+        }
+        group.get("dead-letters") { request, context in
+            let caller = try Self.admin(context, to: "read the dead letters")
+            let (limit, before) = Self.paging(request)
+            let page = try await store.deadLetters(appID: caller.appID, limit: limit, before: before)
+            return Self.page("deadLetters", page.map { ($0.sequence, $0.letter.json) }, limit: limit)
+        }
+        group.post("pseudo-user-cleanup") { request, context in
+            let caller = try Self.admin(context, to: "clean up pseudo users")
+            let cleanupRequest = try await body.decode(PseudoUserCleanupRequest.self, from: request)
+            let report = try await cleanup.run(
+                appID: caller.appID, idleDays: cleanupRequest.idleDays, dryRun: cleanupRequest.dryRun,
+                actor: caller.principal.description)
+            return JSONResponse.ok(report.json)
+        }
+    }
+
+    /// The caller, who must be the app's admin to do `what`.
+    static func admin(_ context: Context, to what: String) throws -> Caller {
+        let caller = try context.caller
+        guard caller.principal == .admin else { throw caller.denied(what) }
+        return caller
+    }
+
+    /// `?limit=` (1 to 1000, default 100) and `?paginationKey=` of a newest-first listing.
+    static func paging(_ request: Request) -> (limit: Int, before: Int64?) {
+        let query = request.uri.queryParameters
+        return (min(1000, max(1, query.get("limit").flatMap { Int($0) } ?? 100)), query.get("paginationKey").flatMap { Int64($0) })
+    }
+
+    /// One page under `key`, with `nextPaginationKey` when the page is full.
+    static func page(_ key: String, _ rows: [(sequence: Int64, json: JSONValue)], limit: Int) -> Response {
+        var body: [String: JSONValue] = [key: .array(rows.map(\.json))]
+        if rows.count == limit, let last = rows.last { body["nextPaginationKey"] = .string(String(last.sequence)) }
+        return JSONResponse.ok(.object(body))
+    }
+}

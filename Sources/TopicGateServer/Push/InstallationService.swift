@@ -1,0 +1,126 @@
+import MQTTBridge
+import TopicGateCore
+import TopicGateStore
+
+/// Devices installed for push: install, read, delete (revoking at once), and the MQTT
+/// endpoint with freshly signed credentials.
+struct InstallationService: Sendable {
+    let store: any Store
+    let time: TimeSource
+    /// Nil when the server runs without push: installations are kept, endpoints are not ready.
+    let push: PushConfiguration?
+    let signer: MQTTCredentialSigner?
+    let revocation: DeviceRevocation
+
+    /// Installs a device for the calling user or thing (the admin names `thingID` or `userID`).
+    func install(caller: Caller, request: InstallationRequest) async throws -> Installation {
+        let principal: Principal
+        var tokenHash: String?
+        switch caller.principal {
+        case .user, .thing:
+            principal = caller.principal
+            tokenHash = caller.tokenHash
+        case .admin:
+            if let thingID = request.thingID {
+                guard try await store.thing(appID: caller.appID, reference: .id(thingID)) != nil else {
+                    throw ThingReference.id(thingID).notFound(appID: caller.appID)
+                }
+                principal = .thing(thingID)
+            } else if let userID = request.userID {
+                guard try await store.user(appID: caller.appID, id: userID) != nil else {
+                    throw UserService.notFound(appID: caller.appID, field: "userID", value: userID.rawValue)
+                }
+                principal = .user(userID)
+            } else {
+                throw KiiError.invalidInput("The admin must name 'thingID' or 'userID'.", field: "thingID")
+            }
+        case .anonymous:
+            throw caller.denied("install a device")
+        }
+        return try await insert(
+            appID: caller.appID, principal: principal, deviceType: request.deviceType,
+            registrationID: request.registrationID, development: request.development, tokenHash: tokenHash)
+    }
+
+    /// A new MQTT installation of a thing for one onboarding, bound to the token that
+    /// onboarding issued: revoking that token (a password change) revokes the device.
+    func onboardingInstallation(appID: AppID, thing: ThingID, token: String) async throws -> Installation {
+        try await insert(
+            appID: appID, principal: .thing(thing), deviceType: "MQTT", registrationID: nil, development: false,
+            tokenHash: Secrets.sha256(token))
+    }
+
+    /// Stores a new installation with a random ID, MQTT topic and (unless given) registration ID.
+    private func insert(
+        appID: AppID, principal: Principal, deviceType: String, registrationID: String?, development: Bool,
+        tokenHash: String?
+    ) async throws -> Installation {
+        let installation = Installation(
+            id: InstallationID(Secrets.randomAlphanumeric(25)), appID: appID, principal: principal,
+            deviceType: deviceType, registrationID: registrationID ?? Secrets.randomAlphanumeric(25),
+            mqttTopic: Secrets.randomAlphanumeric(25), development: development, createdAt: time.now(),
+            tokenHash: tokenHash)
+        try await store.insertInstallation(installation)
+        return installation
+    }
+
+    /// An installation by `{installationID}` or `{deviceType}:{registrationID}`, if the caller
+    /// is the one it is bound to, or the admin.
+    func find(caller: Caller, reference: String) async throws -> Installation {
+        let found: Installation?
+        if let colon = reference.firstIndex(of: ":") {
+            found = try await store.installation(
+                appID: caller.appID, deviceType: String(reference[..<colon]),
+                registrationID: String(reference[reference.index(after: colon)...]))
+        } else {
+            found = try await store.installation(appID: caller.appID, id: InstallationID(reference))
+        }
+        guard let installation = found else { throw Self.notFound(appID: caller.appID, reference) }
+        guard caller.principal == .admin || caller.principal == installation.principal else {
+            throw caller.denied("use this installation")
+        }
+        return installation
+    }
+
+    /// Deletes the installation: nothing is routed to it from now on and its MQTT connection
+    /// is kicked.
+    func delete(caller: Caller, reference: String) async throws {
+        let installation = try await find(caller: caller, reference: reference)
+        try await revocation.revoke(appID: caller.appID, .one(installation.id))
+    }
+
+    func endpoint(caller: Caller, reference: String) async throws -> MQTTEndpoint {
+        let installation = try await find(caller: caller, reference: reference)
+        guard installation.deviceType == "MQTT" else {
+            throw KiiError.invalidInput("The installation's deviceType is \(installation.deviceType), not MQTT.", field: "deviceType")
+        }
+        return try await endpoint(for: installation)
+    }
+
+    /// Signs fresh credentials for `installation` and records their expiry.
+    func endpoint(for installation: Installation) async throws -> MQTTEndpoint {
+        guard let push, let signer else {
+            throw KiiError(
+                .mqttEndpointNotReady, "This server runs without an MQTT broker.",
+                context: ["installationID": .string(installation.id.rawValue), "retryAfter": 5])
+        }
+        let now = time.now() / 1000
+        let expiresAt = now + push.credentialTTL
+        guard try await store.recordCredentials(appID: installation.appID, id: installation.id, expiresAt: expiresAt) else {
+            // Revoked while this request ran: the broker refuses only the credentials it knew.
+            throw Self.notFound(appID: installation.appID, installation.id.rawValue)
+        }
+        let ports = push.advertisedPorts
+        return MQTTEndpoint(
+            installationID: installation.id, username: installation.mqttTopic,
+            password: signer.devicePassword(topic: installation.mqttTopic, issuedAt: now, expiresAt: expiresAt),
+            mqttTopic: installation.mqttTopic, host: push.advertisedHost, portTCP: ports.tcp, portSSL: ports.ssl,
+            portWS: ports.ws, portWSS: ports.wss, ttl: push.credentialTTL)
+    }
+
+    static func notFound(appID: AppID, _ reference: String) -> KiiError {
+        KiiError(
+            .installationNotFound, "The installation \(reference) was not found.",
+            context: ["installationID": .string(reference), "appID": .string(appID.rawValue)])
+    }
+}

@@ -1,0 +1,96 @@
+import Logging
+import TopicGateCore
+import TopicGateStore
+
+/// Thing-IF commands: an owner issues one, it goes to the thing's installations through the
+/// outbox, the thing reports results, and the `commandID` goes to the issuer's installations
+/// only (`CommandRouting`).
+struct CommandService: Sendable {
+    let store: any Store
+    let time: TimeSource
+    let things: ThingService
+    /// Nil when push is off: commands are stored and stay `SENDING`.
+    let outbox: Outbox?
+    /// What the broker takes (nil without push).
+    let sizeLimit: PushSizeLimit?
+    let logger: Logger
+
+    static let pageLimit = 200
+
+    /// Stores the command (`SENDING`), queues it for the thing, returns it.
+    func create(caller: Caller, thing reference: ThingReference, request: CommandRequest) async throws -> Command {
+        let thing = try await things.find(caller: caller, reference: reference)
+        let owners = try await store.owners(appID: caller.appID, thing: thing.id)
+        let groups = try await things.memberGroups(caller)
+        guard CommandRouting.mayIssue(caller.principal, as: request.issuer, owners: owners, memberGroups: groups) else {
+            logger.info(
+                "Command refused", metadata: ["caller": "\(caller.principal)", "issuer": "\(request.issuer)", "thing": "\(thing.id)"])
+            throw caller.denied("send commands to this thing as \(request.issuer): the issuer must be an owner it acts for")
+        }
+        let now = time.now()
+        let command = Command(
+            id: Secrets.randomAlphanumeric(25), appID: caller.appID, thing: thing.id, issuer: request.issuer,
+            request: request, createdAt: now, modifiedAt: now)
+        let payload = JSONWriter.bytes(command.thingPayload)
+        try sizeLimit?.check(payload, field: "actions")
+        try await store.insertCommand(command)
+        try await outbox?.enqueue(
+            OutboxMessage(
+                id: Secrets.randomHex(bytes: 12), appID: caller.appID, payload: payload, recipients: [.thing(thing.id)],
+                acceptedAt: now, commandID: command.id))
+        return command
+    }
+
+    /// A command, for the thing's owners (and the admin).
+    func read(caller: Caller, thing reference: ThingReference, id: String) async throws -> Command {
+        let thing = try await readableThing(caller: caller, reference)
+        return try await find(caller: caller, thing: thing, id: id)
+    }
+
+    /// The thing's commands, newest first.
+    func list(caller: Caller, thing reference: ThingReference, limit: Int?, after key: String?) async throws
+        -> (commands: [Command], next: String?)
+    {
+        let thing = try await readableThing(caller: caller, reference)
+        let limit = min(max(limit ?? Self.pageLimit, 1), Self.pageLimit)
+        return try await store.commands(appID: caller.appID, thing: thing.id, limit: limit, after: key)
+    }
+
+    /// Records the thing's results and pushes the `commandID` to the issuer's installations.
+    func recordResults(caller: Caller, thing reference: ThingReference, id: String, results: ActionResults) async throws {
+        let thing = try await things.find(caller: caller, reference: reference)
+        guard caller.principal == .thing(thing.id) else {
+            throw caller.denied("report results for another thing's command")
+        }
+        let command = try await find(caller: caller, thing: thing, id: id)
+        let now = time.now()
+        try await store.recordResults(appID: caller.appID, id: command.id, results: .array(results.results), state: results.state, at: now)
+        let members: [UserID] =
+            if case .group(let group) = command.issuer { try await store.members(appID: caller.appID, group: group) } else { [] }
+        let recipients = CommandRouting.resultRecipients(issuer: command.issuer, groupMembers: members)
+        guard let outbox, !recipients.isEmpty else { return }
+        let pushMessageID = Secrets.randomHex(bytes: 12)
+        try await outbox.enqueue(
+            OutboxMessage(
+                id: pushMessageID, appID: caller.appID,
+                payload: JSONWriter.bytes(command.resultPayload(pushMessageID: pushMessageID, at: now)),
+                recipients: recipients, acceptedAt: now))
+    }
+
+    /// Commands are read by the thing's owners and the admin, not by the thing itself.
+    private func readableThing(caller: Caller, _ reference: ThingReference) async throws -> Thing {
+        let thing = try await things.find(caller: caller, reference: reference)
+        guard caller.principal != .thing(thing.id) else { throw caller.denied("read its commands: only its owners may") }
+        try await things.requireManager(caller, thing, to: "read this thing's commands: only its owners may")
+        return thing
+    }
+
+    private func find(caller: Caller, thing: Thing, id: String) async throws -> Command {
+        guard let command = try await store.command(appID: caller.appID, id: id), command.thing == thing.id else {
+            throw KiiError(
+                .commandNotFound, "Command \(id) of thing \(thing.id.rawValue) does not exist.",
+                context: ["commandID": .string(id), "thingID": .string(thing.id.rawValue)])
+        }
+        return command
+    }
+}

@@ -1,0 +1,83 @@
+import HTTPTypes
+import Hummingbird
+import TopicGateCore
+import TopicGateStore
+
+/// Thing-IF routes under `/thing-if/apps/{appID}/targets/thing:{thingID}`: commands, action
+/// results, states, and the state history extension.
+struct ThingIFController<Context: CallerRequestContext>: Sendable {
+    let commands: CommandService
+    let states: ThingStateService
+    let body: RequestBody
+
+    /// Routes under the Thing-IF app group (`/thing-if/apps/{appID}`).
+    func addRoutes(to group: RouterGroup<Context>) {
+        let target = group.group("targets/:target")
+        target.post("commands") { request, context in
+            let (caller, thing) = try resolve(context)
+            let commandRequest = try await body.decode(CommandRequest.self, from: request)
+            let command = try await commands.create(caller: caller, thing: thing, request: commandRequest)
+            return JSONResponse.created(.object(["commandID": .string(command.id)]))
+        }
+        target.get("commands") { request, context in
+            let (caller, thing) = try resolve(context)
+            let query = request.uri.queryParameters
+            let limit = query.get("bestEffortLimit").flatMap { Int($0) }
+            let page = try await commands.list(
+                caller: caller, thing: thing, limit: limit, after: query.get("paginationKey"))
+            var body: [String: JSONValue] = ["commands": .array(page.commands.map(\.json))]
+            if let next = page.next { body["nextPaginationKey"] = .string(next) }
+            return JSONResponse.ok(.object(body))
+        }
+        target.get("commands/:commandID") { request, context in
+            let (caller, thing) = try resolve(context)
+            let command = try await commands.read(
+                caller: caller, thing: thing, id: try context.parameters.require("commandID"))
+            return JSONResponse.ok(command.json)
+        }
+        target.put("commands/:commandID/action-results") { request, context in
+            let (caller, thing) = try resolve(context)
+            let results = try await body.decode(ActionResults.self, from: request)
+            try await commands.recordResults(
+                caller: caller, thing: thing, id: try context.parameters.require("commandID"), results: results)
+            return JSONResponse.noContent()
+        }
+        target.put("states") { request, context in
+            let (caller, thing) = try resolve(context)
+            let state = try await body.object(request, emptyAllowed: true)
+            try await states.report(caller: caller, thing: thing, body: state.isEmpty ? nil : .object(state))
+            return JSONResponse.noContent()
+        }
+        target.get("states") { request, context in
+            let (caller, thing) = try resolve(context)
+            return JSONResponse.ok(.object(try await states.latest(caller: caller, thing: thing).state))
+        }
+        // Extension: `GET …/states/history?from=&to=&limit=` (ms, inclusive; oldest first). A
+        // page holds at most `limit` states and about 1 MiB; `complete: false` says to ask again.
+        target.get("states/history") { request, context in
+            let (caller, thing) = try resolve(context)
+            let query = request.uri.queryParameters
+            let from = try Self.nonNegative(query.get("from"), "from")
+            let to = try Self.nonNegative(query.get("to"), "to")
+            let limit = try Self.nonNegative(query.get("limit"), "limit").map { Int(clamping: $0) }
+            let page = try await states.history(caller: caller, thing: thing, from: from, to: to, limit: limit)
+            return JSONResponse.ok(.object([
+                "states": .array(page.states.map { .object(["recordedAt": .int($0.recordedAt), "state": .object($0.state)]) }),
+                "complete": .bool(page.complete),
+            ]))
+        }
+    }
+
+    private func resolve(_ context: Context) throws -> (Caller, ThingReference) {
+        let caller = try context.caller
+        return (caller, try context.parameters.target(appID: caller.appID))
+    }
+
+    static func nonNegative(_ text: String?, _ name: String) throws -> Int64? {
+        guard let text else { return nil }
+        guard let value = Int64(text), value >= 0 else {
+            throw KiiError.invalidInput("'\(name)' must be a non-negative integer.", field: name)
+        }
+        return value
+    }
+}

@@ -1,0 +1,205 @@
+import TopicGateCore
+import TopicGateStore
+
+/// Things: registration, reading, updating, deletion, passwords and owners.
+struct ThingService: Sendable {
+    let store: any Store
+    let hasher: PasswordHasher
+    let passwords: PasswordCheck
+    let tokens: TokenIssuer
+    let time: TimeSource
+    let revocation: DeviceRevocation
+    let audit: SecurityAudit
+    let abuse: AbuseGuard
+    /// Cleared when a thing goes: its topics and every ACL entry naming it go with it.
+    let topicCache: TopicCache
+
+    /// Registers a thing from a Cloud API body (`_vendorThingID`, `_password`, fields). With
+    /// `authorize`, also issues its token.
+    func register(caller: Caller, request: ThingRegistrationRequest, authorize: Bool) async throws -> (Thing, String?) {
+        try admitSignup(caller)
+        let thing = try await insert(
+            appID: caller.appID, vendorThingID: request.vendorThingID, password: request.password, fields: request.fields)
+        let token = authorize ? try await tokens.issue(appID: caller.appID, principal: .thing(thing.id)) : nil
+        return (thing, token)
+    }
+
+    /// Inserts a new thing; `THING_ALREADY_EXISTS` when the vendor thing ID is taken.
+    func insert(appID: AppID, vendorThingID: String, password: String, fields: ThingFields) async throws -> Thing {
+        let vendorThingID = try IdentityRules.vendorThingID(vendorThingID)
+        let password = try IdentityRules.password(password, field: "_password")
+        let now = time.now()
+        let thing = Thing(
+            id: ThingID(Secrets.thingID()), appID: appID, vendorThingID: vendorThingID,
+            passwordHash: try await hasher.hash(password), fields: fields, createdAt: now, modifiedAt: now)
+        try await store.insertThing(thing)
+        return thing
+    }
+
+    func read(caller: Caller, reference: ThingReference) async throws -> Thing {
+        let thing = try await find(caller: caller, reference: reference)
+        try await requireManager(caller, thing, to: "read this thing")
+        return thing
+    }
+
+    func update(caller: Caller, reference: ThingReference, fields: ThingFields) async throws -> Thing {
+        var thing = try await find(caller: caller, reference: reference)
+        try await requireManager(caller, thing, to: "update this thing")
+        thing.fields = thing.fields.merging(fields)
+        thing.modifiedAt = time.now()
+        try await store.updateThing(thing)
+        return thing
+    }
+
+    /// `PUT …/things/{id}/status` by the admin: a disabled thing cannot log in, onboard or use
+    /// its tokens (`THING_DISABLED`), and its devices are kicked from the broker at once. Once
+    /// enabled again, it onboards (or installs) anew to get MQTT credentials.
+    func setDisabled(caller: Caller, reference: ThingReference, request: StatusChangeRequest) async throws {
+        guard caller.principal == .admin else { throw caller.denied("change a thing's status") }
+        var thing = try await find(caller: caller, reference: reference)
+        thing.disabled = request.disabled
+        thing.modifiedAt = time.now()
+        try await store.updateThing(thing)
+        try await PrincipalStatus(revocation: revocation, audit: audit).changed(.thing(thing.id), request, caller: caller)
+    }
+
+    /// Registrations by anyone but the admin count like sign-ups.
+    func admitSignup(_ caller: Caller) throws {
+        if caller.principal != .admin { try abuse.admitSignup(appID: caller.appID, address: caller.address) }
+    }
+
+    func delete(caller: Caller, reference: ThingReference) async throws {
+        let thing = try await find(caller: caller, reference: reference)
+        try await requireManager(caller, thing, to: "delete this thing")
+        try await revocation.revoke(appID: caller.appID, .principal(.thing(thing.id)))
+        _ = try await store.deleteThing(appID: caller.appID, id: thing.id)
+        topicCache.invalidateAll()
+    }
+
+    /// Sets a new thing password and revokes the thing's other tokens and every installation
+    /// not made with the caller's own token (onboarding's and the admin's too), so that
+    /// whoever knew the old password keeps no MQTT credentials.
+    func changePassword(caller: Caller, reference: ThingReference, request: PasswordChangeRequest) async throws {
+        var thing = try await find(caller: caller, reference: reference)
+        try await requireManager(caller, thing, to: "change this thing's password")
+        thing.passwordHash = try await hasher.hash(request.newPassword)
+        thing.modifiedAt = time.now()
+        try await store.updateThing(thing)
+        let keeping = caller.principal == .thing(thing.id) ? caller.tokenHash : nil
+        try await store.revokeTokens(appID: caller.appID, principal: .thing(thing.id), keeping: keeping)
+        try await revocation.revoke(appID: caller.appID, .allInstalledWithout(.thing(thing.id), keeping: keeping))
+    }
+
+    /// `POST …/ownership` with the thing password: the calling user makes itself, or a group it
+    /// belongs to, an owner.
+    func claimOwnership(caller: Caller, reference: ThingReference, request: OwnershipClaimRequest) async throws -> Owner {
+        let thing = try await find(caller: caller, reference: reference)
+        let owner = request.owner
+        try await requireActingAs(caller, owner)
+        try await requireExists(caller, owner)
+        try await checkPassword(request.thingPassword, of: thing, caller: caller)
+        guard try await store.addOwner(appID: caller.appID, thing: thing.id, owner: owner) else {
+            throw Self.ownershipExists(owner)
+        }
+        return owner
+    }
+
+    /// `PUT …/ownership/{owner}`: the thing itself, an owner or the admin adds an owner.
+    func addOwner(caller: Caller, reference: ThingReference, owner: Owner) async throws {
+        let thing = try await find(caller: caller, reference: reference)
+        try await requireManager(caller, thing, to: "add owners to this thing")
+        try await requireExists(caller, owner)
+        guard try await store.addOwner(appID: caller.appID, thing: thing.id, owner: owner) else {
+            throw Self.ownershipExists(owner)
+        }
+    }
+
+    /// True when `owner` owns the thing. Asked by one who may manage the thing, or by the owner
+    /// in question (a user about itself, a member about its group).
+    func isOwner(caller: Caller, reference: ThingReference, owner: Owner) async throws -> Bool {
+        let thing = try await find(caller: caller, reference: reference)
+        let owners = try await store.owners(appID: caller.appID, thing: thing.id)
+        let groups = try await memberGroups(caller)
+        let asksAboutItself: Bool
+        switch owner {
+        case .user(let id): asksAboutItself = caller.principal == .user(id)
+        case .group(let id): asksAboutItself = groups.contains(id)
+        }
+        guard asksAboutItself || ThingAccess.mayManage(caller.principal, thing: thing.id, owners: owners, memberGroups: groups)
+        else { throw caller.denied("read this thing's owners") }
+        return owners.contains(owner)
+    }
+
+    func removeOwner(caller: Caller, reference: ThingReference, owner: Owner) async throws {
+        let thing = try await find(caller: caller, reference: reference)
+        try await requireManager(caller, thing, to: "remove owners of this thing")
+        guard try await store.removeOwner(appID: caller.appID, thing: thing.id, owner: owner) else {
+            throw KiiError(
+                .thingOwnershipNotFound, "\(owner) does not own this thing.", context: ["owner": .string("\(owner)")])
+        }
+    }
+
+    func owners(caller: Caller, reference: ThingReference) async throws -> Set<Owner> {
+        let thing = try await find(caller: caller, reference: reference)
+        try await requireManager(caller, thing, to: "read this thing's owners")
+        return try await store.owners(appID: caller.appID, thing: thing.id)
+    }
+
+    /// Checks a thing password presented by `caller` (onboarding, an ownership claim) through
+    /// the thing's lockout: `WRONG_PASSWORD` when it is wrong, 429 once the thing is locked.
+    func checkPassword(_ password: String, of thing: Thing, caller: Caller) async throws {
+        try await passwords.require(
+            password, of: .thing(thing.id), hash: thing.passwordHash, caller: caller, "The thing password is wrong.")
+    }
+
+    func find(caller: Caller, reference: ThingReference) async throws -> Thing {
+        guard let thing = try await store.thing(appID: caller.appID, reference: reference) else {
+            throw reference.notFound(appID: caller.appID)
+        }
+        return thing
+    }
+
+    func memberGroups(_ caller: Caller) async throws -> Set<GroupID> {
+        guard let user = caller.principal.userID else { return [] }
+        return try await store.memberGroupIDs(appID: caller.appID, user: user)
+    }
+
+    func requireManager(_ caller: Caller, _ thing: Thing, to what: String) async throws {
+        let owners = try await store.owners(appID: caller.appID, thing: thing.id)
+        let groups = try await memberGroups(caller)
+        guard ThingAccess.mayManage(caller.principal, thing: thing.id, owners: owners, memberGroups: groups) else {
+            throw caller.denied(what)
+        }
+    }
+
+    /// The caller is the user `owner` names, a member of the group it names, or the admin.
+    func requireActingAs(_ caller: Caller, _ owner: Owner) async throws {
+        if caller.principal == .admin { return }
+        switch owner {
+        case .user(let id):
+            guard caller.principal == .user(id) else { throw caller.denied("make another user an owner") }
+        case .group(let id):
+            guard try await memberGroups(caller).contains(id) else {
+                throw caller.denied("make a group it does not belong to an owner")
+            }
+        }
+    }
+
+    func requireExists(_ caller: Caller, _ owner: Owner) async throws {
+        switch owner {
+        case .user(let id):
+            guard try await store.user(appID: caller.appID, id: id) != nil else {
+                throw UserService.notFound(appID: caller.appID, field: "userID", value: id.rawValue)
+            }
+        case .group(let id):
+            guard try await store.group(appID: caller.appID, id: id) != nil else {
+                throw GroupService.notFound(appID: caller.appID, id: id)
+            }
+        }
+    }
+
+    static func ownershipExists(_ owner: Owner) -> KiiError {
+        KiiError(
+            .thingOwnershipAlreadyExists, "\(owner) owns this thing already.", context: ["owner": .string("\(owner)")])
+    }
+}

@@ -1,0 +1,216 @@
+import HTTPTypes
+import Hummingbird
+import TopicGateCore
+import TopicGateStore
+
+/// The topic routes, registered once per scope: `/api/apps/{app}` + `` (app scope),
+/// `/groups/{group}`, `/users/{user}`, `/things/{thing}` + `/topics…`.
+struct TopicController<Context: CallerRequestContext>: Sendable {
+    let topics: TopicService
+    let body: RequestBody
+
+    /// The scope prefixes and how each reads its scope from the path.
+    func addRoutes(to group: RouterGroup<Context>) {
+        addRoutes(to: group, prefix: "") { _, _ in .app }
+        addRoutes(to: group, prefix: "groups/:group/") { parameters, _ in .group(try parameters.groupID()) }
+        addRoutes(to: group, prefix: "users/:user/") { parameters, appID in
+            .user(try parameters.userReference(appID: appID))
+        }
+        addRoutes(to: group, prefix: "things/:thing/") { parameters, appID in
+            .thing(try parameters.thingReference(appID: appID))
+        }
+    }
+
+    func addRoutes(
+        to group: RouterGroup<Context>, prefix: String,
+        scope: @escaping @Sendable (Parameters, AppID) throws -> TopicScopeReference
+    ) {
+        /// The caller, the scope named by the path and the topic name of a request.
+        @Sendable func target(_ context: Context) throws -> (Caller, TopicScopeReference, String) {
+            let caller = try context.caller
+            return (caller, try scope(context.parameters, caller.appID), context.parameters.get("topic") ?? "")
+        }
+        let topic = prefix + "topics/:topic"
+
+        group.get(RouterPath(prefix + "topics"), use: { request, context in
+            let (caller, reference, _) = try target(context)
+            let (page, next) = try await topics.list(
+                caller: caller, scope: reference, after: request.uri.queryParameters.get("paginationKey"))
+            var body: [String: JSONValue] = ["topics": .array(page.map { ["topicID": .string($0.name.rawValue)] })]
+            if let next { body["paginationKey"] = .string(next) }
+            return JSONResponse.ok(.object(body), mediaType: "application/vnd.kii.TopicsRetrievalResponse+json")
+        })
+        group.put(RouterPath(topic), use: { _, context in
+            let (caller, reference, name) = try target(context)
+            try await topics.create(caller: caller, scope: reference, name: name)
+            return JSONResponse.noContent()
+        })
+        group.head(RouterPath(topic), use: { _, context in
+            let (caller, reference, name) = try target(context)
+            return Response(status: try await topics.exists(caller: caller, scope: reference, name: name) ? .noContent : .notFound)
+        })
+        group.delete(RouterPath(topic), use: { _, context in
+            let (caller, reference, name) = try target(context)
+            try await topics.delete(caller: caller, scope: reference, name: name)
+            return JSONResponse.noContent()
+        })
+
+        // ACLs
+        group.get(RouterPath(topic + "/acl"), use: { request, context in
+            let (caller, reference, name) = try target(context)
+            let loaded = try await topics.entries(caller: caller, scope: reference, name: name)
+            if request.uri.queryParameters.get("detailed") == "true" {
+                return JSONResponse.ok(["entries": .array(loaded.entries.map { Self.detailed($0, loaded) })])
+            }
+            var body: [String: JSONValue] = [:]
+            for action in ACLAction.allCases {
+                body[action.rawValue] = .array(loaded.entries.filter { $0.action == action }.map(\.subject.json))
+            }
+            return JSONResponse.ok(.object(body), mediaType: "application/vnd.kii.ACLRetrievalResponse+json")
+        })
+        group.post(RouterPath(topic + "/acl"), use: { request, context in
+            let (caller, reference, name) = try target(context)
+            let batch = try await body.decode(ACLChangesRequest.self, from: request)
+            let after = try await topics.change(caller: caller, scope: reference, name: name, changes: batch.changes)
+            return JSONResponse.ok(["entries": .array(after.map { .string($0.description) })])
+        })
+        group.get(RouterPath(topic + "/acl/:action"), use: { _, context in
+            let (caller, reference, name) = try target(context)
+            let action = try Self.action(context.parameters)
+            let loaded = try await topics.entries(caller: caller, scope: reference, name: name)
+            return JSONResponse.ok(.array(loaded.entries.filter { $0.action == action }.map(\.subject.json)))
+        })
+        group.get(RouterPath(topic + "/acl/:action/:subject"), use: { _, context in
+            let (caller, reference, name) = try target(context)
+            let entry = try Self.entry(context.parameters)
+            let loaded = try await topics.entries(caller: caller, scope: reference, name: name)
+            guard loaded.entries.contains(where: { $0.matches(entry) }) else {
+                throw KiiError(.aclNotFound, "There is no entry \(entry).", context: ["subject": .string(entry.subject.description)])
+            }
+            return JSONResponse.ok(entry.subject.json, mediaType: "application/vnd.kii.ACLSubjectRetrievalResponse+json")
+        })
+        group.put(RouterPath(topic + "/acl/:action/:subject"), use: { _, context in
+            let (caller, reference, name) = try target(context)
+            let entry = try Self.entry(context.parameters)
+            _ = try await topics.change(caller: caller, scope: reference, name: name, changes: [ACLChange(.grant, entry)])
+            return JSONResponse.noContent()
+        })
+        group.delete(RouterPath(topic + "/acl/:action/:subject"), use: { _, context in
+            let (caller, reference, name) = try target(context)
+            let entry = try Self.entry(context.parameters)
+            _ = try await topics.change(caller: caller, scope: reference, name: name, changes: [ACLChange(.revoke, entry)])
+            return JSONResponse.noContent()
+        })
+        group.get(RouterPath(topic + "/acl-audit"), use: { _, context in
+            let (caller, reference, name) = try target(context)
+            let records = try await topics.audit(caller: caller, scope: reference, name: name)
+            return JSONResponse.ok(["records": .array(records.map(\.json))])
+        })
+        group.get(RouterPath(topic + "/acl-explain"), use: { request, context in
+            let (caller, reference, name) = try target(context)
+            let query = request.uri.queryParameters
+            guard let principalText = query.get("principal"), let principal = Self.principal(principalText) else {
+                throw KiiError.invalidInput(
+                    "Name the principal: ?principal=user:ID, thing:ID, admin or anonymous.", field: "principal")
+            }
+            guard let actionText = query.get("action"), let action = ACLAction(rawValue: actionText) else {
+                throw KiiError.invalidInput(
+                    "Name the action: ?action=SUBSCRIBE_TO_TOPIC or SEND_MESSAGE_TO_TOPIC.", field: "action")
+            }
+            let (found, decision) = try await topics.explain(
+                caller: caller, scope: reference, name: name, principal: principal, action: action)
+            return JSONResponse.ok([
+                "topic": .string(found.address.description), "principal": .string(principal.description),
+                "action": .string(action.rawValue), "allowed": .bool(decision.allowed),
+                "rule": .string(decision.reasonCode), "reason": .string(decision.description),
+            ])
+        })
+
+        // Subscriptions
+        for kind in ["users", "things"] {
+            let path = topic + "/push/subscriptions/\(kind)/:subscriber"
+            let subscriber: @Sendable (Parameters) throws -> Subscriber = { parameters in
+                let id = try parameters.require("subscriber")
+                guard IDSyntax.isWellFormed(id) else {
+                    throw KiiError(.pushSubscriptionNotFound, "No such subscriber.", context: ["subject": .string(id)])
+                }
+                return kind == "users" ? .user(UserID(id)) : .thing(ThingID(id))
+            }
+            group.put(RouterPath(path), use: { _, context in
+            let (caller, reference, name) = try target(context)
+                try await topics.subscribe(
+                    caller: caller, scope: reference, name: name, subscriber: try subscriber(context.parameters))
+                return JSONResponse.noContent()
+            })
+            let check: @Sendable (Request, Context) async throws -> Response = { _, context in
+                let (caller, reference, name) = try target(context)
+                try await topics.checkSubscription(
+                    caller: caller, scope: reference, name: name, subscriber: try subscriber(context.parameters))
+                return JSONResponse.noContent()
+            }
+            group.get(RouterPath(path), use: check)
+            group.head(RouterPath(path), use: check)
+            group.delete(RouterPath(path), use: { _, context in
+            let (caller, reference, name) = try target(context)
+                try await topics.unsubscribe(
+                    caller: caller, scope: reference, name: name, subscriber: try subscriber(context.parameters))
+                return JSONResponse.noContent()
+            })
+        }
+        group.post(RouterPath(topic + "/push/subscriptions/things"), use: { _, context in
+            let (caller, reference, name) = try target(context)
+            guard let thing = caller.principal.thingID else { throw caller.denied("subscribe as a thing without thing credentials") }
+            try await topics.subscribe(caller: caller, scope: reference, name: name, subscriber: .thing(thing))
+            return JSONResponse.noContent()
+        })
+
+        // Sending
+        group.post(RouterPath(topic + "/push/messages"), use: { request, context in
+            let (caller, reference, name) = try target(context)
+            let message = try await body.decode(PushMessageRequest.self, from: request)
+            let id = try await topics.send(caller: caller, scope: reference, name: name, request: message)
+            return JSONResponse.created(
+                ["pushMessageID": .string(id)], mediaType: "application/vnd.kii.SendPushMessageResponse+json")
+        })
+    }
+
+    static func action(_ parameters: Parameters) throws -> ACLAction {
+        let text = try parameters.require("action")
+        guard let action = ACLAction(rawValue: text.uppercased()) else {
+            throw KiiError(.aclNotFound, "Topic ACLs have SUBSCRIBE_TO_TOPIC and SEND_MESSAGE_TO_TOPIC.", context: ["action": .string(text)])
+        }
+        return action
+    }
+
+    static func entry(_ parameters: Parameters) throws -> ACLEntry {
+        let action = try action(parameters)
+        let text = try parameters.require("subject")
+        guard let subject = ACLSubject(parsing: text) else {
+            throw KiiError.invalidInput(
+                "A subject is UserID:x, GroupID:x, ThingID:x, UserID:ANY_AUTHENTICATED_USER or UserID:ANONYMOUS_USER.",
+                field: "subject")
+        }
+        return ACLEntry(action, subject)
+    }
+
+    static func detailed(_ entry: ACLEntry, _ loaded: TopicService.LoadedTopic) -> JSONValue {
+        [
+            "action": .string(entry.action.rawValue), "subject": .string(entry.subject.description),
+            "default": .bool(entry.isDefault),
+            "removable": .bool(!loaded.isProtected(entry)),
+        ]
+    }
+
+    static func principal(_ text: String) -> Principal? {
+        switch text.lowercased() {
+        case "admin": return .admin
+        case "anonymous": return .anonymous
+        default:
+            switch TypedID(parsing: text) {
+            case .user(let id): return .user(id)
+            case .thing(let id): return .thing(id)
+            default: return nil
+            }
+        }
+    }
+}
