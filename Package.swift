@@ -148,10 +148,16 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        /// Test helpers shared by the integration tests: free ports, a real Mosquitto.
+        /// Test helpers shared by the test targets: free ports, a real Mosquitto, raw sockets,
+        /// and the one set of API helpers (`KiiAPI`) for users, tokens, the admin and groups.
         .target(
             name: "TestSupport",
-            dependencies: ["MQTTBridge", "ProcessSupport"],
+            dependencies: [
+                "MQTTBridge",
+                "ProcessSupport",
+                "TopicGateCore",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings
         ),
@@ -165,8 +171,27 @@ let package = Package(
             dependencies: ["TopicGateStore", "TopicGateCore"],
             swiftSettings: swiftSettings
         ),
+        /// In-process tests of the router and the services (no sockets, no broker).
         .testTarget(
             name: "TopicGateServerTests",
+            dependencies: [
+                "TopicGateServer",
+                "TopicGateStore",
+                "TopicGateCore",
+                "TestSupport",
+                "MQTTBridge",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        /// End to end: the `topicgate` executable the build made, real Mosquitto brokers, real
+        /// clients (sockets, TLS, WebSockets, headless Chromium, the API fuzzer).
+        .testTarget(
+            name: "TopicGateEndToEndTests",
             dependencies: [
                 "ProcessSupport",
                 "TopicGateServer",
@@ -175,7 +200,6 @@ let package = Package(
                 "TestSupport",
                 "MQTTBridge",
                 .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -17,7 +17,7 @@ public final class BrokerProcess: @unchecked Sendable {
     /// The repository's root, found from this file.
     public static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
-    public static let pluginPath = repository.appendingPathComponent(".build/debug/libTopicGateMosquittoAuth.so").path
+    public static let pluginPath = BuildProducts.path("libTopicGateMosquittoAuth.so")
     public static let templatePath = repository.appendingPathComponent("broker-config/mosquitto.conf").path
     public static let mosquittoPath = MosquittoExecutable.find() ?? "/usr/sbin/mosquitto"
 

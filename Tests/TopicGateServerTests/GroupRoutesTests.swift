@@ -1,5 +1,6 @@
 import HTTPTypes
 import Testing
+import TestSupport
 import TopicGateCore
 
 @Suite("Groups over HTTP")

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Testing
+import TestSupport
 import TopicGateCore
 
 /// Installations and mqtt-endpoint over HTTP: the shapes SDKs send, the errors, who may read.

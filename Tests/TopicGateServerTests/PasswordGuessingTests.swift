@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Testing
+import TestSupport
 import TopicGateCore
 import TopicGateServer
 import TopicGateStore

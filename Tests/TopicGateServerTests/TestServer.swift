@@ -54,97 +54,32 @@ struct TestServer {
         }
     }
 
-    /// A test client that speaks JSON and knows the app.
-    struct Client: Sendable {
+    /// A test client of the router that knows the app; its helpers are `KiiAPI`'s.
+    struct Client: KiiAPI {
         let client: any TestClientProtocol
         let server: TestServer
 
-        var app: String { server.appPath }
+        var appID: String { server.app.id.rawValue }
 
-        @discardableResult
-        func call(
-            _ method: HTTPRequest.Method, _ path: String, token: String? = nil, contentType: String? = nil,
-            body: String? = nil, headers extra: HTTPFields = [:]
-        ) async throws -> Reply {
+        func execute(
+            _ method: HTTPRequest.Method, _ path: String, token: String?, contentType: String?, body: String?,
+            headers extra: HTTPFields
+        ) async throws -> APIReply {
             var headers = extra
             if let token { headers[.authorization] = "Bearer \(token)" }
             if let contentType { headers[.contentType] = contentType }
             let response = try await client.execute(
                 uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
-            return Reply(response: response)
+            return APIReply(status: response.status, headers: response.headers, body: Array(response.body.readableBytesView))
+        }
+
+        func adminCredentials() async throws -> (clientID: String, clientSecret: String) {
+            (server.app.clientID, server.clientSecret)
         }
 
         /// The recipients of the last recorded send.
         var lastRecipients: [Subscriber]? { server.dispatcher.deliveries.last?.recipients }
-
-        /// A new group owned by `owner` with `members`: its ID.
-        func group(owner: String, members: [String] = []) async throws -> String {
-            let list = members.map { "\"\($0)\"" }.joined(separator: ",")
-            let reply = try await call(
-                .post, "\(app)/groups", token: owner, contentType: "application/json",
-                body: #"{"name":"g","members":[\#(list)]}"#)
-            #expect(reply.status == .created)
-            return try #require(reply.string("groupID"))
-        }
-
-        /// Sends `{"data":{"msg":…}}` to the topic at `path`.
-        func send(_ path: String, token: String?, message: String = "hello") async throws -> Reply {
-            try await call(
-                .post, "\(path)/push/messages", token: token,
-                contentType: "application/vnd.kii.SendPushMessageRequest+json",
-                body: #"{"data":{"msg":"\#(message)"},"gcm":{"enabled":true},"apns":{"enabled":true},"mqtt":{"enabled":true}}"#)
-        }
-
-        /// A new pseudo user: its ID and token.
-        func pseudoUser(_ body: String = "{}") async throws -> (id: String, token: String) {
-            let reply = try await call(
-                .post, "\(app)/users", contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
-                body: body)
-            #expect(reply.status == .created)
-            return (try #require(reply.string("userID")), try #require(reply.string("_accessToken")))
-        }
-
-        /// A new normal user with login name `name` and password `password123`: its ID and token.
-        func normalUser(_ name: String) async throws -> (id: String, token: String) {
-            let reply = try await call(
-                .post, "\(app)/users", contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
-                body: #"{"loginName":"\#(name)","password":"password123"}"#)
-            #expect(reply.status == .created)
-            return (try #require(reply.string("userID")), try #require(reply.string("_accessToken")))
-        }
-
-        /// An admin token from the client credentials.
-        func adminToken() async throws -> String {
-            let reply = try await call(
-                .post, "\(app)/oauth2/token", contentType: "application/json",
-                body: #"{"grant_type":"client_credentials","client_id":"\#(server.app.clientID)","client_secret":"\#(server.clientSecret)"}"#)
-            #expect(reply.status == .ok)
-            return try #require(reply.string("access_token"))
-        }
-
-        /// Registers a thing: its ID and token.
-        func thing(_ vendorThingID: String, password: String = "thing-password") async throws -> (id: String, token: String) {
-            let reply = try await call(
-                .post, "\(app)/things", contentType: "application/vnd.kii.ThingRegistrationAndAuthorizationRequest+json",
-                body: #"{"_vendorThingID":"\#(vendorThingID)","_password":"\#(password)","_thingType":"lamp"}"#)
-            #expect(reply.status == .created)
-            return (try #require(reply.string("_thingID")), try #require(reply.string("_accessToken")))
-        }
     }
 
-    /// A response with its body read as JSON.
-    struct Reply: Sendable {
-        let response: TestResponse
-
-        var status: HTTPResponse.Status { response.status }
-        var headers: HTTPFields { response.headers }
-        var text: String { String(buffer: response.body) }
-        var json: JSONValue? { try? JSONReader.value(Array(response.body.readableBytesView)) }
-        var object: [String: JSONValue] { json?.objectValue ?? [:] }
-
-        func string(_ key: String) -> String? { object[key]?.stringValue }
-
-        /// The `errorCode` of an error body.
-        var errorCode: String? { string("errorCode") }
-    }
+    typealias Reply = APIReply
 }

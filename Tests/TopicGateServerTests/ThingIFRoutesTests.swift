@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Testing
+import TestSupport
 import TopicGateCore
 
 /// Thing-IF commands and states over HTTP: validation, who may issue, report and read.

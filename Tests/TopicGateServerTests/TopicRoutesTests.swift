@@ -1,5 +1,6 @@
 import HTTPTypes
 import Testing
+import TestSupport
 import TopicGateCore
 import TopicGateServer
 import TopicGateStore

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Testing
+import TestSupport
 import TopicGateCore
 
 @Suite("Users over HTTP")
@@ -405,7 +406,7 @@ struct UserRoutesTests {
     func bodyQuirks() async throws {
         let server = try await TestServer.make()
         try await server.run { client in
-            let user = try await client.pseudoUser(#"{"displayName":"100% sure","note":"%zz"}"#)
+            let user = try await client.pseudoUser(["displayName": "100% sure", "note": "%zz"])
             let me = try await client.call(.get, "\(client.app)/users/me", token: user.token)
             #expect(!me.text.contains("%"))
             #expect(me.string("displayName") == "100% sure")

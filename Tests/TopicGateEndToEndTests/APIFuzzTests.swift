@@ -63,7 +63,7 @@ struct APIFuzzTests {
             // The fixed corpus: requests that once broke servers like this one, replayed first.
             for entry in Self.corpus(app: world.app, thingIF: "/thing-if/apps/\(world.appID)", thing: thing.id) {
                 for token in [nil, user.token, admin] as [String?] {
-                    let reply = try await world.request(
+                    let reply = try await world.call(
                         entry.method, entry.path, token: token, contentType: entry.contentType, body: entry.body)
                     #expect(reply.status.code < 500, "\(entry.method) \(entry.path)")
                     if reply.status.code >= 400, entry.method != .head {
@@ -97,7 +97,7 @@ struct APIFuzzTests {
             }
             #expect(requests >= 10_000, "only \(requests) requests were generated")
             // The server is still there and healthy.
-            #expect(try await world.request(.get, "/ready").status == .ok)
+            #expect(try await world.call(.get, "/ready").status == .ok)
             print("API fuzzing: \(requests) requests, 0 server errors, every error a Kii error body")
         } catch {
             try await world.stop()

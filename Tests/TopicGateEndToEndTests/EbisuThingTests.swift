@@ -42,7 +42,7 @@ struct EbisuThingTests {
         #expect(login.object["id"]?.stringValue == thingID)
 
         // The owner claims the thing (as the phone app does).
-        let claimed = try await world.request(
+        let claimed = try await world.call(
             .post, "\(thingIF)/onboardings", token: owner.token,
             contentType: "application/vnd.kii.OnboardingWithVendorThingIDByOwner+json",
             body: #"{"vendorThingID":"ebisu-1","thingPassword":"thing-pass","owner":"user:\#(owner.id)"}"#)
@@ -75,7 +75,7 @@ struct EbisuThingTests {
         #expect(try mqtt.receive(exactly: 5) == [0x90, 0x03, 0x00, 0x01, 0x00])
 
         // The owner sends a command; it arrives at QoS 0 with its commandID and actions.
-        let sent = try await world.request(
+        let sent = try await world.call(
             .post, "\(thingIF)/targets/thing:\(thingID)/commands", token: owner.token,
             contentType: "application/vnd.kii.CommandCreationRequest+json",
             body: #"{"actions":[{"LampAlias":[{"turnPower":true}]}],"issuer":"user:\#(owner.id)"}"#)
@@ -104,14 +104,14 @@ struct EbisuThingTests {
             contentType: "application/vnd.kii.CommandResultsUpdateRequest+json",
             body: #"{"actionResults":[{"LampAlias":[{"turnPower":{"succeeded":true}}]}]}"#)
         #expect(results.status == 204)
-        let read = try await world.request(.get, "\(thingIF)/targets/thing:\(thingID)/commands/\(commandID)", token: owner.token)
+        let read = try await world.call(.get, "\(thingIF)/targets/thing:\(thingID)/commands/\(commandID)", token: owner.token)
         #expect(read.object["commandState"]?.stringValue == "DONE")
         let state = #"{"LampAlias":{"power":true,"brightness":80}}"#
         let uploaded = try ebisu.call(
             "PUT", "\(thingIF)/targets/thing:\(thingID)/states", token: thingToken,
             contentType: "application/vnd.kii.MultipleTraitState+json", body: state)
         #expect(uploaded.status == 204)
-        let stored = try await world.request(.get, "\(thingIF)/targets/thing:\(thingID)/states", token: owner.token)
+        let stored = try await world.call(.get, "\(thingIF)/targets/thing:\(thingID)/states", token: owner.token)
         #expect(stored.status == .ok)
         #expect(stored.object == (try JSONReader.object(Array(state.utf8))))
         try mqtt.send(MQTTPackets.disconnect)

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Testing
+import TestSupport
 import TopicGateCore
 import TopicGateServer
 import TopicGateStore
@@ -23,18 +24,18 @@ struct ACLCommandTests {
         try await server.start()
 
         func pseudoUser() async throws -> (String, String) {
-            let reply = try await server.request(
+            let reply = try await server.call(
                 .post, "/api/apps/\(appID)/users", contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
                 body: "{}")
             return (try #require(reply.object["userID"]?.stringValue), try #require(reply.object["_accessToken"]?.stringValue))
         }
         let (ann, annToken) = try await pseudoUser()
         let (bob, _) = try await pseudoUser()
-        let group = try await server.request(
+        let group = try await server.call(
             .post, "/api/apps/\(appID)/groups", token: annToken, contentType: "application/json",
             body: #"{"name":"family","members":["\#(bob)"]}"#)
         let groupID = try #require(group.object["groupID"]?.stringValue)
-        #expect(try await server.request(.put, "/api/apps/\(appID)/groups/\(groupID)/topics/chat", token: annToken).status == .noContent)
+        #expect(try await server.call(.put, "/api/apps/\(appID)/groups/\(groupID)/topics/chat", token: annToken).status == .noContent)
         let topic = "group/\(groupID)/chat"
         let outsider = "user:\(UUID().uuidString.lowercased())"
         let outsiderSubject = "UserID:" + outsider.dropFirst(5)

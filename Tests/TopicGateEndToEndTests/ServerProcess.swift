@@ -6,7 +6,8 @@ import TestSupport
 import TopicGateCore
 
 /// `topicgate serve` as a child process on a free port, for tests that kill and restart it.
-final class ServerProcess: @unchecked Sendable {
+/// Its API helpers are `KiiAPI`'s, in the default app.
+final class ServerProcess: KiiAPI, @unchecked Sendable {
     // @unchecked: `process` is only touched by the test that owns this object, one call at a time.
     let port: Int
     /// The embedded broker's port (when no `--broker` is among `arguments`).
@@ -19,10 +20,10 @@ final class ServerProcess: @unchecked Sendable {
     private var process: Process?
 
     /// The executable the package built beside the tests.
-    static var executable: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent(".build/debug/topicgate")
-    }
+    static var executable: URL { URL(fileURLWithPath: BuildProducts.path("topicgate")) }
+
+    /// The default app, as its first start printed it.
+    var appID: String { (try? printedValue("appID")) ?? "" }
 
     init(dataDirectory: String, arguments: [String] = []) {
         self.port = FreePort.next()
@@ -40,7 +41,7 @@ final class ServerProcess: @unchecked Sendable {
         // debug build's first start (migrations, the default app) can take several seconds.
         let deadline = ContinuousClock.now + .seconds(45)
         while ContinuousClock.now < deadline {
-            if (try? await request(.get, "/api/apps/none/users/me")) != nil { return }
+            if (try? await call(.get, "/health")) != nil { return }
             guard process.isRunning else {
                 throw TestFailure("topicgate serve exited with status \(process.terminationStatus) before answering HTTP")
             }
@@ -107,11 +108,11 @@ final class ServerProcess: @unchecked Sendable {
 
     var isRunning: Bool { process?.isRunning ?? false }
 
-    /// One request on a fresh connection: the status and the body's JSON object (empty when none).
-    func request(
-        _ method: HTTPRequest.Method, _ path: String, token: String? = nil, contentType: String? = nil, body: String? = nil,
-        headers extra: HTTPFields = [:]
-    ) async throws -> (status: HTTPResponse.Status, object: [String: JSONValue], headers: HTTPFields) {
+    /// One request on a fresh connection.
+    func execute(
+        _ method: HTTPRequest.Method, _ path: String, token: String?, contentType: String?, body: String?,
+        headers extra: HTTPFields
+    ) async throws -> APIReply {
         var headers = extra
         if let token { headers[.authorization] = "Bearer \(token)" }
         if let contentType { headers[.contentType] = contentType }
@@ -119,8 +120,9 @@ final class ServerProcess: @unchecked Sendable {
         let response = try await TestClient.withClient(host: "127.0.0.1", port: port) { client in
             try await client.execute(request)
         }
-        let object = response.body.flatMap { try? JSONReader.object(Array($0.readableBytesView)) } ?? [:]
-        return (response.head.status, object, response.head.headerFields)
+        return APIReply(
+            status: response.head.status, headers: response.head.headerFields,
+            body: response.body.map { Array($0.readableBytesView) } ?? [])
     }
 
     /// The text of `GET /metrics`.
@@ -146,10 +148,21 @@ final class ServerProcess: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        // Both pipes at once: a child that fills one while we wait on the other would block.
+        async let out = Self.readToEnd(output.fileHandleForReading)
+        async let err = Self.readToEnd(errors.fileHandleForReading)
+        let (outText, errText) = await (out, err)
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        return (process.terminationStatus, outText, errText)
+    }
+
+    /// Everything `handle` gives until end of file, read off the cooperative pool.
+    static func readToEnd(_ handle: FileHandle) async -> String {
+        await withCheckedContinuation { (done: CheckedContinuation<String, Never>) in
+            DispatchQueue.global().async {
+                done.resume(returning: String(decoding: handle.readDataToEndOfFile(), as: UTF8.self))
+            }
+        }
     }
 
     deinit {

@@ -14,18 +14,16 @@ struct MigrationEndToEndTests {
     static let secret = "b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9"
 
     func link(_ world: PushWorld, token: String) async throws {
-        let linked = try await world.request(
-            .post, "\(world.app)/users/me/links", token: token, contentType: "application/json",
-            body: #"{"provider":"icloud","externalID":"\#(Self.externalID)","secret":"\#(Self.secret)"}"#)
+        let linked = try await world.call(
+            .post, "\(world.app)/users/me/links", token: token,
+            json: ["provider": "icloud", "externalID": .string(Self.externalID), "secret": .string(Self.secret)])
         #expect(linked.status == .created)
     }
 
-    func linkLogin(_ world: PushWorld, secret: String = secret) async throws
-        -> (status: HTTPResponse.Status, object: [String: JSONValue], headers: HTTPFields)
-    {
-        try await world.request(
-            .post, "\(world.app)/links/login", contentType: "application/json",
-            body: #"{"provider":"icloud","externalID":"\#(Self.externalID)","secret":"\#(secret)"}"#)
+    func linkLogin(_ world: PushWorld, secret: String = secret) async throws -> APIReply {
+        try await world.call(
+            .post, "\(world.app)/links/login",
+            json: ["provider": "icloud", "externalID": .string(Self.externalID), "secret": .string(secret)])
     }
 
     /// Sets the user's last token use `days` days back, as if it had not been used since.
@@ -59,7 +57,7 @@ struct MigrationEndToEndTests {
         defer { bystander.shutdown() }
         let bystanderInbox = ReceivedMessages(bystander)
 
-        try await world.send(scene.topic, token: scene.owner.token, message: "after the move")
+        try await world.push(scene.topic, token: scene.owner.token, message: "after the move")
         #expect(await newInbox.wait(for: 1).first?.object["msg"]?.stringValue == "after the move")
         #expect(await oldInbox.wait(for: 1).first?.object["msg"]?.stringValue == "after the move")
         #expect(await bystanderInbox.quiet(for: .milliseconds(300)).isEmpty)
@@ -83,13 +81,13 @@ struct MigrationEndToEndTests {
         var events = device.connectionEvents.makeAsyncIterator()
         #expect(await events.next() == .connected)
         let admin = try await world.adminToken()
-        let disabled = try await world.request(
+        let disabled = try await world.call(
             .put, "\(world.app)/things/\(thing.id)/status", token: admin, contentType: "application/json",
             body: #"{"disabled":true}"#)
         #expect(disabled.status == .noContent)
         #expect(await events.next() == .disconnected(expected: false))
         if case .refused? = await events.next() {} else { Issue.record("the disabled thing's device reconnected") }
-        #expect(try await world.request(.get, "\(world.app)/things/\(thing.id)", token: thing.token).object["errorCode"] == "THING_DISABLED")
+        #expect(try await world.call(.get, "\(world.app)/things/\(thing.id)", token: thing.token).object["errorCode"] == "THING_DISABLED")
         try await world.stop()
     }
 
@@ -114,7 +112,7 @@ struct MigrationEndToEndTests {
         #expect(preview.1.contains("Would remove 1 pseudo user(s)"))
         #expect(preview.1.contains(idle.id))
         #expect(!preview.1.contains(active.id))
-        #expect(try await world.request(.get, "\(world.app)/users/me", token: idle.token).status == .ok)
+        #expect(try await world.call(.get, "\(world.app)/users/me", token: idle.token).status == .ok)
 
         // That request was activity: age it again, then remove it for real.
         try age(world, userID: idle.id, days: 45)
@@ -122,8 +120,8 @@ struct MigrationEndToEndTests {
         #expect(run.0 == 0)
         #expect(run.1.contains("Removed 1 pseudo user(s)"))
         #expect(await events.next() == .disconnected(expected: false))
-        #expect(try await world.request(.get, "\(world.app)/users/me", token: idle.token).object["errorCode"] == "WRONG_TOKEN")
-        #expect(try await world.request(.get, "\(world.app)/users/me", token: active.token).status == .ok)
+        #expect(try await world.call(.get, "\(world.app)/users/me", token: idle.token).object["errorCode"] == "WRONG_TOKEN")
+        #expect(try await world.call(.get, "\(world.app)/users/me", token: active.token).status == .ok)
         try await world.stop()
     }
 
@@ -136,10 +134,10 @@ struct MigrationEndToEndTests {
         try age(world, userID: idle.id, days: 31)
         // Asked by the admin: a request with the idle user's own token would be activity.
         #expect(try await eventually {
-            try await world.request(.get, "\(world.app)/users/\(idle.id)", token: admin).object["errorCode"] == "USER_NOT_FOUND"
+            try await world.call(.get, "\(world.app)/users/\(idle.id)", token: admin).object["errorCode"] == "USER_NOT_FOUND"
         })
-        #expect(try await world.request(.get, "\(world.app)/users/me", token: idle.token).object["errorCode"] == "WRONG_TOKEN")
-        #expect(try await world.request(.get, "\(world.app)/users/me", token: active.token).status == .ok)
+        #expect(try await world.call(.get, "\(world.app)/users/me", token: idle.token).object["errorCode"] == "WRONG_TOKEN")
+        #expect(try await world.call(.get, "\(world.app)/users/me", token: active.token).status == .ok)
         try await world.stop()
     }
 }

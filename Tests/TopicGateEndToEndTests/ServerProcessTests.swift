@@ -20,25 +20,25 @@ struct ServerProcessTests {
 
         var tokens: [String] = []
         for index in 0..<20 {
-            let created = try await server.request(
+            let created = try await server.call(
                 .post, "/api/apps/\(appID)/users", contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
                 body: #"{"displayName":"user \#(index)"}"#)
             #expect(created.status == .created)
             tokens.append(try #require(created.object["_accessToken"]?.stringValue))
         }
-        let group = try await server.request(
+        let group = try await server.call(
             .post, "/api/apps/\(appID)/groups", token: tokens[0], contentType: "application/json", body: #"{"name":"kept"}"#)
         #expect(group.status == .created)
 
         try await server.stop(signal: SIGKILL)
         try await server.start()
         for (index, token) in tokens.enumerated() {
-            let me = try await server.request(.get, "/api/apps/\(appID)/users/me", token: token)
+            let me = try await server.call(.get, "/api/apps/\(appID)/users/me", token: token)
             #expect(me.status == .ok)
             #expect(me.object["displayName"] == JSONValue.string("user \(index)"))
         }
         let groupID = try #require(group.object["groupID"]?.stringValue)
-        #expect(try await server.request(.get, "/api/apps/\(appID)/groups/\(groupID)", token: tokens[0]).status == .ok)
+        #expect(try await server.call(.get, "/api/apps/\(appID)/groups/\(groupID)", token: tokens[0]).status == .ok)
         try await server.stop(signal: SIGTERM)
     }
 
@@ -79,13 +79,13 @@ struct ServerProcessTests {
             #expect(try Self.mode(directory + "/broker/mqtt-secret") == 0o600)
         }
         let appID = try #require(try await openStore(configuration: ServerConfiguration(dataDirectory: directory)).apps().first?.id.rawValue)
-        let user = try await server.request(
+        let user = try await server.call(
             .post, "/api/apps/\(appID)/users", contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json", body: "{}")
         let token = try #require(user.object["_accessToken"]?.stringValue)
-        let installed = try await server.request(
+        let installed = try await server.call(
             .post, "/api/apps/\(appID)/installations", token: token, contentType: "application/json", body: #"{"deviceType":"MQTT"}"#)
         let installation = try #require(installed.object["installationID"]?.stringValue)
-        let endpoint = try await server.request(.get, "/api/apps/\(appID)/installations/\(installation)/mqtt-endpoint", token: token)
+        let endpoint = try await server.call(.get, "/api/apps/\(appID)/installations/\(installation)/mqtt-endpoint", token: token)
         #expect(endpoint.object["portTCP"]?.intValue == Int64(server.mqttPort))
         #expect(endpoint.object["host"]?.stringValue == "127.0.0.1")
 

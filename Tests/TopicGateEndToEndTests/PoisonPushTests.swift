@@ -20,7 +20,7 @@ struct PoisonPushTests {
         let world = try await PushWorld.started()
         do {
             let scene = try await world.subscribedMember()
-            let sent = try await world.request(
+            let sent = try await world.call(
                 .post, "\(scene.topic)/push/messages", token: scene.owner.token,
                 contentType: "application/vnd.kii.SendPushMessageRequest+json",
                 body: JSONWriter.string(["data": ["x": .string(Self.huge)]]))
@@ -28,7 +28,7 @@ struct PoisonPushTests {
             #expect(sent.object["errorCode"] == "INVALID_INPUT_DATA")
             #expect(sent.object["maximumBytes"]?.intValue == Int64(PushSizeLimit(maximumPacketSize: 262_144).maximumPayloadBytes))
             let thing = try await world.onboardThing("lamp-poison", owner: scene.owner)
-            let command = try await world.request(
+            let command = try await world.call(
                 .post, "/thing-if/apps/\(world.appID)/targets/thing:\(thing.id)/commands", token: scene.owner.token,
                 contentType: "application/vnd.kii.CommandCreationRequest+json",
                 body: JSONWriter.string([
@@ -40,7 +40,7 @@ struct PoisonPushTests {
             // Nothing reached the outbox, and delivery goes on.
             let device = try await world.connectedDevice(scene.endpoint)
             let received = ReceivedMessages(device)
-            try await world.send(scene.topic, token: scene.owner.token, message: "after")
+            try await world.push(scene.topic, token: scene.owner.token, message: "after")
             #expect(await received.wait(for: 1).first?.object["msg"] == "after")
             device.shutdown()
         } catch {
@@ -68,18 +68,18 @@ struct PoisonPushTests {
             try await world.server.start()
             let device = try await world.connectedDevice(scene.endpoint)
             let received = ReceivedMessages(device)
-            try await world.send(scene.topic, token: scene.owner.token, message: "behind the poison")
+            try await world.push(scene.topic, token: scene.owner.token, message: "behind the poison")
             let messages = await received.wait(for: 1)
             #expect(messages.first?.object["msg"] == "behind the poison")
             #expect(messages.allSatisfy { $0.payload.count < 1000 })
-            #expect(try await world.request(.get, "/ready").status == .ok)
+            #expect(try await world.call(.get, "/ready").status == .ok)
             let admin = try await world.adminToken()
-            let letters = try await world.request(.get, "\(world.app)/dead-letters", token: admin)
+            let letters = try await world.call(.get, "\(world.app)/dead-letters", token: admin)
             #expect(letters.status == .ok)
             let first = letters.object["deadLetters"]?.arrayValue?.first?.objectValue
             #expect(first?["pushMessageID"] == "poison-1")
             #expect(first?["reason"]?.stringValue?.contains("max_packet_size") == true)
-            #expect(try await world.request(.get, "\(world.app)/dead-letters", token: scene.owner.token).status == .forbidden)
+            #expect(try await world.call(.get, "\(world.app)/dead-letters", token: scene.owner.token).status == .forbidden)
             #expect(try await world.server.metricsText().contains("topicgate_dead_letters 1"))
             #expect(try await store.pendingMessageCount() == 0)
             device.shutdown()
@@ -88,57 +88,5 @@ struct PoisonPushTests {
             throw error
         }
         try await world.stop()
-    }
-}
-
-/// The delivery service's isolation rules with a link that never acknowledges one payload.
-@Suite("Push delivery isolation")
-struct PushDeliveryIsolationTests {
-    /// Acknowledges every payload but those containing "poison", and remembers what it took.
-    final class PickyLink: DeviceLink, @unchecked Sendable {
-        // @unchecked: the delivery service calls it from one task at a time.
-        var delivered: [String] = []
-        var isReady: Bool { true }
-
-        func deliver(_ publications: [DevicePublication]) async -> [Int: DeliveryFailure] {
-            var failures: [Int: DeliveryFailure] = [:]
-            for (index, publication) in publications.enumerated() {
-                let text = String(decoding: publication.payload, as: UTF8.self)
-                if text.contains("poison") { failures[index] = .unacknowledged } else { delivered.append(text) }
-            }
-            return failures
-        }
-
-        func revoke(_ installations: [Installation]) async {}
-    }
-
-    @Test("A message that keeps failing is tried alone, then dead-lettered after three attempts; the others are delivered")
-    func isolation() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-iso-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = try openStore(configuration: ServerConfiguration(dataDirectory: directory))
-        let (app, _) = try await AppRegistry(store: store).defaultApp()
-        let user = User(id: UserID("u1"), appID: app.id, createdAt: 1, modifiedAt: 1)
-        try await store.insertUser(user)
-        try await store.insertInstallation(
-            Installation(
-                id: InstallationID("i1"), appID: app.id, principal: .user(user.id), deviceType: "MQTT",
-                registrationID: "i1", mqttTopic: "topic-1", development: false, createdAt: 1, tokenHash: nil))
-        func message(_ id: String, _ text: String) -> OutboxMessage {
-            OutboxMessage(id: id, appID: app.id, payload: Array(text.utf8), recipients: [.user(user.id)], acceptedAt: 1)
-        }
-        try await store.enqueue([message("a", "poison"), message("b", "fine-1"), message("c", "fine-2")])
-        let link = PickyLink()
-        let service = PushDeliveryService(
-            store: store, link: link, wakeup: Wakeup(), time: .system, logger: Logger(label: "test"), metrics: ServerMetrics())
-        var outcomes: [PushDeliveryService.Outcome] = []
-        for _ in 0..<4 { outcomes.append(await service.deliverBatch()) }
-        #expect(outcomes == [.failed, .failed, .more, .idle])
-        #expect(link.delivered == ["fine-1", "fine-2"])
-        #expect(try await store.pendingMessageCount() == 0)
-        let letters = try await store.deadLetters(appID: app.id, limit: 10, before: nil)
-        #expect(letters.map(\.letter.message.id) == ["a"])
-        #expect(letters.first?.letter.message.attempts == 3)
-        #expect(letters.first?.letter.reason.contains("3 attempts") == true)
     }
 }

@@ -25,7 +25,7 @@ struct PushEndToEndTests {
         let aReceived = ReceivedMessages(aDevice)
         let bReceived = ReceivedMessages(bDevice)
 
-        let pushMessageID = try await world.send(topic, token: b.token, message: "hello A")
+        let pushMessageID = try await world.push(topic, token: b.token, message: "hello A")
         let messages = await aReceived.wait(for: 1)
         #expect(messages.count == 1)
         let payload = try #require(messages.first).object
@@ -65,10 +65,10 @@ struct PushEndToEndTests {
         #expect(Int64(ttl) == endpoint.object["X-MQTT-TTL"]?.intValue)
         #expect((Int64(ttl) ?? 0) > 3600)
 
-        let other = try await world.request(.get, "\(world.app)/installations/\(endpoint.installationID)/mqtt-endpoint", token: b.token)
+        let other = try await world.call(.get, "\(world.app)/installations/\(endpoint.installationID)/mqtt-endpoint", token: b.token)
         #expect(other.status == .forbidden || other.status == .notFound)
         #expect(other.object["password"] == nil)
-        let unknown = try await world.request(.get, "\(world.app)/installations/nope/mqtt-endpoint", token: a.token)
+        let unknown = try await world.call(.get, "\(world.app)/installations/nope/mqtt-endpoint", token: a.token)
         #expect(unknown.status == .notFound)
         #expect(unknown.object["errorCode"]?.stringValue == "INSTALLATION_NOT_FOUND")
         try await world.stop()
@@ -123,7 +123,7 @@ struct PushEndToEndTests {
         let bDevice = try await world.connectedDevice(bEndpoint)
         defer { bDevice.shutdown() }
         let bReceived = ReceivedMessages(bDevice)
-        try await world.send(topic, token: a.token, message: "for B only")
+        try await world.push(topic, token: a.token, message: "for B only")
         #expect(await bReceived.wait(for: 1).count == 1)
         #expect(await snooped.quiet(for: .milliseconds(500)).isEmpty)
 
@@ -144,20 +144,20 @@ struct PushEndToEndTests {
         var events = device.connectionEvents.makeAsyncIterator()
         #expect(await events.next() == .connected)
 
-        try await world.send(topic, token: owner.token, message: "one")
+        try await world.push(topic, token: owner.token, message: "one")
         #expect(await received.wait(for: 1).count == 1)
         let groupID = topic.split(separator: "/")[4]
-        let removed = try await world.request(.delete, "\(topic)/acl/SUBSCRIBE_TO_TOPIC/GroupID:\(groupID)", token: owner.token)
+        let removed = try await world.call(.delete, "\(topic)/acl/SUBSCRIBE_TO_TOPIC/GroupID:\(groupID)", token: owner.token)
         #expect(removed.status == .noContent)
-        try await world.send(topic, token: owner.token, message: "two")
+        try await world.push(topic, token: owner.token, message: "two")
         #expect(await received.quiet(for: .milliseconds(700)).isEmpty)
 
-        let deleted = try await world.request(.delete, "\(world.app)/installations/\(endpoint.installationID)", token: a.token)
+        let deleted = try await world.call(.delete, "\(world.app)/installations/\(endpoint.installationID)", token: a.token)
         #expect(deleted.status == .noContent)
         #expect(await events.next() == .disconnected(expected: false))
         // Its credentials still carry a valid signature; the plugin refuses them anyway.
         if case .refused? = await events.next() {} else { Issue.record("the deleted installation reconnected") }
-        #expect(try await world.request(.get, "\(world.app)/installations/\(endpoint.installationID)/mqtt-endpoint", token: a.token).status == .notFound)
+        #expect(try await world.call(.get, "\(world.app)/installations/\(endpoint.installationID)/mqtt-endpoint", token: a.token).status == .notFound)
         try await world.stop()
     }
 
@@ -170,7 +170,7 @@ struct PushEndToEndTests {
         defer { device.shutdown() }
         var events = device.connectionEvents.makeAsyncIterator()
         #expect(await events.next() == .connected)
-        #expect(try await world.request(.delete, "\(world.app)/users/me", token: a.token).status == .noContent)
+        #expect(try await world.call(.delete, "\(world.app)/users/me", token: a.token).status == .noContent)
         #expect(await events.next() == .disconnected(expected: false))
         if case .refused? = await events.next() {} else { Issue.record("the deleted user's device reconnected") }
         try await world.stop()
@@ -185,7 +185,7 @@ struct PushEndToEndTests {
         defer { device.shutdown() }
         var events = device.connectionEvents.makeAsyncIterator()
         #expect(await events.next() == .connected)
-        #expect(try await world.request(.delete, "\(world.app)/things/\(thing.id)", token: owner.token).status == .noContent)
+        #expect(try await world.call(.delete, "\(world.app)/things/\(thing.id)", token: owner.token).status == .noContent)
         #expect(await events.next() == .disconnected(expected: false))
         if case .refused? = await events.next() {} else { Issue.record("the deleted thing's device reconnected") }
         try await world.stop()
@@ -200,20 +200,20 @@ struct PushEndToEndTests {
         defer { device.shutdown() }
         let received = ReceivedMessages(device)
 
-        try await world.send(topic, token: owner.token, message: "before")
+        try await world.push(topic, token: owner.token, message: "before")
         #expect(await received.wait(for: 1).count == 1)
-        let ready = try await world.request(.get, "/ready")
+        let ready = try await world.call(.get, "/ready")
         #expect(ready.status == .ok)
         #expect(ready.object["broker"]?.stringValue == "connected")
         try await world.broker.stop(signal: SIGTERM)
-        #expect(try await eventually { try await world.request(.get, "/ready").status == .serviceUnavailable })
-        #expect(try await world.request(.get, "/health").status == .ok)
+        #expect(try await eventually { try await world.call(.get, "/ready").status == .serviceUnavailable })
+        #expect(try await world.call(.get, "/health").status == .ok)
         var accepted: Set<String> = []
         for i in 0..<20 {
-            accepted.insert(try #require(try await world.send(topic, token: owner.token, message: "during \(i)")))
+            accepted.insert(try #require(try await world.push(topic, token: owner.token, message: "during \(i)")))
         }
         try await world.broker.start()
-        #expect(try await eventually { try await world.request(.get, "/ready").status == .ok })
+        #expect(try await eventually { try await world.call(.get, "/ready").status == .ok })
         let all = await received.wait(for: 21, timeout: .seconds(30))
         let delivered = Set(all.compactMap { $0.object["pushMessageID"]?.stringValue })
         #expect(accepted.isSubset(of: delivered), "missing \(accepted.subtracting(delivered).count) of 20")
@@ -230,7 +230,7 @@ struct PushEndToEndTests {
         try await world.broker.stop(signal: SIGTERM)
         var accepted: Set<String> = []
         for i in 0..<10 {
-            accepted.insert(try #require(try await world.send(topic, token: owner.token, message: "queued \(i)")))
+            accepted.insert(try #require(try await world.push(topic, token: owner.token, message: "queued \(i)")))
         }
         try await world.server.stop(signal: SIGKILL)
         try await world.broker.start()
@@ -258,7 +258,7 @@ struct PushEndToEndTests {
         #expect(await keptEvents.next() == .connected)
         #expect(await droppedEvents.next() == .connected)
 
-        let changed = try await world.request(
+        let changed = try await world.call(
             .put, "\(world.app)/users/me/password", token: user.token, contentType: "application/json",
             body: #"{"oldPassword":"password123","newPassword":"password456"}"#)
         #expect(changed.status == .noContent)
@@ -267,7 +267,7 @@ struct PushEndToEndTests {
         #expect(kept.isConnected)
 
         let admin = try await world.adminToken()
-        let disabled = try await world.request(
+        let disabled = try await world.call(
             .put, "\(world.app)/users/\(user.id)/status", token: admin, contentType: "application/json", body: #"{"disabled":true}"#)
         #expect(disabled.status == .noContent)
         #expect(await keptEvents.next() == .disconnected(expected: false))
@@ -278,7 +278,7 @@ struct PushEndToEndTests {
     func thingOnboardingEndpoint() async throws {
         let world = try await PushWorld.started()
         let owner = try await world.pseudoUser()
-        let onboarded = try await world.request(
+        let onboarded = try await world.call(
             .post, "/thing-if/apps/\(world.appID)/onboardings", token: owner.token,
             contentType: "application/vnd.kii.OnboardingWithVendorThingIDByOwner+json",
             body: #"{"vendorThingID":"lamp-1","thingPassword":"lamp-secret","owner":"user:\#(owner.id)"}"#)
@@ -298,15 +298,15 @@ struct PushEndToEndTests {
         let received = ReceivedMessages(thing)
 
         let topic = "\(world.app)/things/\(thingID)/topics/commands"
-        #expect(try await world.request(.put, topic, token: owner.token).status == .noContent)
-        #expect(try await world.request(.post, "\(topic)/push/subscriptions/things", token: thingToken).status == .noContent)
-        try await world.send(topic, token: owner.token, message: "turn on")
+        #expect(try await world.call(.put, topic, token: owner.token).status == .noContent)
+        #expect(try await world.call(.post, "\(topic)/push/subscriptions/things", token: thingToken).status == .noContent)
+        try await world.push(topic, token: owner.token, message: "turn on")
         let messages = await received.wait(for: 1)
         #expect(messages.first?.object["msg"]?.stringValue == "turn on")
 
         // Onboarding again hands out an installation of its own, bound to the token it issued
         // (revoking that token revokes it), with fresh credentials.
-        let again = try await world.request(
+        let again = try await world.call(
             .post, "/thing-if/apps/\(world.appID)/onboardings", token: owner.token,
             contentType: "application/vnd.kii.OnboardingWithVendorThingIDByOwner+json",
             body: #"{"vendorThingID":"lamp-1","thingPassword":"lamp-secret","owner":"user:\#(owner.id)"}"#)

@@ -65,7 +65,7 @@ struct DeviceListenerTests {
         let received = ReceivedMessages(device)
         try await device.connect(timeout: .seconds(10))
         try await device.subscribe(endpoint.topic)
-        try await world.send(scene.topic, token: scene.owner.token, message: "over-tls")
+        try await world.push(scene.topic, token: scene.owner.token, message: "over-tls")
         let messages = await received.wait(for: 1)
         #expect(messages.first?.object["msg"] == .string("over-tls"))
         await device.disconnect()
@@ -77,7 +77,7 @@ struct DeviceListenerTests {
         try socket.send(MQTTPackets.subscribe(browser.topic))
         let suback = try socket.nextPacket()
         #expect(suback.header == 0x90 && suback.body.last == 0)
-        try await world.send(scene.topic, token: scene.owner.token, message: "over-websockets")
+        try await world.push(scene.topic, token: scene.owner.token, message: "over-websockets")
         let publish = try socket.nextPacket()
         let publication = try #require(MQTTPackets.publication(publish.header, publish.body))
         #expect(publication.topic == browser.topic)
@@ -118,7 +118,7 @@ struct DeviceListenerTests {
             #expect(suback.header == 0x90 && suback.body.last == 0x80, "WebSockets \(filter)")
         }
         // The member's topic receives; nothing reaches either device meanwhile.
-        try await world.send(scene.topic, token: scene.owner.token, message: "for-the-tls-device-only")
+        try await world.push(scene.topic, token: scene.owner.token, message: "for-the-tls-device-only")
         #expect(await received.quiet(for: .seconds(1)).isEmpty)
 
         // Another device's password, or a made-up one, does not open a WebSocket session.

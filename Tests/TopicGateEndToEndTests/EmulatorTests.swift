@@ -92,8 +92,8 @@ struct EmulatorTests {
         let token = try #require(PhoneProfileFile.token(phone))
         let thingID = try #require(owned.split(separator: " ").first { $0.hasPrefix("th.") }.map(String.init))
         let statePath = "/thing-if/apps/\(appID)/targets/thing:\(thingID)/states"
-        #expect(try await eventually(timeout: .seconds(4)) { try await server.request(.get, statePath, token: token).status == .ok })
-        #expect(try await server.request(.get, statePath, token: token).object["power"] != nil)
+        #expect(try await eventually(timeout: .seconds(4)) { try await server.call(.get, statePath, token: token).status == .ok })
+        #expect(try await server.call(.get, statePath, token: token).object["power"] != nil)
         try await server.stop(signal: SIGTERM)
     }
 }

@@ -10,7 +10,7 @@ import TopicGateStore
 /// A real `topicgate serve` process on a real Mosquitto that the test controls (`--broker`),
 /// sharing the broker's secret file, with helpers to make users, install devices and connect
 /// them with the credentials the gateway hands out.
-final class PushWorld: @unchecked Sendable {
+final class PushWorld: KiiAPI, @unchecked Sendable {
     // @unchecked: used by one test at a time.
     let broker: BrokerProcess
     let server: ServerProcess
@@ -59,79 +59,38 @@ final class PushWorld: @unchecked Sendable {
     func start() async throws {
         if !embedded { try await broker.start() }
         try await server.start()
-        appID = try #require(try await openStore(configuration: ServerConfiguration(dataDirectory: directory)).apps().first?.id.rawValue)
+        appID = try server.printedValue("appID")
     }
 
-    var app: String { "/api/apps/\(appID)" }
-
-    func request(
-        _ method: HTTPRequest.Method, _ path: String, token: String? = nil, contentType: String? = nil, body: String? = nil
-    ) async throws -> (status: HTTPResponse.Status, object: [String: JSONValue], headers: HTTPFields) {
-        try await server.request(method, path, token: token, contentType: contentType, body: body)
+    func execute(
+        _ method: HTTPRequest.Method, _ path: String, token: String?, contentType: String?, body: String?,
+        headers: HTTPFields
+    ) async throws -> APIReply {
+        try await server.execute(method, path, token: token, contentType: contentType, body: body, headers: headers)
     }
 
-    /// A new pseudo user: its ID and token.
-    func pseudoUser() async throws -> (id: String, token: String) {
-        let created = try await request(
-            .post, "\(app)/users", contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json", body: "{}")
-        #expect(created.status == .created)
-        return (try #require(created.object["userID"]?.stringValue), try #require(created.object["_accessToken"]?.stringValue))
+    func adminCredentials() async throws -> (clientID: String, clientSecret: String) {
+        try server.adminCredentials()
     }
 
-    /// A normal user with login name `name` and password `password123`: its ID and token.
-    func normalUser(_ name: String) async throws -> (id: String, token: String) {
-        let created = try await request(
-            .post, "\(app)/users", contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
-            body: #"{"loginName":"\#(name)","password":"password123"}"#)
-        #expect(created.status == .created)
-        return (try #require(created.object["userID"]?.stringValue), try #require(created.object["_accessToken"]?.stringValue))
-    }
-
-    /// A token from the token endpoint.
-    func login(_ username: String, password: String) async throws -> String {
-        let token = try await request(
-            .post, "\(app)/oauth2/token", contentType: "application/json",
-            body: #"{"username":"\#(username)","password":"\#(password)"}"#)
-        #expect(token.status == .ok)
-        return try #require(token.object["access_token"]?.stringValue)
-    }
-
-    /// The app admin's token (client credentials printed by the server's first start).
-    func adminToken() async throws -> String {
-        let credentials = try server.adminCredentials()
-        let token = try await request(
-            .post, "\(app)/oauth2/token", contentType: "application/json",
-            body: #"{"grant_type":"client_credentials","client_id":"\#(credentials.clientID)","client_secret":"\#(credentials.clientSecret)"}"#)
-        #expect(token.status == .ok)
-        return try #require(token.object["access_token"]?.stringValue)
-    }
-
-    /// A group owned by `owner` with `members`: its ID.
-    func group(owner: String, members: [String]) async throws -> String {
-        let list = members.map { "\"\($0)\"" }.joined(separator: ",")
-        let group = try await request(
-            .post, "\(app)/groups", token: owner, contentType: "application/vnd.kii.GroupCreationRequest+json",
-            body: #"{"name":"g","members":[\#(list)]}"#)
-        #expect(group.status == .created)
-        return try #require(group.object["groupID"]?.stringValue)
-    }
-
-    /// A group owned by `owner` with `members`, and a topic `name` in it: the topic's path.
-    func groupTopic(owner: String, members: [String], name: String = "news") async throws -> String {
-        let path = "\(app)/groups/\(try await group(owner: owner, members: members))/topics/\(name)"
-        #expect(try await request(.put, path, token: owner).status == .noContent)
-        return path
+    /// Sends `{"data":{"msg":message}}`, which must be accepted; returns the pushMessageID.
+    @discardableResult
+    func push(_ topic: String, token: String, message: String) async throws -> String {
+        try await send(topic, token: token, message: message).expect(.created).require("pushMessageID")
     }
 
     /// Onboards thing `vendorThingID` with `owner` (a pseudo user): its ID, token and endpoint.
     func onboardThing(_ vendorThingID: String, owner: (id: String, token: String)) async throws
         -> (id: String, token: String, endpoint: Endpoint)
     {
-        let onboarded = try await request(
+        let onboarded = try await call(
             .post, "/thing-if/apps/\(appID)/onboardings", token: owner.token,
             contentType: "application/vnd.kii.OnboardingWithVendorThingIDByOwner+json",
-            body: #"{"vendorThingID":"\#(vendorThingID)","thingPassword":"thing-secret","owner":"user:\#(owner.id)"}"#)
-        #expect(onboarded.status == .ok)
+            json: [
+                "vendorThingID": .string(vendorThingID), "thingPassword": "thing-secret",
+                "owner": .string("user:\(owner.id)"),
+            ]
+        ).expect(.ok)
         guard case .object(let endpoint)? = onboarded.object["mqttEndpoint"] else {
             throw TestFailure("onboarding answered no mqttEndpoint: \(onboarded.object)")
         }
@@ -141,30 +100,14 @@ final class PushWorld: @unchecked Sendable {
         )
     }
 
-    func subscribe(_ topic: String, userID: String, token: String) async throws {
-        #expect(try await request(.put, "\(topic)/push/subscriptions/users/\(userID)", token: token).status == .noContent)
-    }
-
-    /// Sends `{"data":{"msg":message}}`; returns the pushMessageID.
-    @discardableResult
-    func send(_ topic: String, token: String, message: String) async throws -> String? {
-        let sent = try await request(
-            .post, "\(topic)/push/messages", token: token, contentType: "application/vnd.kii.SendPushMessageRequest+json",
-            body: #"{"data":{"msg":"\#(message)"},"mqtt":{"enabled":true}}"#)
-        #expect(sent.status == .created)
-        return sent.object["pushMessageID"]?.stringValue
-    }
-
     /// Installs an MQTT device for `token` and reads its endpoint (the installation ID and the
     /// endpoint's JSON).
     func install(token: String) async throws -> Endpoint {
-        let installed = try await request(
+        let id = try await call(
             .post, "\(app)/installations", token: token, contentType: "application/vnd.kii.InstallationCreationRequest+json",
-            body: #"{"deviceType":"MQTT","development":"true"}"#)
-        #expect(installed.status == .created)
-        let id = try #require(installed.object["installationID"]?.stringValue)
-        let endpoint = try await request(.get, "\(app)/installations/\(id)/mqtt-endpoint", token: token)
-        #expect(endpoint.status == .ok)
+            json: ["deviceType": "MQTT", "development": "true"]
+        ).expect(.created).require("installationID")
+        let endpoint = try await call(.get, "\(app)/installations/\(id)/mqtt-endpoint", token: token).expect(.ok)
         return Endpoint(installationID: id, object: endpoint.object, headers: endpoint.headers)
     }
 

@@ -17,7 +17,7 @@ struct ThingPasswordRevocationTests {
             let owner = try await world.pseudoUser()
             let thing = try await world.onboardThing("lamp-stolen", owner: owner)
             // The attacker knows the password and onboards as the thing.
-            let stolen = try await world.request(
+            let stolen = try await world.call(
                 .post, "/thing-if/apps/\(world.appID)/onboardings",
                 contentType: "application/vnd.kii.OnboardingWithVendorThingIDByThing+json",
                 body: JSONWriter.string(["vendorThingID": "lamp-stolen", "thingPassword": "thing-secret"]))
@@ -35,19 +35,19 @@ struct ThingPasswordRevocationTests {
             #expect(await attackerEvents.next() == .connected)
 
             // The owner changes the password: the attacker's token and device are revoked.
-            #expect(try await world.request(
+            #expect(try await world.call(
                 .put, "\(world.app)/things/\(thing.id)/password", token: owner.token,
                 contentType: "application/vnd.kii.ChangeThingPasswordRequest+json",
                 body: JSONWriter.string(["newPassword": "new-thing-secret"])).status == .noContent)
             #expect(await attackerEvents.next() == .disconnected(expected: false))
             if case .refused? = await attackerEvents.next() {} else { Issue.record("the attacker's device reconnected") }
             let stolenToken = try #require(stolen.object["accessToken"]?.stringValue)
-            #expect(try await world.request(
+            #expect(try await world.call(
                 .get, "/thing-if/apps/\(world.appID)/targets/thing:\(thing.id)/states", token: stolenToken).status == .forbidden)
 
             // The real thing onboards with the new password and gets the next command; the
             // attacker's old credentials get nothing.
-            let renewed = try await world.request(
+            let renewed = try await world.call(
                 .post, "/thing-if/apps/\(world.appID)/onboardings",
                 contentType: "application/vnd.kii.OnboardingWithVendorThingIDByThing+json",
                 body: JSONWriter.string(["vendorThingID": "lamp-stolen", "thingPassword": "new-thing-secret"]))
@@ -58,7 +58,7 @@ struct ThingPasswordRevocationTests {
                 PushWorld.Endpoint(installationID: renewedObject["installationID"]?.stringValue ?? "", object: renewedObject))
             defer { device.shutdown() }
             let received = ReceivedMessages(device)
-            let command = try await world.request(
+            let command = try await world.call(
                 .post, "/thing-if/apps/\(world.appID)/targets/thing:\(thing.id)/commands", token: owner.token,
                 contentType: "application/vnd.kii.CommandCreationRequest+json",
                 body: JSONWriter.string(["issuer": .string("user:\(owner.id)"), "actions": [["Lamp": [["power": true]]]]]))

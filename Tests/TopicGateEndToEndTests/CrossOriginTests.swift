@@ -33,8 +33,8 @@ struct CrossOriginTests {
             (.post, "/api/oauth2/token", nil),
         ]
         for (method, path, token) in cases {
-            let plain = try await server.request(method, path, token: token, contentType: "application/json", body: "{}")
-            let cross = try await server.request(
+            let plain = try await server.call(method, path, token: token, contentType: "application/json", body: "{}")
+            let cross = try await server.call(
                 method, path, token: token, contentType: "application/json", body: "{}",
                 headers: [.origin: Self.origin])
             #expect(plain.status.code >= 400 && plain.status.code < 500, "\(method) \(path)")
@@ -50,7 +50,7 @@ struct CrossOriginTests {
     func preflight() async throws {
         let (server, appID) = try await server()
         for method in ["PUT", "DELETE", "PATCH", "POST", "HEAD"] {
-            let answer = try await server.request(
+            let answer = try await server.call(
                 .options, "/api/apps/\(appID)/topics/news",
                 headers: [
                     .origin: Self.origin, .accessControlRequestMethod: method,
@@ -66,7 +66,7 @@ struct CrossOriginTests {
                 #expect(headers.contains(header))
             }
         }
-        let created = try await server.request(
+        let created = try await server.call(
             .post, "/api/apps/\(appID)/users", contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
             body: "{}", headers: [.origin: Self.origin])
         #expect(created.status == .created)
@@ -77,15 +77,15 @@ struct CrossOriginTests {
     @Test("--cors-origins allows the listed origins only; others get the same answer without CORS headers")
     func allowedOrigins() async throws {
         let (server, appID) = try await server(["--cors-origins", "\(Self.origin),https://app.example.com"])
-        let allowed = try await server.request(
+        let allowed = try await server.call(
             .get, "/api/apps/\(appID)/users/me", token: "bad", headers: [.origin: "https://app.example.com"])
         #expect(allowed.headers[.accessControlAllowOrigin] == "https://app.example.com")
         #expect(allowed.headers[.vary] == "Origin")
-        let other = try await server.request(
+        let other = try await server.call(
             .get, "/api/apps/\(appID)/users/me", token: "bad", headers: [.origin: "https://evil.example.com"])
         #expect(other.status == allowed.status)
         #expect(other.headers[.accessControlAllowOrigin] == nil)
-        let preflight = try await server.request(
+        let preflight = try await server.call(
             .options, "/api/apps/\(appID)/users",
             headers: [.origin: "https://evil.example.com", .accessControlRequestMethod: "POST"])
         #expect(preflight.headers[.accessControlAllowOrigin] == nil)

@@ -33,14 +33,14 @@ struct CommandRoutingTests {
         let groupB = try await world.group(owner: users[3].token, members: [users[2].id, users[4].id])
         var members: [String: [String]] = [:]
         for (group, owner) in [(groupA, users[0]), (groupB, users[3])] {
-            let listed = try await world.request(.get, "\(world.app)/groups/\(group)/members", token: owner.token)
+            let listed = try await world.call(.get, "\(world.app)/groups/\(group)/members", token: owner.token)
             members[group] = (listed.object["members"]?.arrayValue ?? []).compactMap { $0.objectValue?["userID"]?.stringValue }
         }
         // Things: t0 owned by u0 and group A; t1 owned by u3 and group B.
         let t0 = try await world.onboardThing("t0-\(seed)", owner: users[0])
         let t1 = try await world.onboardThing("t1-\(seed)", owner: users[3])
         for (thing, group, owner) in [(t0, groupA, users[0]), (t1, groupB, users[3])] {
-            let added = try await world.request(.put, "\(world.app)/things/\(thing.id)/ownership/group:\(group)", token: owner.token)
+            let added = try await world.call(.put, "\(world.app)/things/\(thing.id)/ownership/group:\(group)", token: owner.token)
             #expect(added.status == .noContent)
         }
         // Devices: one per user, two for u2 (a member of both groups); one per thing.
@@ -79,7 +79,7 @@ struct CommandRoutingTests {
                 caller = users.first { $0.id == scenario.owners[0] }!
             }
             let base = "/thing-if/apps/\(world.appID)/targets/thing:\(scenario.thing.id)"
-            let created = try await world.request(
+            let created = try await world.call(
                 .post, "\(base)/commands", token: caller.token, contentType: "application/vnd.kii.CommandCreationRequest+json",
                 body: #"{"actions":[{"Lamp":[{"turnPower":true}]}],"issuer":"\#(issuer)"}"#)
             #expect(created.status == .created)
@@ -92,7 +92,7 @@ struct CommandRoutingTests {
             #expect(arrived.last?.object["commandID"]?.stringValue == commandID)
             #expect(arrived.last?.object["actions"] != nil)
             let succeeded = Bool.random(using: &random)
-            let reported = try await world.request(
+            let reported = try await world.call(
                 .put, "\(base)/commands/\(commandID)/action-results", token: scenario.thing.token, contentType: Self.resultsMedia,
                 body: #"{"actionResults":[{"Lamp":[{"turnPower":{"succeeded":\#(succeeded)}}]}]}"#)
             #expect(reported.status == .noContent)
@@ -129,28 +129,28 @@ struct CommandRoutingTests {
         // No device connected yet: SENDING stays until the broker acknowledges for the thing's topic.
         let device = try await world.connectedDevice(thing.endpoint)
         defer { device.shutdown() }
-        let created = try await world.request(
+        let created = try await world.call(
             .post, "\(base)/commands", token: owner.token, contentType: "application/json",
             body: #"{"actions":[{"turnPower":{"power":true}}],"issuer":"user:\#(owner.id)"}"#)
         let commandID = try #require(created.object["commandID"]?.stringValue)
         #expect(try await eventually {
-            try await world.request(.get, "\(base)/commands/\(commandID)", token: owner.token).object["commandState"]?.stringValue == "DELIVERED"
+            try await world.call(.get, "\(base)/commands/\(commandID)", token: owner.token).object["commandState"]?.stringValue == "DELIVERED"
         })
 
         // The thing publishes its state on <mqttTopic>/state; the gateway ingests it.
         try await device.publish(thing.endpoint.topic + "/state", payload: Array(#"{"power":true,"brightness":80}"#.utf8))
         #expect(try await eventually {
-            try await world.request(.get, "\(base)/states", token: owner.token).object["brightness"]?.intValue == 80
+            try await world.call(.get, "\(base)/states", token: owner.token).object["brightness"]?.intValue == 80
         })
         // Garbage on the state topic is dropped, the last good state stays.
         try await device.publish(thing.endpoint.topic + "/state", payload: Array("not json".utf8))
         try await Task.sleep(for: .milliseconds(300))
-        #expect(try await world.request(.get, "\(base)/states", token: owner.token).object["brightness"]?.intValue == 80)
+        #expect(try await world.call(.get, "\(base)/states", token: owner.token).object["brightness"]?.intValue == 80)
         // A device may not publish another thing's state.
         let other = try await world.onboardThing("lamp-other", owner: owner)
         try? await device.publish(other.endpoint.topic + "/state", payload: Array(#"{"forged":true}"#.utf8), timeout: .seconds(2))
         try await Task.sleep(for: .milliseconds(300))
-        #expect(try await world.request(
+        #expect(try await world.call(
             .get, "/thing-if/apps/\(world.appID)/targets/thing:\(other.id)/states", token: owner.token).status == .notFound)
         try await world.stop()
     }

@@ -1,0 +1,61 @@
+import Foundation
+import HTTPTypes
+import MQTTBridge
+import Testing
+import TestSupport
+import Logging
+import TopicGateCore
+@testable import TopicGateServer
+import TopicGateStore
+
+/// The delivery service's isolation rules with a link that never acknowledges one payload.
+@Suite("Push delivery isolation")
+struct PushDeliveryIsolationTests {
+    /// Acknowledges every payload but those containing "poison", and remembers what it took.
+    final class PickyLink: DeviceLink, @unchecked Sendable {
+        // @unchecked: the delivery service calls it from one task at a time.
+        var delivered: [String] = []
+        var isReady: Bool { true }
+
+        func deliver(_ publications: [DevicePublication]) async -> [Int: DeliveryFailure] {
+            var failures: [Int: DeliveryFailure] = [:]
+            for (index, publication) in publications.enumerated() {
+                let text = String(decoding: publication.payload, as: UTF8.self)
+                if text.contains("poison") { failures[index] = .unacknowledged } else { delivered.append(text) }
+            }
+            return failures
+        }
+
+        func revoke(_ installations: [Installation]) async {}
+    }
+
+    @Test("A message that keeps failing is tried alone, then dead-lettered after three attempts; the others are delivered")
+    func isolation() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-iso-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try openStore(configuration: ServerConfiguration(dataDirectory: directory))
+        let (app, _) = try await AppRegistry(store: store).defaultApp()
+        let user = User(id: UserID("u1"), appID: app.id, createdAt: 1, modifiedAt: 1)
+        try await store.insertUser(user)
+        try await store.insertInstallation(
+            Installation(
+                id: InstallationID("i1"), appID: app.id, principal: .user(user.id), deviceType: "MQTT",
+                registrationID: "i1", mqttTopic: "topic-1", development: false, createdAt: 1, tokenHash: nil))
+        func message(_ id: String, _ text: String) -> OutboxMessage {
+            OutboxMessage(id: id, appID: app.id, payload: Array(text.utf8), recipients: [.user(user.id)], acceptedAt: 1)
+        }
+        try await store.enqueue([message("a", "poison"), message("b", "fine-1"), message("c", "fine-2")])
+        let link = PickyLink()
+        let service = PushDeliveryService(
+            store: store, link: link, wakeup: Wakeup(), time: .system, logger: Logger(label: "test"), metrics: ServerMetrics())
+        var outcomes: [PushDeliveryService.Outcome] = []
+        for _ in 0..<4 { outcomes.append(await service.deliverBatch()) }
+        #expect(outcomes == [.failed, .failed, .more, .idle])
+        #expect(link.delivered == ["fine-1", "fine-2"])
+        #expect(try await store.pendingMessageCount() == 0)
+        let letters = try await store.deadLetters(appID: app.id, limit: 10, before: nil)
+        #expect(letters.map(\.letter.message.id) == ["a"])
+        #expect(letters.first?.letter.message.attempts == 3)
+        #expect(letters.first?.letter.reason.contains("3 attempts") == true)
+    }
+}
