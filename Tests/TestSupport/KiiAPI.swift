@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import TopicGateCore
 
@@ -123,5 +124,18 @@ extension KiiAPI {
                 "data": ["msg": .string(message)], "gcm": ["enabled": true], "apns": ["enabled": true],
                 "mqtt": ["enabled": true],
             ])
+    }
+
+    /// Sends a marker to the devices of a user (`kind` "users") or a thing ("things"), on a
+    /// topic of its own that only it subscribes to, and returns the marker's text. Sent after
+    /// the messages a test shows did not arrive: the gateway publishes in the order it accepted
+    /// messages, so those would have come before it (`ReceivedMessages.before(marker:)`).
+    public func marker(to principal: (id: String, token: String), kind: String = "users") async throws -> String {
+        let marker = "marker-\(UUID().uuidString)"
+        let topic = "\(app)/\(kind)/\(principal.id)/topics/\(marker)"
+        try await call(.put, topic, token: principal.token).expect(.noContent)
+        try await call(.put, "\(topic)/push/subscriptions/\(kind)/\(principal.id)", token: principal.token).expect(.noContent)
+        try await send(topic, token: principal.token, message: marker).expect(.created)
+        return marker
     }
 }

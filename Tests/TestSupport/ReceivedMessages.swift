@@ -3,8 +3,8 @@ import MQTTBridge
 import Synchronization
 
 /// Everything a client receives, collected in the background, so that a test can wait for
-/// messages and also state that nothing arrived (cancelling a read of an `AsyncStream` would
-/// end the stream; this never does).
+/// messages and show that nothing else arrived before a marker (cancelling a read of an
+/// `AsyncStream` would end the stream; this never does).
 public final class ReceivedMessages: Sendable {
     private final class Inbox: Sendable {
         let messages = Mutex<[MQTTMessage]>([])
@@ -36,10 +36,19 @@ public final class ReceivedMessages: Sendable {
         return all
     }
 
-    /// Waits `duration` and returns what arrived meanwhile (to show that nothing did).
-    public func quiet(for duration: Duration) async -> [MQTTMessage] {
-        let before = count
-        try? await Task.sleep(for: duration)
-        return Array(all.dropFirst(before))
+    /// Waits for the message carrying `marker` (sent after whatever the test wants to show
+    /// did not arrive) and returns what came after the first `start` messages and before it;
+    /// nil when the marker never came. The gateway publishes over one connection in the order
+    /// it accepted messages, so anything sent before the marker would have arrived before it.
+    public func before(marker: String, since start: Int = 0, timeout: Duration = .seconds(10)) async -> [MQTTMessage]? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let messages = all
+            if let index = messages.firstIndex(where: { $0.text.contains(marker) }) {
+                return Array(messages[min(start, index)..<index])
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
     }
 }

@@ -23,18 +23,10 @@ struct ACLCommandTests {
         let server = ServerProcess(dataDirectory: directory)
         try await server.start()
 
-        func pseudoUser() async throws -> (String, String) {
-            let reply = try await server.call(
-                .post, "/api/apps/\(appID)/users", contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
-                body: "{}")
-            return (try #require(reply.object["userID"]?.stringValue), try #require(reply.object["_accessToken"]?.stringValue))
-        }
-        let (ann, annToken) = try await pseudoUser()
-        let (bob, _) = try await pseudoUser()
-        let group = try await server.call(
-            .post, "/api/apps/\(appID)/groups", token: annToken, contentType: "application/json",
-            body: #"{"name":"family","members":["\#(bob)"]}"#)
-        let groupID = try #require(group.object["groupID"]?.stringValue)
+        let api = server.inApp(appID, clientID: credentials.app.clientID, clientSecret: credentials.clientSecret)
+        let (ann, annToken) = try await api.pseudoUser()
+        let (bob, _) = try await api.pseudoUser()
+        let groupID = try await api.group(owner: annToken, members: [bob], name: "family")
         #expect(try await server.call(.put, "/api/apps/\(appID)/groups/\(groupID)/topics/chat", token: annToken).status == .noContent)
         let topic = "group/\(groupID)/chat"
         let outsider = "user:\(UUID().uuidString.lowercased())"

@@ -228,7 +228,7 @@ struct APIFuzzTests {
     }
 
     static func runBlocking(_ arguments: [String], log: String) throws -> (Int32, String) {
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         defer { try? output.close() }
         let process = Process()

@@ -100,21 +100,23 @@ struct CommandRoutingTests {
             for user in recipients { expected[user, default: []].insert(commandID) }
         }
 
-        // Every device gets exactly its issuer's command IDs; then nothing more arrives.
+        // Every device gets exactly its issuer's command IDs, and nothing more before a marker
+        // sent after them all.
+        var markers: [String: String] = [:]
+        for user in users { markers[user.id] = try await world.marker(to: user) }
+        for thing in [t0, t1] { markers[thing.id] = try await world.marker(to: (thing.id, thing.token), kind: "things") }
         for device in devices {
-            await device.received.wait(for: expected[device.owner]?.count ?? 0, timeout: .seconds(15))
-        }
-        try await Task.sleep(for: .milliseconds(700))
-        for device in devices {
-            let got = device.received.all.compactMap { $0.object["commandID"]?.stringValue }
+            let arrived = try #require(await device.received.before(marker: markers[device.owner]!), "\(device.owner)")
+            let got = arrived.compactMap { $0.object["commandID"]?.stringValue }
             #expect(got.count == Set(got).count, "duplicates on a device of \(device.owner)")
             #expect(Set(got) == (expected[device.owner] ?? []), "device of \(device.owner)")
             #expect(device.received.all.allSatisfy { $0.object["actions"] == nil }, "a phone received a command's actions")
         }
         for (thing, inbox) in thingDevices {
-            let got = inbox.all.compactMap { $0.object["commandID"]?.stringValue }
+            let arrived = try #require(await inbox.before(marker: markers[thing]!), "thing \(thing)")
+            let got = arrived.compactMap { $0.object["commandID"]?.stringValue }
             #expect(Set(got) == (sentTo[thing] ?? []), "thing \(thing) got other commands or a result push")
-            #expect(inbox.all.allSatisfy { $0.object["actions"] != nil })
+            #expect(arrived.allSatisfy { $0.object["actions"] != nil })
         }
         try await world.stop()
     }
@@ -142,14 +144,22 @@ struct CommandRoutingTests {
         #expect(try await eventually {
             try await world.call(.get, "\(base)/states", token: owner.token).object["brightness"]?.intValue == 80
         })
-        // Garbage on the state topic is dropped, the last good state stays.
+        // Garbage on the state topic is dropped: the history holds the good states around it.
         try await device.publish(thing.endpoint.topic + "/state", payload: Array("not json".utf8))
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(try await world.call(.get, "\(base)/states", token: owner.token).object["brightness"]?.intValue == 80)
-        // A device may not publish another thing's state.
+        try await device.publish(thing.endpoint.topic + "/state", payload: Array(#"{"power":true,"brightness":81}"#.utf8))
+        #expect(try await eventually {
+            try await world.call(.get, "\(base)/states", token: owner.token).object["brightness"]?.intValue == 81
+        })
+        let history = try await world.call(.get, "\(base)/states/history", token: owner.token)
+        #expect(history.object["states"]?.arrayValue?.compactMap { $0.objectValue?["state"]?.objectValue?["brightness"]?.intValue } == [80, 81])
+        // A device may not publish another thing's state: by the time its own next state is in,
+        // the forged one would have been too.
         let other = try await world.onboardThing("lamp-other", owner: owner)
         try? await device.publish(other.endpoint.topic + "/state", payload: Array(#"{"forged":true}"#.utf8), timeout: .seconds(2))
-        try await Task.sleep(for: .milliseconds(300))
+        try await device.publish(thing.endpoint.topic + "/state", payload: Array(#"{"power":true,"brightness":82}"#.utf8))
+        #expect(try await eventually {
+            try await world.call(.get, "\(base)/states", token: owner.token).object["brightness"]?.intValue == 82
+        })
         #expect(try await world.call(
             .get, "/thing-if/apps/\(world.appID)/targets/thing:\(other.id)/states", token: owner.token).status == .notFound)
         try await world.stop()

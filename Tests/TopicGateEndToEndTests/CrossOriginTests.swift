@@ -17,9 +17,7 @@ struct CrossOriginTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-cors-\(UUID().uuidString)").path
         let server = ServerProcess(dataDirectory: directory, arguments: ["--broker", "none"] + arguments)
         try await server.start()
-        let appID = try #require(
-            try await openStore(configuration: ServerConfiguration(dataDirectory: directory)).apps().first?.id.rawValue)
-        return (server, appID)
+        return (server, server.appID)
     }
 
     @Test("Every status and Kii error body is the same with and without Origin, with the CORS headers on errors")

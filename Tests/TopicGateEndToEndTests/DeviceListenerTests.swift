@@ -68,7 +68,7 @@ struct DeviceListenerTests {
         try await world.push(scene.topic, token: scene.owner.token, message: "over-tls")
         let messages = await received.wait(for: 1)
         #expect(messages.first?.object["msg"] == .string("over-tls"))
-        await device.disconnect()
+        device.disconnect()
 
         // Over WebSockets (a second installation of the same member, as a browser would make).
         let browser = try await world.install(token: scene.member.token)
@@ -119,14 +119,17 @@ struct DeviceListenerTests {
         }
         // The member's topic receives; nothing reaches either device meanwhile.
         try await world.push(scene.topic, token: scene.owner.token, message: "for-the-tls-device-only")
-        #expect(await received.quiet(for: .seconds(1)).isEmpty)
+        // Subscribed to nothing yet: the push is not for it. Once it reads its own topic, the
+        // marker arrives with nothing before it.
+        try await device.subscribe(scene.endpoint.topic)
+        #expect(await received.before(marker: try await world.marker(to: scene.member)) == [])
 
         // Another device's password, or a made-up one, does not open a WebSocket session.
         let (_, stolen) = try webSocketDevice(browser, port: world.server.webSocketPort, password: other.password)
         #expect(stolen != 0)
         let (_, forged) = try webSocketDevice(browser, port: world.server.webSocketPort, password: "k1.9999999999.AAAA")
         #expect(forged != 0)
-        await device.disconnect()
+        device.disconnect()
         try await world.stop()
     }
 

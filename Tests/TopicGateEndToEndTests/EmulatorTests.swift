@@ -17,7 +17,7 @@ struct EmulatorTests {
 
         init(_ arguments: [String], environment: [String: String], outputPath: String) throws {
             self.outputPath = outputPath
-            FileManager.default.createFile(atPath: outputPath, contents: nil)
+            _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
             process.executableURL = ServerProcess.executable
             process.arguments = arguments
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -52,7 +52,7 @@ struct EmulatorTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let server = ServerProcess(dataDirectory: directory)
         try await server.start()
-        let appID = try #require(try await openStore(configuration: ServerConfiguration(dataDirectory: directory)).apps().first?.id.rawValue)
+        let appID = server.appID
         let environment = ["TOPICGATE_URL": "http://127.0.0.1:\(server.port)", "TOPICGATE_APP_ID": appID]
 
         let thing = try Background(
@@ -85,9 +85,14 @@ struct EmulatorTests {
         #expect(try await server.runCLI(["emulate", "phone", "command", "--profile", phone, "--vendor-thing-id", "lamp-1"], credentials: environment).0 == 0)
         #expect(PhoneProfileFile.userID(phone) == profile)
 
-        // The bystander phone received nothing; the thing's state reached the server.
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(!bystander.output.contains("push:"), "\(bystander.output)")
+        // The bystander phone received nothing before a marker sent to it after all that; the
+        // thing's state reached the server.
+        let bystanderUser = (
+            id: try #require(PhoneProfileFile.userID(directory + ".bystander.json")),
+            token: try #require(PhoneProfileFile.token(directory + ".bystander.json")))
+        let marker = try await server.marker(to: bystanderUser)
+        #expect(try await bystander.waitFor(marker), "\(bystander.output)")
+        #expect(bystander.output.components(separatedBy: "push:").count == 2, "\(bystander.output)")
         #expect(try await thing.waitFor("state:"))
         let token = try #require(PhoneProfileFile.token(phone))
         let thingID = try #require(owned.split(separator: " ").first { $0.hasPrefix("th.") }.map(String.init))

@@ -59,7 +59,7 @@ final class ServerProcess: KiiAPI, @unchecked Sendable {
             "--mqtt-port", "\(mqttPort)",
         ] + (arguments.contains("--mqtt-ws-port") ? [] : ["--mqtt-ws-port", "\(webSocketPort)"]) + arguments
         // Standard output (the app credentials on first start) goes to a file beside the data.
-        if !FileManager.default.fileExists(atPath: outputPath) { FileManager.default.createFile(atPath: outputPath, contents: nil) }
+        if !FileManager.default.fileExists(atPath: outputPath) { _ = FileManager.default.createFile(atPath: outputPath, contents: nil) }
         let output = FileHandle(forWritingAtPath: outputPath)
         _ = try? output?.seekToEnd()
         process.standardOutput = output

@@ -16,19 +16,13 @@ struct ServerProcessTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let server = ServerProcess(dataDirectory: directory)
         try await server.start()
-        let appID = try #require(try await openStore(configuration: ServerConfiguration(dataDirectory: directory)).apps().first?.id.rawValue)
+        let appID = server.appID
 
         var tokens: [String] = []
         for index in 0..<20 {
-            let created = try await server.call(
-                .post, "/api/apps/\(appID)/users", contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
-                body: #"{"displayName":"user \#(index)"}"#)
-            #expect(created.status == .created)
-            tokens.append(try #require(created.object["_accessToken"]?.stringValue))
+            tokens.append(try await server.pseudoUser(["displayName": .string("user \(index)")]).token)
         }
-        let group = try await server.call(
-            .post, "/api/apps/\(appID)/groups", token: tokens[0], contentType: "application/json", body: #"{"name":"kept"}"#)
-        #expect(group.status == .created)
+        let groupID = try await server.group(owner: tokens[0], name: "kept")
 
         try await server.stop(signal: SIGKILL)
         try await server.start()
@@ -37,7 +31,6 @@ struct ServerProcessTests {
             #expect(me.status == .ok)
             #expect(me.object["displayName"] == JSONValue.string("user \(index)"))
         }
-        let groupID = try #require(group.object["groupID"]?.stringValue)
         #expect(try await server.call(.get, "/api/apps/\(appID)/groups/\(groupID)", token: tokens[0]).status == .ok)
         try await server.stop(signal: SIGTERM)
     }
@@ -78,12 +71,10 @@ struct ServerProcessTests {
             #expect(uid?.count ?? 0 > 2 && uid?[2] == Substring(String(getpwnam("mosquitto")!.pointee.pw_uid)), "effective uid")
             #expect(try Self.mode(directory + "/broker/mqtt-secret") == 0o600)
         }
-        let appID = try #require(try await openStore(configuration: ServerConfiguration(dataDirectory: directory)).apps().first?.id.rawValue)
-        let user = try await server.call(
-            .post, "/api/apps/\(appID)/users", contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json", body: "{}")
-        let token = try #require(user.object["_accessToken"]?.stringValue)
+        let appID = server.appID
+        let token = try await server.pseudoUser().token
         let installed = try await server.call(
-            .post, "/api/apps/\(appID)/installations", token: token, contentType: "application/json", body: #"{"deviceType":"MQTT"}"#)
+            .post, "/api/apps/\(appID)/installations", token: token, json: ["deviceType": "MQTT"])
         let installation = try #require(installed.object["installationID"]?.stringValue)
         let endpoint = try await server.call(.get, "/api/apps/\(appID)/installations/\(installation)/mqtt-endpoint", token: token)
         #expect(endpoint.object["portTCP"]?.intValue == Int64(server.mqttPort))
@@ -116,7 +107,7 @@ struct ServerProcessTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-loose-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        FileManager.default.createFile(
+        _ = FileManager.default.createFile(
             atPath: directory + "/mqtt-secret", contents: Data(String(repeating: "ab", count: 32).utf8),
             attributes: [.posixPermissions: 0o644])
         let server = ServerProcess(dataDirectory: directory)
