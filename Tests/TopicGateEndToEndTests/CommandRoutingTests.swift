@@ -81,7 +81,7 @@ struct CommandRoutingTests {
             let base = "/thing-if/apps/\(world.appID)/targets/thing:\(scenario.thing.id)"
             let created = try await world.call(
                 .post, "\(base)/commands", token: caller.token, contentType: "application/vnd.kii.CommandCreationRequest+json",
-                body: #"{"actions":[{"Lamp":[{"turnPower":true}]}],"issuer":"\#(issuer)"}"#)
+                json: ["actions": [["Lamp": [["turnPower": true]]]], "issuer": .string(issuer)])
             #expect(created.status == .created)
             let commandID = try #require(created.object["commandID"]?.stringValue)
             sentTo[scenario.thing.id, default: []].insert(commandID)
@@ -94,7 +94,7 @@ struct CommandRoutingTests {
             let succeeded = Bool.random(using: &random)
             let reported = try await world.call(
                 .put, "\(base)/commands/\(commandID)/action-results", token: scenario.thing.token, contentType: Self.resultsMedia,
-                body: #"{"actionResults":[{"Lamp":[{"turnPower":{"succeeded":\#(succeeded)}}]}]}"#)
+                json: ["actionResults": [["Lamp": [["turnPower": ["succeeded": .bool(succeeded)]]]]]])
             #expect(reported.status == .noContent)
             let recipients = asGroup ? members[scenario.group] ?? [] : [scenario.owners[0]]
             for user in recipients { expected[user, default: []].insert(commandID) }
@@ -133,7 +133,7 @@ struct CommandRoutingTests {
         defer { device.shutdown() }
         let created = try await world.call(
             .post, "\(base)/commands", token: owner.token, contentType: "application/json",
-            body: #"{"actions":[{"turnPower":{"power":true}}],"issuer":"user:\#(owner.id)"}"#)
+            json: ["actions": [["turnPower": ["power": true]]], "issuer": .string("user:\(owner.id)")])
         let commandID = try #require(created.object["commandID"]?.stringValue)
         #expect(try await eventually {
             try await world.call(.get, "\(base)/commands/\(commandID)", token: owner.token).object["commandState"]?.stringValue == "DELIVERED"

@@ -287,7 +287,7 @@ struct PushEndToEndTests {
         let onboarded = try await world.call(
             .post, "/thing-if/apps/\(world.appID)/onboardings", token: owner.token,
             contentType: "application/vnd.kii.OnboardingWithVendorThingIDByOwner+json",
-            body: #"{"vendorThingID":"lamp-1","thingPassword":"lamp-secret","owner":"user:\#(owner.id)"}"#)
+            json: ["vendorThingID": "lamp-1", "thingPassword": "lamp-secret", "owner": .string("user:\(owner.id)")])
         #expect(onboarded.status == .ok)
         let thingID = try #require(onboarded.object["thingID"]?.stringValue)
         let thingToken = try #require(onboarded.object["accessToken"]?.stringValue)
@@ -315,7 +315,7 @@ struct PushEndToEndTests {
         let again = try await world.call(
             .post, "/thing-if/apps/\(world.appID)/onboardings", token: owner.token,
             contentType: "application/vnd.kii.OnboardingWithVendorThingIDByOwner+json",
-            body: #"{"vendorThingID":"lamp-1","thingPassword":"lamp-secret","owner":"user:\#(owner.id)"}"#)
+            json: ["vendorThingID": "lamp-1", "thingPassword": "lamp-secret", "owner": .string("user:\(owner.id)")])
         guard case .object(let second)? = again.object["mqttEndpoint"] else {
             Issue.record("no mqttEndpoint on the second onboarding")
             return

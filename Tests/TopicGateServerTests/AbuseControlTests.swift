@@ -60,7 +60,7 @@ struct AbuseControlTests {
             func login(_ name: String, _ password: String, from address: String) async throws -> TestServer.Reply {
                 try await client.call(
                     .post, "\(client.app)/oauth2/token", contentType: "application/json",
-                    body: #"{"username":"\#(name)","password":"\#(password)"}"#, headers: Self.from(address))
+                    json: ["username": .string(name), "password": .string(password)], headers: Self.from(address))
             }
             for name in ["carol", "dave", "nobody"] { #expect(try await login(name, "wrong-password", from: "203.0.113.9").status == .badRequest) }
             let limited = try await login("carol", "password123", from: "203.0.113.9")
@@ -79,7 +79,7 @@ struct AbuseControlTests {
             func login(_ name: String, _ password: String) async throws -> TestServer.Reply {
                 try await client.call(
                     .post, "\(client.app)/oauth2/token", contentType: "application/json",
-                    body: #"{"username":"\#(name)","password":"\#(password)"}"#)
+                    json: ["username": .string(name), "password": .string(password)])
             }
             for _ in 0..<5 { #expect(try await login("erin", "wrong-password").string("error_description") == "The username or password is wrong.") }
             let locked = try await login("ERIN", "password123")
@@ -107,7 +107,7 @@ struct AbuseControlTests {
             for (path, disabled) in [("users/\(user.id)", true), ("things/\(thing.id)", true)] {
                 #expect(try await client.call(
                     .put, "\(client.app)/\(path)/status", token: admin, contentType: "application/json",
-                    body: #"{"disabled":\#(disabled)}"#).status == .noContent)
+                    json: ["disabled": .bool(disabled)]).status == .noContent)
             }
             let userRefused = try await client.call(.get, "\(client.app)/users/me", token: user.token)
             #expect(userRefused.status == .unauthorized)
@@ -165,7 +165,7 @@ struct AbuseControlTests {
             func clean(dryRun: Bool) async throws -> TestServer.Reply {
                 try await client.call(
                     .post, "\(client.app)/pseudo-user-cleanup", token: admin, contentType: "application/json",
-                    body: #"{"idleDays":30,"dryRun":\#(dryRun)}"#)
+                    json: ["idleDays": 30, "dryRun": .bool(dryRun)])
             }
             #expect(try await client.call(
                 .post, "\(client.app)/pseudo-user-cleanup", token: active.token, contentType: "application/json",

@@ -15,7 +15,7 @@ struct GroupRoutesTests {
             let created = try await client.call(
                 .post, "\(client.app)/groups", token: owner.token,
                 contentType: "application/vnd.kii.GroupCreationRequest+json",
-                body: #"{"name":"family","owner":"\#(owner.id)","members":["\#(member.id)","ghost"]}"#)
+                json: ["name": "family", "owner": .string(owner.id), "members": [.string(member.id), "ghost"]])
             #expect(created.status == .created)
             #expect(created.object["notFoundUsers"] == ["ghost"])
             let groupID = try #require(created.string("groupID"))
@@ -45,7 +45,7 @@ struct GroupRoutesTests {
             let other = try await client.pseudoUser()
             let forOther = try await client.call(
                 .post, "\(client.app)/groups", token: user.token, contentType: "application/json",
-                body: #"{"name":"x","owner":"\#(other.id)"}"#)
+                json: ["name": "x", "owner": .string(other.id)])
             #expect(forOther.status == .forbidden)
             let anonymous = try await client.call(
                 .post, "\(client.app)/groups", contentType: "application/json", body: #"{"name":"x"}"#)
@@ -67,12 +67,12 @@ struct GroupRoutesTests {
             let owner = try await client.pseudoUser()
             let first = try await client.call(
                 .put, "\(client.app)/groups/team-1", token: owner.token, contentType: "application/json",
-                body: #"{"name":"team","owner":"\#(owner.id)"}"#)
+                json: ["name": "team", "owner": .string(owner.id)])
             #expect(first.status == .created)
             #expect(first.string("groupID") == "team-1")
             let again = try await client.call(
                 .put, "\(client.app)/groups/team-1", token: owner.token, contentType: "application/json",
-                body: #"{"name":"team","owner":"\#(owner.id)"}"#)
+                json: ["name": "team", "owner": .string(owner.id)])
             #expect(again.status == .conflict)
             #expect(again.errorCode == "GROUP_ALREADY_EXISTS")
         }
@@ -88,7 +88,7 @@ struct GroupRoutesTests {
             let groupID = try #require(
                 try await client.call(
                     .post, "\(client.app)/groups", token: owner.token, contentType: "application/json",
-                    body: #"{"name":"club","members":["\#(member.id)"]}"#
+                    json: ["name": "club", "members": [.string(member.id)]]
                 ).string("groupID"))
             let group = "\(client.app)/groups/\(groupID)"
 
@@ -110,7 +110,7 @@ struct GroupRoutesTests {
             #expect(try await client.call(.delete, "\(group)/members/\(owner.id)", token: owner.token).errorCode == "OPERATION_NOT_ALLOWED")
             let handOver = try await client.call(
                 .put, "\(group)/owner", token: owner.token, contentType: "application/vnd.kii.GroupOwnerChangeRequest+json",
-                body: #"{"owner":"\#(member.id)"}"#)
+                json: ["owner": .string(member.id)])
             #expect(handOver.status == .noContent)
             #expect(try await client.call(.get, group, token: owner.token).string("owner") == member.id)
             #expect(try await client.call(.put, "\(group)/name", token: owner.token, contentType: "text/plain", body: "y").status == .forbidden)
@@ -131,7 +131,7 @@ struct GroupRoutesTests {
             for name in ["a", "b"] {
                 _ = try await client.call(
                     .post, "\(client.app)/groups", token: owner.token, contentType: "application/json",
-                    body: #"{"name":"\#(name)","members":["\#(member.id)"]}"#)
+                    json: ["name": .string(name), "members": [.string(member.id)]])
             }
             let owned = try await client.call(.get, "\(client.app)/groups?owner=\(owner.id)", token: owner.token)
             #expect(owned.object["groups"]?.arrayValue?.count == 2)
@@ -155,7 +155,7 @@ struct GroupRoutesTests {
             let groupID = try #require(
                 try await client.call(
                     .post, "\(client.app)/groups", token: owner.token, contentType: "application/json",
-                    body: #"{"name":"club","members":["\#(member.id)"]}"#
+                    json: ["name": "club", "members": [.string(member.id)]]
                 ).string("groupID"))
             #expect(try await client.call(.delete, "\(client.app)/users/me", token: owner.token).status == .noContent)
             let admin = try await client.adminToken()

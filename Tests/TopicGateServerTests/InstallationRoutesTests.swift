@@ -78,7 +78,7 @@ struct InstallationRoutesTests {
             #expect(try await client.call(.post, "\(client.app)/installations", token: admin, contentType: Self.mediaType, body: #"{"deviceType":"MQTT"}"#).status == .badRequest)
             let forBob = try await client.call(
                 .post, "\(client.app)/installations", token: admin, contentType: Self.mediaType,
-                body: #"{"deviceType":"MQTT","userID":"\#(bob.id)"}"#)
+                json: ["deviceType": "MQTT", "userID": .string(bob.id)])
             #expect(forBob.status == .created)
             let bobsID = try #require(forBob.string("installationID"))
             #expect(try await client.call(.get, "\(client.app)/installations/\(bobsID)/mqtt-endpoint", token: bob.token).status == .ok)

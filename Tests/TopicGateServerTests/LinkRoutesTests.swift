@@ -14,8 +14,11 @@ struct LinkRoutesTests {
     static let secret = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
     static let otherSecret = "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
 
-    static func linkBody(_ externalID: String = externalID, secret: String = secret, extra: String = "") -> String {
-        #"{"provider":"icloud","externalID":"\#(externalID)","secret":"\#(secret)"\#(extra)}"#
+    static func linkBody(
+        _ externalID: String = externalID, secret: String = secret, extra: [String: JSONValue] = [:]
+    ) -> String {
+        let fields: [String: JSONValue] = ["provider": "icloud", "externalID": .string(externalID), "secret": .string(secret)]
+        return JSONWriter.string(.object(fields.merging(extra) { $1 }))
     }
 
     @Test("Device A links its pseudo user; device B gets the same user back with a fresh token")
@@ -57,7 +60,7 @@ struct LinkRoutesTests {
             // The token endpoint still never gives a pseudo user a token.
             let viaTokenEndpoint = try await client.call(
                 .post, "\(client.app)/oauth2/token", contentType: "application/json",
-                body: #"{"username":"\#(deviceA.id)","password":""}"#)
+                json: ["username": .string(deviceA.id), "password": ""])
             #expect(viaTokenEndpoint.status == .badRequest)
 
             let listed = try await client.call(.get, "\(client.app)/users/me/links", token: tokenB)
@@ -88,7 +91,7 @@ struct LinkRoutesTests {
             #expect(try await link(ann.token, #"{"provider":"icloud","externalID":"x"}"#).string("field") == "secret")
             #expect(try await link(ann.token, Self.linkBody().replacingOccurrences(of: "icloud", with: "i cloud")).string("field") == "provider")
             #expect(try await link(ann.token, Self.linkBody(String(repeating: "x", count: 256))).string("field") == "externalID")
-            #expect(try await link(ann.token, #"{"provider":"icloud","externalID":7,"secret":"\#(Self.secret)"}"#).status == .badRequest)
+            #expect(try await link(ann.token, JSONWriter.string(["provider": "icloud", "externalID": 7, "secret": .string(Self.secret)])).status == .badRequest)
             #expect(try await link(ann.token, "not json").status == .badRequest)
             // Only a user links itself.
             #expect(try await link(nil, Self.linkBody()).status == .unauthorized)
@@ -106,12 +109,12 @@ struct LinkRoutesTests {
             let different = try await link(ann.token, Self.linkBody(secret: Self.otherSecret))
             #expect(different.status == .conflict)
             #expect(different.errorCode == "LINK_SECRET_MISMATCH")
-            #expect(try await link(ann.token, Self.linkBody(secret: Self.otherSecret, extra: #","rotate":true"#)).status == .badRequest)
+            #expect(try await link(ann.token, Self.linkBody(secret: Self.otherSecret, extra: ["rotate": true])).status == .badRequest)
             let wrongOld = try await link(
-                ann.token, Self.linkBody(secret: Self.otherSecret, extra: #","rotate":true,"oldSecret":"\#(Self.otherSecret)""#))
+                ann.token, Self.linkBody(secret: Self.otherSecret, extra: ["rotate": true, "oldSecret": .string(Self.otherSecret)]))
             #expect(wrongOld.errorCode == "LINK_SECRET_MISMATCH")
             let rotated = try await link(
-                ann.token, Self.linkBody(secret: Self.otherSecret, extra: #","rotate":true,"oldSecret":"\#(Self.secret)""#))
+                ann.token, Self.linkBody(secret: Self.otherSecret, extra: ["rotate": true, "oldSecret": .string(Self.secret)]))
             #expect(rotated.status == .ok)
             let oldLogin = try await client.call(.post, "\(client.app)/links/login", contentType: "application/json", body: Self.linkBody())
             #expect(oldLogin.status == .badRequest)

@@ -26,7 +26,7 @@ struct ThingIFRoutesTests {
         let onboarded = try await client.call(
             .post, "/thing-if/apps/\(client.server.app.id.rawValue)/onboardings", token: owner.token,
             contentType: "application/vnd.kii.OnboardingWithVendorThingIDByOwner+json",
-            body: #"{"vendorThingID":"lamp-1","thingPassword":"thing-password","owner":"user:\#(owner.id)"}"#)
+            json: ["vendorThingID": "lamp-1", "thingPassword": "thing-password", "owner": .string("user:\(owner.id)")])
         let thing = (try #require(onboarded.string("thingID")), try #require(onboarded.string("accessToken")))
         #expect(try await client.call(.put, "\(client.app)/things/\(thing.0)/ownership/group:\(group)", token: owner.token).status == .noContent)
         let other = try await client.thing("lamp-2")
@@ -37,8 +37,11 @@ struct ThingIFRoutesTests {
 
     static let traitMedia = "application/vnd.kii.CommandCreationRequest+json"
 
-    func command(_ issuer: String, actions: String = #"[{"AirConditionerAlias":[{"turnPower":true},{"setPresetTemperature":25}]}]"#) -> String {
-        #"{"actions":\#(actions),"issuer":"\#(issuer)","title":"Power on","metadata":{"by":"test"}}"#
+    func command(
+        _ issuer: String,
+        actions: JSONValue = [["AirConditionerAlias": [["turnPower": true], ["setPresetTemperature": 25]]]]
+    ) -> String {
+        JSONWriter.string(["actions": actions, "issuer": .string(issuer), "title": "Power on", "metadata": ["by": "test"]])
     }
 
     @Test("An owner issues as itself, a member as its group; the command reads back SENDING with Kii's fields")
@@ -65,7 +68,7 @@ struct ThingIFRoutesTests {
             // The schema format with application/json, by a group member acting as the group.
             let schema = try await client.call(
                 .post, "\(scene.base)/commands", token: scene.member.token, contentType: "application/json",
-                body: #"{"schema":"lamp","schemaVersion":1,"actions":[{"turnPower":{"power":true}}],"issuer":"group:\#(scene.group)"}"#)
+                json: ["schema": "lamp", "schemaVersion": 1, "actions": [["turnPower": ["power": true]]], "issuer": .string("group:\(scene.group)")])
             #expect(schema.status == .created)
             // The member reads it, being a member of an owner group.
             let byMember = try await client.call(.get, "\(scene.base)/commands/\(try #require(schema.string("commandID")))", token: scene.member.token)

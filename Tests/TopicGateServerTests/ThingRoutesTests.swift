@@ -72,19 +72,19 @@ struct ThingRoutesTests {
 
             let wrongPassword = try await client.call(
                 .post, "\(path)/ownership", token: owner.token, contentType: "application/vnd.kii.ThingOwnershipRequest+json",
-                body: #"{"thingPassword":"nope-nope","userID":"\#(owner.id)"}"#)
+                json: ["thingPassword": "nope-nope", "userID": .string(owner.id)])
             #expect(wrongPassword.errorCode == "WRONG_PASSWORD")
             let forOther = try await client.call(
                 .post, "\(path)/ownership", token: stranger.token, contentType: "application/json",
-                body: #"{"thingPassword":"thing-password","userID":"\#(owner.id)"}"#)
+                json: ["thingPassword": "thing-password", "userID": .string(owner.id)])
             #expect(forOther.status == .forbidden)
             let claimed = try await client.call(
                 .post, "\(path)/ownership", token: owner.token, contentType: "application/vnd.kii.ThingOwnershipRequest+json",
-                body: #"{"thingPassword":"thing-password","userID":"\#(owner.id)"}"#)
+                json: ["thingPassword": "thing-password", "userID": .string(owner.id)])
             #expect(claimed.status == .noContent)
             let again = try await client.call(
                 .post, "\(path)/ownership", token: owner.token, contentType: "application/json",
-                body: #"{"thingPassword":"thing-password","userID":"\#(owner.id)"}"#)
+                json: ["thingPassword": "thing-password", "userID": .string(owner.id)])
             #expect(again.errorCode == "THING_OWNERSHIP_ALREADY_EXISTS")
 
             #expect(try await client.call(.get, path, token: owner.token).status == .ok)
@@ -113,7 +113,7 @@ struct ThingRoutesTests {
             let groupID = try #require(
                 try await client.call(
                     .post, "\(client.app)/groups", token: owner.token, contentType: "application/json",
-                    body: #"{"name":"home","members":["\#(member.id)"]}"#
+                    json: ["name": "home", "members": [.string(member.id)]]
                 ).string("groupID"))
             let path = "\(client.app)/things/VENDOR_THING_ID:sensor-2"
             #expect(try await client.call(.put, "\(path)/ownership/group:\(groupID)", token: member.token).status == .forbidden)
@@ -170,7 +170,7 @@ struct ThingRoutesTests {
             let onboarded = try await client.call(
                 .post, "/thing-if/apps/\(server.app.id.rawValue)/onboardings", token: owner.token,
                 contentType: "application/vnd.kii.OnboardingWithVendorThingIDByOwner+json",
-                body: #"{"vendorThingID":"air-1","thingPassword":"thing-password","owner":"user:\#(owner.id)","thingType":"aircon","firmwareVersion":"v1","layoutPosition":"STANDALONE","thingProperties":{"_vendor":"acme","floor":3}}"#)
+                json: ["vendorThingID": "air-1", "thingPassword": "thing-password", "owner": .string("user:\(owner.id)"), "thingType": "aircon", "firmwareVersion": "v1", "layoutPosition": "STANDALONE", "thingProperties": ["_vendor": "acme", "floor": 3]])
             #expect(onboarded.status == .ok)
             let thingID = try #require(onboarded.string("thingID"))
             let thingToken = try #require(onboarded.string("accessToken"))
@@ -185,7 +185,7 @@ struct ThingRoutesTests {
             let byID = try await client.call(
                 .post, "/thing-if/apps/\(server.app.id.rawValue)/onboardings", token: second.token,
                 contentType: "application/vnd.kii.onboardingWithThingIDByOwner+json",
-                body: #"{"thingID":"\#(thingID)","thingPassword":"thing-password","owner":"USER:\#(second.id)"}"#)
+                json: ["thingID": .string(thingID), "thingPassword": "thing-password", "owner": .string("USER:\(second.id)")])
             #expect(byID.status == .ok)
             #expect(byID.string("thingID") == thingID)
             #expect(try await client.call(.get, "\(client.app)/things/\(thingID)", token: second.token).status == .ok)
@@ -203,19 +203,19 @@ struct ThingRoutesTests {
             let vendorType = "application/vnd.kii.OnboardingWithVendorThingIDByOwner+json"
             let wrongPassword = try await client.call(
                 .post, onboardings, token: owner.token, contentType: vendorType,
-                body: #"{"vendorThingID":"air-2","thingPassword":"wrong-password","owner":"user:\#(owner.id)"}"#)
+                json: ["vendorThingID": "air-2", "thingPassword": "wrong-password", "owner": .string("user:\(owner.id)")])
             #expect(wrongPassword.errorCode == "WRONG_PASSWORD")
             let forOther = try await client.call(
                 .post, onboardings, token: owner.token, contentType: vendorType,
-                body: #"{"vendorThingID":"air-2","thingPassword":"thing-password","owner":"user:\#(other.id)"}"#)
+                json: ["vendorThingID": "air-2", "thingPassword": "thing-password", "owner": .string("user:\(other.id)")])
             #expect(forOther.status == .forbidden)
             let badOwner = try await client.call(
                 .post, onboardings, token: owner.token, contentType: vendorType,
-                body: #"{"vendorThingID":"air-2","thingPassword":"thing-password","owner":"\#(owner.id)"}"#)
+                json: ["vendorThingID": "air-2", "thingPassword": "thing-password", "owner": .string(owner.id)])
             #expect(badOwner.errorCode == "INVALID_INPUT_DATA")
             let unknownType = try await client.call(
                 .post, onboardings, token: owner.token, contentType: "application/json",
-                body: #"{"vendorThingID":"air-2","thingPassword":"thing-password","owner":"user:\#(owner.id)"}"#)
+                json: ["vendorThingID": "air-2", "thingPassword": "thing-password", "owner": .string("user:\(owner.id)")])
             #expect(unknownType.status == .unsupportedMediaType)
             let byThing = try await client.call(
                 .post, onboardings, contentType: "application/vnd.kii.OnboardingWithVendorThingIDByThing+json",

@@ -144,7 +144,7 @@ struct TopicRoutesTests {
 
             let failing = try await client.call(
                 .post, "\(topic)/acl", token: ann.token, contentType: "application/json",
-                body: #"{"changes":[{"change":"grant","action":"SEND_MESSAGE_TO_TOPIC","subject":"UserID:\#(bob.id)"},{"change":"revoke","action":"SEND_MESSAGE_TO_TOPIC","subject":"UserID:\#(carol.id)"}]}"#)
+                json: ["changes": [["change": "grant", "action": "SEND_MESSAGE_TO_TOPIC", "subject": .string("UserID:\(bob.id)")], ["change": "revoke", "action": "SEND_MESSAGE_TO_TOPIC", "subject": .string("UserID:\(carol.id)")]]])
             #expect(failing.status == .notFound)
             #expect(failing.errorCode == "ACL_NOT_FOUND")
             #expect(failing.object["failedChangeIndex"] == 1)
@@ -152,20 +152,20 @@ struct TopicRoutesTests {
 
             let protected = try await client.call(
                 .post, "\(topic)/acl", token: ann.token, contentType: "application/json",
-                body: #"{"changes":[{"change":"grant","action":"SEND_MESSAGE_TO_TOPIC","subject":"UserID:\#(bob.id)"},{"change":"revoke","action":"SEND_MESSAGE_TO_TOPIC","subject":"UserID:\#(ann.id)"}]}"#)
+                json: ["changes": [["change": "grant", "action": "SEND_MESSAGE_TO_TOPIC", "subject": .string("UserID:\(bob.id)")], ["change": "revoke", "action": "SEND_MESSAGE_TO_TOPIC", "subject": .string("UserID:\(ann.id)")]]])
             #expect(protected.errorCode == "ACL_ENTRY_NOT_REMOVABLE")
             #expect(protected.object["failedChangeIndex"] == 1)
             #expect(try await client.send(topic, token: bob.token).status == .forbidden)
 
             let malformed = try await client.call(
                 .post, "\(topic)/acl", token: ann.token, contentType: "application/json",
-                body: #"{"changes":[{"change":"grant","action":"SEND_MESSAGE_TO_TOPIC","subject":"UserID:\#(bob.id)"},{"change":"maybe"}]}"#)
+                json: ["changes": [["change": "grant", "action": "SEND_MESSAGE_TO_TOPIC", "subject": .string("UserID:\(bob.id)")], ["change": "maybe"]]])
             #expect(malformed.errorCode == "INVALID_INPUT_DATA")
             #expect(malformed.object["failedChangeIndex"] == 1)
 
             let applied = try await client.call(
                 .post, "\(topic)/acl", token: ann.token, contentType: "application/json",
-                body: #"{"changes":[{"change":"grant","action":"SEND_MESSAGE_TO_TOPIC","subject":"UserID:\#(bob.id)"},{"change":"grant","action":"SUBSCRIBE_TO_TOPIC","subject":"UserID:\#(carol.id)"}]}"#)
+                json: ["changes": [["change": "grant", "action": "SEND_MESSAGE_TO_TOPIC", "subject": .string("UserID:\(bob.id)")], ["change": "grant", "action": "SUBSCRIBE_TO_TOPIC", "subject": .string("UserID:\(carol.id)")]]])
             #expect(applied.status == .ok)
             #expect(try await client.send(topic, token: bob.token).status == .created)
 

@@ -143,7 +143,7 @@ struct UserRoutesTests {
             #expect(mistyped.string("field") == "displayName")
             let huge = String(repeating: "x", count: 2 << 20)
             let oversized = try await client.call(
-                .post, users, contentType: "application/json", body: #"{"displayName":"\#(huge)"}"#)
+                .post, users, contentType: "application/json", json: ["displayName": .string(huge)])
             #expect(oversized.status == .contentTooLarge)
             #expect(oversized.errorCode == "REQUEST_ENTITY_TOO_LARGE")
             let unknownRoute = try await client.call(.get, "\(client.app)/nothing-here")
@@ -212,7 +212,7 @@ struct UserRoutesTests {
             for username in ["EMAIL:dan@example.com", "dan@example.com", "PHONE:+819012345678", "+819012345678"] {
                 let login = try await client.call(
                     .post, "\(client.app)/oauth2/token", contentType: "application/json",
-                    body: #"{"grant_type":"password","username":"\#(username)","password":"password123"}"#)
+                    json: ["grant_type": "password", "username": .string(username), "password": "password123"])
                 #expect(login.status == .ok, "login as \(username)")
                 #expect(login.string("id") == user.id)
             }
@@ -249,7 +249,7 @@ struct UserRoutesTests {
             for password in ["", "password123", user.token] {
                 let login = try await client.call(
                     .post, "\(client.app)/oauth2/token", contentType: "application/json",
-                    body: #"{"username":"\#(user.id)","password":"\#(password)"}"#)
+                    json: ["username": .string(user.id), "password": .string(password)])
                 #expect(login.status == .badRequest)
                 #expect(login.string("access_token") == nil)
             }
@@ -307,13 +307,13 @@ struct UserRoutesTests {
             #expect(read.object["_hasPassword"] == false)
             let anonymous = try await client.call(
                 .post, "\(client.app)/oauth2/token", contentType: "application/json",
-                body: #"{"grant_type":"client_credentials","client_id":"\#(server.app.id.rawValue)","client_secret":"dummy"}"#)
+                json: ["grant_type": "client_credentials", "client_id": .string(server.app.id.rawValue), "client_secret": "dummy"])
             #expect(anonymous.status == .ok)
             let anonymousToken = try #require(anonymous.string("access_token"))
             #expect(try await client.call(.get, "\(client.app)/users/\(user.id)", token: anonymousToken).status == .unauthorized)
             let wrongSecret = try await client.call(
                 .post, "\(client.app)/oauth2/token", contentType: "application/json",
-                body: #"{"grant_type":"client_credentials","client_id":"\#(server.app.clientID)","client_secret":"nope"}"#)
+                json: ["grant_type": "client_credentials", "client_id": .string(server.app.clientID), "client_secret": "nope"])
             #expect(wrongSecret.status == .badRequest)
             #expect(wrongSecret.string("access_token") == nil)
             let basic = "\(server.app.clientID):\(server.clientSecret)".data(using: .utf8)!.base64EncodedString()
