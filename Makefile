@@ -11,7 +11,7 @@ TOPICGATE := .build/debug/topicgate
 FUZZ_VENV := .build/fuzz-venv
 SCHEMATHESIS_VERSION := 4.32.5
 
-.PHONY: run test build bench fuzz deps test-deps fuzz-deps clean
+.PHONY: run test build bench fuzz lint format deps test-deps fuzz-deps clean
 
 ## run: install what is missing, build, and serve on 127.0.0.1:8080 with ./data/topicgate.sqlite
 ##      and its own Mosquitto on 127.0.0.1:1883 (ARGS="--port 9090 --mqtt-port 11883" to change)
@@ -32,6 +32,14 @@ test: deps test-deps fuzz-deps
 fuzz: deps test-deps fuzz-deps
 	$(SWIFT) build --build-tests
 	TOPICGATE_FUZZ_EXAMPLES=$${TOPICGATE_FUZZ_EXAMPLES:-150} $(SWIFT) test --skip-build --filter APIFuzzTests
+
+## lint: the house format (.swift-format: 4 spaces, 120 columns), as CI checks it
+lint:
+	$(SWIFT) format lint --strict --recursive --parallel Sources Tests Package.swift
+
+## format: rewrite the sources in the house format
+format:
+	$(SWIFT) format format --in-place --recursive --parallel Sources Tests Package.swift
 
 ## build: the topicgate executable and the broker plugin libTopicGateMosquittoAuth.so
 build: deps

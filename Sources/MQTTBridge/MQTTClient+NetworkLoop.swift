@@ -55,8 +55,9 @@ extension MQTTClient {
                 }
                 continue
             }
+            let events = Int16(POLLIN) | (mosquitto_want_write(handle) ? Int16(POLLOUT) : 0)
             var descriptors = [
-                pollfd(fd: socket, events: Int16(POLLIN) | (mosquitto_want_write(handle) ? Int16(POLLOUT) : 0), revents: 0),
+                pollfd(fd: socket, events: events, revents: 0),
                 pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0),
             ]
             _ = poll(&descriptors, 2, 1000)

@@ -89,7 +89,8 @@ public final class MQTTClient: @unchecked Sendable {
                 handle, UInt32(configuration.reconnectDelay.min), UInt32(configuration.reconnectDelay.max), true),
             "set reconnect delay")
         try MQTTError.check(
-            mosquitto_max_inflight_messages_set(handle, UInt32(configuration.maxInflightMessages)), "set inflight limit")
+            mosquitto_max_inflight_messages_set(handle, UInt32(configuration.maxInflightMessages)), "set inflight limit"
+        )
         // Capture-free C callbacks; each recovers this client from the user-data pointer and runs
         // on libmosquitto's loop thread.
         mosquitto_connect_callback_set(handle) { _, context, rc in
@@ -193,8 +194,8 @@ public final class MQTTClient: @unchecked Sendable {
             return (state.connectWaiters, state.acknowledgements.removeAll())
         }
         let closed = MQTTError(code: .closed, detail: "client shut down")
-        connectWaiters.forEach { $0.resume(throwing: closed) }
-        ackWaiters.forEach { $0.resume(throwing: closed) }
+        for waiter in connectWaiters { waiter.resume(throwing: closed) }
+        for waiter in ackWaiters { waiter.resume(throwing: closed) }
         messageSink.finish()
         eventSink.finish()
     }
@@ -234,7 +235,8 @@ public final class MQTTClient: @unchecked Sendable {
         let mid = try issue("subscribe to \(filter)") { mid in mosquitto_subscribe(handle, &mid, filter, qos.rawValue) }
         let granted = try await acknowledgement(of: mid, timeout: timeout, "SUBACK for \(filter)")
         guard let first = granted.first, let grantedQoS = MQTTQoS(rawValue: first) else {
-            throw MQTTError(code: .subscriptionRefused, returnCode: granted.first, detail: "subscription to \(filter) refused")
+            throw MQTTError(
+                code: .subscriptionRefused, returnCode: granted.first, detail: "subscription to \(filter) refused")
         }
         return grantedQoS
     }
@@ -242,7 +244,8 @@ public final class MQTTClient: @unchecked Sendable {
     /// Hands one call to libmosquitto and registers the message ID it got, counted as being
     /// issued meanwhile (see `AcknowledgementTable`). Throws libmosquitto's error, or
     /// `ambiguousAcknowledgement` when the ID is still held by an earlier call.
-    private func issue(_ what: String, awaited: Bool = true, _ call: (inout Int32) -> Int32) throws(MQTTError) -> Int32 {
+    private func issue(_ what: String, awaited: Bool = true, _ call: (inout Int32) -> Int32) throws(MQTTError) -> Int32
+    {
         state.withLock { $0.acknowledgements.beginIssuing() }
         var mid: Int32 = 0
         let rc = call(&mid)
@@ -253,7 +256,10 @@ public final class MQTTClient: @unchecked Sendable {
         if registration == .ambiguous {
             throw MQTTError(
                 code: .ambiguousAcknowledgement,
-                detail: "\(what): message ID \(mid) is still held by an earlier call; its acknowledgement would be ambiguous")
+                detail:
+                    "\(what): message ID \(mid) is still held by an earlier call; its acknowledgement would be "
+                    + "ambiguous"
+            )
         }
         return mid
     }
@@ -302,7 +308,7 @@ public final class MQTTClient: @unchecked Sendable {
             defer { state.connectWaiters = [] }
             return state.connectWaiters
         }
-        waiters.forEach { $0.resume(throwing: MQTTError(code: .timeout, detail: "no CONNACK in time")) }
+        for waiter in waiters { waiter.resume(throwing: MQTTError(code: .timeout, detail: "no CONNACK in time")) }
     }
 
     // MARK: Callbacks (libmosquitto's loop thread)
@@ -314,7 +320,7 @@ public final class MQTTClient: @unchecked Sendable {
                 defer { state.connectWaiters = [] }
                 return state.connectWaiters
             }
-            waiters.forEach { $0.resume() }
+            for waiter in waiters { waiter.resume() }
             eventSink.yield(.connected)
             onConnect?()
         } else {
@@ -328,7 +334,7 @@ public final class MQTTClient: @unchecked Sendable {
             }
             // Stop the loop's retries: a refusal does not heal by itself.
             _ = mosquitto_disconnect(handle)
-            waiters.forEach { $0.resume(throwing: refusal) }
+            for waiter in waiters { waiter.resume(throwing: refusal) }
             eventSink.yield(.refused(refusal))
         }
     }

@@ -20,12 +20,13 @@ public struct MQTTCredentialSigner: Sendable {
     /// A device's password: it may subscribe to `topic` and publish to `topic/state`.
     public func devicePassword(topic: String, issuedAt: Int64, expiresAt: Int64) -> String {
         if form == .compact { return compact(username: topic, expiresAt: expiresAt) }
-        return sign(Claims(
-            sub: topic, iat: issuedAt, exp: expiresAt,
-            acl: [
-                .init(permission: "allow", action: "subscribe", topic: topic),
-                .init(permission: "allow", action: "publish", topic: topic + "/state"),
-            ]))
+        return sign(
+            Claims(
+                sub: topic, iat: issuedAt, exp: expiresAt,
+                acl: [
+                    .init(permission: "allow", action: "subscribe", topic: topic),
+                    .init(permission: "allow", action: "publish", topic: topic + "/state"),
+                ]))
     }
 
     /// The gateway's own password (its username is the plugin's superuser).

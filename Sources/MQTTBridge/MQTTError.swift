@@ -39,7 +39,8 @@ public struct MQTTError: Error, Hashable, CustomStringConvertible {
     /// The one choke point that turns a libmosquitto return code into a Swift error.
     static func check(_ rc: Int32, _ operation: String) throws(MQTTError) {
         guard rc != MOSQ_ERR_SUCCESS.rawValue else { return }
-        throw MQTTError(code: .library, returnCode: rc, detail: "\(operation): \(String(cString: mosquitto_strerror(rc)))")
+        throw MQTTError(
+            code: .library, returnCode: rc, detail: "\(operation): \(String(cString: mosquitto_strerror(rc)))")
     }
 
     /// The error for a CONNACK that refused the connection.

@@ -1,6 +1,6 @@
-import NIOHTTP1
 import Foundation
 import MQTTBridge
+import NIOHTTP1
 import TopicGateCore
 
 /// authorization: `AccessPolicy.evaluate` in this process on one core (against the 1 000 000/s
@@ -17,10 +17,16 @@ struct AuthorizationScenario {
         let member = AccessContext(principal: .user(UserID("member")), groups: Set(groups))
         let outsider = AccessContext(principal: .user(UserID("outsider")), groups: [GroupID("elsewhere")])
         let topic = Topic(
-            appID: AppID("app"), address: TopicAddress(parsing: "group/group4/news")!, creator: .user(UserID("creator")),
+            appID: AppID("app"), address: TopicAddress(parsing: "group/group4/news")!,
+            creator: .user(UserID("creator")),
             createdAt: 0)
-        var entries = [ACLEntry(.subscribe, .group(groups[4]), isDefault: true), ACLEntry(.send, .group(groups[4]), isDefault: true)]
-        for index in 0..<10 { entries.append(ACLEntry(index % 2 == 0 ? .send : .subscribe, .user(UserID("user\(index)")))) }
+        var entries = [
+            ACLEntry(.subscribe, .group(groups[4]), isDefault: true),
+            ACLEntry(.send, .group(groups[4]), isDefault: true),
+        ]
+        for index in 0..<10 {
+            entries.append(ACLEntry(index % 2 == 0 ? .send : .subscribe, .user(UserID("user\(index)"))))
+        }
         entries.sort()
         var allowed = 0
         let began = ContinuousClock.now
@@ -54,9 +60,10 @@ struct AuthorizationScenario {
         // Raw: a device's QoS 1 publishes to another device's topic, refused by the plugin.
         let victim = try await world.install(connections[0], token: try await world.pseudoUser(connections[0]).token)
         let intruder = try await world.install(connections[0], token: outsider.token)
-        let client = try MQTTClient(configuration: MQTTClientConfiguration(
-            host: world.mqttHost, port: world.mqttPort, clientID: intruder.topic, username: intruder.username,
-            password: intruder.password, maxInflightMessages: options.concurrency))
+        let client = try MQTTClient(
+            configuration: MQTTClientConfiguration(
+                host: world.mqttHost, port: world.mqttPort, clientID: intruder.topic, username: intruder.username,
+                password: intruder.password, maxInflightMessages: options.concurrency))
         try await client.connect(timeout: .seconds(10))
         let payload = Array(#"{"seq":0}"#.utf8)
         let rawBegan = ContinuousClock.now
@@ -69,7 +76,8 @@ struct AuthorizationScenario {
         await BenchWorld.close(connections)
         return [
             BenchRow(
-                scenario: "authorization", metric: "policy decisions/s, one core", unit: "decisions/s", topicGate: decisions,
+                scenario: "authorization", metric: "policy decisions/s, one core", unit: "decisions/s",
+                topicGate: decisions,
                 baseline: 1_000_000, baselineName: "target", gatewayPeakBytes: nil),
             BenchRow(
                 scenario: "authorization", metric: "sends refused with 403/s", unit: "req/s", topicGate: refused,

@@ -29,7 +29,8 @@ final class BenchDevice: @unchecked Sendable {
         self.channel = channel
         let acknowledged = channel.eventLoop.makePromise(of: UInt8.self)
         try await channel.eventLoop.submit { handler.connectPromise = acknowledged }.get()
-        try await channel.writeAndFlush(MQTTWire.connect(clientID: clientID, username: username, password: password)).get()
+        try await channel.writeAndFlush(MQTTWire.connect(clientID: clientID, username: username, password: password))
+            .get()
         let code = try await acknowledged.futureResult.get()
         guard code == 0 else {
             try? await channel.close()
@@ -81,7 +82,9 @@ final class BenchDevice: @unchecked Sendable {
                     subscribePromise?.succeed(())
                     subscribePromise = nil
                 case .publish(_, let payload, let packetID):
-                    if let packetID { context.writeAndFlush(wrapOutboundOut(MQTTWire.publishAcknowledgement(packetID)), promise: nil) }
+                    if let packetID {
+                        context.writeAndFlush(wrapOutboundOut(MQTTWire.publishAcknowledgement(packetID)), promise: nil)
+                    }
                     onMessage(payload, now)
                 case .other:
                     break

@@ -16,7 +16,9 @@ final class BenchHTTPConnection: Sendable {
         let body: [UInt8]
     }
 
-    static func open(group: any EventLoopGroup, host: String = "127.0.0.1", port: Int) async throws -> BenchHTTPConnection {
+    static func open(group: any EventLoopGroup, host: String = "127.0.0.1", port: Int) async throws
+        -> BenchHTTPConnection
+    {
         let handler = ResponseHandler()
         let channel = try await ClientBootstrap(group: group)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -36,7 +38,10 @@ final class BenchHTTPConnection: Sendable {
         self.authority = authority
     }
 
-    func send(_ method: HTTPMethod, _ path: String, token: String? = nil, contentType: String = "application/json", body: String? = nil)
+    func send(
+        _ method: HTTPMethod, _ path: String, token: String? = nil, contentType: String = "application/json",
+        body: String? = nil
+    )
         async throws -> Response
     {
         var head = HTTPRequestHead(version: .http1_1, method: method, uri: path)
@@ -55,7 +60,9 @@ final class BenchHTTPConnection: Sendable {
         channel.eventLoop.execute {
             handler.waiting.append(promise)
             channel.write(HTTPClientRequestPart.head(request), promise: nil)
-            if let body { channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(string: body))), promise: nil) }
+            if let body {
+                channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(string: body))), promise: nil)
+            }
             channel.writeAndFlush(HTTPClientRequestPart.end(nil)).whenFailure { promise.fail($0) }
         }
         return try await promise.futureResult.get()

@@ -17,15 +17,20 @@ public enum BenchReport {
         }
         var text = ""
         for (number, line) in lines.enumerated() {
-            text += "| " + line.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
+            text +=
+                "| "
+                + line.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
                 .joined(separator: " | ") + " |\n"
-            if number == 0 { text += "|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|\n" }
+            if number == 0 {
+                text += "|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|\n"
+            }
         }
         return text
     }
 
     public static func json(_ rows: [BenchRow]) throws -> String {
-        let data = try JSONSerialization.data(withJSONObject: ["rows": rows.map(\.json)], options: [.prettyPrinted, .sortedKeys])
+        let data = try JSONSerialization.data(
+            withJSONObject: ["rows": rows.map(\.json)], options: [.prettyPrinted, .sortedKeys])
         return String(decoding: data, as: UTF8.self)
     }
 

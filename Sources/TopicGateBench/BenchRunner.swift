@@ -57,7 +57,10 @@ public struct BenchRunner {
             return rows
         } catch {
             await world.stop(keep: true)
-            throw BenchError("\(error) (the gateway's output is in \(world.directory).out, the broker's log in \(world.directory)/broker)")
+            throw BenchError(
+                "\(error) (the gateway's output is in \(world.directory).out, the broker's log in "
+                    + "\(world.directory)/broker)"
+            )
         }
     }
 

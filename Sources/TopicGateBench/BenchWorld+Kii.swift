@@ -18,20 +18,25 @@ extension BenchWorld {
     ) async throws -> [String: JSONValue] {
         let response = try await connection.send(method, path, token: token, contentType: contentType, body: body)
         guard response.status == expected else {
-            throw BenchError("\(method) \(path) answered \(response.status), not \(expected): \(String(decoding: response.body, as: UTF8.self))")
+            throw BenchError(
+                "\(method) \(path) answered \(response.status), not \(expected): "
+                    + "\(String(decoding: response.body, as: UTF8.self))"
+            )
         }
         return (try? JSONReader.object(response.body)) ?? [:]
     }
 
     func adminToken(_ connection: BenchHTTPConnection) async throws -> String {
         let body = #"{"grant_type":"client_credentials","client_id":"\#(clientID)","client_secret":"\#(clientSecret)"}"#
-        return try await call(connection, .POST, "\(api)/oauth2/token", body: body, expected: 200)["access_token"]?.stringValue ?? ""
+        return try await call(connection, .POST, "\(api)/oauth2/token", body: body, expected: 200)["access_token"]?
+            .stringValue ?? ""
     }
 
     /// A new pseudo user: ID and token.
     func pseudoUser(_ connection: BenchHTTPConnection) async throws -> (id: String, token: String) {
         let created = try await call(
-            connection, .POST, "\(api)/users", contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
+            connection, .POST, "\(api)/users",
+            contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
             body: "{}", expected: 201)
         return (created["userID"]?.stringValue ?? "", created["_accessToken"]?.stringValue ?? "")
     }
@@ -41,7 +46,8 @@ extension BenchWorld {
         let installed = try await call(
             connection, .POST, "\(api)/installations", token: token, body: #"{"deviceType":"MQTT"}"#, expected: 201)
         let id = installed["installationID"]?.stringValue ?? ""
-        let endpoint = try await call(connection, .GET, "\(api)/installations/\(id)/mqtt-endpoint", token: token, expected: 200)
+        let endpoint = try await call(
+            connection, .GET, "\(api)/installations/\(id)/mqtt-endpoint", token: token, expected: 200)
         return Endpoint(
             topic: endpoint["mqttTopic"]?.stringValue ?? "", username: endpoint["username"]?.stringValue ?? "",
             password: endpoint["password"]?.stringValue ?? "")
@@ -53,7 +59,8 @@ extension BenchWorld {
     ) async throws -> BenchDevice {
         let device = BenchDevice { payload, at in onMessage(payload.readableBytesView, at) }
         try await device.connect(
-            group: group, host: mqttHost, port: mqttPort, clientID: endpoint.topic, username: endpoint.username, password: endpoint.password)
+            group: group, host: mqttHost, port: mqttPort, clientID: endpoint.topic, username: endpoint.username,
+            password: endpoint.password)
         try await device.subscribe(endpoint.topic)
         return device
     }

@@ -3,8 +3,8 @@ import MQTTBridge
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import TopicGateCore
 import ProcessSupport
+import TopicGateCore
 
 /// What a benchmark runs against: by default a `topicgate serve` child with its embedded
 /// Mosquitto (the same broker the raw baselines use), on free loopback ports in a temporary data
@@ -31,7 +31,8 @@ final class BenchWorld: @unchecked Sendable {
     init(executable: String, given: BenchTarget? = nil) {
         self.executable = executable
         self.given = given
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("topicgate-bench-\(UUID().uuidString)").path
+        directory =
+            FileManager.default.temporaryDirectory.appendingPathComponent("topicgate-bench-\(UUID().uuidString)").path
         httpPort = TCPProbe.freePort()
         mqttPort = TCPProbe.freePort()
         group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
@@ -67,7 +68,8 @@ final class BenchWorld: @unchecked Sendable {
         let gateway = try ChildProcess.spawn(
             executable: executable,
             arguments: [
-                "serve", "--port", "\(httpPort)", "--mqtt-port", "\(mqttPort)", "--data-dir", directory, "--log-level", "error",
+                "serve", "--port", "\(httpPort)", "--mqtt-port", "\(mqttPort)", "--data-dir", directory, "--log-level",
+                "error",
                 "--signup-limit", "off", "--signup-limit-per-app", "off", "--login-failure-limit", "off",
                 "--login-failure-limit-per-app", "off", "--mqtt-ws-port", "0",
             ],
@@ -131,11 +133,12 @@ final class BenchWorld: @unchecked Sendable {
     func rawPublisher(maxInflight: Int = 100) async throws -> MQTTClient {
         guard let signer else { throw BenchError("the gateway is not started") }
         let now = Int64(Date().timeIntervalSince1970)
-        let client = try MQTTClient(configuration: MQTTClientConfiguration(
-            host: mqttHost, port: mqttPort, clientID: "\(gatewayUsername)-bench-\(UUID().uuidString.prefix(8))",
-            username: gatewayUsername,
-            password: signer.gatewayPassword(username: gatewayUsername, issuedAt: now, expiresAt: now + 3600),
-            cleanSession: true, maxInflightMessages: maxInflight))
+        let client = try MQTTClient(
+            configuration: MQTTClientConfiguration(
+                host: mqttHost, port: mqttPort, clientID: "\(gatewayUsername)-bench-\(UUID().uuidString.prefix(8))",
+                username: gatewayUsername,
+                password: signer.gatewayPassword(username: gatewayUsername, issuedAt: now, expiresAt: now + 3600),
+                cleanSession: true, maxInflightMessages: maxInflight))
         try await client.connect(timeout: .seconds(10))
         return client
     }

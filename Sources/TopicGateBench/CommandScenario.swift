@@ -1,8 +1,8 @@
-import TopicGateCore
-import NIOHTTP1
-import MQTTBridge
 import Foundation
+import MQTTBridge
+import NIOHTTP1
 import Synchronization
+import TopicGateCore
 
 /// commands: an owner's command → the thing receives it over MQTT → the thing reports action
 /// results over HTTP → the owner's phone receives the `commandID` push; one round trip at a
@@ -75,7 +75,8 @@ struct CommandScenario {
         for round in 0..<options.commandRounds {
             let id = "raw\(round)"
             let started = ContinuousClock.now
-            try await publisher.publish(thingEndpoint.topic, payload: Array(#"{"commandID":"\#(id)","actions":[]}"#.utf8))
+            try await publisher.publish(
+                thingEndpoint.topic, payload: Array(#"{"commandID":"\#(id)","actions":[]}"#.utf8))
             while let received = await phoneIterator.next(), received != id {}
             rawTrips.append(ContinuousClock.now - started)
         }
@@ -96,7 +97,9 @@ struct CommandScenario {
                 baselineName: "raw: two QoS 1 hops", gatewayPeakBytes: peak)
         }
         return [
-            row("round trips/s (one at a time)", "trips/s", rate(options.commandRounds, gatewayElapsed), rate(options.commandRounds, rawElapsed)),
+            row(
+                "round trips/s (one at a time)", "trips/s", rate(options.commandRounds, gatewayElapsed),
+                rate(options.commandRounds, rawElapsed)),
             row("round trip p50", "ms", gateway.p50.milliseconds, rawStatistics.p50.milliseconds),
             row("round trip p99", "ms", gateway.p99.milliseconds, rawStatistics.p99.milliseconds),
         ]

@@ -1,9 +1,9 @@
-import TopicGateCore
-import NIOHTTP1
-import MQTTBridge
 import Foundation
-import Synchronization
+import MQTTBridge
+import NIOHTTP1
 import ProcessSupport
+import Synchronization
+import TopicGateCore
 
 /// connections: devices connecting through the auth plugin (JWT credentials as the gateway
 /// issues them) and held, against a second Mosquitto from the same executable with the same
@@ -21,7 +21,8 @@ struct ConnectionScenario {
 
     func run() async throws -> [BenchRow] {
         world.resetGatewayPeak()
-        let withPlugin = try await hold(host: world.mqttHost, port: world.mqttPort, brokerPID: world.brokerPID, authenticated: true)
+        let withPlugin = try await hold(
+            host: world.mqttHost, port: world.mqttPort, brokerPID: world.brokerPID, authenticated: true)
 
         guard let mosquitto = MosquittoExecutable.find() else { throw BenchError("mosquitto is not installed") }
         let directory = world.directory + "/noauth"
@@ -58,9 +59,10 @@ struct ConnectionScenario {
                 gatewayPeakBytes: peak)
         ]
         if let bytes = withPlugin.bytesPerConnection, let baseline = withoutAuth.bytesPerConnection {
-            rows.append(BenchRow(
-                scenario: "connections", metric: "broker memory per connection", unit: "bytes", topicGate: bytes,
-                baseline: baseline, baselineName: "same Mosquitto, no auth", gatewayPeakBytes: peak))
+            rows.append(
+                BenchRow(
+                    scenario: "connections", metric: "broker memory per connection", unit: "bytes", topicGate: bytes,
+                    baseline: baseline, baselineName: "same Mosquitto, no auth", gatewayPeakBytes: peak))
         }
         return rows
     }

@@ -1,8 +1,8 @@
-import TopicGateCore
-import NIOHTTP1
-import MQTTBridge
 import Foundation
+import MQTTBridge
+import NIOHTTP1
 import Synchronization
+import TopicGateCore
 
 /// fan-out: one send to an app topic that K devices' users subscribed to, until the last device
 /// has it; then one QoS 1 publish to each of the same K private topics. Deliveries per second
@@ -27,7 +27,9 @@ struct FanOutScenario {
             _ = try await world.call(
                 connection, .PUT, "\(topic)/push/subscriptions/users/\(user.id)", token: user.token, expected: 204)
             let endpoint = try await world.install(connection, token: user.token)
-            let device = try await world.connectDevice(endpoint) { payload, at in receipts.record(payload: payload, at: at) }
+            let device = try await world.connectDevice(endpoint) { payload, at in
+                receipts.record(payload: payload, at: at)
+            }
             endpoints.withLock { $0.append(endpoint) }
             devices.withLock { $0.append(device) }
         }
@@ -68,7 +70,8 @@ struct FanOutScenario {
                 scenario: "fan-out \(size)", metric: "deliveries/s", unit: "msg/s", topicGate: rate(size, gateway),
                 baseline: rate(size, raw), baselineName: "raw: one publish per private topic", gatewayPeakBytes: peak),
             BenchRow(
-                scenario: "fan-out \(size)", metric: "time to the last device", unit: "ms", topicGate: gateway.milliseconds,
+                scenario: "fan-out \(size)", metric: "time to the last device", unit: "ms",
+                topicGate: gateway.milliseconds,
                 baseline: raw.milliseconds, baselineName: "raw: one publish per private topic", gatewayPeakBytes: peak),
         ]
     }

@@ -89,7 +89,8 @@ enum MQTTWire {
             return .connectAcknowledged(returnCode: body.readInteger() ?? 0xFF)
         case 9: return .subscribeAcknowledged
         case 3:
-            guard let topicLength: UInt16 = body.readInteger(), let topic = body.readString(length: Int(topicLength)) else {
+            guard let topicLength: UInt16 = body.readInteger(), let topic = body.readString(length: Int(topicLength))
+            else {
                 return .other
             }
             let qos = (type >> 1) & 0x03

@@ -1,8 +1,8 @@
-import TopicGateCore
-import NIOHTTP1
 import Foundation
-import Synchronization
 import MQTTBridge
+import NIOHTTP1
+import Synchronization
+import TopicGateCore
 
 /// send → device: one HTTP sender with N keep-alive connections, one subscribed device; then
 /// the same number of QoS 1 publishes straight to the device's topic. Messages per second until
@@ -22,7 +22,8 @@ struct SendToDeviceScenario {
             connections[0], .PUT, "\(topic)/push/subscriptions/users/\(user.id)", token: user.token, expected: 204)
         let endpoint = try await world.install(connections[0], token: user.token)
         let receipts = ReceiptLog()
-        let device = try await world.connectDevice(endpoint) { payload, at in receipts.record(payload: payload, at: at) }
+        let device = try await world.connectDevice(endpoint) { payload, at in receipts.record(payload: payload, at: at)
+        }
         let publisher = try await world.rawPublisher()
         let count = options.messages
 
@@ -62,9 +63,15 @@ struct SendToDeviceScenario {
             row("messages/s (\(options.concurrency) concurrent)", "msg/s", gateway.rate, raw.rate),
             row("p50 at full speed", "ms", gateway.latency.p50.milliseconds, raw.latency.p50.milliseconds),
             row("p99 at full speed", "ms", gateway.latency.p99.milliseconds, raw.latency.p99.milliseconds),
-            row("p50 at \(Int(pace)) msg/s (half max)", "ms", pacedGateway.latency.p50.milliseconds, pacedRaw.latency.p50.milliseconds),
-            row("p99 at \(Int(pace)) msg/s (half max)", "ms", pacedGateway.latency.p99.milliseconds, pacedRaw.latency.p99.milliseconds),
-            row("p999 at \(Int(pace)) msg/s (half max)", "ms", pacedGateway.latency.p999.milliseconds, pacedRaw.latency.p999.milliseconds),
+            row(
+                "p50 at \(Int(pace)) msg/s (half max)", "ms", pacedGateway.latency.p50.milliseconds,
+                pacedRaw.latency.p50.milliseconds),
+            row(
+                "p99 at \(Int(pace)) msg/s (half max)", "ms", pacedGateway.latency.p99.milliseconds,
+                pacedRaw.latency.p99.milliseconds),
+            row(
+                "p999 at \(Int(pace)) msg/s (half max)", "ms", pacedGateway.latency.p999.milliseconds,
+                pacedRaw.latency.p999.milliseconds),
         ]
     }
 
@@ -76,7 +83,8 @@ struct SendToDeviceScenario {
     /// Sends `count` messages with `options.concurrency` workers (at `rate` per second when
     /// given) and waits for all to arrive.
     func measure(
-        count: Int, receipts: ReceiptLog, rate pace: Double?, _ send: @escaping @Sendable (Int, Int) async throws -> Void
+        count: Int, receipts: ReceiptLog, rate pace: Double?,
+        _ send: @escaping @Sendable (Int, Int) async throws -> Void
     ) async throws -> Measurement {
         let starts = Mutex([ContinuousClock.Instant?](repeating: nil, count: count))
         let began = ContinuousClock.now

@@ -1,7 +1,7 @@
-import TopicGateCore
-import NIOHTTP1
-import MQTTBridge
 import Foundation
+import MQTTBridge
+import NIOHTTP1
+import TopicGateCore
 
 /// sign-up: pseudo users created and password logins (bcrypt at the default cost) per second,
 /// against MQTT connects through the plugin per second (what a device's credentials cost the
@@ -20,7 +20,8 @@ struct SignUpScenario {
         let pseudoUsers = rate(options.signUps, ContinuousClock.now - began)
 
         _ = try await world.call(
-            connections[0], .POST, "\(world.api)/users", contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
+            connections[0], .POST, "\(world.api)/users",
+            contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
             body: #"{"loginName":"bench-user","password":"bench-password"}"#, expected: 201)
         let loginsBegan = ContinuousClock.now
         try await concurrently(workers: options.concurrency, items: options.logins) { worker, _ in
@@ -30,13 +31,16 @@ struct SignUpScenario {
         }
         let logins = rate(options.logins, ContinuousClock.now - loginsBegan)
 
-        let topics = (0..<options.signUps).map { "bench\($0)x" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased() }
+        let topics = (0..<options.signUps).map {
+            "bench\($0)x" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
+        }
         let passwords = topics.map(world.devicePassword)
         let connectsBegan = ContinuousClock.now
         try await concurrently(workers: options.concurrency, items: options.signUps) { _, index in
             let device = BenchDevice()
             try await device.connect(
-                group: world.group, host: world.mqttHost, port: world.mqttPort, clientID: topics[index], username: topics[index],
+                group: world.group, host: world.mqttHost, port: world.mqttPort, clientID: topics[index],
+                username: topics[index],
                 password: passwords[index])
             await device.close()
         }
@@ -45,7 +49,8 @@ struct SignUpScenario {
         await BenchWorld.close(connections)
         return [
             BenchRow(
-                scenario: "sign-up", metric: "pseudo users created/s", unit: "users/s", topicGate: pseudoUsers, baseline: connects,
+                scenario: "sign-up", metric: "pseudo users created/s", unit: "users/s", topicGate: pseudoUsers,
+                baseline: connects,
                 baselineName: "raw: MQTT connects through the plugin", gatewayPeakBytes: peak),
             BenchRow(
                 scenario: "sign-up", metric: "password logins/s (bcrypt cost 10)", unit: "logins/s", topicGate: logins,

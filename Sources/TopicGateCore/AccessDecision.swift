@@ -36,7 +36,9 @@ public struct AccessDecision: Sendable, Hashable, CustomStringConvertible {
         case .entry(let entry):
             return "\(verdict) by the \(entry.isDefault ? "default" : "granted") entry \(entry)"
         case .groupEntry(let entry, let group):
-            return "\(verdict) by the \(entry.isDefault ? "default" : "granted") entry \(entry) (\(principal) is a member of group \(group.rawValue))"
+            return
+                "\(verdict) by the \(entry.isDefault ? "default" : "granted") entry \(entry) (\(principal) is a "
+                + "member of group \(group.rawValue))"
         case .thingOwner(let thing):
             return "\(verdict): \(principal) owns thing \(thing.rawValue), the topic's scope"
         case .noEntry:

@@ -24,7 +24,8 @@ public struct AccountLinkRequest: Sendable, Hashable {
         }
         oldSecret = try Self.optionalString(body, "oldSecret")
         if rotate, oldSecret == nil {
-            throw KiiError.invalidInput("A rotation needs 'oldSecret', the secret linked until now.", field: "oldSecret")
+            throw KiiError.invalidInput(
+                "A rotation needs 'oldSecret', the secret linked until now.", field: "oldSecret")
         }
     }
 
@@ -91,7 +92,8 @@ public struct AccountLinkRequest: Sendable, Hashable {
         guard capacityBits(secret) >= minimumSecretBits, distinct >= 8 else {
             throw KiiError(
                 .invalidInputData,
-                "'\(field)' must hold at least \(minimumSecretBits) random bits: 32 hex digits, 22 base64 characters, or more.",
+                "'\(field)' must hold at least \(minimumSecretBits) random bits: 32 hex digits, 22 base64 "
+                    + "characters, or more.",
                 context: ["field": .string(field), "minimumBits": .int(Int64(minimumSecretBits))])
         }
     }
@@ -105,7 +107,9 @@ public struct AccountLinkRequest: Sendable, Hashable {
 
     static func optionalString(_ body: [String: JSONValue], _ key: String) throws(KiiError) -> String? {
         guard let value = body[key], !value.isNull else { return nil }
-        guard let text = value.stringValue else { throw KiiError.invalidInput("'\(key)' must be a string.", field: key) }
+        guard let text = value.stringValue else {
+            throw KiiError.invalidInput("'\(key)' must be a string.", field: key)
+        }
         return text
     }
 }

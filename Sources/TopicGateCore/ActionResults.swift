@@ -33,10 +33,10 @@ public struct ActionResults: JSONRequestBody, Hashable {
             if let succeeded = members["succeeded"] {
                 outcomes.append(succeeded.boolValue == true)
             } else {
-                members.values.forEach { collect($0, into: &outcomes) }
+                for member in members.values { collect(member, into: &outcomes) }
             }
         case .array(let elements):
-            elements.forEach { collect($0, into: &outcomes) }
+            for element in elements { collect(element, into: &outcomes) }
         default:
             break
         }
@@ -50,19 +50,21 @@ public struct ActionResults: JSONRequestBody, Hashable {
                 ? .object(["succeeded": .bool(true)])
                 : .object(["succeeded": .bool(false), "errorMessage": .string("\(name) failed (emulated)")])
         }
-        return .array(actions.map { action in
-            var answered: [String: JSONValue] = [:]
-            for (key, value) in action.objectValue ?? [:] {
-                if case .array(let list) = value {
-                    // Trait format: key is an alias, each element one action.
-                    answered[key] = .array(list.compactMap { element in
-                        element.objectValue?.keys.first.map { name in .object([name: result(name)]) }
-                    })
-                } else {
-                    answered[key] = result(key)
+        return .array(
+            actions.map { action in
+                var answered: [String: JSONValue] = [:]
+                for (key, value) in action.objectValue ?? [:] {
+                    if case .array(let list) = value {
+                        // Trait format: key is an alias, each element one action.
+                        answered[key] = .array(
+                            list.compactMap { element in
+                                element.objectValue?.keys.first.map { name in .object([name: result(name)]) }
+                            })
+                    } else {
+                        answered[key] = result(key)
+                    }
                 }
-            }
-            return .object(answered)
-        })
+                return .object(answered)
+            })
     }
 }

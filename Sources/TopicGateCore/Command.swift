@@ -13,7 +13,8 @@ public struct Command: Sendable, Hashable {
     public var modifiedAt: Int64
 
     public init(
-        id: String, appID: AppID, thing: ThingID, issuer: Owner, request: CommandRequest, actionResults: JSONValue? = nil,
+        id: String, appID: AppID, thing: ThingID, issuer: Owner, request: CommandRequest,
+        actionResults: JSONValue? = nil,
         state: CommandState = .sending, createdAt: Int64, modifiedAt: Int64
     ) {
         self.id = id

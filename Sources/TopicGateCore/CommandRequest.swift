@@ -28,7 +28,8 @@ public struct CommandRequest: JSONRequestBody, Hashable {
         }
         for (index, action) in actions.enumerated() {
             guard let object = action.objectValue, !object.isEmpty else {
-                throw KiiError.invalidInput("actions[\(index)] must be an object naming an action (or a trait alias).", field: "actions")
+                throw KiiError.invalidInput(
+                    "actions[\(index)] must be an object naming an action (or a trait alias).", field: "actions")
             }
             for (name, value) in object {
                 // The trait format nests a list of single-action objects under each alias.

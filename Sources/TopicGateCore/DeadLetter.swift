@@ -17,7 +17,8 @@ public struct DeadLetter: Sendable, Hashable {
         var object: [String: JSONValue] = [
             "pushMessageID": .string(message.id), "appID": .string(message.appID.rawValue),
             "recipients": .array(message.recipients.map { .string($0.description) }),
-            "acceptedAt": .int(message.acceptedAt), "failedAt": .int(failedAt), "attempts": .int(Int64(message.attempts)),
+            "acceptedAt": .int(message.acceptedAt), "failedAt": .int(failedAt),
+            "attempts": .int(Int64(message.attempts)),
             "payloadBytes": .int(Int64(message.payload.count)), "reason": .string(reason),
         ]
         if let commandID = message.commandID { object["commandID"] = .string(commandID) }

@@ -18,14 +18,15 @@ public enum IDSyntax {
     /// True when `text` can be an ID: 1 to 128 characters of letters, digits, `-`, `_` and `.`.
     /// This keeps IDs safe inside URLs, MQTT topics (no `+`, `#`, `/`) and typed IDs (no `:`).
     public static func isWellFormed(_ text: some StringProtocol) -> Bool {
-        !text.isEmpty && text.utf8.count <= 128 && text.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
-                return true
-            default:
-                return false
+        !text.isEmpty && text.utf8.count <= 128
+            && text.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."):
+                    return true
+                default:
+                    return false
+                }
             }
-        }
     }
 }

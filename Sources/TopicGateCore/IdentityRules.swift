@@ -86,7 +86,9 @@ public enum IdentityRules {
     /// A vendor thing ID: 1 to 200 characters with no `/`, `:`, control or white space.
     public static func vendorThingID(_ text: String) throws(KiiError) -> String {
         guard (1...200).contains(text.count),
-            !text.contains(where: { $0 == "/" || $0 == ":" || $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 } == true })
+            !text.contains(where: {
+                $0 == "/" || $0 == ":" || $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 } == true
+            })
         else {
             throw KiiError.invalidInput(
                 "A vendor thing ID is 1 to 200 characters without '/', ':' or white space.", field: "vendorThingID")

@@ -31,7 +31,8 @@ public struct InstallationRequest: JSONRequestBody, Hashable {
                 "'installationRegistrationID' is required for \(type).", field: "installationRegistrationID")
         }
         if let registrationID, registrationID.utf8.count > 4096 {
-            throw KiiError.invalidInput("'installationRegistrationID' is too long.", field: "installationRegistrationID")
+            throw KiiError.invalidInput(
+                "'installationRegistrationID' is too long.", field: "installationRegistrationID")
         }
         thingID = try Self.id(body["thingID"]?.stringValue, field: "thingID")
         userID = try Self.id(body["userID"]?.stringValue, field: "userID")
@@ -39,7 +40,9 @@ public struct InstallationRequest: JSONRequestBody, Hashable {
 
     private static func id<Kind>(_ text: String?, field: String) throws(KiiError) -> Identifier<Kind>? {
         guard let text else { return nil }
-        guard IDSyntax.isWellFormed(text) else { throw KiiError.invalidInput("'\(field)' is not a valid ID.", field: field) }
+        guard IDSyntax.isWellFormed(text) else {
+            throw KiiError.invalidInput("'\(field)' is not a valid ID.", field: field)
+        }
         return Identifier(text)
     }
 }

@@ -66,10 +66,12 @@ extension KiiError {
     /// `UNAUTHORIZED` in the shape of Kii's UnauthorizedAccessException: the caller may not do
     /// what it asked (an anonymous caller is told to authenticate first).
     public static func accessDenied(_ message: String, appID: AppID, principal: Principal) -> KiiError {
-        KiiError(.unauthorized, message, context: [
-            "authenticatedAppID": .string(appID.rawValue),
-            "authenticatedPrincipalID": .string(principal.principalID),
-        ])
+        KiiError(
+            .unauthorized, message,
+            context: [
+                "authenticatedAppID": .string(appID.rawValue),
+                "authenticatedPrincipalID": .string(principal.principalID),
+            ])
     }
 }
 
@@ -101,6 +103,7 @@ extension KiiError {
 extension KiiError {
     /// An OAuth error: Kii's `errorCode` and `message`, plus OAuth's `error` and `error_description`.
     public static func oauth(_ code: KiiError.Code, _ description: String) -> KiiError {
-        KiiError(code, description, context: ["error": .string(code.rawValue), "error_description": .string(description)])
+        KiiError(
+            code, description, context: ["error": .string(code.rawValue), "error_description": .string(description)])
     }
 }

@@ -29,7 +29,8 @@ public struct LockoutState: Sendable, Hashable {
     public func admission(policy: LockoutPolicy, pending: Int, now: Int64) -> LockoutAdmission {
         guard remainingLock(now: now) == 0 else { return .locked }
         let failures = countedFailures(policy: policy, now: now)
-        let admitted = failures >= policy.failuresBeforeLock ? pending == 0 : failures + pending < policy.failuresBeforeLock
+        let admitted =
+            failures >= policy.failuresBeforeLock ? pending == 0 : failures + pending < policy.failuresBeforeLock
         return admitted ? .admitted : .busy
     }
 

@@ -16,7 +16,8 @@ public struct OutboxMessage: Sendable, Hashable {
     public var attempts: Int
 
     public init(
-        id: String, appID: AppID, payload: [UInt8], recipients: [Subscriber], acceptedAt: Int64, commandID: String? = nil,
+        id: String, appID: AppID, payload: [UInt8], recipients: [Subscriber], acceptedAt: Int64,
+        commandID: String? = nil,
         attempts: Int = 0
     ) {
         self.commandID = commandID

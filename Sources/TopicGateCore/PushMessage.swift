@@ -7,7 +7,9 @@ public struct PushMessage: Sendable, Hashable {
     public var sentAt: Int64
     public var request: PushMessageRequest
 
-    public init(id: String, appID: AppID, topic: TopicAddress, sender: Principal, sentAt: Int64, request: PushMessageRequest) {
+    public init(
+        id: String, appID: AppID, topic: TopicAddress, sender: Principal, sentAt: Int64, request: PushMessageRequest
+    ) {
         self.id = id
         self.appID = appID
         self.topic = topic

@@ -19,7 +19,9 @@ public struct PushMessageRequest: JSONRequestBody, Hashable {
         "commandID",
     ]
 
-    public static let flagNames = ["sendSender", "sendWhen", "sendTopicID", "sendObjectScope", "sendAppID", "sendOrigin"]
+    public static let flagNames = [
+        "sendSender", "sendWhen", "sendTopicID", "sendObjectScope", "sendAppID", "sendOrigin",
+    ]
 
     public init(body: [String: JSONValue]) throws(KiiError) {
         guard let data = body["data"] else {
@@ -67,7 +69,8 @@ public struct PushMessageRequest: JSONRequestBody, Hashable {
             }
             switch member {
             case .object, .array:
-                throw KiiError.invalidInput("'\(field).\(key)' must be a string, number or boolean: data is flat.", field: field)
+                throw KiiError.invalidInput(
+                    "'\(field).\(key)' must be a string, number or boolean: data is flat.", field: field)
             default: break
             }
         }

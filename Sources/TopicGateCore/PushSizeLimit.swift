@@ -18,7 +18,8 @@ public struct PushSizeLimit: Sendable, Hashable {
     public func check(_ payload: [UInt8], field: String) throws(KiiError) {
         guard payload.count > maximumPayloadBytes else { return }
         var error = KiiError.invalidInput(
-            "The message is \(payload.count) bytes once built; the broker takes at most \(maximumPayloadBytes) bytes of payload.",
+            "The message is \(payload.count) bytes once built; the broker takes at most \(maximumPayloadBytes) "
+                + "bytes of payload.",
             field: field)
         error.context["maximumBytes"] = .int(Int64(maximumPayloadBytes))
         error.context["size"] = .int(Int64(payload.count))

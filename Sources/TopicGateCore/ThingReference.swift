@@ -28,13 +28,17 @@ public enum ThingReference: Sendable, Hashable, CustomStringConvertible {
     public func notFound(appID: AppID) -> KiiError {
         switch self {
         case .id(let id):
-            KiiError(.thingNotFound, "Thing \(id.rawValue) was not found.", context: [
-                "field": "thingID", "value": .string(id.rawValue), "appID": .string(appID.rawValue),
-            ])
+            KiiError(
+                .thingNotFound, "Thing \(id.rawValue) was not found.",
+                context: [
+                    "field": "thingID", "value": .string(id.rawValue), "appID": .string(appID.rawValue),
+                ])
         case .vendorThingID(let vendorThingID):
-            KiiError(.thingNotFound, "Thing with vendor thing ID \(vendorThingID) was not found.", context: [
-                "field": "vendorThingID", "value": .string(vendorThingID), "appID": .string(appID.rawValue),
-            ])
+            KiiError(
+                .thingNotFound, "Thing with vendor thing ID \(vendorThingID) was not found.",
+                context: [
+                    "field": "vendorThingID", "value": .string(vendorThingID), "appID": .string(appID.rawValue),
+                ])
         }
     }
 }

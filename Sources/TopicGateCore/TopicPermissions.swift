@@ -3,10 +3,11 @@ public enum TopicPermissions {
     /// App scope: the admin. Group scope: a member. User scope: that user. Thing scope: the
     /// thing or an owner.
     public static func mayCreate(_ context: AccessContext, in scope: TopicScope) -> Bool {
-        mayAdminister(context, scope: scope) || {
-            if case .group(let id) = scope { return context.groups.contains(id) }
-            return false
-        }()
+        mayAdminister(context, scope: scope)
+            || {
+                if case .group(let id) = scope { return context.groups.contains(id) }
+                return false
+            }()
     }
 
     /// App scope: anyone with credentials. Otherwise as `mayCreate`.

@@ -6,7 +6,10 @@ public struct UserProfile: Sendable, Hashable {
     public var locale: String?
     public var customFields: [String: JSONValue]
 
-    public init(displayName: String? = nil, country: String? = nil, locale: String? = nil, customFields: [String: JSONValue] = [:]) {
+    public init(
+        displayName: String? = nil, country: String? = nil, locale: String? = nil,
+        customFields: [String: JSONValue] = [:]
+    ) {
         self.displayName = displayName
         self.country = country
         self.locale = locale

@@ -20,7 +20,8 @@ public protocol AccountLinkStore: Sendable {
         appID: AppID, userID: UserID, provider: String, externalID: String, secretHash: String, at time: Int64
     ) async throws -> Bool
     /// Records a login through the link at `time`.
-    func recordLinkLogin(appID: AppID, provider: String, externalID: String, userID: UserID, at time: Int64) async throws
+    func recordLinkLogin(appID: AppID, provider: String, externalID: String, userID: UserID, at time: Int64)
+        async throws
     /// Deletes the user's link; false when it has no such link.
     func deleteLink(appID: AppID, userID: UserID, provider: String, externalID: String) async throws -> Bool
 }

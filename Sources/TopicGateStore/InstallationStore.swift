@@ -30,7 +30,8 @@ public protocol InstallationStore: Sendable {
     /// be handed out, since the broker was told to refuse only those it knew of).
     func recordCredentials(appID: AppID, id: InstallationID, expiresAt: Int64) async throws -> Bool
     /// Revokes the selected live installations at `now`; returns those it revoked.
-    func revokeInstallations(appID: AppID, _ selection: InstallationSelection, now: Int64) async throws -> [Installation]
+    func revokeInstallations(appID: AppID, _ selection: InstallationSelection, now: Int64) async throws
+        -> [Installation]
     /// Revoked installations whose credentials have not expired at `nowSeconds`, in every app.
     func outstandingRevocations(nowSeconds: Int64) async throws -> [Installation]
     /// Forgets revoked installations whose credentials expired before `nowSeconds`; returns how many.

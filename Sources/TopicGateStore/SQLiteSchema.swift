@@ -268,7 +268,8 @@ enum SQLiteSchema {
                         secret_set_at, last_login_at FROM account_links;
                     DROP TABLE account_links;
                     ALTER TABLE account_links_v7 RENAME TO account_links;
-                    CREATE UNIQUE INDEX account_links_secret ON account_links(app_id, provider, external_id, secret_hash);
+                    CREATE UNIQUE INDEX account_links_secret ON account_links(app_id, provider, external_id,
+                        secret_hash);
                     CREATE INDEX account_links_user ON account_links(app_id, user_id);
                     """)
         }

@@ -4,23 +4,29 @@ public import TopicGateCore
 extension SQLiteStore: AccountLinkStore {
     public func insertLink(_ link: AccountLink) async throws {
         try await write(conflict: { _ in Self.linkTaken }) { db in
-            try db.cachedStatement(sql: """
+            try db.cachedStatement(
+                sql: """
                     INSERT INTO account_links (app_id, provider, external_id, secret_hash, user_id, created_at,
                         secret_set_at, last_login_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """).execute(arguments: [
-                    link.appID.rawValue, link.provider, link.externalID, link.secretHash, link.userID.rawValue,
-                    link.createdAt, link.secretSetAt, link.lastLoginAt,
-                ])
+                    """
+            ).execute(arguments: [
+                link.appID.rawValue, link.provider, link.externalID, link.secretHash, link.userID.rawValue,
+                link.createdAt, link.secretSetAt, link.lastLoginAt,
+            ])
         }
     }
 
-    public func link(appID: AppID, provider: String, externalID: String, secretHash: String) async throws -> AccountLink? {
+    public func link(appID: AppID, provider: String, externalID: String, secretHash: String) async throws
+        -> AccountLink?
+    {
         try await read { db in
             try Row.fetchOne(
-                db.cachedStatement(sql: """
-                    SELECT * FROM account_links WHERE app_id = ? AND provider = ? AND external_id = ? AND secret_hash = ?
-                    """),
+                db.cachedStatement(
+                    sql: """
+                        SELECT * FROM account_links WHERE app_id = ? AND provider = ? AND external_id = ? AND
+                            secret_hash = ?
+                        """),
                 arguments: [appID.rawValue, provider, externalID, secretHash]
             ).map(Self.link)
         }
@@ -29,9 +35,11 @@ extension SQLiteStore: AccountLinkStore {
     public func link(appID: AppID, provider: String, externalID: String, userID: UserID) async throws -> AccountLink? {
         try await read { db in
             try Row.fetchOne(
-                db.cachedStatement(sql: """
-                    SELECT * FROM account_links WHERE app_id = ? AND provider = ? AND external_id = ? AND user_id = ?
-                    """),
+                db.cachedStatement(
+                    sql: """
+                        SELECT * FROM account_links WHERE app_id = ? AND provider = ? AND external_id = ? AND user_id
+                            = ?
+                        """),
                 arguments: [appID.rawValue, provider, externalID, userID.rawValue]
             ).map(Self.link)
         }
@@ -40,7 +48,11 @@ extension SQLiteStore: AccountLinkStore {
     public func links(appID: AppID, userID: UserID) async throws -> [AccountLink] {
         try await read { db in
             try Row.fetchAll(
-                db.cachedStatement(sql: "SELECT * FROM account_links WHERE app_id = ? AND user_id = ? ORDER BY created_at, provider, external_id"),
+                db.cachedStatement(
+                    sql:
+                        "SELECT * FROM account_links WHERE app_id = ? AND user_id = ? ORDER BY created_at, "
+                        + "provider, external_id"
+                ),
                 arguments: [appID.rawValue, userID.rawValue]
             ).map(Self.link)
         }
@@ -50,10 +62,12 @@ extension SQLiteStore: AccountLinkStore {
         appID: AppID, userID: UserID, provider: String, externalID: String, secretHash: String, at time: Int64
     ) async throws -> Bool {
         try await write(conflict: { _ in Self.linkTaken }) { db in
-            try db.cachedStatement(sql: """
+            try db.cachedStatement(
+                sql: """
                     UPDATE account_links SET secret_hash = ?, secret_set_at = ?
                     WHERE app_id = ? AND user_id = ? AND provider = ? AND external_id = ?
-                    """).execute(arguments: [secretHash, time, appID.rawValue, userID.rawValue, provider, externalID])
+                    """
+            ).execute(arguments: [secretHash, time, appID.rawValue, userID.rawValue, provider, externalID])
             return db.changesCount > 0
         }
     }
@@ -62,9 +76,12 @@ extension SQLiteStore: AccountLinkStore {
         async throws
     {
         try await write { db in
-            try db.cachedStatement(sql: """
-                    UPDATE account_links SET last_login_at = ? WHERE app_id = ? AND provider = ? AND external_id = ? AND user_id = ?
-                    """).execute(arguments: [time, appID.rawValue, provider, externalID, userID.rawValue])
+            try db.cachedStatement(
+                sql: """
+                    UPDATE account_links SET last_login_at = ? WHERE app_id = ? AND provider = ? AND external_id = ?
+                        AND user_id = ?
+                    """
+            ).execute(arguments: [time, appID.rawValue, provider, externalID, userID.rawValue])
         }
     }
 
@@ -72,7 +89,9 @@ extension SQLiteStore: AccountLinkStore {
 
     public func deleteLink(appID: AppID, userID: UserID, provider: String, externalID: String) async throws -> Bool {
         try await write { db in
-            try db.cachedStatement(sql: "DELETE FROM account_links WHERE app_id = ? AND user_id = ? AND provider = ? AND external_id = ?").execute(arguments: [appID.rawValue, userID.rawValue, provider, externalID])
+            try db.cachedStatement(
+                sql: "DELETE FROM account_links WHERE app_id = ? AND user_id = ? AND provider = ? AND external_id = ?"
+            ).execute(arguments: [appID.rawValue, userID.rawValue, provider, externalID])
             return db.changesCount > 0
         }
     }

@@ -5,21 +5,25 @@ public import TopicGateCore
 extension SQLiteStore: CommandStore {
     public func insertCommand(_ command: Command) async throws {
         try await write { db in
-            try db.cachedStatement(sql: """
-                    INSERT INTO commands (app_id, command_id, thing_id, issuer, request, action_results, state, created_at, modified_at)
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO commands (app_id, command_id, thing_id, issuer, request, action_results, state,
+                        created_at, modified_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """).execute(arguments: [
-                    command.appID.rawValue, command.id, command.thing.rawValue, command.issuer.description,
-                    JSONWriter.string(.object(command.request.members)), command.actionResults.map(JSONWriter.string),
-                    command.state.rawValue, command.createdAt, command.modifiedAt,
-                ])
+                    """
+            ).execute(arguments: [
+                command.appID.rawValue, command.id, command.thing.rawValue, command.issuer.description,
+                JSONWriter.string(.object(command.request.members)), command.actionResults.map(JSONWriter.string),
+                command.state.rawValue, command.createdAt, command.modifiedAt,
+            ])
         }
     }
 
     public func command(appID: AppID, id: String) async throws -> Command? {
         try await read { db in
             try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT * FROM commands WHERE app_id = ? AND command_id = ?"), arguments: [appID.rawValue, id]
+                db.cachedStatement(sql: "SELECT * FROM commands WHERE app_id = ? AND command_id = ?"),
+                arguments: [appID.rawValue, id]
             ).flatMap(Self.command)
         }
     }
@@ -52,16 +56,24 @@ extension SQLiteStore: CommandStore {
         }
     }
 
-    public func recordResults(appID: AppID, id: String, results: JSONValue, state: CommandState, at now: Int64) async throws {
+    public func recordResults(appID: AppID, id: String, results: JSONValue, state: CommandState, at now: Int64)
+        async throws
+    {
         try await write { db in
-            try db.cachedStatement(sql: "UPDATE commands SET action_results = ?, state = ?, modified_at = ? WHERE app_id = ? AND command_id = ?").execute(arguments: [JSONWriter.string(results), state.rawValue, now, appID.rawValue, id])
+            try db.cachedStatement(
+                sql:
+                    "UPDATE commands SET action_results = ?, state = ?, modified_at = ? WHERE app_id = ? AND "
+                    + "command_id = ?"
+            ).execute(arguments: [JSONWriter.string(results), state.rawValue, now, appID.rawValue, id])
         }
     }
 
     public func commandStateCounts() async throws -> [CommandState: Int] {
         try await read { db in
             var counts: [CommandState: Int] = [:]
-            for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT state, COUNT(*) AS n FROM commands GROUP BY state")) {
+            for row in try Row.fetchAll(
+                db.cachedStatement(sql: "SELECT state, COUNT(*) AS n FROM commands GROUP BY state"))
+            {
                 if let state = CommandState(rawValue: row["state"]) { counts[state] = row["n"] }
             }
             return counts
@@ -72,10 +84,12 @@ extension SQLiteStore: CommandStore {
         guard !ids.isEmpty else { return }
         try await write { db in
             for id in ids {
-                try db.cachedStatement(sql: """
+                try db.cachedStatement(
+                    sql: """
                         UPDATE commands SET state = 'DELIVERED', modified_at = ?
                         WHERE app_id = ? AND command_id = ? AND state = 'SENDING'
-                        """).execute(arguments: [now, appID.rawValue, id])
+                        """
+                ).execute(arguments: [now, appID.rawValue, id])
             }
         }
     }

@@ -5,17 +5,24 @@ extension SQLiteStore: GroupStore {
     public func insertGroup(_ group: Group, members: [UserID]) async throws -> [UserID] {
         try await write(conflict: { _ in Self.groupConflict(group.id) }) { db in
             let app = group.appID.rawValue
-            try db.cachedStatement(sql: """
+            try db.cachedStatement(
+                sql: """
                     INSERT INTO groups (app_id, group_id, name, owner_id, created_at, modified_at)
                     VALUES (?, ?, ?, ?, ?, ?)
-                    """).execute(arguments: [app, group.id.rawValue, group.name, group.owner.rawValue, group.createdAt, group.modifiedAt])
+                    """
+            ).execute(arguments: [
+                app, group.id.rawValue, group.name, group.owner.rawValue, group.createdAt, group.modifiedAt,
+            ])
             var notFound: [UserID] = []
             for member in [group.owner] + members {
-                let exists = try Bool.fetchOne(
-                    db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM users WHERE app_id = ? AND user_id = ?)"),
-                    arguments: [app, member.rawValue]) ?? false
+                let exists =
+                    try Bool.fetchOne(
+                        db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM users WHERE app_id = ? AND user_id = ?)"),
+                        arguments: [app, member.rawValue]) ?? false
                 if exists {
-                    try db.cachedStatement(sql: "INSERT OR IGNORE INTO group_members (app_id, group_id, user_id) VALUES (?, ?, ?)").execute(arguments: [app, group.id.rawValue, member.rawValue])
+                    try db.cachedStatement(
+                        sql: "INSERT OR IGNORE INTO group_members (app_id, group_id, user_id) VALUES (?, ?, ?)"
+                    ).execute(arguments: [app, group.id.rawValue, member.rawValue])
                 } else if !notFound.contains(member) {
                     notFound.append(member)
                 }
@@ -35,31 +42,44 @@ extension SQLiteStore: GroupStore {
 
     public func updateGroup(_ group: Group) async throws {
         try await write { db in
-            try db.cachedStatement(sql: "UPDATE groups SET name = ?, owner_id = ?, modified_at = ? WHERE app_id = ? AND group_id = ?").execute(arguments: [group.name, group.owner.rawValue, group.modifiedAt, group.appID.rawValue, group.id.rawValue])
-            try db.cachedStatement(sql: "INSERT OR IGNORE INTO group_members (app_id, group_id, user_id) VALUES (?, ?, ?)").execute(arguments: [group.appID.rawValue, group.id.rawValue, group.owner.rawValue])
+            try db.cachedStatement(
+                sql: "UPDATE groups SET name = ?, owner_id = ?, modified_at = ? WHERE app_id = ? AND group_id = ?"
+            ).execute(arguments: [
+                group.name, group.owner.rawValue, group.modifiedAt, group.appID.rawValue, group.id.rawValue,
+            ])
+            try db.cachedStatement(
+                sql: "INSERT OR IGNORE INTO group_members (app_id, group_id, user_id) VALUES (?, ?, ?)"
+            ).execute(arguments: [group.appID.rawValue, group.id.rawValue, group.owner.rawValue])
         }
     }
 
     public func deleteGroup(appID: AppID, id: GroupID) async throws -> Bool {
         try await write { db in
-            try db.cachedStatement(sql: "DELETE FROM thing_owners WHERE app_id = ? AND owner_kind = 'group' AND owner_id = ?").execute(arguments: [appID.rawValue, id.rawValue])
+            try db.cachedStatement(
+                sql: "DELETE FROM thing_owners WHERE app_id = ? AND owner_kind = 'group' AND owner_id = ?"
+            ).execute(arguments: [appID.rawValue, id.rawValue])
             try Self.deleteTopics(db, appID: appID.rawValue, scope: .group(id))
             try Self.deleteSubject(db, appID: appID.rawValue, subject: .group(id))
-            try db.cachedStatement(sql: "DELETE FROM groups WHERE app_id = ? AND group_id = ?").execute(arguments: [appID.rawValue, id.rawValue])
+            try db.cachedStatement(sql: "DELETE FROM groups WHERE app_id = ? AND group_id = ?").execute(arguments: [
+                appID.rawValue, id.rawValue,
+            ])
             return db.changesCount > 0
         }
     }
 
     public func addMember(appID: AppID, group: GroupID, user: UserID) async throws -> Bool {
         try await write { db in
-            try db.cachedStatement(sql: "INSERT OR IGNORE INTO group_members (app_id, group_id, user_id) VALUES (?, ?, ?)").execute(arguments: [appID.rawValue, group.rawValue, user.rawValue])
+            try db.cachedStatement(
+                sql: "INSERT OR IGNORE INTO group_members (app_id, group_id, user_id) VALUES (?, ?, ?)"
+            ).execute(arguments: [appID.rawValue, group.rawValue, user.rawValue])
             return db.changesCount > 0
         }
     }
 
     public func removeMember(appID: AppID, group: GroupID, user: UserID) async throws -> Bool {
         try await write { db in
-            try db.cachedStatement(sql: "DELETE FROM group_members WHERE app_id = ? AND group_id = ? AND user_id = ?").execute(arguments: [appID.rawValue, group.rawValue, user.rawValue])
+            try db.cachedStatement(sql: "DELETE FROM group_members WHERE app_id = ? AND group_id = ? AND user_id = ?")
+                .execute(arguments: [appID.rawValue, group.rawValue, user.rawValue])
             return db.changesCount > 0
         }
     }
@@ -67,7 +87,8 @@ extension SQLiteStore: GroupStore {
     public func members(appID: AppID, group: GroupID) async throws -> [UserID] {
         try await read { db in
             try String.fetchAll(
-                db.cachedStatement(sql: "SELECT user_id FROM group_members WHERE app_id = ? AND group_id = ? ORDER BY user_id"),
+                db.cachedStatement(
+                    sql: "SELECT user_id FROM group_members WHERE app_id = ? AND group_id = ? ORDER BY user_id"),
                 arguments: [appID.rawValue, group.rawValue]
             ).map(UserID.init(rawValue:))
         }
@@ -76,7 +97,8 @@ extension SQLiteStore: GroupStore {
     public func groups(appID: AppID, ownedBy user: UserID) async throws -> [Group] {
         try await read { db in
             try Row.fetchAll(
-                db.cachedStatement(sql: "SELECT * FROM groups WHERE app_id = ? AND owner_id = ? ORDER BY created_at, group_id"),
+                db.cachedStatement(
+                    sql: "SELECT * FROM groups WHERE app_id = ? AND owner_id = ? ORDER BY created_at, group_id"),
                 arguments: [appID.rawValue, user.rawValue]
             ).map(Self.group)
         }
@@ -85,10 +107,11 @@ extension SQLiteStore: GroupStore {
     public func groups(appID: AppID, withMember user: UserID) async throws -> [Group] {
         try await read { db in
             try Row.fetchAll(
-                db.cachedStatement(sql: """
-                    SELECT g.* FROM groups g JOIN group_members m ON m.app_id = g.app_id AND m.group_id = g.group_id
-                    WHERE m.app_id = ? AND m.user_id = ? ORDER BY g.created_at, g.group_id
-                    """),
+                db.cachedStatement(
+                    sql: """
+                        SELECT g.* FROM groups g JOIN group_members m ON m.app_id = g.app_id AND m.group_id = g.group_id
+                        WHERE m.app_id = ? AND m.user_id = ? ORDER BY g.created_at, g.group_id
+                        """),
                 arguments: [appID.rawValue, user.rawValue]
             ).map(Self.group)
         }
@@ -105,7 +128,8 @@ extension SQLiteStore: GroupStore {
     }
 
     static func groupConflict(_ id: GroupID) -> KiiError {
-        KiiError(.groupAlreadyExists, "Group \(id.rawValue) already exists.", context: ["groupID": .string(id.rawValue)])
+        KiiError(
+            .groupAlreadyExists, "Group \(id.rawValue) already exists.", context: ["groupID": .string(id.rawValue)])
     }
 
     static func group(_ row: Row) -> Group {

@@ -5,22 +5,26 @@ extension SQLiteStore: InstallationStore {
     public func insertInstallation(_ installation: Installation) async throws {
         let (kind, id) = Self.columns(installation.principal)
         try await write { db in
-            try db.cachedStatement(sql: """
+            try db.cachedStatement(
+                sql: """
                     INSERT INTO installations (installation_id, app_id, principal_kind, principal_id, device_type,
-                        registration_id, mqtt_topic, development, created_at, token_hash, credentials_expire_at, revoked_at)
+                        registration_id, mqtt_topic, development, created_at, token_hash, credentials_expire_at,
+                            revoked_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """).execute(arguments: [
-                    installation.id.rawValue, installation.appID.rawValue, kind, id, installation.deviceType,
-                    installation.registrationID, installation.mqttTopic, installation.development, installation.createdAt,
-                    installation.tokenHash, installation.credentialsExpireAt, installation.revokedAt,
-                ])
+                    """
+            ).execute(arguments: [
+                installation.id.rawValue, installation.appID.rawValue, kind, id, installation.deviceType,
+                installation.registrationID, installation.mqttTopic, installation.development, installation.createdAt,
+                installation.tokenHash, installation.credentialsExpireAt, installation.revokedAt,
+            ])
         }
     }
 
     public func installation(appID: AppID, id: InstallationID) async throws -> Installation? {
         try await read { db in
             try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT * FROM installations WHERE app_id = ? AND installation_id = ? AND revoked_at IS NULL"),
+                db.cachedStatement(
+                    sql: "SELECT * FROM installations WHERE app_id = ? AND installation_id = ? AND revoked_at IS NULL"),
                 arguments: [appID.rawValue, id.rawValue]
             ).flatMap(Self.installation)
         }
@@ -29,7 +33,8 @@ extension SQLiteStore: InstallationStore {
     public func liveInstallation(mqttTopic: String) async throws -> Installation? {
         try await read { db in
             try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT * FROM installations WHERE mqtt_topic = ? AND revoked_at IS NULL"), arguments: [mqttTopic]
+                db.cachedStatement(sql: "SELECT * FROM installations WHERE mqtt_topic = ? AND revoked_at IS NULL"),
+                arguments: [mqttTopic]
             ).flatMap(Self.installation)
         }
     }
@@ -37,10 +42,11 @@ extension SQLiteStore: InstallationStore {
     public func installation(appID: AppID, deviceType: String, registrationID: String) async throws -> Installation? {
         try await read { db in
             try Row.fetchOne(
-                db.cachedStatement(sql: """
-                    SELECT * FROM installations WHERE app_id = ? AND device_type = ? AND registration_id = ?
-                        AND revoked_at IS NULL ORDER BY created_at DESC LIMIT 1
-                    """),
+                db.cachedStatement(
+                    sql: """
+                        SELECT * FROM installations WHERE app_id = ? AND device_type = ? AND registration_id = ?
+                            AND revoked_at IS NULL ORDER BY created_at DESC LIMIT 1
+                        """),
                 arguments: [appID.rawValue, deviceType, registrationID]
             ).flatMap(Self.installation)
         }
@@ -73,10 +79,12 @@ extension SQLiteStore: InstallationStore {
 
     public func recordCredentials(appID: AppID, id: InstallationID, expiresAt: Int64) async throws -> Bool {
         try await write { db in
-            try db.cachedStatement(sql: """
+            try db.cachedStatement(
+                sql: """
                     UPDATE installations SET credentials_expire_at = MAX(COALESCE(credentials_expire_at, 0), ?)
                     WHERE app_id = ? AND installation_id = ? AND revoked_at IS NULL
-                    """).execute(arguments: [expiresAt, appID.rawValue, id.rawValue])
+                    """
+            ).execute(arguments: [expiresAt, appID.rawValue, id.rawValue])
             return db.changesCount > 0
         }
     }
@@ -100,7 +108,8 @@ extension SQLiteStore: InstallationStore {
         case .allInstalledWithout(let principal, let keeping):
             let (kind, id) = Self.columns(principal)
             (condition, arguments) = (
-                "principal_kind = ? AND principal_id = ? AND (token_hash IS NULL OR token_hash IS NOT ?)", [kind, id, keeping]
+                "principal_kind = ? AND principal_id = ? AND (token_hash IS NULL OR token_hash IS NOT ?)",
+                [kind, id, keeping]
             )
         }
         return try await write { db in
@@ -120,7 +129,8 @@ extension SQLiteStore: InstallationStore {
     public func outstandingRevocations(nowSeconds: Int64) async throws -> [Installation] {
         try await read { db in
             try Row.fetchAll(
-                db.cachedStatement(sql: "SELECT * FROM installations WHERE revoked_at IS NOT NULL AND credentials_expire_at > ?"),
+                db.cachedStatement(
+                    sql: "SELECT * FROM installations WHERE revoked_at IS NOT NULL AND credentials_expire_at > ?"),
                 arguments: [nowSeconds]
             ).compactMap(Self.installation)
         }
@@ -128,10 +138,12 @@ extension SQLiteStore: InstallationStore {
 
     public func purgeRevokedInstallations(nowSeconds: Int64) async throws -> Int {
         try await write { db in
-            try db.cachedStatement(sql: """
+            try db.cachedStatement(
+                sql: """
                     DELETE FROM installations WHERE revoked_at IS NOT NULL
                         AND COALESCE(credentials_expire_at, 0) <= ?
-                    """).execute(arguments: [nowSeconds])
+                    """
+            ).execute(arguments: [nowSeconds])
             return db.changesCount
         }
     }
@@ -142,6 +154,7 @@ extension SQLiteStore: InstallationStore {
             id: InstallationID(row["installation_id"] as String), appID: AppID(row["app_id"] as String),
             principal: principal, deviceType: row["device_type"], registrationID: row["registration_id"],
             mqttTopic: row["mqtt_topic"], development: row["development"], createdAt: row["created_at"],
-            tokenHash: row["token_hash"], credentialsExpireAt: row["credentials_expire_at"], revokedAt: row["revoked_at"])
+            tokenHash: row["token_hash"], credentialsExpireAt: row["credentials_expire_at"],
+            revokedAt: row["revoked_at"])
     }
 }

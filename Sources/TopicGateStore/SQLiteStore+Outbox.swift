@@ -7,7 +7,8 @@ extension SQLiteStore: OutboxStore {
         try await write { db in
             let statement = try db.cachedStatement(
                 sql: """
-                    INSERT INTO outbox (message_id, app_id, payload, recipients, accepted_at, command_id) VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT INTO outbox (message_id, app_id, payload, recipients, accepted_at, command_id) VALUES (?,
+                        ?, ?, ?, ?, ?)
                     """)
             for message in messages {
                 try statement.execute(arguments: [
@@ -21,8 +22,10 @@ extension SQLiteStore: OutboxStore {
 
     public func pendingMessages(limit: Int) async throws -> [OutboxMessage] {
         try await read { db in
-            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM outbox ORDER BY sequence LIMIT ?"), arguments: [limit])
-                .map(Self.outboxMessage)
+            try Row.fetchAll(
+                db.cachedStatement(sql: "SELECT * FROM outbox ORDER BY sequence LIMIT ?"), arguments: [limit]
+            )
+            .map(Self.outboxMessage)
         }
     }
 
@@ -39,13 +42,15 @@ extension SQLiteStore: OutboxStore {
         let recipients = (row["recipients"] as String).split(separator: "\n").compactMap(Self.subscriber)
         return OutboxMessage(
             id: row["message_id"], appID: AppID(row["app_id"] as String), payload: Array(row["payload"] as Data),
-            recipients: recipients, acceptedAt: row["accepted_at"], commandID: row["command_id"], attempts: row["attempts"])
+            recipients: recipients, acceptedAt: row["accepted_at"], commandID: row["command_id"],
+            attempts: row["attempts"])
     }
 
     public func recordFailedAttempt(ids: [String]) async throws {
         guard !ids.isEmpty else { return }
         try await write { db in
-            let statement = try db.cachedStatement(sql: "UPDATE outbox SET attempts = attempts + 1 WHERE message_id = ?")
+            let statement = try db.cachedStatement(
+                sql: "UPDATE outbox SET attempts = attempts + 1 WHERE message_id = ?")
             for id in ids { try statement.execute(arguments: [id]) }
         }
     }
@@ -57,7 +62,8 @@ extension SQLiteStore: OutboxStore {
                 try db.execute(
                     sql: """
                         INSERT INTO dead_letters
-                            (message_id, app_id, payload, recipients, accepted_at, command_id, attempts, failed_at, reason)
+                            (message_id, app_id, payload, recipients, accepted_at, command_id, attempts, failed_at,
+                                reason)
                         SELECT message_id, app_id, payload, recipients, accepted_at, command_id, attempts + 1, ?, ?
                         FROM outbox WHERE message_id = ?
                         """, arguments: [at, reason, id])
@@ -72,7 +78,9 @@ extension SQLiteStore: OutboxStore {
         }
     }
 
-    public func deadLetters(appID: AppID, limit: Int, before: Int64?) async throws -> [(sequence: Int64, letter: DeadLetter)] {
+    public func deadLetters(appID: AppID, limit: Int, before: Int64?) async throws -> [(
+        sequence: Int64, letter: DeadLetter
+    )] {
         try await read { db in
             try Row.fetchAll(
                 db,
@@ -80,7 +88,10 @@ extension SQLiteStore: OutboxStore {
                     SELECT * FROM dead_letters WHERE app_id = ? AND sequence < ? ORDER BY sequence DESC LIMIT ?
                     """, arguments: [appID.rawValue, before ?? Int64.max, limit]
             ).map { row in
-                (row["sequence"], DeadLetter(message: Self.outboxMessage(row), failedAt: row["failed_at"], reason: row["reason"]))
+                (
+                    row["sequence"],
+                    DeadLetter(message: Self.outboxMessage(row), failedAt: row["failed_at"], reason: row["reason"])
+                )
             }
         }
     }

@@ -4,13 +4,15 @@ public import TopicGateCore
 extension SQLiteStore: SecurityAuditStore {
     public func appendSecurityEvent(_ event: SecurityEvent) async throws {
         try await write { db in
-            try db.cachedStatement(sql: """
+            try db.cachedStatement(
+                sql: """
                     INSERT INTO security_audit (app_id, at, event, actor, subject_id, account, client_address, detail)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """).execute(arguments: [
-                    event.appID.rawValue, event.at, event.kind.rawValue, event.actor, event.subjectID, event.account,
-                    event.clientAddress, event.detail,
-                ])
+                    """
+            ).execute(arguments: [
+                event.appID.rawValue, event.at, event.kind.rawValue, event.actor, event.subjectID, event.account,
+                event.clientAddress, event.detail,
+            ])
         }
     }
 
@@ -19,17 +21,19 @@ extension SQLiteStore: SecurityAuditStore {
     {
         try await read { db in
             try Row.fetchAll(
-                db.cachedStatement(sql: """
-                    SELECT * FROM security_audit WHERE app_id = ? AND audit_id < ?
-                    ORDER BY audit_id DESC LIMIT ?
-                    """),
+                db.cachedStatement(
+                    sql: """
+                        SELECT * FROM security_audit WHERE app_id = ? AND audit_id < ?
+                        ORDER BY audit_id DESC LIMIT ?
+                        """),
                 arguments: [appID.rawValue, before ?? Int64.max, limit]
             ).map { row in
                 (
                     row["audit_id"],
                     SecurityEvent(
                         at: row["at"], appID: AppID(row["app_id"] as String),
-                        kind: SecurityEvent.Kind(rawValue: row["event"]), actor: row["actor"], subjectID: row["subject_id"],
+                        kind: SecurityEvent.Kind(rawValue: row["event"]), actor: row["actor"],
+                        subjectID: row["subject_id"],
                         account: row["account"], clientAddress: row["client_address"], detail: row["detail"])
                 )
             }

@@ -4,14 +4,16 @@ public import TopicGateCore
 extension SQLiteStore: ThingStore {
     public func insertThing(_ thing: Thing) async throws {
         try await write(conflict: { _ in Self.thingConflict(thing.vendorThingID) }) { db in
-            try db.cachedStatement(sql: """
+            try db.cachedStatement(
+                sql: """
                     INSERT INTO things (app_id, thing_id, vendor_thing_id, password_hash, fields, disabled,
                         created_at, modified_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """).execute(arguments: [
-                    thing.appID.rawValue, thing.id.rawValue, thing.vendorThingID, thing.passwordHash,
-                    JSONWriter.string(.object(thing.fields.values)), thing.disabled, thing.createdAt, thing.modifiedAt,
-                ])
+                    """
+            ).execute(arguments: [
+                thing.appID.rawValue, thing.id.rawValue, thing.vendorThingID, thing.passwordHash,
+                JSONWriter.string(.object(thing.fields.values)), thing.disabled, thing.createdAt, thing.modifiedAt,
+            ])
         }
     }
 
@@ -30,22 +32,28 @@ extension SQLiteStore: ThingStore {
 
     public func updateThing(_ thing: Thing) async throws {
         try await write(conflict: { _ in Self.thingConflict(thing.vendorThingID) }) { db in
-            try db.cachedStatement(sql: """
+            try db.cachedStatement(
+                sql: """
                     UPDATE things SET vendor_thing_id = ?, password_hash = ?, fields = ?, disabled = ?, modified_at = ?
                     WHERE app_id = ? AND thing_id = ?
-                    """).execute(arguments: [
-                    thing.vendorThingID, thing.passwordHash, JSONWriter.string(.object(thing.fields.values)),
-                    thing.disabled, thing.modifiedAt, thing.appID.rawValue, thing.id.rawValue,
-                ])
+                    """
+            ).execute(arguments: [
+                thing.vendorThingID, thing.passwordHash, JSONWriter.string(.object(thing.fields.values)),
+                thing.disabled, thing.modifiedAt, thing.appID.rawValue, thing.id.rawValue,
+            ])
         }
     }
 
     public func deleteThing(appID: AppID, id: ThingID) async throws -> Bool {
         try await write { db in
-            try db.cachedStatement(sql: "DELETE FROM tokens WHERE app_id = ? AND principal_kind = 'thing' AND principal_id = ?").execute(arguments: [appID.rawValue, id.rawValue])
+            try db.cachedStatement(
+                sql: "DELETE FROM tokens WHERE app_id = ? AND principal_kind = 'thing' AND principal_id = ?"
+            ).execute(arguments: [appID.rawValue, id.rawValue])
             try Self.deleteTopics(db, appID: appID.rawValue, scope: .thing(id))
             try Self.deleteSubject(db, appID: appID.rawValue, subject: .thing(id))
-            try db.cachedStatement(sql: "DELETE FROM things WHERE app_id = ? AND thing_id = ?").execute(arguments: [appID.rawValue, id.rawValue])
+            try db.cachedStatement(sql: "DELETE FROM things WHERE app_id = ? AND thing_id = ?").execute(arguments: [
+                appID.rawValue, id.rawValue,
+            ])
             return db.changesCount > 0
         }
     }
@@ -53,7 +61,9 @@ extension SQLiteStore: ThingStore {
     public func addOwner(appID: AppID, thing: ThingID, owner: Owner) async throws -> Bool {
         let (kind, id) = Self.columns(owner)
         return try await write { db in
-            try db.cachedStatement(sql: "INSERT OR IGNORE INTO thing_owners (app_id, thing_id, owner_kind, owner_id) VALUES (?, ?, ?, ?)").execute(arguments: [appID.rawValue, thing.rawValue, kind, id])
+            try db.cachedStatement(
+                sql: "INSERT OR IGNORE INTO thing_owners (app_id, thing_id, owner_kind, owner_id) VALUES (?, ?, ?, ?)"
+            ).execute(arguments: [appID.rawValue, thing.rawValue, kind, id])
             return db.changesCount > 0
         }
     }
@@ -61,7 +71,9 @@ extension SQLiteStore: ThingStore {
     public func removeOwner(appID: AppID, thing: ThingID, owner: Owner) async throws -> Bool {
         let (kind, id) = Self.columns(owner)
         return try await write { db in
-            try db.cachedStatement(sql: "DELETE FROM thing_owners WHERE app_id = ? AND thing_id = ? AND owner_kind = ? AND owner_id = ?").execute(arguments: [appID.rawValue, thing.rawValue, kind, id])
+            try db.cachedStatement(
+                sql: "DELETE FROM thing_owners WHERE app_id = ? AND thing_id = ? AND owner_kind = ? AND owner_id = ?"
+            ).execute(arguments: [appID.rawValue, thing.rawValue, kind, id])
             return db.changesCount > 0
         }
     }
@@ -70,7 +82,8 @@ extension SQLiteStore: ThingStore {
         try await read { db in
             Set(
                 try Row.fetchAll(
-                    db.cachedStatement(sql: "SELECT owner_kind, owner_id FROM thing_owners WHERE app_id = ? AND thing_id = ?"),
+                    db.cachedStatement(
+                        sql: "SELECT owner_kind, owner_id FROM thing_owners WHERE app_id = ? AND thing_id = ?"),
                     arguments: [appID.rawValue, thing.rawValue]
                 ).map { row -> Owner in
                     let id: String = row["owner_id"]

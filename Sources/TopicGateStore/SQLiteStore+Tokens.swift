@@ -5,10 +5,12 @@ extension SQLiteStore: TokenStore {
     public func insertToken(_ token: AccessToken) async throws {
         let (kind, id) = Self.columns(token.principal)
         try await write { db in
-            try db.cachedStatement(sql: """
+            try db.cachedStatement(
+                sql: """
                     INSERT INTO tokens (token_hash, app_id, principal_kind, principal_id, expires_at, created_at)
                     VALUES (?, ?, ?, ?, ?, ?)
-                    """).execute(arguments: [token.hash, token.appID.rawValue, kind, id, token.expiresAt, token.createdAt])
+                    """
+            ).execute(arguments: [token.hash, token.appID.rawValue, kind, id, token.expiresAt, token.createdAt])
         }
     }
 
@@ -25,10 +27,12 @@ extension SQLiteStore: TokenStore {
                 let row = try Row.fetchOne(
                     db.cachedStatement(
                         sql: """
-                            SELECT t.*, u.user_id AS user_found, u.disabled AS user_disabled, u.last_seen_at AS user_seen,
+                            SELECT t.*, u.user_id AS user_found, u.disabled AS user_disabled, u.last_seen_at AS
+                                user_seen,
                                 th.thing_id AS thing_found, th.disabled AS thing_disabled
                             FROM tokens t
-                            LEFT JOIN users u ON t.principal_kind = 'user' AND u.app_id = t.app_id AND u.user_id = t.principal_id
+                            LEFT JOIN users u ON t.principal_kind = 'user' AND u.app_id = t.app_id AND u.user_id =
+                                t.principal_id
                             LEFT JOIN things th ON t.principal_kind = 'thing' AND th.app_id = t.app_id
                                 AND th.thing_id = t.principal_id
                             WHERE t.token_hash = ?
@@ -52,10 +56,12 @@ extension SQLiteStore: TokenStore {
     public func revokeTokens(appID: AppID, principal: Principal, keeping: String?) async throws -> Int {
         let (kind, id) = Self.columns(principal)
         return try await write { db in
-            try db.cachedStatement(sql: """
+            try db.cachedStatement(
+                sql: """
                     DELETE FROM tokens WHERE app_id = ? AND principal_kind = ? AND principal_id = ?
                         AND token_hash IS NOT ?
-                    """).execute(arguments: [appID.rawValue, kind, id, keeping])
+                    """
+            ).execute(arguments: [appID.rawValue, kind, id, keeping])
             return db.changesCount
         }
     }

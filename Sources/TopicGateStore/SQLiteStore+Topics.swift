@@ -6,13 +6,19 @@ extension SQLiteStore: TopicStore {
         let (kind, id) = Self.columns(topic.scope)
         let (creatorKind, creatorID) = Self.columns(topic.creator)
         try await write(conflict: { _ in Self.topicExists(topic.appID, topic.address) }) { db in
-            try db.cachedStatement(sql: """
+            try db.cachedStatement(
+                sql: """
                     INSERT INTO topics (app_id, scope_kind, scope_id, name, creator_kind, creator_id, created_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """).execute(arguments: [topic.appID.rawValue, kind, id, topic.name.rawValue, creatorKind, creatorID, topic.createdAt])
+                    """
+            ).execute(arguments: [
+                topic.appID.rawValue, kind, id, topic.name.rawValue, creatorKind, creatorID, topic.createdAt,
+            ])
             let topicID = db.lastInsertedRowID
             for entry in entries {
-                try db.cachedStatement(sql: "INSERT OR IGNORE INTO acl_entries (topic_id, action, subject, is_default) VALUES (?, ?, ?, ?)").execute(arguments: [topicID, entry.action.rawValue, entry.subject.description, entry.isDefault])
+                try db.cachedStatement(
+                    sql: "INSERT OR IGNORE INTO acl_entries (topic_id, action, subject, is_default) VALUES (?, ?, ?, ?)"
+                ).execute(arguments: [topicID, entry.action.rawValue, entry.subject.description, entry.isDefault])
             }
         }
     }
@@ -31,7 +37,9 @@ extension SQLiteStore: TopicStore {
     public func deleteTopic(appID: AppID, address: TopicAddress) async throws -> Bool {
         let (kind, id) = Self.columns(address.scope)
         return try await write { db in
-            try db.cachedStatement(sql: "DELETE FROM topics WHERE app_id = ? AND scope_kind = ? AND scope_id = ? AND name = ?").execute(arguments: [appID.rawValue, kind, id, address.name.rawValue])
+            try db.cachedStatement(
+                sql: "DELETE FROM topics WHERE app_id = ? AND scope_kind = ? AND scope_id = ? AND name = ?"
+            ).execute(arguments: [appID.rawValue, kind, id, address.name.rawValue])
             return db.changesCount > 0
         }
     }
@@ -40,10 +48,11 @@ extension SQLiteStore: TopicStore {
         let (kind, id) = Self.columns(scope)
         return try await read { db in
             try Row.fetchAll(
-                db.cachedStatement(sql: """
-                    SELECT * FROM topics WHERE app_id = ? AND scope_kind = ? AND scope_id = ? AND name > ?
-                    ORDER BY name LIMIT ?
-                    """),
+                db.cachedStatement(
+                    sql: """
+                        SELECT * FROM topics WHERE app_id = ? AND scope_kind = ? AND scope_id = ? AND name > ?
+                        ORDER BY name LIMIT ?
+                        """),
                 arguments: [appID.rawValue, kind, id, after?.rawValue ?? "", limit]
             ).compactMap { row in
                 TopicName(rawValue: row["name"]).map { name in
@@ -69,10 +78,14 @@ extension SQLiteStore: TopicStore {
                 let existing = entries.firstIndex { $0.matches(change.entry) }
                 switch (change.kind, existing) {
                 case (.grant, nil):
-                    try db.cachedStatement(sql: "INSERT INTO acl_entries (topic_id, action, subject, is_default) VALUES (?, ?, ?, 0)").execute(arguments: [topicID, change.entry.action.rawValue, change.entry.subject.description])
+                    try db.cachedStatement(
+                        sql: "INSERT INTO acl_entries (topic_id, action, subject, is_default) VALUES (?, ?, ?, 0)"
+                    ).execute(arguments: [topicID, change.entry.action.rawValue, change.entry.subject.description])
                     entries.append(ACLEntry(change.entry.action, change.entry.subject))
                 case (.revoke, let index?):
-                    try db.cachedStatement(sql: "DELETE FROM acl_entries WHERE topic_id = ? AND action = ? AND subject = ?").execute(arguments: [topicID, change.entry.action.rawValue, change.entry.subject.description])
+                    try db.cachedStatement(
+                        sql: "DELETE FROM acl_entries WHERE topic_id = ? AND action = ? AND subject = ?"
+                    ).execute(arguments: [topicID, change.entry.action.rawValue, change.entry.subject.description])
                     entries.remove(at: index)
                 case (.grant, _?):
                     throw KiiError(
@@ -83,16 +96,18 @@ extension SQLiteStore: TopicStore {
                         .aclNotFound, "There is no entry \(change.entry).", context: Self.changeContext(index, change))
                 }
                 entries.sort()
-                try db.cachedStatement(sql: """
+                try db.cachedStatement(
+                    sql: """
                         INSERT INTO acl_audit (app_id, scope_kind, scope_id, name, actor, change, action, subject,
                             before, after, at)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """).execute(arguments: [
-                        appID.rawValue, kind, id, address.name.rawValue, actor.description, change.kind.rawValue,
-                        change.entry.action.rawValue, change.entry.subject.description,
-                        JSONWriter.string(.array(before.map(JSONValue.string))),
-                        JSONWriter.string(.array(entries.map { .string($0.description) })), time,
-                    ])
+                        """
+                ).execute(arguments: [
+                    appID.rawValue, kind, id, address.name.rawValue, actor.description, change.kind.rawValue,
+                    change.entry.action.rawValue, change.entry.subject.description,
+                    JSONWriter.string(.array(before.map(JSONValue.string))),
+                    JSONWriter.string(.array(entries.map { .string($0.description) })), time,
+                ])
             }
             return entries
         }
@@ -102,33 +117,41 @@ extension SQLiteStore: TopicStore {
         let (kind, id) = Self.columns(address.scope)
         return try await read { db in
             try Row.fetchAll(
-                db.cachedStatement(sql: """
-                    SELECT * FROM acl_audit WHERE app_id = ? AND scope_kind = ? AND scope_id = ? AND name = ?
-                    ORDER BY audit_id
-                    """),
+                db.cachedStatement(
+                    sql: """
+                        SELECT * FROM acl_audit WHERE app_id = ? AND scope_kind = ? AND scope_id = ? AND name = ?
+                        ORDER BY audit_id
+                        """),
                 arguments: [appID.rawValue, kind, id, address.name.rawValue]
             ).compactMap { row -> ACLAuditRecord? in
-                guard let action = ACLAction(rawValue: row["action"]), let subject = ACLSubject(parsing: row["subject"]),
+                guard let action = ACLAction(rawValue: row["action"]),
+                    let subject = ACLSubject(parsing: row["subject"]),
                     let change = ACLChange.Kind(rawValue: row["change"])
                 else { return nil }
                 func list(_ column: String) -> [String] {
-                    ((try? JSONReader.value(Array((row[column] as String).utf8)))?.arrayValue ?? []).compactMap(\.stringValue)
+                    ((try? JSONReader.value(Array((row[column] as String).utf8)))?.arrayValue ?? []).compactMap(
+                        \.stringValue)
                 }
                 return ACLAuditRecord(
-                    at: row["at"], actor: Self.actor(row["actor"]), change: ACLChange(change, ACLEntry(action, subject)),
+                    at: row["at"], actor: Self.actor(row["actor"]),
+                    change: ACLChange(change, ACLEntry(action, subject)),
                     before: list("before"), after: list("after"))
             }
         }
     }
 
-    public func subscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber, at time: Int64) async throws -> Bool {
+    public func subscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber, at time: Int64) async throws
+        -> Bool
+    {
         let (kind, id) = Self.columns(subscriber)
         return try await write { db in
             guard let row = try Self.topicRow(db, appID, address) else { throw Self.topicNotFound(appID, address) }
-            try db.cachedStatement(sql: """
+            try db.cachedStatement(
+                sql: """
                     INSERT OR IGNORE INTO subscriptions (topic_id, subscriber_kind, subscriber_id, created_at)
                     VALUES (?, ?, ?, ?)
-                    """).execute(arguments: [row["topic_id"] as Int64, kind, id, time])
+                    """
+            ).execute(arguments: [row["topic_id"] as Int64, kind, id, time])
             return db.changesCount > 0
         }
     }
@@ -137,7 +160,9 @@ extension SQLiteStore: TopicStore {
         let (kind, id) = Self.columns(subscriber)
         return try await write { db in
             guard let row = try Self.topicRow(db, appID, address) else { throw Self.topicNotFound(appID, address) }
-            try db.cachedStatement(sql: "DELETE FROM subscriptions WHERE topic_id = ? AND subscriber_kind = ? AND subscriber_id = ?").execute(arguments: [row["topic_id"] as Int64, kind, id])
+            try db.cachedStatement(
+                sql: "DELETE FROM subscriptions WHERE topic_id = ? AND subscriber_kind = ? AND subscriber_id = ?"
+            ).execute(arguments: [row["topic_id"] as Int64, kind, id])
             return db.changesCount > 0
         }
     }
@@ -147,10 +172,11 @@ extension SQLiteStore: TopicStore {
         return try await read { db in
             guard let row = try Self.topicRow(db, appID, address) else { throw Self.topicNotFound(appID, address) }
             return try Bool.fetchOne(
-                db.cachedStatement(sql: """
-                    SELECT EXISTS (SELECT 1 FROM subscriptions WHERE topic_id = ? AND subscriber_kind = ?
-                        AND subscriber_id = ?)
-                    """),
+                db.cachedStatement(
+                    sql: """
+                        SELECT EXISTS (SELECT 1 FROM subscriptions WHERE topic_id = ? AND subscriber_kind = ?
+                            AND subscriber_id = ?)
+                        """),
                 arguments: [row["topic_id"] as Int64, kind, id]) ?? false
         }
     }
@@ -175,7 +201,9 @@ extension SQLiteStore: TopicStore {
                     result[.thing(ThingID(id))] = AccessContext(principal: .thing(ThingID(id)))
                 }
             }
-            for (user, context) in try Self.accessContexts(db, appID: appID, users: users) { result[.user(user)] = context }
+            for (user, context) in try Self.accessContexts(db, appID: appID, users: users) {
+                result[.user(user)] = context
+            }
             return result
         }
     }
@@ -188,7 +216,9 @@ extension SQLiteStore: TopicStore {
         for chunk in Self.chunks(users.map(\.rawValue)) {
             let rows = try Row.fetchAll(
                 Self.statement(
-                    db, "SELECT user_id, group_id FROM group_members WHERE app_id = ? AND user_id IN (\(Self.marks(chunk.count)))",
+                    db,
+                    "SELECT user_id, group_id FROM group_members WHERE app_id = ? AND user_id IN "
+                        + "(\(Self.marks(chunk.count)))",
                     cached: chunk.count <= 16),
                 arguments: StatementArguments([appID.rawValue] + chunk))
             for row in rows {
@@ -224,12 +254,17 @@ extension SQLiteStore: TopicStore {
     /// user, group or thing the scope belongs to.
     static func deleteTopics(_ db: Database, appID: String, scope: TopicScope) throws {
         let (kind, id) = columns(scope)
-        try db.cachedStatement(sql: "DELETE FROM topics WHERE app_id = ? AND scope_kind = ? AND scope_id = ?").execute(arguments: [appID, kind, id])
+        try db.cachedStatement(sql: "DELETE FROM topics WHERE app_id = ? AND scope_kind = ? AND scope_id = ?").execute(
+            arguments: [appID, kind, id])
     }
 
     /// Deletes every entry that names `subject` and, for users and things, their subscriptions.
     static func deleteSubject(_ db: Database, appID: String, subject: ACLSubject) throws {
-        try db.cachedStatement(sql: "DELETE FROM acl_entries WHERE subject = ? AND topic_id IN (SELECT topic_id FROM topics WHERE app_id = ?)").execute(arguments: [subject.description, appID])
+        try db.cachedStatement(
+            sql:
+                "DELETE FROM acl_entries WHERE subject = ? AND topic_id IN (SELECT topic_id FROM topics WHERE "
+                + "app_id = ?)"
+        ).execute(arguments: [subject.description, appID])
         let subscriber: Subscriber? =
             switch subject {
             case .user(let id): .user(id)
@@ -238,25 +273,30 @@ extension SQLiteStore: TopicStore {
             }
         if let subscriber {
             let (kind, id) = columns(subscriber)
-            try db.cachedStatement(sql: """
+            try db.cachedStatement(
+                sql: """
                     DELETE FROM subscriptions WHERE subscriber_kind = ? AND subscriber_id = ?
                         AND topic_id IN (SELECT topic_id FROM topics WHERE app_id = ?)
-                    """).execute(arguments: [kind, id, appID])
+                    """
+            ).execute(arguments: [kind, id, appID])
         }
     }
 
     static func topicRow(_ db: Database, _ appID: AppID, _ address: TopicAddress) throws -> Row? {
         let (kind, id) = columns(address.scope)
         return try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT * FROM topics WHERE app_id = ? AND scope_kind = ? AND scope_id = ? AND name = ?"),
+            db.cachedStatement(
+                sql: "SELECT * FROM topics WHERE app_id = ? AND scope_kind = ? AND scope_id = ? AND name = ?"),
             arguments: [appID.rawValue, kind, id, address.name.rawValue])
     }
 
     static func entries(_ db: Database, topicID: Int64) throws -> [ACLEntry] {
         try Row.fetchAll(
-            db.cachedStatement(sql: "SELECT action, subject, is_default FROM acl_entries WHERE topic_id = ?"), arguments: [topicID]
+            db.cachedStatement(sql: "SELECT action, subject, is_default FROM acl_entries WHERE topic_id = ?"),
+            arguments: [topicID]
         ).compactMap { row in
-            guard let action = ACLAction(rawValue: row["action"]), let subject = ACLSubject(parsing: row["subject"]) else {
+            guard let action = ACLAction(rawValue: row["action"]), let subject = ACLSubject(parsing: row["subject"])
+            else {
                 return nil
             }
             return ACLEntry(action, subject, isDefault: row["is_default"])
@@ -297,13 +337,17 @@ extension SQLiteStore: TopicStore {
     static func topicExists(_ appID: AppID, _ address: TopicAddress) -> KiiError {
         KiiError(
             .topicAlreadyExists, "Topic \(address) already exists.",
-            context: ["topicID": .string(address.name.rawValue), "objectScope": address.scope.objectScope(appID: appID)])
+            context: [
+                "topicID": .string(address.name.rawValue), "objectScope": address.scope.objectScope(appID: appID),
+            ])
     }
 
     static func topicNotFound(_ appID: AppID, _ address: TopicAddress) -> KiiError {
         KiiError(
             .topicNotFound, "Topic \(address) was not found.",
-            context: ["topicID": .string(address.name.rawValue), "objectScope": address.scope.objectScope(appID: appID)])
+            context: [
+                "topicID": .string(address.name.rawValue), "objectScope": address.scope.objectScope(appID: appID),
+            ])
     }
 
     static func chunks(_ values: [String], size: Int = 500) -> [[String]] {

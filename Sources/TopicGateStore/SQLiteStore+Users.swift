@@ -4,16 +4,18 @@ public import TopicGateCore
 extension SQLiteStore: UserStore {
     public func insertUser(_ user: User) async throws {
         try await write(conflict: Self.userConflict) { db in
-            try db.cachedStatement(sql: """
+            try db.cachedStatement(
+                sql: """
                     INSERT INTO users (app_id, user_id, login_name, email_address, phone_number, password_hash,
                         display_name, country, locale, custom_fields, disabled, created_at, modified_at, last_seen_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """).execute(arguments: [
-                    user.appID.rawValue, user.id.rawValue, user.loginName, user.emailAddress, user.phoneNumber,
-                    user.passwordHash, user.profile.displayName, user.profile.country, user.profile.locale,
-                    JSONWriter.string(.object(user.profile.customFields)), user.disabled, user.createdAt,
-                    user.modifiedAt, user.lastSeenAt,
-                ])
+                    """
+            ).execute(arguments: [
+                user.appID.rawValue, user.id.rawValue, user.loginName, user.emailAddress, user.phoneNumber,
+                user.passwordHash, user.profile.displayName, user.profile.country, user.profile.locale,
+                JSONWriter.string(.object(user.profile.customFields)), user.disabled, user.createdAt,
+                user.modifiedAt, user.lastSeenAt,
+            ])
         }
     }
 
@@ -43,15 +45,17 @@ extension SQLiteStore: UserStore {
 
     public func updateUser(_ user: User) async throws {
         try await write(conflict: Self.userConflict) { db in
-            try db.cachedStatement(sql: """
+            try db.cachedStatement(
+                sql: """
                     UPDATE users SET login_name = ?, email_address = ?, phone_number = ?, password_hash = ?,
                         display_name = ?, country = ?, locale = ?, custom_fields = ?, disabled = ?, modified_at = ?
                     WHERE app_id = ? AND user_id = ?
-                    """).execute(arguments: [
-                    user.loginName, user.emailAddress, user.phoneNumber, user.passwordHash, user.profile.displayName,
-                    user.profile.country, user.profile.locale, JSONWriter.string(.object(user.profile.customFields)),
-                    user.disabled, user.modifiedAt, user.appID.rawValue, user.id.rawValue,
-                ])
+                    """
+            ).execute(arguments: [
+                user.loginName, user.emailAddress, user.phoneNumber, user.passwordHash, user.profile.displayName,
+                user.profile.country, user.profile.locale, JSONWriter.string(.object(user.profile.customFields)),
+                user.disabled, user.modifiedAt, user.appID.rawValue, user.id.rawValue,
+            ])
         }
     }
 
@@ -59,14 +63,21 @@ extension SQLiteStore: UserStore {
         try await write { db in
             let app = appID.rawValue
             let user = id.rawValue
-            try db.cachedStatement(sql: """
+            try db.cachedStatement(
+                sql: """
                     DELETE FROM thing_owners WHERE app_id = ? AND owner_kind = 'group'
                         AND owner_id IN (SELECT group_id FROM groups WHERE app_id = ? AND owner_id = ?)
-                    """).execute(arguments: [app, app, user])
-            try db.cachedStatement(sql: "DELETE FROM thing_owners WHERE app_id = ? AND owner_kind = 'user' AND owner_id = ?").execute(arguments: [app, user])
-            try db.cachedStatement(sql: "DELETE FROM tokens WHERE app_id = ? AND principal_kind = 'user' AND principal_id = ?").execute(arguments: [app, user])
+                    """
+            ).execute(arguments: [app, app, user])
+            try db.cachedStatement(
+                sql: "DELETE FROM thing_owners WHERE app_id = ? AND owner_kind = 'user' AND owner_id = ?"
+            ).execute(arguments: [app, user])
+            try db.cachedStatement(
+                sql: "DELETE FROM tokens WHERE app_id = ? AND principal_kind = 'user' AND principal_id = ?"
+            ).execute(arguments: [app, user])
             let ownedGroups = try String.fetchAll(
-                db.cachedStatement(sql: "SELECT group_id FROM groups WHERE app_id = ? AND owner_id = ?"), arguments: [app, user])
+                db.cachedStatement(sql: "SELECT group_id FROM groups WHERE app_id = ? AND owner_id = ?"),
+                arguments: [app, user])
             for group in ownedGroups.map(GroupID.init(rawValue:)) {
                 try Self.deleteTopics(db, appID: app, scope: .group(group))
                 try Self.deleteSubject(db, appID: app, subject: .group(group))
@@ -74,7 +85,9 @@ extension SQLiteStore: UserStore {
             try Self.deleteTopics(db, appID: app, scope: .user(id))
             try Self.deleteSubject(db, appID: app, subject: .user(id))
             // Groups it owns, and its memberships, go by cascade.
-            try db.cachedStatement(sql: "DELETE FROM users WHERE app_id = ? AND user_id = ?").execute(arguments: [app, user])
+            try db.cachedStatement(sql: "DELETE FROM users WHERE app_id = ? AND user_id = ?").execute(arguments: [
+                app, user,
+            ])
             return db.changesCount > 0
         }
     }
@@ -82,12 +95,14 @@ extension SQLiteStore: UserStore {
     public func idlePseudoUsers(appID: AppID?, lastSeenBefore cutoff: Int64, limit: Int) async throws -> [User] {
         try await read { db in
             try Row.fetchAll(
-                db.cachedStatement(sql: """
-                    SELECT * FROM users u
-                    WHERE u.password_hash IS NULL AND u.last_seen_at < ? AND (? IS NULL OR u.app_id = ?)
-                        AND NOT EXISTS (SELECT 1 FROM account_links l WHERE l.app_id = u.app_id AND l.user_id = u.user_id)
-                    ORDER BY u.last_seen_at LIMIT ?
-                    """),
+                db.cachedStatement(
+                    sql: """
+                        SELECT * FROM users u
+                        WHERE u.password_hash IS NULL AND u.last_seen_at < ? AND (? IS NULL OR u.app_id = ?)
+                            AND NOT EXISTS (SELECT 1 FROM account_links l WHERE l.app_id = u.app_id AND l.user_id =
+                                u.user_id)
+                        ORDER BY u.last_seen_at LIMIT ?
+                        """),
                 arguments: [cutoff, appID?.rawValue, appID?.rawValue, limit]
             ).map(Self.user)
         }
@@ -95,15 +110,19 @@ extension SQLiteStore: UserStore {
 
     public func touchUser(appID: AppID, id: UserID, at time: Int64) async throws {
         try await write { db in
-            try db.cachedStatement(sql: "UPDATE users SET last_seen_at = ? WHERE app_id = ? AND user_id = ? AND last_seen_at < ?").execute(arguments: [time, appID.rawValue, id.rawValue, time])
+            try db.cachedStatement(
+                sql: "UPDATE users SET last_seen_at = ? WHERE app_id = ? AND user_id = ? AND last_seen_at < ?"
+            ).execute(arguments: [time, appID.rawValue, id.rawValue, time])
         }
     }
 
     @Sendable static func userConflict(_ message: String) -> KiiError? {
         let field =
-            message.contains("login_name") ? "loginName"
-            : message.contains("email_address") ? "emailAddress"
-            : message.contains("phone_number") ? "phoneNumber" : "userID"
+            message.contains("login_name")
+            ? "loginName"
+            : message.contains("email_address")
+                ? "emailAddress"
+                : message.contains("phone_number") ? "phoneNumber" : "userID"
         return KiiError(
             .userAlreadyExists, "A user with this \(field) already exists.", context: ["field": .string(field)])
     }

@@ -25,7 +25,8 @@ public final class SQLiteStore: Sendable {
     ) async throws -> T {
         do {
             return try await pool.write(updates)
-        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE
+        } catch let error as DatabaseError
+            where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE
             || error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY
         {
             if let mapped = conflict(error.message ?? "") { throw mapped }

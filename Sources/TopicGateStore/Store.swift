@@ -1,4 +1,6 @@
 /// Everything TopicGate keeps. One implementation per database (`SQLiteStore`; PostgreSQL is
 /// planned); none of them makes an authorization decision.
-public protocol Store: AppStore, UserStore, TokenStore, GroupStore, ThingStore, TopicStore, InstallationStore, OutboxStore,
-    CommandStore, ThingStateStore, AccountLinkStore, SecurityAuditStore {}
+public protocol Store: AppStore, UserStore, TokenStore, GroupStore, ThingStore, TopicStore, InstallationStore,
+    OutboxStore,
+    CommandStore, ThingStateStore, AccountLinkStore, SecurityAuditStore
+{}

@@ -43,7 +43,7 @@ struct ACLCommand: AsyncParsableCommand {
                 throw ValidationError("The action is SUBSCRIBE_TO_TOPIC or SEND_MESSAGE_TO_TOPIC.")
             }
             let reply = try await options.client().call(
-                    "GET", address.path + "/acl-explain?principal=\(principal)&action=\(action.rawValue)")
+                "GET", address.path + "/acl-explain?principal=\(principal)&action=\(action.rawValue)")
             let object = reply.objectValue ?? [:]
             print("\(principal) \(action.rawValue) \(address): \(object["allowed"] == true ? "ALLOWED" : "DENIED")")
             print("  \(object["reason"]?.stringValue ?? "")")
@@ -112,7 +112,8 @@ struct ACLCommand: AsyncParsableCommand {
             for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
         }
         for row in rows {
-            let line = row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  ")
+            let line = row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(
+                separator: "  ")
             print(line.replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression))
         }
     }

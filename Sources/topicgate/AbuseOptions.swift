@@ -21,7 +21,10 @@ struct AbuseOptions: ParsableArguments {
     @Flag(help: "Take the client address from X-Forwarded-For's last hop (behind a trusted proxy only).")
     var trustForwardedFor = false
 
-    @Option(help: "Remove pseudo users idle this many days, on a schedule (env TOPICGATE_PSEUDO_USER_IDLE_DAYS; default off).")
+    @Option(
+        help:
+            "Remove pseudo users idle this many days, on a schedule (env TOPICGATE_PSEUDO_USER_IDLE_DAYS; default off)."
+    )
     var pseudoUserIdleDays: Int?
 
     @Option(help: "Seconds between scheduled cleanups (env TOPICGATE_PSEUDO_USER_CLEANUP_INTERVAL; default 3600).")
@@ -59,12 +62,15 @@ struct AbuseOptions: ParsableArguments {
             guard bytes >= 2 else { throw ValidationError("A state may be at least 2 bytes ({}).") }
             controls.maximumStateBytes = bytes
         }
-        if let rows = try maxStatesPerThing ?? environment["TOPICGATE_MAX_STATES_PER_THING"].map(ServerOptions.integer) {
+        if let rows = try maxStatesPerThing ?? environment["TOPICGATE_MAX_STATES_PER_THING"].map(ServerOptions.integer)
+        {
             guard rows >= 1 else { throw ValidationError("At least 1 state is kept per thing.") }
             controls.maximumStatesPerThing = rows
         }
         configuration.abuse = controls
-        if let days = try pseudoUserIdleDays ?? environment["TOPICGATE_PSEUDO_USER_IDLE_DAYS"].map(ServerOptions.integer) {
+        if let days = try pseudoUserIdleDays
+            ?? environment["TOPICGATE_PSEUDO_USER_IDLE_DAYS"].map(ServerOptions.integer)
+        {
             guard days >= 1 else { throw ValidationError("Pseudo users are kept at least 1 day.") }
             configuration.pseudoUserIdleDays = days
         }

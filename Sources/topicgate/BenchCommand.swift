@@ -28,7 +28,8 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "The MQTT secret file the gateway shares with that broker.") var mqttSecretFile: String?
     @Option(help: "The gateway's MQTT account (default topicgate).") var mqttGatewayUsername = "topicgate"
     @Option(help: "The gateway's process ID, to report its memory (same machine only).") var gatewayPID: Int32?
-    @Option(help: "The broker's process ID, to report its memory per connection (same machine only).") var brokerPID: Int32?
+    @Option(help: "The broker's process ID, to report its memory per connection (same machine only).") var brokerPID:
+        Int32?
 
     func run() async throws {
         var options: BenchOptions = quick ? .quick : .standard
@@ -36,7 +37,8 @@ struct BenchCommand: AsyncParsableCommand {
         if let concurrency { options.concurrency = max(1, concurrency) }
         if let connections { options.connections = connections }
         options.only = Set(only)
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
         let runner = BenchRunner(executable: executable, options: options, target: try target()) { step in
             FileHandle.standardError.write(Data("bench: \(step)…\n".utf8))
@@ -56,10 +58,12 @@ struct BenchCommand: AsyncParsableCommand {
         guard let secretFile = mqttSecretFile else {
             throw ValidationError("--mqtt-secret-file is needed with --broker (the raw baselines sign with it).")
         }
-        let secret = try String(contentsOfFile: secretFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let secret = try String(contentsOfFile: secretFile, encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         return BenchTarget(
             httpHost: httpHost, httpPort: client.server.port ?? 80, mqttHost: brokerHost,
-            mqttPort: brokerURL.port ?? 1883, mqttSecret: secret, gatewayUsername: mqttGatewayUsername, appID: client.appID,
+            mqttPort: brokerURL.port ?? 1883, mqttSecret: secret, gatewayUsername: mqttGatewayUsername,
+            appID: client.appID,
             clientID: client.clientID, clientSecret: client.clientSecret, gatewayPID: gatewayPID, brokerPID: brokerPID)
     }
 }

@@ -17,7 +17,8 @@ struct EmulatePhoneCommand: AsyncParsableCommand {
 
 /// `emulate phone listen`: prints every push the device receives.
 struct PhoneListenCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "listen", abstract: "Print every push this phone receives.")
+    static let configuration = CommandConfiguration(
+        commandName: "listen", abstract: "Print every push this phone receives.")
     @OptionGroup var options: PhoneOptions
 
     func run() async throws {

@@ -19,17 +19,21 @@ struct EmulateThingCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (server, appID) = try target.resolved()
-        let onboarded = try await KiiHTTP.call(
-            server: server, "POST", "/thing-if/apps/\(appID)/onboardings", token: nil,
-            body: [
-                "vendorThingID": .string(vendorThingID), "thingPassword": .string(password), "thingType": .string(thingType),
-            ],
-            contentType: "application/vnd.kii.OnboardingWithVendorThingIDByThing+json"
-        ).objectValue ?? [:]
+        let onboarded =
+            try await KiiHTTP.call(
+                server: server, "POST", "/thing-if/apps/\(appID)/onboardings", token: nil,
+                body: [
+                    "vendorThingID": .string(vendorThingID), "thingPassword": .string(password),
+                    "thingType": .string(thingType),
+                ],
+                contentType: "application/vnd.kii.OnboardingWithVendorThingIDByThing+json"
+            ).objectValue ?? [:]
         guard let thingID = onboarded["thingID"]?.stringValue, let token = onboarded["accessToken"]?.stringValue,
             let endpoint = onboarded["mqttEndpoint"]?.objectValue
         else {
-            throw KiiHTTPError(status: 0, code: "NO_MQTT", message: "Onboarding gave no mqttEndpoint: is push on (serve without --broker none)?")
+            throw KiiHTTPError(
+                status: 0, code: "NO_MQTT",
+                message: "Onboarding gave no mqttEndpoint: is push on (serve without --broker none)?")
         }
         let device = try await EmulatedDevice.connect(endpoint: endpoint)
         defer { device.client.shutdown() }
@@ -40,18 +44,25 @@ struct EmulateThingCommand: AsyncParsableCommand {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await message in device.client.messages {
-                    guard let command = try? JSONReader.object(message.payload), let commandID = command["commandID"]?.stringValue,
+                    guard let command = try? JSONReader.object(message.payload),
+                        let commandID = command["commandID"]?.stringValue,
                         let actions = command["actions"]?.arrayValue
                     else {
                         EmulatedDevice.say("push (not a command): \(message.text)")
                         continue
                     }
-                    EmulatedDevice.say("command \(commandID) from \(command["issuer"]?.stringValue ?? "?"): \(JSONWriter.string(.array(actions)))")
-                    let results = ActionResults.answering(actions) { !(failing.contains("all") || failing.contains($0)) }
+                    EmulatedDevice.say(
+                        "command \(commandID) from \(command["issuer"]?.stringValue ?? "?"): "
+                            + "\(JSONWriter.string(.array(actions)))"
+                    )
+                    let results = ActionResults.answering(actions) {
+                        !(failing.contains("all") || failing.contains($0))
+                    }
                     do {
                         _ = try await KiiHTTP.call(
                             server: server, "PUT", "\(base)/commands/\(commandID)/action-results", token: token,
-                            body: ["actionResults": results], contentType: "application/vnd.kii.CommandResultsUpdateRequest+json")
+                            body: ["actionResults": results],
+                            contentType: "application/vnd.kii.CommandResultsUpdateRequest+json")
                         EmulatedDevice.say("  results sent: \(JSONWriter.string(results))")
                     } catch {
                         EmulatedDevice.say("  results refused: \(error)")
@@ -69,9 +80,11 @@ struct EmulateThingCommand: AsyncParsableCommand {
                         ]
                         do {
                             if stateOverHTTP {
-                                _ = try await KiiHTTP.call(server: server, "PUT", "\(base)/states", token: token, body: state)
+                                _ = try await KiiHTTP.call(
+                                    server: server, "PUT", "\(base)/states", token: token, body: state)
                             } else {
-                                try await device.client.publish(device.topic + "/state", payload: JSONWriter.bytes(state))
+                                try await device.client.publish(
+                                    device.topic + "/state", payload: JSONWriter.bytes(state))
                             }
                             EmulatedDevice.say("state: \(JSONWriter.string(state))")
                         } catch {

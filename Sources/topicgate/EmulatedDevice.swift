@@ -13,8 +13,9 @@ struct EmulatedDevice {
             let password = endpoint["password"]?.stringValue, let host = endpoint["host"]?.stringValue,
             let port = endpoint["portTCP"]?.intValue
         else { throw KiiHTTPError(status: 0, code: "BAD_ENDPOINT", message: "The MQTT endpoint misses a field.") }
-        let client = try MQTTClient(configuration: MQTTClientConfiguration(
-            host: host, port: Int(port), clientID: topic, username: username, password: password, keepAlive: 60))
+        let client = try MQTTClient(
+            configuration: MQTTClientConfiguration(
+                host: host, port: Int(port), clientID: topic, username: username, password: password, keepAlive: 60))
         try await client.connect(timeout: .seconds(10))
         try await client.subscribe(topic)
         return EmulatedDevice(client: client, topic: topic)

@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import TopicGateCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// One JSON request to a TopicGate (or Kii) server: the status and the body as JSON (null when
 /// empty or not JSON). Shared by the operator commands and the emulators.
@@ -11,7 +12,9 @@ enum KiiHTTP {
         server: URL, _ method: String, _ path: String, token: String?, body: JSONValue?,
         contentType: String = "application/json"
     ) async throws -> (status: Int, body: JSONValue) {
-        guard let url = URL(string: path, relativeTo: server) else { throw KiiHTTPError(status: 0, code: "BAD_PATH", message: path) }
+        guard let url = URL(string: path, relativeTo: server) else {
+            throw KiiHTTPError(status: 0, code: "BAD_PATH", message: path)
+        }
         var request = URLRequest(url: url)
         request.httpMethod = method
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
@@ -30,7 +33,8 @@ enum KiiHTTP {
         server: URL, _ method: String, _ path: String, token: String?, body: JSONValue? = nil,
         contentType: String = "application/json"
     ) async throws -> JSONValue {
-        let (status, reply) = try await send(server: server, method, path, token: token, body: body, contentType: contentType)
+        let (status, reply) = try await send(
+            server: server, method, path, token: token, body: body, contentType: contentType)
         guard (200..<300).contains(status) else { throw KiiHTTPError(status: status, reply: reply) }
         return reply
     }

@@ -28,7 +28,9 @@ struct PhoneSendCommandCommand: AsyncParsableCommand {
             server: session.server, "POST", "/thing-if/apps/\(session.profile.appID)/targets/thing:\(thingID)/commands",
             token: session.profile.token, body: ["actions": parsed, "issuer": .string(issuer)],
             contentType: "application/vnd.kii.CommandCreationRequest+json")
-        guard let commandID = created.objectValue?["commandID"]?.stringValue else { throw ValidationError("No commandID.") }
+        guard let commandID = created.objectValue?["commandID"]?.stringValue else {
+            throw ValidationError("No commandID.")
+        }
         EmulatedDevice.say("command \(commandID) sent to \(vendorThingID) as \(issuer); waiting for its result push")
         let received = await withTaskGroup(of: Bool.self) { waiting in
             waiting.addTask {
@@ -51,7 +53,8 @@ struct PhoneSendCommandCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         let command = try await KiiHTTP.call(
-            server: session.server, "GET", "/thing-if/apps/\(session.profile.appID)/targets/thing:\(thingID)/commands/\(commandID)",
+            server: session.server, "GET",
+            "/thing-if/apps/\(session.profile.appID)/targets/thing:\(thingID)/commands/\(commandID)",
             token: session.profile.token)
         EmulatedDevice.say("command \(commandID): \(command.objectValue?["commandState"]?.stringValue ?? "?")")
     }

@@ -16,7 +16,8 @@ struct PhoneSession {
         let path = options.profile
         if var profile = PhoneProfile.load(path), profile.appID == appID, profile.server == server.absoluteString {
             // The same user as last time, if its token still works.
-            let me = try await KiiHTTP.send(server: server, "GET", "/api/apps/\(appID)/users/me", token: profile.token, body: nil)
+            let me = try await KiiHTTP.send(
+                server: server, "GET", "/api/apps/\(appID)/users/me", token: profile.token, body: nil)
             if me.status == 200 {
                 var session = PhoneSession(server: server, profile: profile, profilePath: path)
                 try await session.ensureInstallation()
@@ -25,15 +26,18 @@ struct PhoneSession {
             EmulatedDevice.say("the saved token no longer works (\(me.status)); creating a new pseudo user")
             profile.installationID = nil
         }
-        let created = try await KiiHTTP.call(
-            server: server, "POST", "/api/apps/\(appID)/users", token: nil, body: ["displayName": .string(options.name)],
-            contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json"
-        ).objectValue ?? [:]
+        let created =
+            try await KiiHTTP.call(
+                server: server, "POST", "/api/apps/\(appID)/users", token: nil,
+                body: ["displayName": .string(options.name)],
+                contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json"
+            ).objectValue ?? [:]
         guard let userID = created["userID"]?.stringValue, let token = created["_accessToken"]?.stringValue else {
             throw KiiHTTPError(status: 0, code: "NO_USER", message: "The server created no pseudo user.")
         }
         var session = PhoneSession(
-            server: server, profile: PhoneProfile(server: server.absoluteString, appID: appID, userID: userID, token: token),
+            server: server,
+            profile: PhoneProfile(server: server.absoluteString, appID: appID, userID: userID, token: token),
             profilePath: path)
         try session.profile.save(path)
         EmulatedDevice.say("new pseudo user \(userID) (token kept in \(path))")
@@ -43,7 +47,9 @@ struct PhoneSession {
 
     mutating func ensureInstallation() async throws {
         if let id = profile.installationID,
-            try await KiiHTTP.send(server: server, "GET", "\(appPath)/installations/\(id)", token: profile.token, body: nil).status == 200
+            try await KiiHTTP.send(
+                server: server, "GET", "\(appPath)/installations/\(id)", token: profile.token, body: nil
+            ).status == 200
         {
             return
         }
@@ -63,7 +69,10 @@ struct PhoneSession {
 
     /// A call below `/api/apps/{appID}` with the user's token.
     @discardableResult
-    func call(_ method: String, _ path: String, body: JSONValue? = nil, contentType: String = "application/json") async throws -> JSONValue {
-        try await KiiHTTP.call(server: server, method, appPath + path, token: profile.token, body: body, contentType: contentType)
+    func call(_ method: String, _ path: String, body: JSONValue? = nil, contentType: String = "application/json")
+        async throws -> JSONValue
+    {
+        try await KiiHTTP.call(
+            server: server, method, appPath + path, token: profile.token, body: body, contentType: contentType)
     }
 }

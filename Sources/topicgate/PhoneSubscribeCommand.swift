@@ -3,7 +3,8 @@ import TopicGateCore
 
 /// `emulate phone subscribe`: creates a topic if needed and subscribes this phone's user.
 struct PhoneSubscribeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "subscribe", abstract: "Subscribe to a topic (created if missing).")
+    static let configuration = CommandConfiguration(
+        commandName: "subscribe", abstract: "Subscribe to a topic (created if missing).")
     @OptionGroup var options: PhoneOptions
     @Option(help: "The topic's name.") var topic: String
     @Option(help: "A group whose topic it is (default: the user's own topic).") var group: String?
@@ -11,8 +12,11 @@ struct PhoneSubscribeCommand: AsyncParsableCommand {
     func run() async throws {
         let session = try await PhoneSession.open(options)
         let path = PhoneSubscribeCommand.topicPath(topic, group: group)
-        let created = try await KiiHTTP.send(server: session.server, "PUT", session.appPath + path, token: session.profile.token, body: nil)
-        guard created.status == 204 || created.status == 409 else { throw KiiHTTPError(status: created.status, reply: created.body) }
+        let created = try await KiiHTTP.send(
+            server: session.server, "PUT", session.appPath + path, token: session.profile.token, body: nil)
+        guard created.status == 204 || created.status == 409 else {
+            throw KiiHTTPError(status: created.status, reply: created.body)
+        }
         try await session.call("PUT", "\(path)/push/subscriptions/users/\(session.profile.userID)")
         EmulatedDevice.say("subscribed to \(path)")
     }

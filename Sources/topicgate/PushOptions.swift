@@ -1,16 +1,18 @@
 import ArgumentParser
 import Foundation
 import MQTTBridge
-import TopicGateServer
 import ProcessSupport
+import TopicGateServer
 
 /// The flags of `topicgate serve` that choose the broker and what devices are told; each
 /// falls back to a `TOPICGATE_*` environment variable, then to the embedded default (a
 /// Mosquitto child on 127.0.0.1:1883 with `broker-config/mosquitto.conf`).
 struct PushOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "mqtt://host:port of a running broker that loads TopicGate's plugin, or 'none' to run without push (env TOPICGATE_BROKER; default: start Mosquitto).",
-        valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "mqtt://host:port of a running broker that loads TopicGate's plugin, or 'none' to run without push "
+                + "(env TOPICGATE_BROKER; default: start Mosquitto).",
+            valueName: "url"))
     var broker: String?
 
     @Option(help: "Port of the embedded broker's loopback listener (env TOPICGATE_MQTT_PORT; default 1883).")
@@ -19,39 +21,74 @@ struct PushOptions: ParsableArguments {
     @Option(help: "The mosquitto executable (env TOPICGATE_MOSQUITTO; default: PATH, then /usr/sbin).")
     var mosquitto: String?
 
-    @Option(help: "Template of the embedded broker's configuration (env TOPICGATE_BROKER_CONFIG; default broker-config/mosquitto.conf).")
+    @Option(
+        help: ArgumentHelp(
+            "Template of the embedded broker's configuration (env TOPICGATE_BROKER_CONFIG; default "
+                + "broker-config/mosquitto.conf).")
+    )
     var brokerConfig: String?
 
-    @Option(help: "The auth plugin, libTopicGateMosquittoAuth.so (env TOPICGATE_BROKER_PLUGIN; default: beside the executable).")
+    @Option(
+        help: ArgumentHelp(
+            "The auth plugin, libTopicGateMosquittoAuth.so (env TOPICGATE_BROKER_PLUGIN; default: beside the "
+                + "executable).")
+    )
     var brokerPlugin: String?
 
-    @Option(help: "File of the secret shared with the broker plugin, created on first start (env TOPICGATE_MQTT_SECRET_FILE; default <data-dir>/mqtt-secret).")
+    @Option(
+        help: ArgumentHelp(
+            "File of the secret shared with the broker plugin, created on first start (env "
+                + "TOPICGATE_MQTT_SECRET_FILE; default <data-dir>/mqtt-secret).")
+    )
     var mqttSecretFile: String?
 
-    @Option(help: "The gateway's MQTT account, the plugin's only superuser (env TOPICGATE_MQTT_GATEWAY_USERNAME; default topicgate).")
+    @Option(
+        help: ArgumentHelp(
+            "The gateway's MQTT account, the plugin's only superuser (env TOPICGATE_MQTT_GATEWAY_USERNAME; default "
+                + "topicgate).")
+    )
     var mqttGatewayUsername: String?
 
     @Option(help: "Host devices are told to connect to (env TOPICGATE_MQTT_PUBLIC_HOST; default: the broker's host).")
     var mqttPublicHost: String?
 
-    @Option(help: "Ports devices are told, as tcp,ssl,ws,wss, when a proxy or NAT is in front (env TOPICGATE_MQTT_PUBLIC_PORTS; default: where TopicGate listens, 0 for what does not run).")
+    @Option(
+        help: ArgumentHelp(
+            "Ports devices are told, as tcp,ssl,ws,wss, when a proxy or NAT is in front (env "
+                + "TOPICGATE_MQTT_PUBLIC_PORTS; default: where TopicGate listens, 0 for what does not run).")
+    )
     var mqttPublicPorts: String?
 
     @Option(help: "Seconds an MQTT password stays valid (env TOPICGATE_MQTT_CREDENTIAL_TTL; default 2592000, 30 days).")
     var mqttCredentialTTL: Int64?
 
-    @Option(help: "The broker's max_packet_size in bytes; the embedded broker is started with it, and larger sends and commands are refused (env TOPICGATE_MQTT_MAX_PACKET_SIZE; default 262144).")
+    @Option(
+        help: ArgumentHelp(
+            "The broker's max_packet_size in bytes; the embedded broker is started with it, and larger sends and "
+                + "commands are refused (env TOPICGATE_MQTT_MAX_PACKET_SIZE; default 262144).")
+    )
     var mqttMaxPacketSize: Int?
 
-    @Option(help: ArgumentHelp(
-        "compact (57 characters, fits every Kii SDK) or jwt (an HS256 JWT with EMQX's acl claim, for an EMQX-style broker; too long for Kii's C thing SDK) (env TOPICGATE_MQTT_CREDENTIAL_FORM; default compact).",
-        valueName: "form"))
+    @Option(
+        help: ArgumentHelp(
+            "compact (57 characters, fits every Kii SDK) or jwt (an HS256 JWT with EMQX's acl claim, for an "
+                + "EMQX-style broker; too long for Kii's C thing SDK) (env TOPICGATE_MQTT_CREDENTIAL_FORM; default "
+                + "compact).",
+            valueName: "form"))
     var mqttCredentialForm: String?
 
-    @Option(help: "Address the embedded broker's listeners and the MQTT-over-WebSockets relay bind to; 0.0.0.0 for every interface (env TOPICGATE_MQTT_HOST; default 127.0.0.1).")
+    @Option(
+        help: ArgumentHelp(
+            "Address the embedded broker's listeners and the MQTT-over-WebSockets relay bind to; 0.0.0.0 for every "
+                + "interface (env TOPICGATE_MQTT_HOST; default 127.0.0.1).")
+    )
     var mqttHost: String?
 
-    @Option(help: "PEM certificate (chain) for MQTT over TLS and secure WebSockets; with --mqtt-tls-key (env TOPICGATE_MQTT_TLS_CERT).")
+    @Option(
+        help: ArgumentHelp(
+            "PEM certificate (chain) for MQTT over TLS and secure WebSockets; with --mqtt-tls-key (env "
+                + "TOPICGATE_MQTT_TLS_CERT).")
+    )
     var mqttTlsCert: String?
 
     @Option(help: "PEM private key for MQTT over TLS and secure WebSockets (env TOPICGATE_MQTT_TLS_KEY).")
@@ -60,13 +97,22 @@ struct PushOptions: ParsableArguments {
     @Option(help: "PEM CA bundle sent with the MQTT TLS certificate (env TOPICGATE_MQTT_TLS_CA; optional).")
     var mqttTlsCa: String?
 
-    @Option(help: "Port of the embedded broker's MQTT-over-TLS listener, with the TLS files (env TOPICGATE_MQTT_TLS_PORT; default 8883).")
+    @Option(
+        help: ArgumentHelp(
+            "Port of the embedded broker's MQTT-over-TLS listener, with the TLS files (env "
+                + "TOPICGATE_MQTT_TLS_PORT; default 8883).")
+    )
     var mqttTlsPort: Int?
 
-    @Option(help: "Port of MQTT over WebSockets, relayed by the gateway to the broker; 0 turns it off (env TOPICGATE_MQTT_WS_PORT; default 12470).")
+    @Option(
+        help: ArgumentHelp(
+            "Port of MQTT over WebSockets, relayed by the gateway to the broker; 0 turns it off (env "
+                + "TOPICGATE_MQTT_WS_PORT; default 12470).")
+    )
     var mqttWsPort: Int?
 
-    @Option(help: "Port of MQTT over secure WebSockets, with the TLS files (env TOPICGATE_MQTT_WSS_PORT; default 12473).")
+    @Option(
+        help: "Port of MQTT over secure WebSockets, with the TLS files (env TOPICGATE_MQTT_WSS_PORT; default 12473).")
     var mqttWssPort: Int?
 
     /// The push configuration, or nil with `--broker none`.
@@ -84,9 +130,9 @@ struct PushOptions: ParsableArguments {
             broker = .embedded(try embedded(dataDirectory: dataDirectory, environment: environment))
         }
         let defaultHost: String =
-            if case .external(let host, _) = broker { host }
-            else if listeners.listensEverywhere { ProcessInfo.processInfo.hostName }
-            else { listeners.host }
+            if case .external(let host, _) = broker { host } else if listeners.listensEverywhere {
+                ProcessInfo.processInfo.hostName
+            } else { listeners.host }
         var push = PushConfiguration(
             broker: broker,
             secretFile: mqttSecretFile ?? environment["TOPICGATE_MQTT_SECRET_FILE"] ?? dataDirectory + "/mqtt-secret",
@@ -97,11 +143,14 @@ struct PushOptions: ParsableArguments {
             push.gatewayUsername = username
         }
         if let ports = mqttPublicPorts ?? environment["TOPICGATE_MQTT_PUBLIC_PORTS"] {
-            let parsed = ports.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            let parsed = ports.split(separator: ",", omittingEmptySubsequences: false).map {
+                Int($0.trimmingCharacters(in: .whitespaces))
+            }
             guard parsed.count == 4, let tcp = parsed[0], let ssl = parsed[1], let ws = parsed[2], let wss = parsed[3],
                 (1...65535).contains(tcp), [ssl, ws, wss].allSatisfy({ (0...65535).contains($0) })
             else {
-                throw ValidationError("The MQTT public ports are four ports: tcp,ssl,ws,wss (e.g. 1883,8883,12470,12473; 0 for none).")
+                throw ValidationError(
+                    "The MQTT public ports are four ports: tcp,ssl,ws,wss (e.g. 1883,8883,12470,12473; 0 for none).")
             }
             push.publicPorts = MQTTPorts(tcp: tcp, ssl: ssl, ws: ws, wss: wss)
         }
@@ -109,7 +158,8 @@ struct PushOptions: ParsableArguments {
             guard ttl >= 60 else { throw ValidationError("The MQTT credential TTL is at least 60 seconds.") }
             push.credentialTTL = ttl
         }
-        if let size = try mqttMaxPacketSize ?? environment["TOPICGATE_MQTT_MAX_PACKET_SIZE"].map(ServerOptions.integer) {
+        if let size = try mqttMaxPacketSize ?? environment["TOPICGATE_MQTT_MAX_PACKET_SIZE"].map(ServerOptions.integer)
+        {
             guard (4096...268_435_455).contains(size) else {
                 throw ValidationError("The MQTT packet limit is from 4096 to 268435455 bytes.")
             }
@@ -129,7 +179,8 @@ struct PushOptions: ParsableArguments {
         var listeners = DeviceListeners()
         if let host = mqttHost ?? environment["TOPICGATE_MQTT_HOST"] {
             guard !host.isEmpty, !host.contains(where: { $0 == " " || $0 == "/" }) else {
-                throw ValidationError("The MQTT host is an address to listen on, such as 127.0.0.1 or 0.0.0.0, not '\(host)'.")
+                throw ValidationError(
+                    "The MQTT host is an address to listen on, such as 127.0.0.1 or 0.0.0.0, not '\(host)'.")
             }
             listeners.host = host
         }
@@ -147,7 +198,8 @@ struct PushOptions: ParsableArguments {
         if let wss = try port(mqttWssPort, "TOPICGATE_MQTT_WSS_PORT") { listeners.secureWebSocketPort = wss }
         listeners.tls = try ServerOptions.tlsFiles(
             certificate: mqttTlsCert ?? environment["TOPICGATE_MQTT_TLS_CERT"],
-            key: mqttTlsKey ?? environment["TOPICGATE_MQTT_TLS_KEY"], authority: mqttTlsCa ?? environment["TOPICGATE_MQTT_TLS_CA"],
+            key: mqttTlsKey ?? environment["TOPICGATE_MQTT_TLS_KEY"],
+            authority: mqttTlsCa ?? environment["TOPICGATE_MQTT_TLS_CA"],
             what: "--mqtt-tls-cert and --mqtt-tls-key")
         return listeners
     }
@@ -165,11 +217,15 @@ struct PushOptions: ParsableArguments {
     func embedded(dataDirectory: String, environment: [String: String]) throws -> EmbeddedBrokerConfiguration {
         let port = try mqttPort ?? environment["TOPICGATE_MQTT_PORT"].map(ServerOptions.integer) ?? 1883
         guard (1...65535).contains(port) else { throw ValidationError("The MQTT port \(port) is not a port.") }
-        guard let mosquittoPath = mosquitto ?? environment["TOPICGATE_MOSQUITTO"] ?? MosquittoExecutable.find(environment: environment)
+        guard
+            let mosquittoPath = mosquitto ?? environment["TOPICGATE_MOSQUITTO"]
+                ?? MosquittoExecutable.find(environment: environment)
         else {
-            throw ValidationError("Cannot find mosquitto; install it (apt-get install mosquitto, or `make run`) or give --mosquitto.")
+            throw ValidationError(
+                "Cannot find mosquitto; install it (apt-get install mosquitto, or `make run`) or give --mosquitto.")
         }
-        let templatePath = try brokerConfig ?? environment["TOPICGATE_BROKER_CONFIG"]
+        let templatePath =
+            try brokerConfig ?? environment["TOPICGATE_BROKER_CONFIG"]
             ?? Self.firstExisting(
                 [
                     // The working directory, then the checkout that built this executable
@@ -178,7 +234,8 @@ struct PushOptions: ParsableArguments {
                     Self.besideExecutable("../../../broker-config/mosquitto.conf"),
                     Self.besideExecutable("../share/topicgate/mosquitto.conf"), "/etc/topicgate/mosquitto.conf",
                 ], what: "broker-config/mosquitto.conf (give --broker-config)")
-        let pluginPath = try brokerPlugin ?? environment["TOPICGATE_BROKER_PLUGIN"]
+        let pluginPath =
+            try brokerPlugin ?? environment["TOPICGATE_BROKER_PLUGIN"]
             ?? Self.firstExisting(
                 [
                     Self.besideExecutable("libTopicGateMosquittoAuth.so"),
@@ -192,7 +249,8 @@ struct PushOptions: ParsableArguments {
 
     /// `relative` resolved against the folder of the running executable.
     static func besideExecutable(_ relative: String) -> String {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent(relative)
             .standardizedFileURL.path

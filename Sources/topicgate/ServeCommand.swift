@@ -34,25 +34,38 @@ struct ServeCommand: AsyncParsableCommand {
         } else {
             print(
                 "Default app: appID \(app.id.rawValue), appKey \(app.key), clientID \(app.clientID) "
-                    + "(client secret shown at creation; 'topicgate apps reset-secret \(app.id.rawValue)' makes a new one)")
+                    + "(client secret shown at creation; 'topicgate apps reset-secret \(app.id.rawValue)' makes a "
+                    + "new one)"
+            )
         }
         let scheme = configuration.tls == nil ? "http" : "https"
-        print("TopicGate listening on \(scheme)://\(configuration.host):\(configuration.port), data in \(configuration.databasePath)")
+        print(
+            "TopicGate listening on \(scheme)://\(configuration.host):\(configuration.port), data in "
+                + "\(configuration.databasePath)"
+        )
         if let push = configuration.push {
             let listeners = push.listeners
             switch push.broker {
             case .embedded(let broker):
-                print("MQTT: embedded Mosquitto on \(listeners.host):\(broker.port) (config and log in \(broker.directory))")
+                print(
+                    "MQTT: embedded Mosquitto on \(listeners.host):\(broker.port) (config and log in "
+                        + "\(broker.directory))"
+                )
                 if listeners.tls != nil { print("MQTT over TLS: \(listeners.host):\(listeners.tlsPort)") }
             case .external(let host, let port):
                 print("MQTT: broker at mqtt://\(host):\(port)")
             }
             if let ws = listeners.webSocketPort {
                 print("MQTT over WebSockets: ws://\(listeners.host):\(ws)/mqtt (relayed to the broker)")
-                if listeners.tls != nil { print("MQTT over secure WebSockets: wss://\(listeners.host):\(listeners.secureWebSocketPort)/mqtt") }
+                if listeners.tls != nil {
+                    print("MQTT over secure WebSockets: wss://\(listeners.host):\(listeners.secureWebSocketPort)/mqtt")
+                }
             }
             let ports = push.advertisedPorts
-            print("Devices are told: host \(push.advertisedHost), ports tcp \(ports.tcp), ssl \(ports.ssl), ws \(ports.ws), wss \(ports.wss) (0: not served)")
+            print(
+                "Devices are told: host \(push.advertisedHost), ports tcp \(ports.tcp), ssl \(ports.ssl), ws "
+                    + "\(ports.ws), wss \(ports.wss) (0: not served)"
+            )
         } else {
             print("MQTT: off (--broker none); sends are accepted but not delivered")
         }

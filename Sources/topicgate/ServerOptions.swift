@@ -24,12 +24,15 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "Base URL for Location headers, e.g. https://push.example.com (env TOPICGATE_PUBLIC_URL).")
     var publicURL: String?
 
-    @Option(help: "Days thing states are kept; the latest is always kept (env TOPICGATE_STATE_RETENTION_DAYS; default 30).")
+    @Option(
+        help: "Days thing states are kept; the latest is always kept (env TOPICGATE_STATE_RETENTION_DAYS; default 30).")
     var stateRetentionDays: Int?
 
-    @Option(help: ArgumentHelp(
-        "Origins of web pages allowed to call the API from a browser, comma-separated (https://app.example.com), or '*' (env TOPICGATE_CORS_ORIGINS; default *).",
-        valueName: "origins"))
+    @Option(
+        help: ArgumentHelp(
+            "Origins of web pages allowed to call the API from a browser, comma-separated "
+                + "(https://app.example.com), or '*' (env TOPICGATE_CORS_ORIGINS; default *).",
+            valueName: "origins"))
     var corsOrigins: String?
 
     @Option(help: "PEM certificate (chain) for HTTPS on the API; with --tls-key (env TOPICGATE_TLS_CERT).")
@@ -61,7 +64,8 @@ struct ServerOptions: ParsableArguments {
         }
         if let origins = corsOrigins ?? environment["TOPICGATE_CORS_ORIGINS"] {
             guard let policy = CrossOriginPolicy(parsing: origins) else {
-                throw ValidationError("CORS origins are '*' or a comma-separated list of http(s)://host[:port], not '\(origins)'.")
+                throw ValidationError(
+                    "CORS origins are '*' or a comma-separated list of http(s)://host[:port], not '\(origins)'.")
             }
             configuration.crossOrigin = policy
         }

@@ -19,7 +19,10 @@ struct UsersCommand: AsyncParsableCommand {
             let reply = try await options.client().call(
                 "POST", "/pseudo-user-cleanup", body: ["idleDays": .int(Int64(idleDays)), "dryRun": .bool(dryRun)])
             let users = reply.objectValue?["users"]?.arrayValue?.compactMap(\.objectValue) ?? []
-            print("\(dryRun ? "Would remove" : "Removed") \(users.count) pseudo user(s) idle for \(idleDays) days or more.")
+            print(
+                "\(dryRun ? "Would remove" : "Removed") \(users.count) pseudo user(s) idle for \(idleDays) days or "
+                    + "more."
+            )
             guard !users.isEmpty else { return }
             var rows = [["USER", "CREATED", "LAST SEEN"]]
             for user in users {

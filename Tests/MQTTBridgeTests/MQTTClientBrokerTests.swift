@@ -1,7 +1,7 @@
 import Foundation
 import MQTTBridge
-import Testing
 import TestSupport
+import Testing
 
 /// The client against a real Mosquitto with TopicGate's plugin (see `BrokerProcess`).
 @Suite("MQTTBridge against a real broker")
@@ -12,7 +12,10 @@ struct MQTTClientBrokerTests {
         try await broker.start()
         let device = try broker.deviceClient("dev-order")
         let gateway = try broker.gatewayClient()
-        defer { device.shutdown(); gateway.shutdown() }
+        defer {
+            device.shutdown()
+            gateway.shutdown()
+        }
         try await device.connect(timeout: .seconds(5))
         #expect(try await device.subscribe("dev-order") == .atLeastOnce)
         try await gateway.connect(timeout: .seconds(5))
@@ -27,7 +30,8 @@ struct MQTTClientBrokerTests {
     func refusedConnection() async throws {
         let broker = try BrokerProcess()
         try await broker.start()
-        let other = broker.signer.devicePassword(topic: "dev-b", issuedAt: 0, expiresAt: Int64(Date().timeIntervalSince1970) + 60)
+        let other = broker.signer.devicePassword(
+            topic: "dev-b", issuedAt: 0, expiresAt: Int64(Date().timeIntervalSince1970) + 60)
         let device = try broker.deviceClient("dev-a", password: other)
         defer { device.shutdown() }
         var events = device.connectionEvents.makeAsyncIterator()
@@ -102,7 +106,10 @@ struct MQTTClientBrokerTests {
         try await broker.start()
         let device = try broker.deviceClient("dev-kicked")
         let gateway = try broker.gatewayClient()
-        defer { device.shutdown(); gateway.shutdown() }
+        defer {
+            device.shutdown()
+            gateway.shutdown()
+        }
         var events = device.connectionEvents.makeAsyncIterator()
         try await device.connect(timeout: .seconds(5))
         #expect(await events.next() == .connected)
@@ -111,11 +118,15 @@ struct MQTTClientBrokerTests {
         let victim = try broker.deviceClient("dev-victim")
         defer { victim.shutdown() }
         try await victim.connect(timeout: .seconds(5))
-        let forged = MQTTControlMessage(revoking: [.init(username: "dev-victim", expiresAt: Int64(Date().timeIntervalSince1970) + 60)])
+        let forged = MQTTControlMessage(revoking: [
+            .init(username: "dev-victim", expiresAt: Int64(Date().timeIntervalSince1970) + 60)
+        ])
         try? await device.publish(MQTTControlMessage.topic, payload: forged.payload, timeout: .seconds(2))
 
         try await gateway.connect(timeout: .seconds(5))
-        let revoke = MQTTControlMessage(revoking: [.init(username: "dev-kicked", expiresAt: Int64(Date().timeIntervalSince1970) + 60)])
+        let revoke = MQTTControlMessage(revoking: [
+            .init(username: "dev-kicked", expiresAt: Int64(Date().timeIntervalSince1970) + 60)
+        ])
         try await gateway.publish(MQTTControlMessage.topic, payload: revoke.payload)
         #expect(await events.next() == .disconnected(expected: false))
         // The gateway's revocation, handled after the forged one, kicked its device; the forged

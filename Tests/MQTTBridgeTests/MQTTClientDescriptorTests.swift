@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
-import Testing
 import TestSupport
+import Testing
 
 @testable import MQTTBridge
 
@@ -21,7 +21,7 @@ struct MQTTClientDescriptorTests {
             setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
         }
         var held: [Int32] = []
-        defer { held.forEach { close($0) } }
+        defer { for descriptor in held { close(descriptor) } }
         /// Takes every free descriptor below 1100, so that the next socket is numbered past it.
         func fillLowDescriptors() throws {
             while true {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import MQTTBridge
 
@@ -31,9 +31,10 @@ struct MQTTClientUnitTests {
 
     func unreachableClient() throws -> MQTTClient {
         // A port that was free a moment ago: nothing answers, libmosquitto keeps retrying.
-        try MQTTClient(configuration: MQTTClientConfiguration(
-            host: "127.0.0.1", port: FreePort.next(), clientID: "unit-\(UUID().uuidString.prefix(8))",
-            reconnectDelay: (1, 1)))
+        try MQTTClient(
+            configuration: MQTTClientConfiguration(
+                host: "127.0.0.1", port: FreePort.next(), clientID: "unit-\(UUID().uuidString.prefix(8))",
+                reconnectDelay: (1, 1)))
     }
 
     @Test("connect throws timeout when nothing answers, and shutdown afterwards is clean")

@@ -23,7 +23,9 @@ public final class BrokerProcess: @unchecked Sendable {
 
     /// A broker in a fresh folder (or in `directory`, sharing its secret file).
     public init(directory: String? = nil) throws {
-        self.directory = directory ?? FileManager.default.temporaryDirectory
+        self.directory =
+            directory
+            ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("topicgate-broker-\(UUID().uuidString)").path
         self.port = FreePort.next()
         try FileManager.default.createDirectory(atPath: self.directory, withIntermediateDirectories: true)
@@ -37,8 +39,9 @@ public final class BrokerProcess: @unchecked Sendable {
             return existing.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         let secret = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
-        guard FileManager.default.createFile(
-            atPath: path, contents: Data((secret + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        guard
+            FileManager.default.createFile(
+                atPath: path, contents: Data((secret + "\n").utf8), attributes: [.posixPermissions: 0o600])
         else { throw TestFailure("cannot write \(path)") }
         return secret
     }
@@ -78,19 +81,22 @@ public final class BrokerProcess: @unchecked Sendable {
         _ username: String, clientID: String? = nil, password: String? = nil, cleanSession: Bool = true
     ) throws -> MQTTClient {
         let now = Int64(Date().timeIntervalSince1970)
-        return try MQTTClient(configuration: MQTTClientConfiguration(
-            host: "127.0.0.1", port: port, clientID: clientID ?? username, username: username,
-            password: password ?? signer.devicePassword(topic: username, issuedAt: now, expiresAt: now + 3600),
-            cleanSession: cleanSession, reconnectDelay: (1, 1)))
+        return try MQTTClient(
+            configuration: MQTTClientConfiguration(
+                host: "127.0.0.1", port: port, clientID: clientID ?? username, username: username,
+                password: password ?? signer.devicePassword(topic: username, issuedAt: now, expiresAt: now + 3600),
+                cleanSession: cleanSession, reconnectDelay: (1, 1)))
     }
 
     /// The gateway's superuser client.
-    public func gatewayClient(username: String = "topicgate", clientID: String = "topicgate-test") throws -> MQTTClient {
+    public func gatewayClient(username: String = "topicgate", clientID: String = "topicgate-test") throws -> MQTTClient
+    {
         let now = Int64(Date().timeIntervalSince1970)
-        return try MQTTClient(configuration: MQTTClientConfiguration(
-            host: "127.0.0.1", port: port, clientID: clientID, username: username,
-            password: signer.gatewayPassword(username: username, issuedAt: now, expiresAt: now + 3600),
-            reconnectDelay: (1, 1)))
+        return try MQTTClient(
+            configuration: MQTTClientConfiguration(
+                host: "127.0.0.1", port: port, clientID: clientID, username: username,
+                password: signer.gatewayPassword(username: username, issuedAt: now, expiresAt: now + 3600),
+                reconnectDelay: (1, 1)))
     }
 
     deinit {

@@ -6,7 +6,8 @@ import Foundation
 public enum BuildProducts {
     /// The build's bin folder: the one holding the test binary that runs now.
     public static let directory: URL = {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
         var folder = URL(fileURLWithPath: executable).deletingLastPathComponent()
         // On macOS the binary sits inside `X.xctest/Contents/MacOS/`.

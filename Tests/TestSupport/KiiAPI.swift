@@ -51,7 +51,8 @@ extension KiiAPI {
     }
 
     /// A new normal user with login name `name`: its ID and token.
-    public func normalUser(_ name: String, password: String = "password123") async throws -> (id: String, token: String) {
+    public func normalUser(_ name: String, password: String = "password123") async throws -> (id: String, token: String)
+    {
         let reply = try await call(
             .post, "\(app)/users", contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
             json: ["loginName": .string(name), "password": .string(password)]
@@ -119,7 +120,8 @@ extension KiiAPI {
     @discardableResult
     public func send(_ topic: String, token: String?, message: String = "hello") async throws -> APIReply {
         try await call(
-            .post, "\(topic)/push/messages", token: token, contentType: "application/vnd.kii.SendPushMessageRequest+json",
+            .post, "\(topic)/push/messages", token: token,
+            contentType: "application/vnd.kii.SendPushMessageRequest+json",
             json: [
                 "data": ["msg": .string(message)], "gcm": ["enabled": true], "apns": ["enabled": true],
                 "mqtt": ["enabled": true],
@@ -134,7 +136,8 @@ extension KiiAPI {
         let marker = "marker-\(UUID().uuidString)"
         let topic = "\(app)/\(kind)/\(principal.id)/topics/\(marker)"
         try await call(.put, topic, token: principal.token).expect(.noContent)
-        try await call(.put, "\(topic)/push/subscriptions/\(kind)/\(principal.id)", token: principal.token).expect(.noContent)
+        try await call(.put, "\(topic)/push/subscriptions/\(kind)/\(principal.id)", token: principal.token).expect(
+            .noContent)
         try await send(topic, token: principal.token, message: marker).expect(.created)
         return marker
     }

@@ -23,19 +23,23 @@ struct DeviceRuleTests {
         #expect(!may(TG_ACCESS_READ, device + "/state"))
     }
 
-    @Test("Wildcards, $SYS, $CONTROL and other devices' topics are denied", arguments: [
-        "#", "+", "+/state", "dev-abc_1.x/#", "dev-abc_1.x/+", "dev-+", "$SYS/#", "$SYS/broker/clients/total",
-        "$CONTROL/topicgate/v1", "dev-other", "dev-other/state", "", "dev-abc_1.x ", "DEV-ABC_1.X", "dev-abc_1.",
-    ])
+    @Test(
+        "Wildcards, $SYS, $CONTROL and other devices' topics are denied",
+        arguments: [
+            "#", "+", "+/state", "dev-abc_1.x/#", "dev-abc_1.x/+", "dev-+", "$SYS/#", "$SYS/broker/clients/total",
+            "$CONTROL/topicgate/v1", "dev-other", "dev-other/state", "", "dev-abc_1.x ", "DEV-ABC_1.X", "dev-abc_1.",
+        ])
     func denied(topic: String) {
         #expect(!may(TG_ACCESS_SUBSCRIBE, topic))
         #expect(!may(TG_ACCESS_READ, topic))
         #expect(!may(TG_ACCESS_WRITE, topic))
     }
 
-    @Test("Invalid usernames never pass, not even for their 'own' topic", arguments: [
-        "", "#", "+", "a/b", "$SYS", "a b", "a\u{1}", String(repeating: "a", count: 129),
-    ])
+    @Test(
+        "Invalid usernames never pass, not even for their 'own' topic",
+        arguments: [
+            "", "#", "+", "a/b", "$SYS", "a b", "a\u{1}", String(repeating: "a", count: 129),
+        ])
     func invalidUsernames(username: String) {
         #expect(!tg_username_valid(username))
         #expect(!tg_device_may(username, TG_ACCESS_SUBSCRIBE, username))

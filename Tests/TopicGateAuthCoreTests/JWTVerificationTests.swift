@@ -11,7 +11,8 @@ struct JWTVerificationTests {
     static let secret = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
     static let now: Int64 = 1_800_000_000
 
-    func verify(_ token: String, username: String, secret: String = Self.secret, now: Int64 = Self.now) -> tg_jwt_result {
+    func verify(_ token: String, username: String, secret: String = Self.secret, now: Int64 = Self.now) -> tg_jwt_result
+    {
         let key = Array(secret.utf8)
         return key.withUnsafeBufferPointer { tg_jwt_verify(token, $0.baseAddress, $0.count, username, now) }
     }
@@ -62,10 +63,14 @@ struct JWTVerificationTests {
     @Test("alg none, RS256 and a missing alg are refused even with a matching HMAC")
     func algorithmConfusion() {
         let claims = #"{"sub":"dev-abc","exp":1900000000}"#
-        #expect(verify(handMade(header: #"{"alg":"none"}"#, claims: claims), username: "dev-abc") == TG_JWT_BAD_ALGORITHM)
-        #expect(verify(handMade(header: #"{"alg":"RS256"}"#, claims: claims), username: "dev-abc") == TG_JWT_BAD_ALGORITHM)
-        #expect(verify(handMade(header: #"{"typ":"JWT"}"#, claims: claims), username: "dev-abc") == TG_JWT_BAD_ALGORITHM)
-        #expect(verify(handMade(header: #"{"alg":"hs256"}"#, claims: claims), username: "dev-abc") == TG_JWT_BAD_ALGORITHM)
+        #expect(
+            verify(handMade(header: #"{"alg":"none"}"#, claims: claims), username: "dev-abc") == TG_JWT_BAD_ALGORITHM)
+        #expect(
+            verify(handMade(header: #"{"alg":"RS256"}"#, claims: claims), username: "dev-abc") == TG_JWT_BAD_ALGORITHM)
+        #expect(
+            verify(handMade(header: #"{"typ":"JWT"}"#, claims: claims), username: "dev-abc") == TG_JWT_BAD_ALGORITHM)
+        #expect(
+            verify(handMade(header: #"{"alg":"hs256"}"#, claims: claims), username: "dev-abc") == TG_JWT_BAD_ALGORITHM)
         let unsigned = base64URL(Data(#"{"alg":"none"}"#.utf8)) + "." + base64URL(Data(claims.utf8)) + "."
         #expect(verify(unsigned, username: "dev-abc") != TG_JWT_OK)
         #expect(verify(handMade(header: #"{"alg":"HS256"}"#, claims: claims), username: "dev-abc") == TG_JWT_OK)
@@ -75,15 +80,23 @@ struct JWTVerificationTests {
     func claimsChecks() {
         let header = #"{"alg":"HS256","typ":"JWT"}"#
         #expect(verify(handMade(header: header, claims: #"{"sub":"dev-abc"}"#), username: "dev-abc") == TG_JWT_EXPIRED)
-        #expect(verify(handMade(header: header, claims: #"{"sub":"dev-abc","exp":"1900000000"}"#), username: "dev-abc") == TG_JWT_EXPIRED)
-        #expect(verify(handMade(header: header, claims: #"{"exp":1900000000}"#), username: "dev-abc") == TG_JWT_WRONG_SUBJECT)
-        #expect(verify(handMade(header: header, claims: #"{"sub":["dev-abc"],"exp":1900000000}"#), username: "dev-abc") == TG_JWT_WRONG_SUBJECT)
+        #expect(
+            verify(handMade(header: header, claims: #"{"sub":"dev-abc","exp":"1900000000"}"#), username: "dev-abc")
+                == TG_JWT_EXPIRED)
+        #expect(
+            verify(handMade(header: header, claims: #"{"exp":1900000000}"#), username: "dev-abc")
+                == TG_JWT_WRONG_SUBJECT)
+        #expect(
+            verify(handMade(header: header, claims: #"{"sub":["dev-abc"],"exp":1900000000}"#), username: "dev-abc")
+                == TG_JWT_WRONG_SUBJECT)
     }
 
-    @Test("Garbage is malformed, never a crash", arguments: [
-        "", ".", "..", "a.b.c", "a.b", "a.b.c.d", "!!!.###.$$$", "e30.e30.", "W10.W10.AAAA",
-        String(repeating: "a", count: 5000) + ".e30.AAAA",
-    ])
+    @Test(
+        "Garbage is malformed, never a crash",
+        arguments: [
+            "", ".", "..", "a.b.c", "a.b", "a.b.c.d", "!!!.###.$$$", "e30.e30.", "W10.W10.AAAA",
+            String(repeating: "a", count: 5000) + ".e30.AAAA",
+        ])
     func malformed(token: String) {
         let result = verify(token, username: "dev-abc")
         #expect(result != TG_JWT_OK)

@@ -45,10 +45,12 @@ struct RevocationTests {
     func apply(_ json: String, to set: OpaquePointer, now: Int64 = 100, kicked: Kicked) -> Int32 {
         let bytes = Array(json.utf8)
         return bytes.withUnsafeBytes { raw in
-            tg_control_apply(set, raw.baseAddress, raw.count, now, { username, context in
-                let box = Unmanaged<Kicked>.fromOpaque(context!).takeUnretainedValue()
-                box.usernames.append(String(cString: username!))
-            }, Unmanaged.passUnretained(kicked).toOpaque())
+            tg_control_apply(
+                set, raw.baseAddress, raw.count, now,
+                { username, context in
+                    let box = Unmanaged<Kicked>.fromOpaque(context!).takeUnretainedValue()
+                    box.usernames.append(String(cString: username!))
+                }, Unmanaged.passUnretained(kicked).toOpaque())
         }
     }
 
@@ -57,11 +59,11 @@ struct RevocationTests {
         let set = tg_revocations_new()!
         defer { tg_revocations_free(set) }
         let kicked = Kicked()
-        let json = #"{"commands":[{"command":"revoke","username":"dev-a","expiresAt":900},"# +
-            #"{"command":"explode","username":"dev-b","expiresAt":900},"# +
-            ##"{"command":"revoke","username":"#","expiresAt":900},"## +
-            #"{"command":"revoke","username":"dev-c"},"# +
-            #"{"command":"revoke","username":"dev-d","expiresAt":901}]}"#
+        let json =
+            #"{"commands":[{"command":"revoke","username":"dev-a","expiresAt":900},"#
+            + #"{"command":"explode","username":"dev-b","expiresAt":900},"#
+            + ##"{"command":"revoke","username":"#","expiresAt":900},"## + #"{"command":"revoke","username":"dev-c"},"#
+            + #"{"command":"revoke","username":"dev-d","expiresAt":901}]}"#
         #expect(apply(json, to: set, kicked: kicked) == 2)
         #expect(kicked.usernames == ["dev-a", "dev-d"])
         #expect(tg_revocations_contains(set, "dev-a", 899))
@@ -81,9 +83,11 @@ struct RevocationTests {
         #expect(!tg_revocations_contains(set, "dev-1", 1500))
     }
 
-    @Test("Payloads that are not a command object are refused whole", arguments: [
-        "", "null", "[]", "42", #"{"commands":5}"#, "{", #"{"commands":[1,2]"#,
-    ])
+    @Test(
+        "Payloads that are not a command object are refused whole",
+        arguments: [
+            "", "null", "[]", "42", #"{"commands":5}"#, "{", #"{"commands":[1,2]"#,
+        ])
     func refused(json: String) {
         let set = tg_revocations_new()!
         defer { tg_revocations_free(set) }

@@ -1,5 +1,6 @@
 import NIOCore
 import Testing
+
 @testable import TopicGateBench
 
 /// The benchmark's own parts: the MQTT wire, the sequence reader, percentiles, the table.

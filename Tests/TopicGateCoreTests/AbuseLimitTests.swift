@@ -3,10 +3,13 @@ import TopicGateCore
 
 @Suite("Rate limits and lockouts")
 struct AbuseLimitTests {
-    @Test("Limits parse from flags, and nothing else does", arguments: [
-        ("20/min", RateLimit(count: 20, periodMillis: 60_000)), ("5/s", RateLimit(count: 5, periodMillis: 1_000)),
-        ("1000/h", RateLimit(count: 1000, periodMillis: 3_600_000)), ("3/day", RateLimit(count: 3, periodMillis: 86_400_000)),
-    ])
+    @Test(
+        "Limits parse from flags, and nothing else does",
+        arguments: [
+            ("20/min", RateLimit(count: 20, periodMillis: 60_000)), ("5/s", RateLimit(count: 5, periodMillis: 1_000)),
+            ("1000/h", RateLimit(count: 1000, periodMillis: 3_600_000)),
+            ("3/day", RateLimit(count: 3, periodMillis: 86_400_000)),
+        ])
     func parsing(text: String, limit: RateLimit) {
         #expect(RateLimit(parsing: text) == limit)
         #expect(limit.description == text)
@@ -33,7 +36,8 @@ struct AbuseLimitTests {
 
     @Test("The lock starts at the Nth failure and doubles up to the maximum")
     func lockDurations() {
-        let policy = LockoutPolicy(failuresBeforeLock: 5, firstLockMillis: 30_000, maximumLockMillis: 3_600_000, forgetAfterMillis: 86_400_000)
+        let policy = LockoutPolicy(
+            failuresBeforeLock: 5, firstLockMillis: 30_000, maximumLockMillis: 3_600_000, forgetAfterMillis: 86_400_000)
         #expect((1...4).map(policy.lockMillis(afterFailures:)) == [0, 0, 0, 0])
         #expect((5...9).map(policy.lockMillis(afterFailures:)) == [30_000, 60_000, 120_000, 240_000, 480_000])
         #expect(policy.lockMillis(afterFailures: 12) == 3_600_000)

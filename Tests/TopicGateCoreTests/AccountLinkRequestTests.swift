@@ -3,7 +3,8 @@ import TopicGateCore
 
 @Suite("Account link requests")
 struct AccountLinkRequestTests {
-    static func body(_ secret: String, provider: String = "icloud", externalID: String = "_abc") -> [String: JSONValue] {
+    static func body(_ secret: String, provider: String = "icloud", externalID: String = "_abc") -> [String: JSONValue]
+    {
         ["provider": .string(provider), "externalID": .string(externalID), "secret": .string(secret)]
     }
 
@@ -15,18 +16,22 @@ struct AccountLinkRequestTests {
         #expect(AccountLinkRequest.capacityBits("correct horse battery!") == 143)
     }
 
-    @Test("Enough random bits pass", arguments: [
-        "9f86d081884c7d659a2feaa0c55ad015", "n4bQgYhMfWWaL-qgxVrQFa", "4Kd9/x+2mZqLw7Rt0bVnYc==",
-        "a passphrase of several words, long enough",
-    ])
+    @Test(
+        "Enough random bits pass",
+        arguments: [
+            "9f86d081884c7d659a2feaa0c55ad015", "n4bQgYhMfWWaL-qgxVrQFa", "4Kd9/x+2mZqLw7Rt0bVnYc==",
+            "a passphrase of several words, long enough",
+        ])
     func strong(secret: String) throws {
         #expect(try AccountLinkRequest(linking: Self.body(secret)).secret == secret)
     }
 
-    @Test("Too few bits, or too few distinct characters, are refused", arguments: [
-        "9f86d081884c7d659a2feaa0c55ad01", "n4bQgYhMfWWaL-qgxVrQF", "00000000000000000000000000000000000000",
-        "abababababababababababababababab", "",
-    ])
+    @Test(
+        "Too few bits, or too few distinct characters, are refused",
+        arguments: [
+            "9f86d081884c7d659a2feaa0c55ad01", "n4bQgYhMfWWaL-qgxVrQF", "00000000000000000000000000000000000000",
+            "abababababababababababababababab", "",
+        ])
     func weak(secret: String) {
         #expect(throws: KiiError.self) { try AccountLinkRequest(linking: Self.body(secret)) }
     }

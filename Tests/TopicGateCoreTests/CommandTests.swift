@@ -23,7 +23,7 @@ struct CommandTests {
         let done = try ActionResults(body: ["actionResults": [["Lamp": [["turnPower": ["succeeded": true]]]]]])
         #expect(done.state == .done)
         let incomplete = try ActionResults(body: [
-            "actionResults": [["turnPower": ["succeeded": true]], ["setBrightness": ["succeeded": false]]],
+            "actionResults": [["turnPower": ["succeeded": true]], ["setBrightness": ["succeeded": false]]]
         ])
         #expect(incomplete.state == .incomplete)
         // A non-boolean `succeeded` is not success.
@@ -35,12 +35,19 @@ struct CommandTests {
     func answering() throws {
         let actions: [JSONValue] = [["Lamp": [["turnPower": true], ["setBrightness": 80]]], ["reboot": true]]
         let answer = ActionResults.answering(actions) { $0 != "setBrightness" }
-        #expect(answer == [
-            ["Lamp": [["turnPower": ["succeeded": true]], ["setBrightness": ["succeeded": false, "errorMessage": "setBrightness failed (emulated)"]]]],
-            ["reboot": ["succeeded": true]],
-        ])
+        #expect(
+            answer == [
+                [
+                    "Lamp": [
+                        ["turnPower": ["succeeded": true]],
+                        ["setBrightness": ["succeeded": false, "errorMessage": "setBrightness failed (emulated)"]],
+                    ]
+                ],
+                ["reboot": ["succeeded": true]],
+            ])
         #expect(try ActionResults(body: ["actionResults": answer]).state == .incomplete)
-        #expect(try ActionResults(body: ["actionResults": ActionResults.answering(actions) { _ in true }]).state == .done)
+        #expect(
+            try ActionResults(body: ["actionResults": ActionResults.answering(actions) { _ in true }]).state == .done)
     }
 
     @Test("Issuing: an owner as itself, a member as its group, the admin as any owner; nobody else")
@@ -61,15 +68,22 @@ struct CommandTests {
 
     @Test("Result recipients: the issuing user alone, or the group's current members, never the thing")
     func recipients() {
-        #expect(CommandRouting.resultRecipients(issuer: .user(UserID("u1")), groupMembers: [UserID("u9")]) == [.user(UserID("u1"))])
-        #expect(CommandRouting.resultRecipients(issuer: .group(GroupID("g")), groupMembers: [UserID("b"), UserID("a"), UserID("b")])
-            == [.user(UserID("a")), .user(UserID("b"))])
+        #expect(
+            CommandRouting.resultRecipients(issuer: .user(UserID("u1")), groupMembers: [UserID("u9")]) == [
+                .user(UserID("u1"))
+            ])
+        #expect(
+            CommandRouting.resultRecipients(
+                issuer: .group(GroupID("g")), groupMembers: [UserID("b"), UserID("a"), UserID("b")])
+                == [.user(UserID("a")), .user(UserID("b"))])
     }
 
     @Test("The command-result payload carries the command ID and no actions")
     func resultPayload() throws {
         let request = try CommandRequest(body: ["actions": [["turnPower": true]], "issuer": "user:u1"])
-        let command = Command(id: "c1", appID: AppID("a"), thing: ThingID("t"), issuer: request.issuer, request: request, createdAt: 1, modifiedAt: 1)
+        let command = Command(
+            id: "c1", appID: AppID("a"), thing: ThingID("t"), issuer: request.issuer, request: request, createdAt: 1,
+            modifiedAt: 1)
         let payload = command.resultPayload(pushMessageID: "p1", at: 5).objectValue ?? [:]
         #expect(payload["commandID"] == "c1")
         #expect(payload["actions"] == nil)

@@ -9,21 +9,29 @@ struct DefaultACLTests {
     static let lamp = ThingID("lamp")
 
     static func topic(_ scope: TopicScope, creator: Principal) -> Topic {
-        Topic(appID: AppID("app"), address: TopicAddress(scope: scope, name: TopicName(rawValue: "t")!), creator: creator, createdAt: 0)
+        Topic(
+            appID: AppID("app"), address: TopicAddress(scope: scope, name: TopicName(rawValue: "t")!), creator: creator,
+            createdAt: 0)
     }
 
     @Test("App scope: any authenticated user subscribes; nobody but the admin sends")
     func appScope() {
-        #expect(DefaultACL.entries(scope: .app, creator: .admin) == [ACLEntry(.subscribe, .anyAuthenticated, isDefault: true)])
+        #expect(
+            DefaultACL.entries(scope: .app, creator: .admin) == [
+                ACLEntry(.subscribe, .anyAuthenticated, isDefault: true)
+            ])
     }
 
     @Test("Group scope: creator and group × both actions (four entries, as Kii's live test counts)")
     func groupScope() {
         let entries = DefaultACL.entries(scope: .group(Self.family), creator: .user(Self.alice))
-        #expect(Set(entries) == [
-            ACLEntry(.subscribe, .user(Self.alice), isDefault: true), ACLEntry(.send, .user(Self.alice), isDefault: true),
-            ACLEntry(.subscribe, .group(Self.family), isDefault: true), ACLEntry(.send, .group(Self.family), isDefault: true),
-        ])
+        #expect(
+            Set(entries) == [
+                ACLEntry(.subscribe, .user(Self.alice), isDefault: true),
+                ACLEntry(.send, .user(Self.alice), isDefault: true),
+                ACLEntry(.subscribe, .group(Self.family), isDefault: true),
+                ACLEntry(.send, .group(Self.family), isDefault: true),
+            ])
     }
 
     @Test("User scope: the user × both actions (two entries), once even when the user created it")
@@ -69,10 +77,12 @@ struct DefaultACLTests {
         #expect(!TopicPermissions.mayCreate(alice, in: .thing(Self.lamp)))
 
         let groupTopic = Self.topic(.group(Self.family), creator: .user(Self.bob))
-        #expect(TopicPermissions.mayManage(
-            AccessContext(principal: .user(Self.bob), groups: [Self.family]), groupTopic, groupOwner: Self.alice))
+        #expect(
+            TopicPermissions.mayManage(
+                AccessContext(principal: .user(Self.bob), groups: [Self.family]), groupTopic, groupOwner: Self.alice))
         // A creator who left the group manages it no more.
-        #expect(!TopicPermissions.mayManage(AccessContext(principal: .user(Self.bob)), groupTopic, groupOwner: Self.alice))
+        #expect(
+            !TopicPermissions.mayManage(AccessContext(principal: .user(Self.bob)), groupTopic, groupOwner: Self.alice))
         let entry = ACLEntry(.send, .user(Self.bob))
         #expect(DefaultACL.isProtected(entry, of: groupTopic, groupOwner: Self.alice, creatorBelongs: true))
         #expect(!DefaultACL.isProtected(entry, of: groupTopic, groupOwner: Self.alice, creatorBelongs: false))
@@ -85,7 +95,11 @@ struct DefaultACLTests {
         #expect(try #require(TopicAddress(parsing: text)).description == text)
     }
 
-    @Test("Malformed topic names are refused", arguments: ["app", "app/", "news", "group/chat", "app/a b", "robot/x/y", "app/\(String(repeating: "x", count: 65))"])
+    @Test(
+        "Malformed topic names are refused",
+        arguments: [
+            "app", "app/", "news", "group/chat", "app/a b", "robot/x/y", "app/\(String(repeating: "x", count: 65))",
+        ])
     func badAddresses(text: String) {
         #expect(TopicAddress(parsing: text) == nil)
     }

@@ -13,7 +13,9 @@ struct IdentifierParsingTests {
         #expect(try #require(TypedID(parsing: input)).description == printed)
     }
 
-    @Test("Typed IDs with another kind or an unsafe ID are refused", arguments: ["robot:x", "user:", "user:a/b", "user:a+b", "user:#", "nocolon"])
+    @Test(
+        "Typed IDs with another kind or an unsafe ID are refused",
+        arguments: ["robot:x", "user:", "user:a/b", "user:a+b", "user:#", "nocolon"])
     func badTypedIDs(input: String) {
         #expect(TypedID(parsing: input) == nil)
     }

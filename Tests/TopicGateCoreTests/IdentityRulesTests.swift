@@ -51,7 +51,8 @@ struct IdentityRulesTests {
             "_thingType": "lamp", "_numberField2": 3, "_layoutPosition": "endnode", "_thingID": "spoof",
             "_password": "secret", "color": "red",
         ])
-        #expect(fields.values == ["_thingType": "lamp", "_numberField2": 3, "_layoutPosition": "END_NODE", "color": "red"])
+        #expect(
+            fields.values == ["_thingType": "lamp", "_numberField2": 3, "_layoutPosition": "END_NODE", "color": "red"])
         #expect(throws: KiiError.self) { try ThingFields(body: ["_numberField1": "three"]) }
         #expect(throws: KiiError.self) { try ThingFields(body: ["_thingType": 3]) }
     }

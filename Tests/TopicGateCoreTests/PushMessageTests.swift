@@ -28,9 +28,11 @@ struct PushMessageTests {
         let message = PushMessage(
             id: "m1", appID: AppID("app"), topic: TopicAddress(parsing: "group/g1/chat")!, sender: .user(UserID("u1")),
             sentAt: 42, request: try PushMessageRequest(body: ["data": ["msg": "hi"]]))
-        #expect(message.mqttPayload == [
-            "msg": "hi", "sender": "u1", "topic": "chat", "when": 42, "appID": "app", "origin": "EXPLICIT",
-            "objectScopeAppID": "app", "objectScopeType": "APP_AND_GROUP", "objectScopeGroupID": "g1", "pushMessageID": "m1",
-        ])
+        #expect(
+            message.mqttPayload == [
+                "msg": "hi", "sender": "u1", "topic": "chat", "when": 42, "appID": "app", "origin": "EXPLICIT",
+                "objectScopeAppID": "app", "objectScopeType": "APP_AND_GROUP", "objectScopeGroupID": "g1",
+                "pushMessageID": "m1",
+            ])
     }
 }

@@ -26,6 +26,8 @@ struct ThingAccessTests {
             Case(principal: .anonymous, groups: [], allowed: false),
         ])
     func table(_ check: Case) {
-        #expect(ThingAccess.mayManage(check.principal, thing: Self.thing, owners: Self.owners, memberGroups: check.groups) == check.allowed)
+        #expect(
+            ThingAccess.mayManage(check.principal, thing: Self.thing, owners: Self.owners, memberGroups: check.groups)
+                == check.allowed)
     }
 }

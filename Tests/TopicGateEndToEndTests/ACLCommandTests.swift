@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
-import Testing
 import TestSupport
+import Testing
 import TopicGateCore
 import TopicGateServer
 import TopicGateStore
@@ -11,7 +11,8 @@ import TopicGateStore
 struct ACLCommandTests {
     @Test("explain, grant, list, audit and revoke tell the README story")
     func story() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-cli-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-cli-\(UUID().uuidString)")
+            .path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try openStore(configuration: ServerConfiguration(dataDirectory: directory))
         let credentials = try await AppRegistry(store: store).create(name: "cli")
@@ -27,19 +28,23 @@ struct ACLCommandTests {
         let (ann, annToken) = try await api.pseudoUser()
         let (bob, _) = try await api.pseudoUser()
         let groupID = try await api.group(owner: annToken, members: [bob], name: "family")
-        #expect(try await server.call(.put, "/api/apps/\(appID)/groups/\(groupID)/topics/chat", token: annToken).status == .noContent)
+        #expect(
+            try await server.call(.put, "/api/apps/\(appID)/groups/\(groupID)/topics/chat", token: annToken).status
+                == .noContent)
         let topic = "group/\(groupID)/chat"
         let outsider = "user:\(UUID().uuidString.lowercased())"
         let outsiderSubject = "UserID:" + outsider.dropFirst(5)
 
         let denied = try await server.runCLI(
-            ["acl", "explain", "--principal", outsider, "--action", "SEND_MESSAGE_TO_TOPIC", topic], credentials: environment)
+            ["acl", "explain", "--principal", outsider, "--action", "SEND_MESSAGE_TO_TOPIC", topic],
+            credentials: environment)
         #expect(denied.0 == 0)
         #expect(denied.1.contains("DENIED"))
         #expect(denied.1.contains("no entry grants SEND_MESSAGE_TO_TOPIC"))
 
         let member = try await server.runCLI(
-            ["acl", "explain", "--principal", "user:\(bob)", "--action", "SEND_MESSAGE_TO_TOPIC", topic], credentials: environment)
+            ["acl", "explain", "--principal", "user:\(bob)", "--action", "SEND_MESSAGE_TO_TOPIC", topic],
+            credentials: environment)
         #expect(member.1.contains("ALLOWED"))
         #expect(member.1.contains("member of group \(groupID)"))
 
@@ -48,7 +53,8 @@ struct ACLCommandTests {
             credentials: environment)
         #expect(grant.0 == 0)
         let allowed = try await server.runCLI(
-            ["acl", "explain", "--principal", outsider, "--action", "SEND_MESSAGE_TO_TOPIC", topic], credentials: environment)
+            ["acl", "explain", "--principal", outsider, "--action", "SEND_MESSAGE_TO_TOPIC", topic],
+            credentials: environment)
         #expect(allowed.1.contains("ALLOWED"))
         #expect(allowed.1.contains("granted entry SEND_MESSAGE_TO_TOPIC/\(outsiderSubject)"))
 
@@ -56,14 +62,18 @@ struct ACLCommandTests {
         #expect(list.0 == 0)
         #expect(list.1.contains(String(outsiderSubject)))
         #expect(list.1.contains("GroupID:\(groupID)"))
-        #expect(list.1.split(separator: "\n").contains { $0.contains("UserID:\(ann)") && $0.contains("default") && $0.hasSuffix("no") })
+        #expect(
+            list.1.split(separator: "\n").contains {
+                $0.contains("UserID:\(ann)") && $0.contains("default") && $0.hasSuffix("no")
+            })
 
         let audit = try await server.runCLI(["acl", "audit", topic], credentials: environment)
         #expect(audit.1.contains("grant"))
         #expect(audit.1.contains("admin"))
 
         let protected = try await server.runCLI(
-            ["acl", "revoke", "--action", "SEND_MESSAGE_TO_TOPIC", "--subject", "UserID:\(ann)", topic], credentials: environment)
+            ["acl", "revoke", "--action", "SEND_MESSAGE_TO_TOPIC", "--subject", "UserID:\(ann)", topic],
+            credentials: environment)
         #expect(protected.0 != 0)
         #expect(protected.2.contains("ACL_ENTRY_NOT_REMOVABLE"))
 
@@ -72,7 +82,8 @@ struct ACLCommandTests {
             credentials: environment)
         #expect(revoke.0 == 0)
         let deniedAgain = try await server.runCLI(
-            ["acl", "explain", "--principal", outsider, "--action", "SEND_MESSAGE_TO_TOPIC", topic], credentials: environment)
+            ["acl", "explain", "--principal", outsider, "--action", "SEND_MESSAGE_TO_TOPIC", topic],
+            credentials: environment)
         #expect(deniedAgain.1.contains("DENIED"))
 
         let badSecret = try await server.runCLI(

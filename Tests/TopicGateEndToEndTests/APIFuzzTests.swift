@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
-import Testing
 import TestSupport
+import Testing
 import TopicGateCore
 import TopicGateServer
 
@@ -21,18 +21,20 @@ struct APIFuzzTests {
     static var examplesPerOperation: Int {
         ProcessInfo.processInfo.environment["TOPICGATE_FUZZ_EXAMPLES"].flatMap(Int.init) ?? 45
     }
-    static let seed = 20261124
+    static let seed = 20_261_124
 
     @Test("Thousands of generated requests across every route: no 5xx, no hang, every error in the Kii shape")
     func fuzz() async throws {
         guard FileManager.default.isExecutableFile(atPath: Self.schemathesis) else {
-            throw TestFailure("schemathesis is not installed at \(Self.schemathesis): run `make fuzz-deps` (make test does)")
+            throw TestFailure(
+                "schemathesis is not installed at \(Self.schemathesis): run `make fuzz-deps` (make test does)")
         }
         let world = try await PushWorld.started(arguments: [
             "--signup-limit", "off", "--signup-limit-per-app", "off", "--login-failure-limit", "off",
             "--login-failure-limit-per-app", "off", "--state-limit", "off",
         ])
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-fuzz-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-fuzz-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         do {
@@ -67,8 +69,11 @@ struct APIFuzzTests {
                         entry.method, entry.path, token: token, contentType: entry.contentType, body: entry.body)
                     #expect(reply.status.code < 500, "\(entry.method) \(entry.path)")
                     if reply.status.code >= 400, entry.method != .head {
-                        #expect(reply.object["errorCode"]?.stringValue != nil, "\(entry.method) \(entry.path): no errorCode")
-                        #expect(reply.object["message"]?.stringValue != nil, "\(entry.method) \(entry.path): no message")
+                        #expect(
+                            reply.object["errorCode"]?.stringValue != nil, "\(entry.method) \(entry.path): no errorCode"
+                        )
+                        #expect(
+                            reply.object["message"]?.stringValue != nil, "\(entry.method) \(entry.path): no message")
                     }
                 }
             }
@@ -79,14 +84,15 @@ struct APIFuzzTests {
             var requests = 0
             for (name, token) in [("user", user.token), ("admin", admin)] {
                 let har = directory + "/\(name).har"
-                let (status, output) = try await Self.run([
-                    "run", schemaPath, "--url", "http://127.0.0.1:\(world.server.port)",
-                    "--checks", "not_a_server_error", "--max-examples", String(Self.examplesPerOperation),
-                    "--seed", String(Self.seed), "--phases", "fuzzing", "--workers", "2",
-                    "--request-timeout", "10", "--generation-database", "none", "--suppress-health-check", "all",
-                    "--header", "Authorization: Bearer \(token)", "--report", "har", "--report-har-path", har,
-                    "--no-color", "--output-truncate", "true",
-                ], log: directory + "/\(name).log")
+                let (status, output) = try await Self.run(
+                    [
+                        "run", schemaPath, "--url", "http://127.0.0.1:\(world.server.port)",
+                        "--checks", "not_a_server_error", "--max-examples", String(Self.examplesPerOperation),
+                        "--seed", String(Self.seed), "--phases", "fuzzing", "--workers", "2",
+                        "--request-timeout", "10", "--generation-database", "none", "--suppress-health-check", "all",
+                        "--header", "Authorization: Bearer \(token)", "--report", "har", "--report-har-path", har,
+                        "--no-color", "--output-truncate", "true",
+                    ], log: directory + "/\(name).log")
                 let entries = try Self.entries(har)
                 requests += entries.count
                 let serverErrors = entries.filter { $0.status >= 500 }
@@ -122,21 +128,30 @@ struct APIFuzzTests {
             CorpusEntry(method: .post, path: app + "/users", body: "{"),
             CorpusEntry(method: .post, path: app + "/users", body: deep),
             CorpusEntry(method: .post, path: app + "/users", body: #"{"loginName":123,"password":["x"]}"#),
-            CorpusEntry(method: .post, path: app + "/users", body: #"{"loginName":"a\u0000b","password":"password123"}"#),
+            CorpusEntry(
+                method: .post, path: app + "/users", body: #"{"loginName":"a\u0000b","password":"password123"}"#),
             CorpusEntry(method: .post, path: app + "/users", contentType: "text/plain", body: "hello"),
-            CorpusEntry(method: .post, path: "/api/oauth2/token", body: #"{"username":"x","password":"y","expiresAt":1e400}"#),
-            CorpusEntry(method: .post, path: app + "/oauth2/token", body: #"{"grant_type":"client_credentials","client_id":null}"#),
+            CorpusEntry(
+                method: .post, path: "/api/oauth2/token", body: #"{"username":"x","password":"y","expiresAt":1e400}"#),
+            CorpusEntry(
+                method: .post, path: app + "/oauth2/token",
+                body: #"{"grant_type":"client_credentials","client_id":null}"#),
             CorpusEntry(method: .get, path: app + "/users/%00"),
             CorpusEntry(method: .get, path: app + "/users/..%2F..%2Fetc"),
             CorpusEntry(method: .get, path: app + "/users/LOGIN_NAME:" + String(repeating: "%C3%A9", count: 300)),
             CorpusEntry(method: .put, path: app + "/topics/" + String(repeating: "t", count: 65)),
             CorpusEntry(method: .post, path: app + "/topics/news/push/messages", body: #"{"data":{"a":{"b":1}}}"#),
-            CorpusEntry(method: .post, path: app + "/topics/news/push/messages", body: #"{"data":{"sender":"forged"}}"#),
-            CorpusEntry(method: .get, path: thingIF + "/targets/thing:\(thing)/states/history?from=-1&to=99999999999999999999"),
+            CorpusEntry(
+                method: .post, path: app + "/topics/news/push/messages", body: #"{"data":{"sender":"forged"}}"#),
+            CorpusEntry(
+                method: .get, path: thingIF + "/targets/thing:\(thing)/states/history?from=-1&to=99999999999999999999"),
             CorpusEntry(method: .get, path: thingIF + "/targets/thing:\(thing)/commands?bestEffortLimit=-5"),
             CorpusEntry(method: .put, path: thingIF + "/targets/thing:\(thing)/states", body: "[]"),
-            CorpusEntry(method: .post, path: thingIF + "/targets/THING:\(thing)/commands", body: #"{"actions":"x","issuer":7}"#),
-            CorpusEntry(method: .post, path: app + "/installations", body: #"{"deviceType":"MQTT","development":"maybe"}"#),
+            CorpusEntry(
+                method: .post, path: thingIF + "/targets/THING:\(thing)/commands",
+                body: #"{"actions":"x","issuer":7}"#),
+            CorpusEntry(
+                method: .post, path: app + "/installations", body: #"{"deviceType":"MQTT","development":"maybe"}"#),
             CorpusEntry(method: .get, path: app + "/security-audit?limit=99999999999999999999&paginationKey=-1"),
             CorpusEntry(method: .patch, path: app + "/users/me", body: "{}"),
         ]
@@ -145,21 +160,27 @@ struct APIFuzzTests {
     /// The server's document with `knownValues` offered for its path parameters (as examples
     /// and as one of the alternatives the generator picks from).
     static func schema(knownValues: [String: [String]]) -> JSONValue {
-        guard case .object(var document) = OpenAPIDocument.servedJSON, case .object(var paths)? = document["paths"] else {
+        guard case .object(var document) = OpenAPIDocument.servedJSON, case .object(var paths)? = document["paths"]
+        else {
             return OpenAPIDocument.servedJSON
         }
         for (path, item) in paths {
             guard case .object(var operations) = item else { continue }
             for (method, operation) in operations {
-                guard case .object(var object) = operation, case .array(let parameters)? = object["parameters"] else { continue }
-                object["parameters"] = .array(parameters.map { parameter in
-                    guard case .object(var fields) = parameter, fields["in"] == "path",
-                        let name = fields["name"]?.stringValue, let values = knownValues[name]
-                    else { return parameter }
-                    fields["schema"] = ["anyOf": [["enum": .array(values.map { .string($0) })], ["type": "string"]]]
-                    fields["example"] = .string(values[0])
-                    return .object(fields)
-                })
+                guard case .object(var object) = operation, case .array(let parameters)? = object["parameters"] else {
+                    continue
+                }
+                object["parameters"] = .array(
+                    parameters.map { parameter in
+                        guard case .object(var fields) = parameter, fields["in"] == "path",
+                            let name = fields["name"]?.stringValue, let values = knownValues[name]
+                        else { return parameter }
+                        fields["schema"] = [
+                            "anyOf": [["enum": .array(values.map { .string($0) })], ["type": "string"]]
+                        ]
+                        fields["example"] = .string(values[0])
+                        return .object(fields)
+                    })
                 operations[method] = .object(object)
             }
             paths[path] = .object(operations)
@@ -175,7 +196,8 @@ struct APIFuzzTests {
         guard let start = lines.firstIndex(where: { $0.contains("= ERRORS =") || $0.contains("= FAILURES =") }) else {
             return String(output.suffix(3000))
         }
-        let end = lines[(start + 1)...].firstIndex(where: { $0.contains("= WARNINGS =") || $0.contains("= SUMMARY =") })
+        let end =
+            lines[(start + 1)...].firstIndex(where: { $0.contains("= WARNINGS =") || $0.contains("= SUMMARY =") })
             ?? lines.endIndex
         return lines[start..<end].joined(separator: "\n")
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// HTTPS for the API (`--tls-cert`, `--tls-key`), spoken to by `openssl s_client`, a TLS client
 /// that checks the certificate against the one the test made.
@@ -8,7 +8,8 @@ import TestSupport
 struct APITLSTests {
     @Test("serve --tls-cert --tls-key answers over TLS with a verified certificate, and not in plain HTTP")
     func https() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-https-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-https-\(UUID().uuidString)")
+            .path
         let certificate = try TestCertificate(in: directory + "-cert")
         let server = ServerProcess(
             dataDirectory: directory,
@@ -33,7 +34,8 @@ struct APITLSTests {
 
     @Test("serve refuses to start with a missing TLS file or only half of the pair")
     func badFiles() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-https-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-https-\(UUID().uuidString)")
+            .path
         let certificate = try TestCertificate(in: directory + "-cert")
         for arguments in [
             ["--tls-cert", certificate.certificate],

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `topicgate bench --quick` as a user runs it: every scenario prints its figure, its
 /// baseline and the ratio (a check that the benchmark works, not a timed test).

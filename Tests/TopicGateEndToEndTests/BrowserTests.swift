@@ -1,9 +1,9 @@
 import Foundation
-import Testing
+import ProcessSupport
 import TestSupport
+import Testing
 import TopicGateCore
 import TopicGateServer
-import ProcessSupport
 
 /// A web app in a real browser (headless Chromium) on a second loopback origin, against the
 /// real executable and its embedded broker: pseudo-user sign-up, token login, a group, a group
@@ -12,7 +12,8 @@ import ProcessSupport
 /// keeps the page's screenshot beside the test's data (its path is printed).
 @Suite("Browser: a web app on another origin")
 struct BrowserTests {
-    static let pageFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Browser")
+    static let pageFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Browser")
 
     @Test("Every step of the web app succeeds in headless Chromium, the push arriving over WebSockets")
     func webApp() async throws {
@@ -22,8 +23,11 @@ struct BrowserTests {
         try FileManager.default.copyItem(
             atPath: Self.pageFolder.appendingPathComponent("kii-web-app.html").path, toPath: site + "/index.html")
         let appKey = try world.server.printedValue("appKey")
-        try #"window.TOPICGATE = {"api":"http://127.0.0.1:\#(world.server.port)","app":"\#(world.appID)","appKey":"\#(appKey)"};"#
-            .write(toFile: site + "/config.js", atomically: true, encoding: .utf8)
+        let configuration = JSONWriter.string([
+            "api": .string("http://127.0.0.1:\(world.server.port)"), "app": .string(world.appID),
+            "appKey": .string(appKey),
+        ])
+        try "window.TOPICGATE = \(configuration);".write(toFile: site + "/config.js", atomically: true, encoding: .utf8)
 
         // The page's own origin: another port of another loopback name than the API's.
         let pagePort = FreePort.next()
@@ -37,7 +41,8 @@ struct BrowserTests {
         }
         #expect(ready)
         // Headless Chromium on the page, as a person would open it; it runs until killed.
-        let browser = try Self.spawn("/usr/bin/chromium", Self.chromium(site: site) + ["http://localhost:\(pagePort)/index.html"])
+        let browser = try Self.spawn(
+            "/usr/bin/chromium", Self.chromium(site: site) + ["http://localhost:\(pagePort)/index.html"])
         defer { if browser.isRunning { browser.terminate() } }
 
         // The page posts its results when it is done.
@@ -50,7 +55,8 @@ struct BrowserTests {
         let posted = try JSONReader.object(Array(try Data(contentsOf: URL(fileURLWithPath: resultsPath))))
         let results = posted["steps"]?.objectValue ?? [:]
         let steps = [
-            "pseudo-user sign-up", "token login", "group", "group topic with an ACL change", "subscribe", "refused send",
+            "pseudo-user sign-up", "token login", "group", "group topic with an ACL change", "subscribe",
+            "refused send",
             "MQTT endpoint", "push over MQTT over WebSockets", "delete",
         ]
         for step in steps {
@@ -73,7 +79,8 @@ struct BrowserTests {
         #expect(FileManager.default.fileExists(atPath: screenshot), "no screenshot at \(screenshot)")
         print("Browser test screenshot: \(screenshot)")
         // Chromium's profiles are tens of megabytes; the page, its report and the screenshot stay.
-        for entry in (try? FileManager.default.contentsOfDirectory(atPath: site)) ?? [] where entry.hasPrefix("profile-") {
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: site)) ?? []
+        where entry.hasPrefix("profile-") {
             try? FileManager.default.removeItem(atPath: site + "/" + entry)
         }
         try await world.stop()

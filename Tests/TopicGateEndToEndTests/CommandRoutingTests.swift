@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
 import MQTTBridge
-import Testing
 import TestSupport
+import Testing
 import TopicGateCore
 
 /// Commands reach their thing, and command results reach exactly the issuer's devices, through
@@ -23,7 +23,9 @@ struct CommandRoutingTests {
 
     static let resultsMedia = "application/vnd.kii.CommandResultsUpdateRequest+json"
 
-    @Test("Randomized commands and results: each commandID push reaches exactly the issuer's devices", arguments: [UInt64(7), 2026])
+    @Test(
+        "Randomized commands and results: each commandID push reaches exactly the issuer's devices",
+        arguments: [UInt64(7), 2026])
     func routingProperty(seed: UInt64) async throws {
         var random = SplitMix64(state: seed)
         let world = try await PushWorld.started()
@@ -34,13 +36,16 @@ struct CommandRoutingTests {
         var members: [String: [String]] = [:]
         for (group, owner) in [(groupA, users[0]), (groupB, users[3])] {
             let listed = try await world.call(.get, "\(world.app)/groups/\(group)/members", token: owner.token)
-            members[group] = (listed.object["members"]?.arrayValue ?? []).compactMap { $0.objectValue?["userID"]?.stringValue }
+            members[group] = (listed.object["members"]?.arrayValue ?? []).compactMap {
+                $0.objectValue?["userID"]?.stringValue
+            }
         }
         // Things: t0 owned by u0 and group A; t1 owned by u3 and group B.
         let t0 = try await world.onboardThing("t0-\(seed)", owner: users[0])
         let t1 = try await world.onboardThing("t1-\(seed)", owner: users[3])
         for (thing, group, owner) in [(t0, groupA, users[0]), (t1, groupB, users[3])] {
-            let added = try await world.call(.put, "\(world.app)/things/\(thing.id)/ownership/group:\(group)", token: owner.token)
+            let added = try await world.call(
+                .put, "\(world.app)/things/\(thing.id)/ownership/group:\(group)", token: owner.token)
             #expect(added.status == .noContent)
         }
         // Devices: one per user, two for u2 (a member of both groups); one per thing.
@@ -58,11 +63,12 @@ struct CommandRoutingTests {
             thingDevices[thing.id] = ReceivedMessages(client)
             clients.append(client)
         }
-        defer { clients.forEach { $0.shutdown() } }
+        defer { for client in clients { client.shutdown() } }
 
-        let scenarios: [(thing: (id: String, token: String, endpoint: PushWorld.Endpoint), owners: [String], group: String)] = [
-            (t0, [users[0].id], groupA), (t1, [users[3].id], groupB),
-        ]
+        let scenarios:
+            [(thing: (id: String, token: String, endpoint: PushWorld.Endpoint), owners: [String], group: String)] = [
+                (t0, [users[0].id], groupA), (t1, [users[3].id], groupB),
+            ]
         var expected: [String: Set<String>] = [:]  // user ID → command IDs its devices must get
         var sentTo: [String: Set<String>] = [:]  // thing ID → command IDs
         for _ in 0..<12 {
@@ -80,7 +86,8 @@ struct CommandRoutingTests {
             }
             let base = "/thing-if/apps/\(world.appID)/targets/thing:\(scenario.thing.id)"
             let created = try await world.call(
-                .post, "\(base)/commands", token: caller.token, contentType: "application/vnd.kii.CommandCreationRequest+json",
+                .post, "\(base)/commands", token: caller.token,
+                contentType: "application/vnd.kii.CommandCreationRequest+json",
                 json: ["actions": [["Lamp": [["turnPower": true]]]], "issuer": .string(issuer)])
             #expect(created.status == .created)
             let commandID = try #require(created.object["commandID"]?.stringValue)
@@ -93,7 +100,8 @@ struct CommandRoutingTests {
             #expect(arrived.last?.object["actions"] != nil)
             let succeeded = Bool.random(using: &random)
             let reported = try await world.call(
-                .put, "\(base)/commands/\(commandID)/action-results", token: scenario.thing.token, contentType: Self.resultsMedia,
+                .put, "\(base)/commands/\(commandID)/action-results", token: scenario.thing.token,
+                contentType: Self.resultsMedia,
                 json: ["actionResults": [["Lamp": [["turnPower": ["succeeded": .bool(succeeded)]]]]]])
             #expect(reported.status == .noContent)
             let recipients = asGroup ? members[scenario.group] ?? [] : [scenario.owners[0]]
@@ -104,13 +112,16 @@ struct CommandRoutingTests {
         // sent after them all.
         var markers: [String: String] = [:]
         for user in users { markers[user.id] = try await world.marker(to: user) }
-        for thing in [t0, t1] { markers[thing.id] = try await world.marker(to: (thing.id, thing.token), kind: "things") }
+        for thing in [t0, t1] {
+            markers[thing.id] = try await world.marker(to: (thing.id, thing.token), kind: "things")
+        }
         for device in devices {
             let arrived = try #require(await device.received.before(marker: markers[device.owner]!), "\(device.owner)")
             let got = arrived.compactMap { $0.object["commandID"]?.stringValue }
             #expect(got.count == Set(got).count, "duplicates on a device of \(device.owner)")
             #expect(Set(got) == (expected[device.owner] ?? []), "device of \(device.owner)")
-            #expect(device.received.all.allSatisfy { $0.object["actions"] == nil }, "a phone received a command's actions")
+            #expect(
+                device.received.all.allSatisfy { $0.object["actions"] == nil }, "a phone received a command's actions")
         }
         for (thing, inbox) in thingDevices {
             let arrived = try #require(await inbox.before(marker: markers[thing]!), "thing \(thing)")
@@ -135,33 +146,47 @@ struct CommandRoutingTests {
             .post, "\(base)/commands", token: owner.token, contentType: "application/json",
             json: ["actions": [["turnPower": ["power": true]]], "issuer": .string("user:\(owner.id)")])
         let commandID = try #require(created.object["commandID"]?.stringValue)
-        #expect(try await eventually {
-            try await world.call(.get, "\(base)/commands/\(commandID)", token: owner.token).object["commandState"]?.stringValue == "DELIVERED"
-        })
+        #expect(
+            try await eventually {
+                try await world.call(.get, "\(base)/commands/\(commandID)", token: owner.token).object["commandState"]?
+                    .stringValue == "DELIVERED"
+            })
 
         // The thing publishes its state on <mqttTopic>/state; the gateway ingests it.
-        try await device.publish(thing.endpoint.topic + "/state", payload: Array(#"{"power":true,"brightness":80}"#.utf8))
-        #expect(try await eventually {
-            try await world.call(.get, "\(base)/states", token: owner.token).object["brightness"]?.intValue == 80
-        })
+        try await device.publish(
+            thing.endpoint.topic + "/state", payload: Array(#"{"power":true,"brightness":80}"#.utf8))
+        #expect(
+            try await eventually {
+                try await world.call(.get, "\(base)/states", token: owner.token).object["brightness"]?.intValue == 80
+            })
         // Garbage on the state topic is dropped: the history holds the good states around it.
         try await device.publish(thing.endpoint.topic + "/state", payload: Array("not json".utf8))
-        try await device.publish(thing.endpoint.topic + "/state", payload: Array(#"{"power":true,"brightness":81}"#.utf8))
-        #expect(try await eventually {
-            try await world.call(.get, "\(base)/states", token: owner.token).object["brightness"]?.intValue == 81
-        })
+        try await device.publish(
+            thing.endpoint.topic + "/state", payload: Array(#"{"power":true,"brightness":81}"#.utf8))
+        #expect(
+            try await eventually {
+                try await world.call(.get, "\(base)/states", token: owner.token).object["brightness"]?.intValue == 81
+            })
         let history = try await world.call(.get, "\(base)/states/history", token: owner.token)
-        #expect(history.object["states"]?.arrayValue?.compactMap { $0.objectValue?["state"]?.objectValue?["brightness"]?.intValue } == [80, 81])
+        #expect(
+            history.object["states"]?.arrayValue?.compactMap {
+                $0.objectValue?["state"]?.objectValue?["brightness"]?.intValue
+            } == [80, 81])
         // A device may not publish another thing's state: by the time its own next state is in,
         // the forged one would have been too.
         let other = try await world.onboardThing("lamp-other", owner: owner)
-        try? await device.publish(other.endpoint.topic + "/state", payload: Array(#"{"forged":true}"#.utf8), timeout: .seconds(2))
-        try await device.publish(thing.endpoint.topic + "/state", payload: Array(#"{"power":true,"brightness":82}"#.utf8))
-        #expect(try await eventually {
-            try await world.call(.get, "\(base)/states", token: owner.token).object["brightness"]?.intValue == 82
-        })
-        #expect(try await world.call(
-            .get, "/thing-if/apps/\(world.appID)/targets/thing:\(other.id)/states", token: owner.token).status == .notFound)
+        try? await device.publish(
+            other.endpoint.topic + "/state", payload: Array(#"{"forged":true}"#.utf8), timeout: .seconds(2))
+        try await device.publish(
+            thing.endpoint.topic + "/state", payload: Array(#"{"power":true,"brightness":82}"#.utf8))
+        #expect(
+            try await eventually {
+                try await world.call(.get, "\(base)/states", token: owner.token).object["brightness"]?.intValue == 82
+            })
+        #expect(
+            try await world.call(
+                .get, "/thing-if/apps/\(world.appID)/targets/thing:\(other.id)/states", token: owner.token
+            ).status == .notFound)
         try await world.stop()
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
-import Testing
 import TestSupport
+import Testing
 import TopicGateCore
 import TopicGateServer
 import TopicGateStore
@@ -14,7 +14,8 @@ struct CrossOriginTests {
     static let origin = "http://127.0.0.1:5500"
 
     func server(_ arguments: [String] = []) async throws -> (ServerProcess, String) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-cors-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-cors-\(UUID().uuidString)")
+            .path
         let server = ServerProcess(dataDirectory: directory, arguments: ["--broker", "none"] + arguments)
         try await server.start()
         return (server, server.appID)
@@ -65,7 +66,8 @@ struct CrossOriginTests {
             }
         }
         let created = try await server.call(
-            .post, "/api/apps/\(appID)/users", contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
+            .post, "/api/apps/\(appID)/users",
+            contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
             body: "{}", headers: [.origin: Self.origin])
         #expect(created.status == .created)
         let exposed = (created.headers[.accessControlExposeHeaders] ?? "").lowercased()
@@ -96,6 +98,9 @@ struct CrossOriginTests {
         #expect(policy == nil)
         #expect(CrossOriginPolicy(parsing: "ftp://x") == nil)
         #expect(CrossOriginPolicy(parsing: " * ") == .anyOrigin)
-        #expect(CrossOriginPolicy(parsing: "HTTPS://App.Example.com:8443")?.allowedOrigins == ["https://app.example.com:8443"])
+        #expect(
+            CrossOriginPolicy(parsing: "HTTPS://App.Example.com:8443")?.allowedOrigins == [
+                "https://app.example.com:8443"
+            ])
     }
 }

@@ -1,10 +1,10 @@
 import Foundation
 import MQTTBridge
-import Testing
+import ProcessSupport
 import TestSupport
+import Testing
 import TopicGateCore
 import TopicGateServer
-import ProcessSupport
 
 /// MQTT over TLS (the embedded broker's TLS listener) and over WebSockets (the gateway's relay),
 /// through the real executable and its embedded Mosquitto: devices there receive their pushes,
@@ -13,7 +13,8 @@ import ProcessSupport
 struct DeviceListenerTests {
     /// A gateway with its embedded broker and TLS listeners, and a member subscribed to a topic.
     func world() async throws -> (PushWorld, TestCertificate, tls: Int, wss: Int) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-cert-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-cert-\(UUID().uuidString)")
+            .path
         let certificate = try TestCertificate(in: directory)
         let (tls, wss) = (FreePort.next(), FreePort.next())
         let world = try await PushWorld.started(
@@ -41,7 +42,8 @@ struct DeviceListenerTests {
         let socket = try WebSocketConnection(port: port)
         #expect(socket.subprotocol == "mqtt")
         try socket.send(
-            MQTTPackets.connect(clientID: endpoint.topic, username: endpoint.username, password: password ?? endpoint.password))
+            MQTTPackets.connect(
+                clientID: endpoint.topic, username: endpoint.username, password: password ?? endpoint.password))
         let connack = try socket.nextPacket()
         #expect(connack.header == 0x20)
         return (socket, connack.body.last ?? 0xFF)
@@ -87,7 +89,8 @@ struct DeviceListenerTests {
         // upgrade picks the mqtt subprotocol; a masked close frame then ends the connection.
         let upgradeRequest =
             "GET /mqtt HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: mqtt\r\n\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: "
+            + "mqtt\r\n\r\n"
         let upgrade = try TLSClient.exchange(
             Array(upgradeRequest.utf8) + [0x88, 0x80, 0x01, 0x02, 0x03, 0x04], port: wss, certificate: certificate)
         #expect(upgrade.hasPrefix("HTTP/1.1 101"))

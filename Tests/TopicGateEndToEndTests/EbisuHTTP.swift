@@ -18,9 +18,10 @@ struct EbisuHTTP {
 
     /// `chunkSize`: khc sends the body in pieces of its stream buffer; small here so that even
     /// short bodies arrive in several chunks.
-    func call(_ method: String, _ path: String, token: String? = nil, contentType: String? = nil, body: String = "",
-              chunkSize: Int = 32) throws -> Reply
-    {
+    func call(
+        _ method: String, _ path: String, token: String? = nil, contentType: String? = nil, body: String = "",
+        chunkSize: Int = 32
+    ) throws -> Reply {
         let host = "127.0.0.1:\(port)"
         var request = "\(method) http://\(host)\(path) HTTP/1.1\r\nHOST: \(host)\r\n"
         request += "X-Kii-Appid: \(appID)\r\nX-Kii-Appkey: k\r\n"

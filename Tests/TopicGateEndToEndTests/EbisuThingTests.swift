@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
-import Testing
 import TestSupport
+import Testing
 import TopicGateCore
 
 /// A thing running Kii's C SDK (ebisu), spoken byte for byte against the real executable and
@@ -29,7 +29,10 @@ struct EbisuThingTests {
         let onboarded = try ebisu.call(
             "POST", "\(thingIF)/onboardings", token: anonymousToken,
             contentType: "application/vnd.kii.OnboardingWithVendorThingIDByThing+json",
-            body: #"{"vendorThingID":"ebisu-1","thingPassword":"thing-pass","thingType":"lamp","firmwareVersion":"1.0","layoutPosition":"STANDALONE","thingProperties":{}}"#)
+            body:
+                #"{"vendorThingID":"ebisu-1","thingPassword":"thing-pass","thingType":"lamp","firmwareVersion":"1.0","#
+                + #""layoutPosition":"STANDALONE","thingProperties":{}}"#
+        )
         #expect(onboarded.status == 200)
         let thingID = try #require(onboarded.object["thingID"]?.stringValue)
         let thingToken = try #require(onboarded.object["accessToken"]?.stringValue)
@@ -69,7 +72,9 @@ struct EbisuThingTests {
 
         // MQTT 3.1 (MQIsdp), client ID = username, clean session, then SUBSCRIBE at QoS 0.
         let mqtt = try RawConnection(port: Int(port), timeout: .seconds(15))
-        try mqtt.send(MQTTPackets.connect(protocol: MQTTPackets.mqtt31, clientID: username, username: username, password: password))
+        try mqtt.send(
+            MQTTPackets.connect(
+                protocol: MQTTPackets.mqtt31, clientID: username, username: username, password: password))
         #expect(try mqtt.receive(exactly: 4) == [0x20, 0x02, 0x00, 0x00])
         try mqtt.send(MQTTPackets.subscribe(topic, qos: 0))
         #expect(try mqtt.receive(exactly: 5) == [0x90, 0x03, 0x00, 0x01, 0x00])
@@ -104,7 +109,8 @@ struct EbisuThingTests {
             contentType: "application/vnd.kii.CommandResultsUpdateRequest+json",
             body: #"{"actionResults":[{"LampAlias":[{"turnPower":{"succeeded":true}}]}]}"#)
         #expect(results.status == 204)
-        let read = try await world.call(.get, "\(thingIF)/targets/thing:\(thingID)/commands/\(commandID)", token: owner.token)
+        let read = try await world.call(
+            .get, "\(thingIF)/targets/thing:\(thingID)/commands/\(commandID)", token: owner.token)
         #expect(read.object["commandState"]?.stringValue == "DONE")
         let state = #"{"LampAlias":{"power":true,"brightness":80}}"#
         let uploaded = try ebisu.call(

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
-import Testing
 import TestSupport
+import Testing
 import TopicGateCore
 import TopicGateServer
 import TopicGateStore
@@ -48,7 +48,8 @@ struct EmulatorTests {
 
     @Test("thing + phone: the command goes out, its commandID comes back to that phone only, state is published")
     func tour() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-emulate-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-emulate-\(UUID().uuidString)")
+            .path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let server = ServerProcess(dataDirectory: directory)
         try await server.start()
@@ -66,7 +67,10 @@ struct EmulatorTests {
         #expect(try await bystander.waitFor("listening"), "\(bystander.output)")
 
         let (ownStatus, owned, ownErrors) = try await server.runCLI(
-            ["emulate", "phone", "own", "--profile", phone, "--vendor-thing-id", "lamp-1", "--password", "lamp-secret"],
+            [
+                "emulate", "phone", "own", "--profile", phone, "--vendor-thing-id", "lamp-1", "--password",
+                "lamp-secret",
+            ],
             credentials: environment)
         #expect(ownStatus == 0, "\(ownErrors)")
         #expect(owned.contains("owner of thing th."))
@@ -82,14 +86,19 @@ struct EmulatorTests {
 
         // The same phone is the same user on the next run (its token was kept).
         let profile = try #require(PhoneProfileFile.userID(phone))
-        #expect(try await server.runCLI(["emulate", "phone", "command", "--profile", phone, "--vendor-thing-id", "lamp-1"], credentials: environment).0 == 0)
+        #expect(
+            try await server.runCLI(
+                ["emulate", "phone", "command", "--profile", phone, "--vendor-thing-id", "lamp-1"],
+                credentials: environment
+            ).0 == 0)
         #expect(PhoneProfileFile.userID(phone) == profile)
 
         // The bystander phone received nothing before a marker sent to it after all that; the
         // thing's state reached the server.
         let bystanderUser = (
             id: try #require(PhoneProfileFile.userID(directory + ".bystander.json")),
-            token: try #require(PhoneProfileFile.token(directory + ".bystander.json")))
+            token: try #require(PhoneProfileFile.token(directory + ".bystander.json"))
+        )
         let marker = try await server.marker(to: bystanderUser)
         #expect(try await bystander.waitFor(marker), "\(bystander.output)")
         #expect(bystander.output.components(separatedBy: "push:").count == 2, "\(bystander.output)")
@@ -97,7 +106,10 @@ struct EmulatorTests {
         let token = try #require(PhoneProfileFile.token(phone))
         let thingID = try #require(owned.split(separator: " ").first { $0.hasPrefix("th.") }.map(String.init))
         let statePath = "/thing-if/apps/\(appID)/targets/thing:\(thingID)/states"
-        #expect(try await eventually(timeout: .seconds(4)) { try await server.call(.get, statePath, token: token).status == .ok })
+        #expect(
+            try await eventually(timeout: .seconds(4)) {
+                try await server.call(.get, statePath, token: token).status == .ok
+            })
         #expect(try await server.call(.get, statePath, token: token).object["power"] != nil)
         try await server.stop(signal: SIGTERM)
     }

@@ -2,8 +2,8 @@ import Foundation
 import GRDB
 import HTTPTypes
 import MQTTBridge
-import Testing
 import TestSupport
+import Testing
 import TopicGateCore
 
 /// Device migration, disabling and the idle pseudo user cleanup through the real executable,
@@ -36,7 +36,9 @@ struct MigrationEndToEndTests {
         }
     }
 
-    @Test("A new phone logs in through the link and receives the user's pushes beside the old one; guesses get locked out")
+    @Test(
+        "A new phone logs in through the link and receives the user's pushes beside the old one; guesses get locked out"
+    )
     func migration() async throws {
         let world = try await PushWorld.started()
         let scene = try await world.subscribedMember()
@@ -64,7 +66,9 @@ struct MigrationEndToEndTests {
         #expect(await bystanderInbox.before(marker: try await world.marker(to: bystanderUser)) == [])
 
         // Someone guessing secrets for the external ID is locked out, and then so is the right secret.
-        for _ in 0..<5 { #expect(try await linkLogin(world, secret: String(repeating: "0f", count: 32)).status == .badRequest) }
+        for _ in 0..<5 {
+            #expect(try await linkLogin(world, secret: String(repeating: "0f", count: 32)).status == .badRequest)
+        }
         let locked = try await linkLogin(world)
         #expect(locked.status == .badRequest)
         #expect(locked.object["error_description"]?.stringValue == "The login name is locked")
@@ -88,7 +92,9 @@ struct MigrationEndToEndTests {
         #expect(disabled.status == .noContent)
         #expect(await events.next() == .disconnected(expected: false))
         if case .refused? = await events.next() {} else { Issue.record("the disabled thing's device reconnected") }
-        #expect(try await world.call(.get, "\(world.app)/things/\(thing.id)", token: thing.token).object["errorCode"] == "THING_DISABLED")
+        #expect(
+            try await world.call(.get, "\(world.app)/things/\(thing.id)", token: thing.token).object["errorCode"]
+                == "THING_DISABLED")
         try await world.stop()
     }
 
@@ -108,7 +114,8 @@ struct MigrationEndToEndTests {
             "TOPICGATE_CLIENT_SECRET": credentials.clientSecret,
         ]
 
-        let preview = try await world.server.runCLI(["users", "cleanup", "--idle-days", "30", "--dry-run"], credentials: environment)
+        let preview = try await world.server.runCLI(
+            ["users", "cleanup", "--idle-days", "30", "--dry-run"], credentials: environment)
         #expect(preview.0 == 0)
         #expect(preview.1.contains("Would remove 1 pseudo user(s)"))
         #expect(preview.1.contains(idle.id))
@@ -121,23 +128,29 @@ struct MigrationEndToEndTests {
         #expect(run.0 == 0)
         #expect(run.1.contains("Removed 1 pseudo user(s)"))
         #expect(await events.next() == .disconnected(expected: false))
-        #expect(try await world.call(.get, "\(world.app)/users/me", token: idle.token).object["errorCode"] == "WRONG_TOKEN")
+        #expect(
+            try await world.call(.get, "\(world.app)/users/me", token: idle.token).object["errorCode"] == "WRONG_TOKEN")
         #expect(try await world.call(.get, "\(world.app)/users/me", token: active.token).status == .ok)
         try await world.stop()
     }
 
     @Test("serve --pseudo-user-idle-days removes idle pseudo users on its schedule")
     func scheduledCleanup() async throws {
-        let world = try await PushWorld.started(arguments: ["--pseudo-user-idle-days", "30", "--pseudo-user-cleanup-interval", "1"])
+        let world = try await PushWorld.started(arguments: [
+            "--pseudo-user-idle-days", "30", "--pseudo-user-cleanup-interval", "1",
+        ])
         let idle = try await world.pseudoUser()
         let active = try await world.pseudoUser()
         let admin = try await world.adminToken()
         try age(world, userID: idle.id, days: 31)
         // Asked by the admin: a request with the idle user's own token would be activity.
-        #expect(try await eventually {
-            try await world.call(.get, "\(world.app)/users/\(idle.id)", token: admin).object["errorCode"] == "USER_NOT_FOUND"
-        })
-        #expect(try await world.call(.get, "\(world.app)/users/me", token: idle.token).object["errorCode"] == "WRONG_TOKEN")
+        #expect(
+            try await eventually {
+                try await world.call(.get, "\(world.app)/users/\(idle.id)", token: admin).object["errorCode"]
+                    == "USER_NOT_FOUND"
+            })
+        #expect(
+            try await world.call(.get, "\(world.app)/users/me", token: idle.token).object["errorCode"] == "WRONG_TOKEN")
         #expect(try await world.call(.get, "\(world.app)/users/me", token: active.token).status == .ok)
         try await world.stop()
     }

@@ -1,12 +1,13 @@
 import Foundation
 import HTTPTypes
-import MQTTBridge
-import Testing
-import TestSupport
 import Logging
+import MQTTBridge
+import TestSupport
+import Testing
 import TopicGateCore
-@testable import TopicGateServer
 import TopicGateStore
+
+@testable import TopicGateServer
 
 /// A push the broker cannot take is refused when it is sent, and one that reaches the outbox
 /// anyway (accepted before an upgrade, or failing for good) goes to the dead letters instead
@@ -26,7 +27,9 @@ struct PoisonPushTests {
                 body: JSONWriter.string(["data": ["x": .string(Self.huge)]]))
             #expect(sent.status == .badRequest)
             #expect(sent.object["errorCode"] == "INVALID_INPUT_DATA")
-            #expect(sent.object["maximumBytes"]?.intValue == Int64(PushSizeLimit(maximumPacketSize: 262_144).maximumPayloadBytes))
+            #expect(
+                sent.object["maximumBytes"]?.intValue
+                    == Int64(PushSizeLimit(maximumPacketSize: 262_144).maximumPayloadBytes))
             let thing = try await world.onboardThing("lamp-poison", owner: scene.owner)
             let command = try await world.call(
                 .post, "/thing-if/apps/\(world.appID)/targets/thing:\(thing.id)/commands", token: scene.owner.token,
@@ -50,7 +53,8 @@ struct PoisonPushTests {
         try await world.stop()
     }
 
-    @Test("An oversized message already in the outbox becomes a dead letter; later pushes arrive; it survives no restart")
+    @Test(
+        "An oversized message already in the outbox becomes a dead letter; later pushes arrive; it survives no restart")
     func oversizedOutboxMessageIsDeadLettered() async throws {
         let world = try await PushWorld.started()
         do {
@@ -79,7 +83,8 @@ struct PoisonPushTests {
             let first = letters.object["deadLetters"]?.arrayValue?.first?.objectValue
             #expect(first?["pushMessageID"] == "poison-1")
             #expect(first?["reason"]?.stringValue?.contains("max_packet_size") == true)
-            #expect(try await world.call(.get, "\(world.app)/dead-letters", token: scene.owner.token).status == .forbidden)
+            #expect(
+                try await world.call(.get, "\(world.app)/dead-letters", token: scene.owner.token).status == .forbidden)
             #expect(try await world.server.metricsText().contains("topicgate_dead_letters 1"))
             #expect(try await store.pendingMessageCount() == 0)
             device.shutdown()

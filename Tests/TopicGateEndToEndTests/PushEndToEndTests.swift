@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
 import MQTTBridge
-import Testing
 import TestSupport
+import Testing
 import TopicGateCore
 
 /// Sends reach devices through the real executable and a real Mosquitto, and only the devices
@@ -21,7 +21,10 @@ struct PushEndToEndTests {
         let bEndpoint = try await world.install(token: b.token)
         let aDevice = try await world.connectedDevice(aEndpoint)
         let bDevice = try await world.connectedDevice(bEndpoint)
-        defer { aDevice.shutdown(); bDevice.shutdown() }
+        defer {
+            aDevice.shutdown()
+            bDevice.shutdown()
+        }
         let aReceived = ReceivedMessages(aDevice)
         let bReceived = ReceivedMessages(bDevice)
 
@@ -45,7 +48,10 @@ struct PushEndToEndTests {
         let a = try await world.pseudoUser()
         let b = try await world.pseudoUser()
         let endpoint = try await world.install(token: a.token)
-        for key in ["installationID", "username", "password", "mqttTopic", "host", "portTCP", "portSSL", "portWS", "portWSS", "X-MQTT-TTL"] {
+        for key in [
+            "installationID", "username", "password", "mqttTopic", "host", "portTCP", "portSSL", "portWS", "portWSS",
+            "X-MQTT-TTL",
+        ] {
             let value = try #require(endpoint.object[key], "\(key) missing")
             #expect(value != .string("") && value != .null, "\(key) empty")
         }
@@ -65,7 +71,8 @@ struct PushEndToEndTests {
         #expect(Int64(ttl) == endpoint.object["X-MQTT-TTL"]?.intValue)
         #expect((Int64(ttl) ?? 0) > 3600)
 
-        let other = try await world.call(.get, "\(world.app)/installations/\(endpoint.installationID)/mqtt-endpoint", token: b.token)
+        let other = try await world.call(
+            .get, "\(world.app)/installations/\(endpoint.installationID)/mqtt-endpoint", token: b.token)
         #expect(other.status == .forbidden || other.status == .notFound)
         #expect(other.object["password"] == nil)
         let unknown = try await world.call(.get, "\(world.app)/installations/nope/mqtt-endpoint", token: a.token)
@@ -74,7 +81,9 @@ struct PushEndToEndTests {
         try await world.stop()
     }
 
-    @Test("Wrong, expired and other devices' passwords are refused; # and other topics are refused SUBACKs with no messages")
+    @Test(
+        "Wrong, expired and other devices' passwords are refused; # and other topics get refused SUBACKs"
+    )
     func brokerRefusals() async throws {
         let world = try await PushWorld.started()
         let a = try await world.pseudoUser()
@@ -86,28 +95,34 @@ struct PushEndToEndTests {
 
         let now = Int64(Date().timeIntervalSince1970)
         var tampered = Array(aEndpoint.password.utf8)
-        tampered[tampered.count - 2] = tampered[tampered.count - 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        tampered[tampered.count - 2] =
+            tampered[tampered.count - 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
         let passwords = [
             "wrong": String(decoding: tampered, as: UTF8.self),
-            "expired": world.broker.signer.devicePassword(topic: aEndpoint.topic, issuedAt: now - 7200, expiresAt: now - 3600),
+            "expired": world.broker.signer.devicePassword(
+                topic: aEndpoint.topic, issuedAt: now - 7200, expiresAt: now - 3600),
             "other device's": bEndpoint.password,
             "empty": "",
         ]
         for (name, password) in passwords {
             let device = try world.device(aEndpoint, password: password)
             defer { device.shutdown() }
-            let error = await #expect(throws: MQTTError.self, "\(name) password") { try await device.connect(timeout: .seconds(5)) }
+            let error = await #expect(throws: MQTTError.self, "\(name) password") {
+                try await device.connect(timeout: .seconds(5))
+            }
             #expect(error?.code == .connectionRefused, "\(name) password")
         }
         // B's credentials under A's client ID and username: refused too.
-        let impostor = try MQTTClient(configuration: MQTTClientConfiguration(
-            host: "127.0.0.1", port: world.broker.port, clientID: bEndpoint.topic, username: aEndpoint.username,
-            password: bEndpoint.password))
+        let impostor = try MQTTClient(
+            configuration: MQTTClientConfiguration(
+                host: "127.0.0.1", port: world.broker.port, clientID: bEndpoint.topic, username: aEndpoint.username,
+                password: bEndpoint.password))
         defer { impostor.shutdown() }
         await #expect(throws: MQTTError.self) { try await impostor.connect(timeout: .seconds(5)) }
         // Anonymous: refused.
-        let anonymous = try MQTTClient(configuration: MQTTClientConfiguration(
-            host: "127.0.0.1", port: world.broker.port, clientID: "anonymous-\(UUID().uuidString.prefix(6))"))
+        let anonymous = try MQTTClient(
+            configuration: MQTTClientConfiguration(
+                host: "127.0.0.1", port: world.broker.port, clientID: "anonymous-\(UUID().uuidString.prefix(6))"))
         defer { anonymous.shutdown() }
         await #expect(throws: MQTTError.self) { try await anonymous.connect(timeout: .seconds(5)) }
 
@@ -149,17 +164,22 @@ struct PushEndToEndTests {
         try await world.push(topic, token: owner.token, message: "one")
         #expect(await received.wait(for: 1).count == 1)
         let groupID = topic.split(separator: "/")[4]
-        let removed = try await world.call(.delete, "\(topic)/acl/SUBSCRIBE_TO_TOPIC/GroupID:\(groupID)", token: owner.token)
+        let removed = try await world.call(
+            .delete, "\(topic)/acl/SUBSCRIBE_TO_TOPIC/GroupID:\(groupID)", token: owner.token)
         #expect(removed.status == .noContent)
         try await world.push(topic, token: owner.token, message: "two")
         #expect(await received.before(marker: try await world.marker(to: a), since: 1) == [])
 
-        let deleted = try await world.call(.delete, "\(world.app)/installations/\(endpoint.installationID)", token: a.token)
+        let deleted = try await world.call(
+            .delete, "\(world.app)/installations/\(endpoint.installationID)", token: a.token)
         #expect(deleted.status == .noContent)
         #expect(await events.next() == .disconnected(expected: false))
         // Its credentials still carry a valid signature; the plugin refuses them anyway.
         if case .refused? = await events.next() {} else { Issue.record("the deleted installation reconnected") }
-        #expect(try await world.call(.get, "\(world.app)/installations/\(endpoint.installationID)/mqtt-endpoint", token: a.token).status == .notFound)
+        #expect(
+            try await world.call(
+                .get, "\(world.app)/installations/\(endpoint.installationID)/mqtt-endpoint", token: a.token
+            ).status == .notFound)
         try await world.stop()
     }
 
@@ -187,7 +207,8 @@ struct PushEndToEndTests {
         defer { device.shutdown() }
         var events = device.connectionEvents.makeAsyncIterator()
         #expect(await events.next() == .connected)
-        #expect(try await world.call(.delete, "\(world.app)/things/\(thing.id)", token: owner.token).status == .noContent)
+        #expect(
+            try await world.call(.delete, "\(world.app)/things/\(thing.id)", token: owner.token).status == .noContent)
         #expect(await events.next() == .disconnected(expected: false))
         if case .refused? = await events.next() {} else { Issue.record("the deleted thing's device reconnected") }
         try await world.stop()
@@ -249,14 +270,18 @@ struct PushEndToEndTests {
         try await world.stop()
     }
 
-    @Test("A password change kicks the devices installed with the user's other tokens; disabling the user kicks the rest")
+    @Test(
+        "A password change kicks the devices installed with the user's other tokens; disabling the user kicks the rest")
     func passwordChangeAndDisable() async throws {
         let world = try await PushWorld.started()
         let user = try await world.normalUser("carol")
         let otherToken = try await world.login("carol", password: "password123")
         let kept = try await world.connectedDevice(try await world.install(token: user.token))
         let dropped = try await world.connectedDevice(try await world.install(token: otherToken))
-        defer { kept.shutdown(); dropped.shutdown() }
+        defer {
+            kept.shutdown()
+            dropped.shutdown()
+        }
         let keptReceived = ReceivedMessages(kept)
         var keptEvents = kept.connectionEvents.makeAsyncIterator()
         var droppedEvents = dropped.connectionEvents.makeAsyncIterator()
@@ -274,7 +299,8 @@ struct PushEndToEndTests {
 
         let admin = try await world.adminToken()
         let disabled = try await world.call(
-            .put, "\(world.app)/users/\(user.id)/status", token: admin, contentType: "application/json", body: #"{"disabled":true}"#)
+            .put, "\(world.app)/users/\(user.id)/status", token: admin, contentType: "application/json",
+            body: #"{"disabled":true}"#)
         #expect(disabled.status == .noContent)
         #expect(await keptEvents.next() == .disconnected(expected: false))
         try await world.stop()
@@ -295,7 +321,8 @@ struct PushEndToEndTests {
             Issue.record("no mqttEndpoint in \(onboarded.object)")
             return
         }
-        let endpoint = PushWorld.Endpoint(installationID: endpointJSON["installationID"]?.stringValue ?? "", object: endpointJSON)
+        let endpoint = PushWorld.Endpoint(
+            installationID: endpointJSON["installationID"]?.stringValue ?? "", object: endpointJSON)
         for key in ["installationID", "username", "password", "mqttTopic", "host", "portTCP", "X-MQTT-TTL"] {
             #expect(endpointJSON[key] != nil, "\(key)")
         }
@@ -305,7 +332,8 @@ struct PushEndToEndTests {
 
         let topic = "\(world.app)/things/\(thingID)/topics/commands"
         #expect(try await world.call(.put, topic, token: owner.token).status == .noContent)
-        #expect(try await world.call(.post, "\(topic)/push/subscriptions/things", token: thingToken).status == .noContent)
+        #expect(
+            try await world.call(.post, "\(topic)/push/subscriptions/things", token: thingToken).status == .noContent)
         try await world.push(topic, token: owner.token, message: "turn on")
         let messages = await received.wait(for: 1)
         #expect(messages.first?.object["msg"]?.stringValue == "turn on")

@@ -1,6 +1,6 @@
 import MQTTBridge
-import Testing
 import TestSupport
+import Testing
 
 /// `/metrics` of a gateway with a real broker.
 @Suite("Push metrics")
@@ -23,7 +23,9 @@ struct PushMetricsTests {
         let text = try await world.server.metricsText()
         #expect(Self.sample(text, "topicgate_mqtt_connected") == 1)
         #expect((Self.sample(text, "topicgate_pushes_published_total") ?? 0) >= 1)
-        #expect(Self.sample(text, "topicgate_pushes_acknowledged_total") == Self.sample(text, "topicgate_pushes_published_total"))
+        #expect(
+            Self.sample(text, "topicgate_pushes_acknowledged_total")
+                == Self.sample(text, "topicgate_pushes_published_total"))
         #expect(Self.sample(text, "topicgate_pushes_failed_total") == 0)
         try await world.stop()
     }

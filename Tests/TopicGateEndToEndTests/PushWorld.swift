@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
 import MQTTBridge
-import Testing
 import TestSupport
+import Testing
 import TopicGateCore
 import TopicGateServer
 import TopicGateStore
@@ -27,7 +27,8 @@ final class PushWorld: KiiAPI, @unchecked Sendable {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-push-\(UUID().uuidString)").path
         server = ServerProcess(
             dataDirectory: directory,
-            arguments: (embedded ? [] : ["--broker", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-secret-file", broker.secretFile])
+            arguments: (embedded
+                ? [] : ["--broker", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-secret-file", broker.secretFile])
                 + arguments)
     }
 
@@ -52,7 +53,8 @@ final class PushWorld: KiiAPI, @unchecked Sendable {
         let member = try await pseudoUser()
         let topic = try await groupTopic(owner: owner.token, members: [member.id])
         try await subscribe(topic, userID: member.id, token: member.token)
-        return SubscribedMember(owner: owner, member: member, topic: topic, endpoint: try await install(token: member.token))
+        return SubscribedMember(
+            owner: owner, member: member, topic: topic, endpoint: try await install(token: member.token))
     }
 
     /// Starts the broker and the gateway.
@@ -95,7 +97,8 @@ final class PushWorld: KiiAPI, @unchecked Sendable {
             throw TestFailure("onboarding answered no mqttEndpoint: \(onboarded.object)")
         }
         return (
-            try #require(onboarded.object["thingID"]?.stringValue), try #require(onboarded.object["accessToken"]?.stringValue),
+            try #require(onboarded.object["thingID"]?.stringValue),
+            try #require(onboarded.object["accessToken"]?.stringValue),
             Endpoint(installationID: endpoint["installationID"]?.stringValue ?? "", object: endpoint)
         )
     }
@@ -104,7 +107,8 @@ final class PushWorld: KiiAPI, @unchecked Sendable {
     /// endpoint's JSON).
     func install(token: String) async throws -> Endpoint {
         let id = try await call(
-            .post, "\(app)/installations", token: token, contentType: "application/vnd.kii.InstallationCreationRequest+json",
+            .post, "\(app)/installations", token: token,
+            contentType: "application/vnd.kii.InstallationCreationRequest+json",
             json: ["deviceType": "MQTT", "development": "true"]
         ).expect(.created).require("installationID")
         let endpoint = try await call(.get, "\(app)/installations/\(id)/mqtt-endpoint", token: token).expect(.ok)
@@ -130,9 +134,10 @@ final class PushWorld: KiiAPI, @unchecked Sendable {
 
     /// An MQTT client configured from `endpoint` exactly as Kii's SDKs do (client ID = topic).
     func device(_ endpoint: Endpoint, password: String? = nil, cleanSession: Bool = true) throws -> MQTTClient {
-        try MQTTClient(configuration: MQTTClientConfiguration(
-            host: endpoint.host, port: endpoint.portTCP, clientID: endpoint.topic, username: endpoint.username,
-            password: password ?? endpoint.password, cleanSession: cleanSession, reconnectDelay: (1, 1)))
+        try MQTTClient(
+            configuration: MQTTClientConfiguration(
+                host: endpoint.host, port: endpoint.portTCP, clientID: endpoint.topic, username: endpoint.username,
+                password: password ?? endpoint.password, cleanSession: cleanSession, reconnectDelay: (1, 1)))
     }
 
     /// Connects `endpoint`'s device and subscribes it to its topic.

@@ -43,7 +43,8 @@ final class ServerProcess: KiiAPI, @unchecked Sendable {
         while ContinuousClock.now < deadline {
             if (try? await call(.get, "/health")) != nil { return }
             guard process.isRunning else {
-                throw TestFailure("topicgate serve exited with status \(process.terminationStatus) before answering HTTP")
+                throw TestFailure(
+                    "topicgate serve exited with status \(process.terminationStatus) before answering HTTP")
             }
             try await Task.sleep(for: .milliseconds(50))
         }
@@ -54,12 +55,15 @@ final class ServerProcess: KiiAPI, @unchecked Sendable {
     func startWithoutProbe() async throws {
         let process = Process()
         process.executableURL = Self.executable
-        process.arguments = [
-            "serve", "--port", "\(port)", "--data-dir", dataDirectory, "--bcrypt-cost", "4", "--log-level", "error",
-            "--mqtt-port", "\(mqttPort)",
-        ] + (arguments.contains("--mqtt-ws-port") ? [] : ["--mqtt-ws-port", "\(webSocketPort)"]) + arguments
+        process.arguments =
+            [
+                "serve", "--port", "\(port)", "--data-dir", dataDirectory, "--bcrypt-cost", "4", "--log-level", "error",
+                "--mqtt-port", "\(mqttPort)",
+            ] + (arguments.contains("--mqtt-ws-port") ? [] : ["--mqtt-ws-port", "\(webSocketPort)"]) + arguments
         // Standard output (the app credentials on first start) goes to a file beside the data.
-        if !FileManager.default.fileExists(atPath: outputPath) { _ = FileManager.default.createFile(atPath: outputPath, contents: nil) }
+        if !FileManager.default.fileExists(atPath: outputPath) {
+            _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+        }
         let output = FileHandle(forWritingAtPath: outputPath)
         _ = try? output?.seekToEnd()
         process.standardOutput = output
@@ -81,7 +85,10 @@ final class ServerProcess: KiiAPI, @unchecked Sendable {
     /// A `key: value` line of what the first start printed (appKey, clientID, clientSecret).
     func printedValue(_ key: String) throws -> String {
         let text = try String(contentsOfFile: outputPath, encoding: .utf8)
-        guard let value = text.split(separator: "\n").first(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix(key + ":") })
+        guard
+            let value = text.split(separator: "\n").first(where: {
+                $0.trimmingCharacters(in: .whitespaces).hasPrefix(key + ":")
+            })
             .map({ String($0.split(separator: ":", maxSplits: 1)[1]).trimmingCharacters(in: .whitespaces) })
         else { throw TestFailure("no \(key) in \(outputPath)") }
         return value
@@ -102,7 +109,9 @@ final class ServerProcess: KiiAPI, @unchecked Sendable {
             while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(25)) }
         }
         self.process = nil
-        guard !process.isRunning else { throw TestFailure("topicgate serve (pid \(process.processIdentifier)) did not exit") }
+        guard !process.isRunning else {
+            throw TestFailure("topicgate serve (pid \(process.processIdentifier)) did not exit")
+        }
         return process.terminationStatus
     }
 
@@ -116,7 +125,8 @@ final class ServerProcess: KiiAPI, @unchecked Sendable {
         var headers = extra
         if let token { headers[.authorization] = "Bearer \(token)" }
         if let contentType { headers[.contentType] = contentType }
-        let request = TestClient.Request(path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
+        let request = TestClient.Request(
+            path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
         let response = try await TestClient.withClient(host: "127.0.0.1", port: port) { client in
             try await client.execute(request)
         }

@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
 import MQTTBridge
-import Testing
 import TestSupport
+import Testing
 import TopicGateCore
 import TopicGateServer
 import TopicGateStore
@@ -12,7 +12,8 @@ import TopicGateStore
 struct ServerProcessTests {
     @Test("Everything that returned 2xx is there after kill -9 and a restart")
     func survivesKill() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-kill-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-kill-\(UUID().uuidString)")
+            .path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let server = ServerProcess(dataDirectory: directory)
         try await server.start()
@@ -37,7 +38,8 @@ struct ServerProcessTests {
 
     @Test("SIGTERM and SIGINT stop the server cleanly with exit status 0")
     func gracefulShutdown() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-term-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-term-\(UUID().uuidString)")
+            .path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         for signal in [SIGTERM, SIGINT] {
             let server = ServerProcess(dataDirectory: directory)
@@ -49,13 +51,16 @@ struct ServerProcessTests {
 
     @Test("serve starts its own Mosquitto, restarts it when it dies, and stops it on shutdown")
     func embeddedBroker() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-embedded-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tg-embedded-\(UUID().uuidString)"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let server = ServerProcess(dataDirectory: directory)
         try await server.start()
         let secret = try String(contentsOfFile: directory + "/mqtt-secret", encoding: .utf8)
         #expect(secret.trimmingCharacters(in: .whitespacesAndNewlines).count == 64)
-        let permissions = try FileManager.default.attributesOfItem(atPath: directory + "/mqtt-secret")[.posixPermissions] as? Int
+        let permissions =
+            try FileManager.default.attributesOfItem(atPath: directory + "/mqtt-secret")[.posixPermissions] as? Int
         #expect(permissions == 0o600)
 
         // The data folder and the database are the gateway's alone; a root gateway's broker
@@ -67,8 +72,11 @@ struct ServerProcessTests {
         #expect(kill(first, 0) == 0)
         if asRoot {
             let status = try String(contentsOfFile: "/proc/\(first)/status", encoding: .utf8)
-            let uid = status.split(separator: "\n").first { $0.hasPrefix("Uid:") }?.split(whereSeparator: \.isWhitespace)
-            #expect(uid?.count ?? 0 > 2 && uid?[2] == Substring(String(getpwnam("mosquitto")!.pointee.pw_uid)), "effective uid")
+            let uid = status.split(separator: "\n").first { $0.hasPrefix("Uid:") }?.split(
+                whereSeparator: \.isWhitespace)
+            #expect(
+                uid?.count ?? 0 > 2 && uid?[2] == Substring(String(getpwnam("mosquitto")!.pointee.pw_uid)),
+                "effective uid")
             #expect(try Self.mode(directory + "/broker/mqtt-secret") == 0o600)
         }
         let appID = server.appID
@@ -76,7 +84,8 @@ struct ServerProcessTests {
         let installed = try await server.call(
             .post, "/api/apps/\(appID)/installations", token: token, json: ["deviceType": "MQTT"])
         let installation = try #require(installed.object["installationID"]?.stringValue)
-        let endpoint = try await server.call(.get, "/api/apps/\(appID)/installations/\(installation)/mqtt-endpoint", token: token)
+        let endpoint = try await server.call(
+            .get, "/api/apps/\(appID)/installations/\(installation)/mqtt-endpoint", token: token)
         #expect(endpoint.object["portTCP"]?.intValue == Int64(server.mqttPort))
         #expect(endpoint.object["host"]?.stringValue == "127.0.0.1")
 
@@ -89,9 +98,10 @@ struct ServerProcessTests {
         }
         #expect(second != first)
         let topic = try #require(endpoint.object["mqttTopic"]?.stringValue)
-        let device = try MQTTClient(configuration: MQTTClientConfiguration(
-            host: "127.0.0.1", port: server.mqttPort, clientID: topic, username: topic,
-            password: endpoint.object["password"]?.stringValue))
+        let device = try MQTTClient(
+            configuration: MQTTClientConfiguration(
+                host: "127.0.0.1", port: server.mqttPort, clientID: topic, username: topic,
+                password: endpoint.object["password"]?.stringValue))
         defer { device.shutdown() }
         try await device.connect(timeout: .seconds(10))
         try await device.subscribe(topic)
@@ -104,7 +114,8 @@ struct ServerProcessTests {
 
     @Test("serve refuses an MQTT secret file that group or others can read, and says how to fix it")
     func looseSecretRefused() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-loose-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-loose-\(UUID().uuidString)")
+            .path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(
@@ -119,7 +130,8 @@ struct ServerProcessTests {
     }
 
     static func mode(_ path: String) throws -> Int {
-        ((try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue ?? 0) & 0o777
+        ((try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue ?? 0)
+            & 0o777
     }
 
     /// The embedded broker's pid, from the pid file it writes.

@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
 import MQTTBridge
-import Testing
 import TestSupport
+import Testing
 import TopicGateCore
 import TopicGateServer
 
@@ -35,15 +35,22 @@ struct ThingPasswordRevocationTests {
             #expect(await attackerEvents.next() == .connected)
 
             // The owner changes the password: the attacker's token and device are revoked.
-            #expect(try await world.call(
-                .put, "\(world.app)/things/\(thing.id)/password", token: owner.token,
-                contentType: "application/vnd.kii.ChangeThingPasswordRequest+json",
-                body: JSONWriter.string(["newPassword": "new-thing-secret"])).status == .noContent)
+            #expect(
+                try await world.call(
+                    .put, "\(world.app)/things/\(thing.id)/password", token: owner.token,
+                    contentType: "application/vnd.kii.ChangeThingPasswordRequest+json",
+                    body: JSONWriter.string(["newPassword": "new-thing-secret"])
+                ).status == .noContent)
             #expect(await attackerEvents.next() == .disconnected(expected: false))
-            if case .refused? = await attackerEvents.next() {} else { Issue.record("the attacker's device reconnected") }
+            if case .refused? = await attackerEvents.next() {
+            } else {
+                Issue.record("the attacker's device reconnected")
+            }
             let stolenToken = try #require(stolen.object["accessToken"]?.stringValue)
-            #expect(try await world.call(
-                .get, "/thing-if/apps/\(world.appID)/targets/thing:\(thing.id)/states", token: stolenToken).status == .forbidden)
+            #expect(
+                try await world.call(
+                    .get, "/thing-if/apps/\(world.appID)/targets/thing:\(thing.id)/states", token: stolenToken
+                ).status == .forbidden)
 
             // The real thing onboards with the new password and gets the next command; the
             // attacker's old credentials get nothing.
@@ -55,13 +62,16 @@ struct ThingPasswordRevocationTests {
                 throw TestFailure("no mqttEndpoint after the password change")
             }
             let device = try await world.connectedDevice(
-                PushWorld.Endpoint(installationID: renewedObject["installationID"]?.stringValue ?? "", object: renewedObject))
+                PushWorld.Endpoint(
+                    installationID: renewedObject["installationID"]?.stringValue ?? "", object: renewedObject))
             defer { device.shutdown() }
             let received = ReceivedMessages(device)
             let command = try await world.call(
                 .post, "/thing-if/apps/\(world.appID)/targets/thing:\(thing.id)/commands", token: owner.token,
                 contentType: "application/vnd.kii.CommandCreationRequest+json",
-                body: JSONWriter.string(["issuer": .string("user:\(owner.id)"), "actions": [["Lamp": [["power": true]]]]]))
+                body: JSONWriter.string([
+                    "issuer": .string("user:\(owner.id)"), "actions": [["Lamp": [["power": true]]]],
+                ]))
             #expect(command.status == .created)
             #expect(await received.wait(for: 1).first?.object["commandID"] == command.object["commandID"])
             // The attacker was kicked and refused: it holds no session to receive anything on.

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
-import Testing
 import TestSupport
+import Testing
 import TopicGateCore
 import TopicGateServer
 import TopicGateStore
@@ -23,7 +23,8 @@ struct AbuseControlTests {
         try await server.run { client in
             func signUp(_ address: String) async throws -> TestServer.Reply {
                 try await client.call(
-                    .post, "\(client.app)/users", contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
+                    .post, "\(client.app)/users",
+                    contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
                     body: "{}", headers: Self.from(address))
             }
             for _ in 0..<3 { #expect(try await signUp("203.0.113.1").status == .created) }
@@ -42,9 +43,11 @@ struct AbuseControlTests {
             #expect(try await signUp("203.0.113.1").status == .created)
             // The admin is not limited.
             let admin = try await client.adminToken()
-            #expect(try await client.call(
-                .post, "\(client.app)/users", token: admin, contentType: "application/json", body: "{}",
-                headers: Self.from("203.0.113.1")).status == .created)
+            #expect(
+                try await client.call(
+                    .post, "\(client.app)/users", token: admin, contentType: "application/json", body: "{}",
+                    headers: Self.from("203.0.113.1")
+                ).status == .created)
         }
     }
 
@@ -62,7 +65,9 @@ struct AbuseControlTests {
                     .post, "\(client.app)/oauth2/token", contentType: "application/json",
                     json: ["username": .string(name), "password": .string(password)], headers: Self.from(address))
             }
-            for name in ["carol", "dave", "nobody"] { #expect(try await login(name, "wrong-password", from: "203.0.113.9").status == .badRequest) }
+            for name in ["carol", "dave", "nobody"] {
+                #expect(try await login(name, "wrong-password", from: "203.0.113.9").status == .badRequest)
+            }
             let limited = try await login("carol", "password123", from: "203.0.113.9")
             #expect(limited.status == .tooManyRequests)
             #expect(limited.headers[.retryAfter] != nil)
@@ -81,7 +86,11 @@ struct AbuseControlTests {
                     .post, "\(client.app)/oauth2/token", contentType: "application/json",
                     json: ["username": .string(name), "password": .string(password)])
             }
-            for _ in 0..<5 { #expect(try await login("erin", "wrong-password").string("error_description") == "The username or password is wrong.") }
+            for _ in 0..<5 {
+                #expect(
+                    try await login("erin", "wrong-password").string("error_description")
+                        == "The username or password is wrong.")
+            }
             let locked = try await login("ERIN", "password123")
             #expect(locked.status == .badRequest)
             #expect(locked.string("error_description") == "The login name is locked")
@@ -98,16 +107,22 @@ struct AbuseControlTests {
             let admin = try await client.adminToken()
             let user = try await client.normalUser("frank")
             let thing = try await client.thing("lamp-1")
-            #expect(try await client.call(
-                .put, "\(client.app)/things/\(thing.id)/status", token: user.token, contentType: "application/json",
-                body: #"{"disabled":true}"#).status == .forbidden)
-            #expect(try await client.call(
-                .put, "\(client.app)/things/\(thing.id)/status", token: admin, contentType: "application/json",
-                body: #"{"disabled":"yes"}"#).status == .badRequest)
+            #expect(
+                try await client.call(
+                    .put, "\(client.app)/things/\(thing.id)/status", token: user.token, contentType: "application/json",
+                    body: #"{"disabled":true}"#
+                ).status == .forbidden)
+            #expect(
+                try await client.call(
+                    .put, "\(client.app)/things/\(thing.id)/status", token: admin, contentType: "application/json",
+                    body: #"{"disabled":"yes"}"#
+                ).status == .badRequest)
             for (path, disabled) in [("users/\(user.id)", true), ("things/\(thing.id)", true)] {
-                #expect(try await client.call(
-                    .put, "\(client.app)/\(path)/status", token: admin, contentType: "application/json",
-                    json: ["disabled": .bool(disabled)]).status == .noContent)
+                #expect(
+                    try await client.call(
+                        .put, "\(client.app)/\(path)/status", token: admin, contentType: "application/json",
+                        json: ["disabled": .bool(disabled)]
+                    ).status == .noContent)
             }
             let userRefused = try await client.call(.get, "\(client.app)/users/me", token: user.token)
             #expect(userRefused.status == .unauthorized)
@@ -119,12 +134,16 @@ struct AbuseControlTests {
                 .post, "\(client.app)/oauth2/token", contentType: "application/json",
                 body: #"{"username":"VENDOR_THING_ID:lamp-1","password":"thing-password"}"#)
             #expect(thingLogin.status == .badRequest)
-            #expect(try await client.call(.get, "\(client.app)/things/\(thing.id)", token: admin).object["_disabled"] == true)
+            #expect(
+                try await client.call(.get, "\(client.app)/things/\(thing.id)", token: admin).object["_disabled"]
+                    == true)
 
             for path in ["users/\(user.id)", "things/\(thing.id)"] {
-                #expect(try await client.call(
-                    .put, "\(client.app)/\(path)/status", token: admin, contentType: "application/json",
-                    body: #"{"disabled":false}"#).status == .noContent)
+                #expect(
+                    try await client.call(
+                        .put, "\(client.app)/\(path)/status", token: admin, contentType: "application/json",
+                        body: #"{"disabled":false}"#
+                    ).status == .noContent)
             }
             #expect(try await client.call(.get, "\(client.app)/users/me", token: user.token).status == .ok)
             #expect(try await client.call(.get, "\(client.app)/things/\(thing.id)", token: thing.token).status == .ok)
@@ -135,7 +154,9 @@ struct AbuseControlTests {
         }
     }
 
-    @Test("Cleanup removes an idle pseudo user with all it had; keeps active, linked and normal users; dry run removes nothing")
+    @Test(
+        "Cleanup removes an idle pseudo user with all it had; keeps active, linked, normal users; dry run keeps all"
+    )
     func cleanup() async throws {
         let clock = ManualClock()
         let server = try await TestServer.make(push: true, clock: clock)
@@ -149,11 +170,15 @@ struct AbuseControlTests {
                 .post, "\(client.app)/users/me/links", token: linked.token, contentType: "application/json",
                 body: LinkRoutesTests.linkBody())
             // The idle user's things: a user-scope topic, a subscription to a group topic, a device.
-            #expect(try await client.call(.put, "\(client.app)/users/me/topics/inbox", token: idle.token).status == .noContent)
+            #expect(
+                try await client.call(.put, "\(client.app)/users/me/topics/inbox", token: idle.token).status
+                    == .noContent)
             let group = try await client.group(owner: active.token, members: [idle.id])
             let groupTopic = "\(client.app)/groups/\(group)/topics/news"
             #expect(try await client.call(.put, groupTopic, token: active.token).status == .noContent)
-            #expect(try await client.call(.put, "\(groupTopic)/push/subscriptions/users/\(idle.id)", token: idle.token).status == .noContent)
+            #expect(
+                try await client.call(.put, "\(groupTopic)/push/subscriptions/users/\(idle.id)", token: idle.token)
+                    .status == .noContent)
             let installed = try await client.call(
                 .post, "\(client.app)/installations", token: idle.token, contentType: "application/json",
                 body: #"{"deviceType":"MQTT"}"#)
@@ -167,32 +192,46 @@ struct AbuseControlTests {
                     .post, "\(client.app)/pseudo-user-cleanup", token: admin, contentType: "application/json",
                     json: ["idleDays": 30, "dryRun": .bool(dryRun)])
             }
-            #expect(try await client.call(
-                .post, "\(client.app)/pseudo-user-cleanup", token: active.token, contentType: "application/json",
-                body: #"{"idleDays":30}"#).status == .forbidden)
-            #expect(try await client.call(
-                .post, "\(client.app)/pseudo-user-cleanup", token: admin, contentType: "application/json",
-                body: #"{"idleDays":0}"#).status == .badRequest)
+            #expect(
+                try await client.call(
+                    .post, "\(client.app)/pseudo-user-cleanup", token: active.token, contentType: "application/json",
+                    body: #"{"idleDays":30}"#
+                ).status == .forbidden)
+            #expect(
+                try await client.call(
+                    .post, "\(client.app)/pseudo-user-cleanup", token: admin, contentType: "application/json",
+                    body: #"{"idleDays":0}"#
+                ).status == .badRequest)
             let preview = try await clean(dryRun: true)
             #expect(preview.status == .ok)
             #expect(preview.object["dryRun"] == true)
-            #expect(preview.object["users"]?.arrayValue?.compactMap { $0.objectValue?["userID"]?.stringValue } == [idle.id])
+            #expect(
+                preview.object["users"]?.arrayValue?.compactMap { $0.objectValue?["userID"]?.stringValue } == [idle.id])
             #expect(try await client.call(.get, "\(client.app)/users/\(idle.id)", token: admin).status == .ok)
 
             let removed = try await clean(dryRun: false)
             #expect(removed.object["count"] == 1)
-            #expect(try await client.call(.get, "\(client.app)/users/\(idle.id)", token: admin).errorCode == "USER_NOT_FOUND")
+            #expect(
+                try await client.call(.get, "\(client.app)/users/\(idle.id)", token: admin).errorCode
+                    == "USER_NOT_FOUND")
             #expect(try await client.call(.get, "\(client.app)/users/me", token: idle.token).errorCode == "WRONG_TOKEN")
-            #expect(try await server.store.installation(appID: server.app.id, id: InstallationID(installationID)) == nil)
-            #expect(try await client.call(.head, "\(client.app)/users/\(idle.id)/topics/inbox", token: admin).status == .notFound)
-            let subscribed = try await client.call(.get, "\(groupTopic)/push/subscriptions/users/\(idle.id)", token: admin)
+            #expect(
+                try await server.store.installation(appID: server.app.id, id: InstallationID(installationID)) == nil)
+            #expect(
+                try await client.call(.head, "\(client.app)/users/\(idle.id)/topics/inbox", token: admin).status
+                    == .notFound)
+            let subscribed = try await client.call(
+                .get, "\(groupTopic)/push/subscriptions/users/\(idle.id)", token: admin)
             #expect(subscribed.status == .notFound)
             for kept in [active.id, linked.id, normal.id] {
                 #expect(try await client.call(.get, "\(client.app)/users/\(kept)", token: admin).status == .ok)
             }
             #expect(try await clean(dryRun: false).object["count"] == 0)
             let audit = try await client.call(.get, "\(client.app)/security-audit", token: admin)
-            #expect((audit.object["events"]?.arrayValue ?? []).contains { $0.objectValue?["event"] == "PSEUDO_USER_REMOVED" })
+            #expect(
+                (audit.object["events"]?.arrayValue ?? []).contains {
+                    $0.objectValue?["event"] == "PSEUDO_USER_REMOVED"
+                })
         }
     }
 }

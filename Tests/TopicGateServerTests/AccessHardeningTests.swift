@@ -1,10 +1,11 @@
 import Foundation
 import HTTPTypes
-import Testing
 import TestSupport
+import Testing
 import TopicGateCore
-@testable import TopicGateServer
 import TopicGateStore
+
+@testable import TopicGateServer
 
 /// What a caller may learn and keep: no user enumeration through changes, no membership
 /// revealed by explanations, no rights kept after leaving a group or a thing, and no revoked
@@ -35,12 +36,16 @@ struct AccessHardeningTests {
             }
             // The user itself and the admin still can.
             let admin = try await client.adminToken()
-            #expect(try await client.call(
-                .post, "\(client.app)/users/LOGIN_NAME:ann", token: admin, contentType: "application/json",
-                body: #"{"displayName":"Ann"}"#).status == .ok)
-            #expect(try await client.call(
-                .post, "\(client.app)/users/LOGIN_NAME:nobody-here", token: admin, contentType: "application/json",
-                body: #"{"displayName":"x"}"#).errorCode == "USER_NOT_FOUND")
+            #expect(
+                try await client.call(
+                    .post, "\(client.app)/users/LOGIN_NAME:ann", token: admin, contentType: "application/json",
+                    body: #"{"displayName":"Ann"}"#
+                ).status == .ok)
+            #expect(
+                try await client.call(
+                    .post, "\(client.app)/users/LOGIN_NAME:nobody-here", token: admin, contentType: "application/json",
+                    body: #"{"displayName":"x"}"#
+                ).errorCode == "USER_NOT_FOUND")
         }
     }
 
@@ -54,21 +59,27 @@ struct AccessHardeningTests {
             // A user-scope topic of the owner: the owner manages it, but must not learn bob's groups.
             let topic = "\(client.app)/users/me/topics/diary"
             #expect(try await client.call(.put, topic, token: owner.token).status == .noContent)
-            #expect(try await client.call(.put, "\(topic)/acl/SEND_MESSAGE_TO_TOPIC/GroupID:\(group)", token: owner.token).status == .noContent)
+            #expect(
+                try await client.call(.put, "\(topic)/acl/SEND_MESSAGE_TO_TOPIC/GroupID:\(group)", token: owner.token)
+                    .status == .noContent)
             let aboutBob = try await client.call(
                 .get, "\(topic)/acl-explain?principal=user:\(bob.id)&action=SEND_MESSAGE_TO_TOPIC", token: owner.token)
             #expect(aboutBob.status == .forbidden)
             #expect(aboutBob.object["allowed"] == nil)
             let aboutSelf = try await client.call(
-                .get, "\(topic)/acl-explain?principal=user:\(owner.id)&action=SEND_MESSAGE_TO_TOPIC", token: owner.token)
+                .get, "\(topic)/acl-explain?principal=user:\(owner.id)&action=SEND_MESSAGE_TO_TOPIC", token: owner.token
+            )
             #expect(aboutSelf.object["allowed"] == true)
             let aboutAnonymous = try await client.call(
                 .get, "\(topic)/acl-explain?principal=anonymous&action=SUBSCRIBE_TO_TOPIC", token: owner.token)
             #expect(aboutAnonymous.object["allowed"] == false)
             let admin = try await client.adminToken()
             let ownerTopic = "\(client.app)/users/\(owner.id)/topics/diary"
-            #expect(try await client.call(
-                .get, "\(ownerTopic)/acl-explain?principal=user:\(bob.id)&action=SEND_MESSAGE_TO_TOPIC", token: admin).object["allowed"] == true)
+            #expect(
+                try await client.call(
+                    .get, "\(ownerTopic)/acl-explain?principal=user:\(bob.id)&action=SEND_MESSAGE_TO_TOPIC",
+                    token: admin
+                ).object["allowed"] == true)
         }
     }
 
@@ -81,13 +92,21 @@ struct AccessHardeningTests {
             let group = try await client.group(owner: owner.token, members: [carol.id])
             let topic = "\(client.app)/groups/\(group)/topics/plans"
             #expect(try await client.call(.put, topic, token: carol.token).status == .noContent)
-            #expect(try await client.call(.delete, "\(topic)/acl/SEND_MESSAGE_TO_TOPIC/UserID:\(carol.id)", token: owner.token)
+            #expect(
+                try await client.call(
+                    .delete, "\(topic)/acl/SEND_MESSAGE_TO_TOPIC/UserID:\(carol.id)", token: owner.token
+                )
                 .errorCode == "ACL_ENTRY_NOT_REMOVABLE")
-            #expect(try await client.call(.delete, "\(client.app)/groups/\(group)/members/\(carol.id)", token: owner.token).status
-                == .noContent)
+            #expect(
+                try await client.call(.delete, "\(client.app)/groups/\(group)/members/\(carol.id)", token: owner.token)
+                    .status
+                    == .noContent)
             // Carol may no longer manage the topic…
             #expect(try await client.call(.get, "\(topic)/acl", token: carol.token).status == .forbidden)
-            #expect(try await client.call(.put, "\(topic)/acl/SUBSCRIBE_TO_TOPIC/UserID:ANY_AUTHENTICATED_USER", token: carol.token)
+            #expect(
+                try await client.call(
+                    .put, "\(topic)/acl/SUBSCRIBE_TO_TOPIC/UserID:ANY_AUTHENTICATED_USER", token: carol.token
+                )
                 .status == .forbidden)
             // …and the group's owner can remove her entries.
             let detailed = try await client.call(.get, "\(topic)/acl?detailed=true", token: owner.token)
@@ -95,8 +114,10 @@ struct AccessHardeningTests {
                 .filter { $0["subject"]?.stringValue == "UserID:\(carol.id)" }
             #expect(!carolEntries.isEmpty && carolEntries.allSatisfy { $0["removable"] == true })
             for action in ["SEND_MESSAGE_TO_TOPIC", "SUBSCRIBE_TO_TOPIC"] {
-                #expect(try await client.call(.delete, "\(topic)/acl/\(action)/UserID:\(carol.id)", token: owner.token).status
-                    == .noContent)
+                #expect(
+                    try await client.call(.delete, "\(topic)/acl/\(action)/UserID:\(carol.id)", token: owner.token)
+                        .status
+                        == .noContent)
             }
             #expect(try await client.send(topic, token: carol.token).status == .forbidden)
         }
@@ -108,14 +129,23 @@ struct AccessHardeningTests {
         try await server.run { client in
             let dan = try await client.pseudoUser()
             let thing = try await client.thing("lamp-owned")
-            #expect(try await client.call(.put, "\(client.app)/things/\(thing.id)/ownership/user:\(dan.id)", token: thing.token)
+            #expect(
+                try await client.call(
+                    .put, "\(client.app)/things/\(thing.id)/ownership/user:\(dan.id)", token: thing.token
+                )
                 .status == .noContent)
             let topic = "\(client.app)/things/\(thing.id)/topics/status"
             #expect(try await client.call(.put, topic, token: dan.token).status == .noContent)
-            #expect(try await client.call(.delete, "\(client.app)/things/\(thing.id)/ownership/user:\(dan.id)", token: thing.token)
+            #expect(
+                try await client.call(
+                    .delete, "\(client.app)/things/\(thing.id)/ownership/user:\(dan.id)", token: thing.token
+                )
                 .status == .noContent)
             #expect(try await client.call(.get, "\(topic)/acl", token: dan.token).status == .forbidden)
-            #expect(try await client.call(.delete, "\(topic)/acl/SEND_MESSAGE_TO_TOPIC/UserID:\(dan.id)", token: thing.token)
+            #expect(
+                try await client.call(
+                    .delete, "\(topic)/acl/SEND_MESSAGE_TO_TOPIC/UserID:\(dan.id)", token: thing.token
+                )
                 .status == .noContent)
         }
     }
@@ -150,7 +180,10 @@ struct AccessHardeningTests {
             let ownerTopic = "\(client.app)/users/\(owner.id)/topics/t\(round)"
             #expect(try await client.call(.put, topic, token: owner.token).status == .noContent)
             for _ in 0..<15 {
-                #expect(try await client.call(.put, "\(ownerTopic)/acl/SEND_MESSAGE_TO_TOPIC/UserID:\(eve.id)", token: owner.token)
+                #expect(
+                    try await client.call(
+                        .put, "\(ownerTopic)/acl/SEND_MESSAGE_TO_TOPIC/UserID:\(eve.id)", token: owner.token
+                    )
                     .status == .noContent)
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for _ in 0..<4 {

@@ -1,5 +1,5 @@
-import Testing
 import ProcessSupport
+import Testing
 
 /// The embedded broker's generated configuration: its listeners as `--mqtt-host` and the TLS
 /// files make them, and the template's policy kept as written.
@@ -14,7 +14,8 @@ struct EmbeddedBrokerConfigFileTests {
 
     func render(host: String = "127.0.0.1", tls: EmbeddedBrokerConfigFile.TLSListener? = nil) -> [String] {
         EmbeddedBrokerConfigFile.render(
-            template: Self.template, port: 11883, pluginPath: "/p.so", secretFile: "/s", directory: "/d", runAsUser: nil,
+            template: Self.template, port: 11883, pluginPath: "/p.so", secretFile: "/s", directory: "/d",
+            runAsUser: nil,
             host: host, tls: tls, tlsPort: 18883
         ).split(separator: "\n").map(String.init)
     }
@@ -29,14 +30,17 @@ struct EmbeddedBrokerConfigFileTests {
 
     @Test("With TLS files: a second listener on the same address, its files right after it")
     func tlsListener() {
-        let lines = render(host: "0.0.0.0", tls: EmbeddedBrokerConfigFile.TLSListener(certfile: "/c.pem", keyfile: "/k.pem", cafile: "/ca.pem"))
+        let lines = render(
+            host: "0.0.0.0",
+            tls: EmbeddedBrokerConfigFile.TLSListener(certfile: "/c.pem", keyfile: "/k.pem", cafile: "/ca.pem"))
         let first = lines.firstIndex(of: "listener 11883 0.0.0.0")
         let second = lines.firstIndex(of: "listener 18883 0.0.0.0")
         #expect(first != nil && second != nil && first! < second!)
         if let second {
-            #expect(Array(lines[(second + 1)...(second + 4)]) == [
-                "certfile /c.pem", "keyfile /k.pem", "cafile /ca.pem", "tls_version tlsv1.2",
-            ])
+            #expect(
+                Array(lines[(second + 1)...(second + 4)]) == [
+                    "certfile /c.pem", "keyfile /k.pem", "cafile /ca.pem", "tls_version tlsv1.2",
+                ])
         }
     }
 }

@@ -1,6 +1,6 @@
 import HTTPTypes
-import Testing
 import TestSupport
+import Testing
 import TopicGateCore
 
 @Suite("Groups over HTTP")
@@ -25,7 +25,8 @@ struct GroupRoutesTests {
             #expect(read.string("name") == "family")
             #expect(read.string("owner") == owner.id)
             let members = try await client.call(.get, "\(client.app)/groups/\(groupID)/members", token: member.token)
-            let ids = Set(members.object["members"]?.arrayValue?.compactMap { $0.objectValue?["userID"]?.stringValue } ?? [])
+            let ids = Set(
+                members.object["members"]?.arrayValue?.compactMap { $0.objectValue?["userID"]?.stringValue } ?? [])
             #expect(ids == [owner.id, member.id])
 
             let refused = try await client.call(.get, "\(client.app)/groups/\(groupID)", token: stranger.token)
@@ -52,7 +53,8 @@ struct GroupRoutesTests {
             #expect(anonymous.status == .unauthorized)
             let thing = try await client.thing("group-maker")
             let byThing = try await client.call(
-                .post, "\(client.app)/groups", token: thing.token, contentType: "application/json", body: #"{"name":"x"}"#)
+                .post, "\(client.app)/groups", token: thing.token, contentType: "application/json",
+                body: #"{"name":"x"}"#)
             #expect(byThing.status == .forbidden)
             let noName = try await client.call(
                 .post, "\(client.app)/groups", token: user.token, contentType: "application/json", body: #"{}"#)
@@ -92,29 +94,49 @@ struct GroupRoutesTests {
                 ).string("groupID"))
             let group = "\(client.app)/groups/\(groupID)"
 
-            #expect(try await client.call(.put, "\(group)/name", token: member.token, contentType: "text/plain", body: "x").status == .forbidden)
-            #expect(try await client.call(.put, "\(group)/name", token: owner.token, contentType: "text/plain", body: "book club").status == .noContent)
+            #expect(
+                try await client.call(.put, "\(group)/name", token: member.token, contentType: "text/plain", body: "x")
+                    .status == .forbidden)
+            #expect(
+                try await client.call(
+                    .put, "\(group)/name", token: owner.token, contentType: "text/plain", body: "book club"
+                ).status == .noContent)
             #expect(try await client.call(.get, group, token: owner.token).string("name") == "book club")
 
-            #expect(try await client.call(.put, "\(group)/members/\(newcomer.id)", token: member.token).status == .forbidden)
-            #expect(try await client.call(.put, "\(group)/members/\(newcomer.id)", token: owner.token).status == .noContent)
+            #expect(
+                try await client.call(.put, "\(group)/members/\(newcomer.id)", token: member.token).status == .forbidden
+            )
+            #expect(
+                try await client.call(.put, "\(group)/members/\(newcomer.id)", token: owner.token).status == .noContent)
             #expect(try await client.call(.get, group, token: newcomer.token).status == .ok)
-            #expect(try await client.call(.put, "\(group)/members/nobody", token: owner.token).errorCode == "USER_NOT_FOUND")
+            #expect(
+                try await client.call(.put, "\(group)/members/nobody", token: owner.token).errorCode == "USER_NOT_FOUND"
+            )
 
             // A member leaves on its own; removing it again is a 404.
-            #expect(try await client.call(.delete, "\(group)/members/\(newcomer.id)", token: newcomer.token).status == .noContent)
+            #expect(
+                try await client.call(.delete, "\(group)/members/\(newcomer.id)", token: newcomer.token).status
+                    == .noContent)
             #expect(try await client.call(.get, group, token: newcomer.token).status == .forbidden)
-            #expect(try await client.call(.delete, "\(group)/members/\(newcomer.id)", token: owner.token).status == .notFound)
+            #expect(
+                try await client.call(.delete, "\(group)/members/\(newcomer.id)", token: owner.token).status
+                    == .notFound)
 
             // The owner cannot leave before handing the group over.
-            #expect(try await client.call(.delete, "\(group)/members/\(owner.id)", token: owner.token).errorCode == "OPERATION_NOT_ALLOWED")
+            #expect(
+                try await client.call(.delete, "\(group)/members/\(owner.id)", token: owner.token).errorCode
+                    == "OPERATION_NOT_ALLOWED")
             let handOver = try await client.call(
-                .put, "\(group)/owner", token: owner.token, contentType: "application/vnd.kii.GroupOwnerChangeRequest+json",
+                .put, "\(group)/owner", token: owner.token,
+                contentType: "application/vnd.kii.GroupOwnerChangeRequest+json",
                 json: ["owner": .string(member.id)])
             #expect(handOver.status == .noContent)
             #expect(try await client.call(.get, group, token: owner.token).string("owner") == member.id)
-            #expect(try await client.call(.put, "\(group)/name", token: owner.token, contentType: "text/plain", body: "y").status == .forbidden)
-            #expect(try await client.call(.delete, "\(group)/members/\(owner.id)", token: owner.token).status == .noContent)
+            #expect(
+                try await client.call(.put, "\(group)/name", token: owner.token, contentType: "text/plain", body: "y")
+                    .status == .forbidden)
+            #expect(
+                try await client.call(.delete, "\(group)/members/\(owner.id)", token: owner.token).status == .noContent)
 
             #expect(try await client.call(.delete, group, token: owner.token).status == .forbidden)
             #expect(try await client.call(.delete, group, token: member.token).status == .noContent)
@@ -135,9 +157,11 @@ struct GroupRoutesTests {
             }
             let owned = try await client.call(.get, "\(client.app)/groups?owner=\(owner.id)", token: owner.token)
             #expect(owned.object["groups"]?.arrayValue?.count == 2)
-            let memberOf = try await client.call(.get, "\(client.app)/groups?is_member=\(member.id)", token: member.token)
+            let memberOf = try await client.call(
+                .get, "\(client.app)/groups?is_member=\(member.id)", token: member.token)
             #expect(memberOf.object["groups"]?.arrayValue?.count == 2)
-            let ownedByMember = try await client.call(.get, "\(client.app)/groups?owner=\(member.id)", token: member.token)
+            let ownedByMember = try await client.call(
+                .get, "\(client.app)/groups?owner=\(member.id)", token: member.token)
             #expect(ownedByMember.object["groups"]?.arrayValue?.count == 0)
             let snooping = try await client.call(.get, "\(client.app)/groups?owner=\(owner.id)", token: member.token)
             #expect(snooping.status == .forbidden)
@@ -159,7 +183,9 @@ struct GroupRoutesTests {
                 ).string("groupID"))
             #expect(try await client.call(.delete, "\(client.app)/users/me", token: owner.token).status == .noContent)
             let admin = try await client.adminToken()
-            #expect(try await client.call(.get, "\(client.app)/groups/\(groupID)", token: admin).errorCode == "GROUP_NOT_FOUND")
+            #expect(
+                try await client.call(.get, "\(client.app)/groups/\(groupID)", token: admin).errorCode
+                    == "GROUP_NOT_FOUND")
         }
     }
 }

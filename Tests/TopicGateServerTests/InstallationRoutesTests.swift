@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
-import Testing
 import TestSupport
+import Testing
 import TopicGateCore
 
 /// Installations and mqtt-endpoint over HTTP: the shapes SDKs send, the errors, who may read.
@@ -18,14 +18,17 @@ struct InstallationRoutesTests {
                 #"{"deviceType":"MQTT","development":true}"#, #"{"deviceType":"MQTT", "development": "true"}"#,
                 #"{"installationType":"MQTT"}"#, #"{"deviceType":"MQTT","development":"false"}"#,
             ] {
-                let installed = try await client.call(.post, "\(client.app)/installations", token: user.token, contentType: Self.mediaType, body: body)
+                let installed = try await client.call(
+                    .post, "\(client.app)/installations", token: user.token, contentType: Self.mediaType, body: body)
                 #expect(installed.status == .created, "\(body)")
                 let id = try #require(installed.string("installationID"))
                 #expect(installed.string("installationRegistrationID")?.isEmpty == false)
                 #expect(installed.headers[.location] == "\(client.app)/installations/\(id)")
-                let endpoint = try await client.call(.get, "\(client.app)/installations/\(id)/mqtt-endpoint", token: user.token)
+                let endpoint = try await client.call(
+                    .get, "\(client.app)/installations/\(id)/mqtt-endpoint", token: user.token)
                 #expect(endpoint.status == .ok)
-                #expect(endpoint.headers[.contentType]?.hasPrefix("application/vnd.kii.MQTTEndpointResponse+json") == true)
+                #expect(
+                    endpoint.headers[.contentType]?.hasPrefix("application/vnd.kii.MQTTEndpointResponse+json") == true)
                 #expect(endpoint.string("host") == "mqtt.example.com")
                 #expect(endpoint.object["portTCP"]?.intValue == 1883)
                 #expect(endpoint.object["portSSL"]?.intValue == 8883)
@@ -35,15 +38,18 @@ struct InstallationRoutesTests {
         }
     }
 
-    @Test("Bad installation bodies get 400 with a clear errorCode, never a 500", arguments: [
-        "{}", #"{"deviceType":"FAX"}"#, #"{"deviceType":"MQTT","development":"maybe"}"#, #"{"deviceType":7}"#,
-        "[]", "not json", #"{"deviceType":"ANDROID"}"#,
-    ])
+    @Test(
+        "Bad installation bodies get 400 with a clear errorCode, never a 500",
+        arguments: [
+            "{}", #"{"deviceType":"FAX"}"#, #"{"deviceType":"MQTT","development":"maybe"}"#, #"{"deviceType":7}"#,
+            "[]", "not json", #"{"deviceType":"ANDROID"}"#,
+        ])
     func badBodies(body: String) async throws {
         let server = try await TestServer.make(push: true)
         try await server.run { client in
             let user = try await client.pseudoUser()
-            let reply = try await client.call(.post, "\(client.app)/installations", token: user.token, contentType: Self.mediaType, body: body)
+            let reply = try await client.call(
+                .post, "\(client.app)/installations", token: user.token, contentType: Self.mediaType, body: body)
             #expect(reply.status == .badRequest, "\(body): \(reply.text)")
             #expect(reply.errorCode != nil)
             #expect(reply.string("message")?.isEmpty == false)
@@ -57,10 +63,13 @@ struct InstallationRoutesTests {
             let ann = try await client.pseudoUser()
             let bob = try await client.pseudoUser()
             let admin = try await client.adminToken()
-            let noToken = try await client.call(.post, "\(client.app)/installations", contentType: Self.mediaType, body: #"{"deviceType":"MQTT"}"#)
+            let noToken = try await client.call(
+                .post, "\(client.app)/installations", contentType: Self.mediaType, body: #"{"deviceType":"MQTT"}"#)
             #expect(noToken.status == .unauthorized || noToken.status == .forbidden)
 
-            let installed = try await client.call(.post, "\(client.app)/installations", token: ann.token, contentType: Self.mediaType, body: #"{"deviceType":"MQTT"}"#)
+            let installed = try await client.call(
+                .post, "\(client.app)/installations", token: ann.token, contentType: Self.mediaType,
+                body: #"{"deviceType":"MQTT"}"#)
             let id = try #require(installed.string("installationID"))
             let path = "\(client.app)/installations/\(id)"
             let stolen = try await client.call(.get, "\(path)/mqtt-endpoint", token: bob.token)
@@ -75,13 +84,19 @@ struct InstallationRoutesTests {
             #expect(gone.errorCode == "INSTALLATION_NOT_FOUND")
 
             // The admin installs for a user, who then reads it; the admin must say for whom.
-            #expect(try await client.call(.post, "\(client.app)/installations", token: admin, contentType: Self.mediaType, body: #"{"deviceType":"MQTT"}"#).status == .badRequest)
+            #expect(
+                try await client.call(
+                    .post, "\(client.app)/installations", token: admin, contentType: Self.mediaType,
+                    body: #"{"deviceType":"MQTT"}"#
+                ).status == .badRequest)
             let forBob = try await client.call(
                 .post, "\(client.app)/installations", token: admin, contentType: Self.mediaType,
                 json: ["deviceType": "MQTT", "userID": .string(bob.id)])
             #expect(forBob.status == .created)
             let bobsID = try #require(forBob.string("installationID"))
-            #expect(try await client.call(.get, "\(client.app)/installations/\(bobsID)/mqtt-endpoint", token: bob.token).status == .ok)
+            #expect(
+                try await client.call(.get, "\(client.app)/installations/\(bobsID)/mqtt-endpoint", token: bob.token)
+                    .status == .ok)
         }
     }
 
@@ -95,10 +110,17 @@ struct InstallationRoutesTests {
                 body: #"{"deviceType":"ANDROID","installationRegistrationID":"fcm-token-1"}"#)
             #expect(installed.status == .created)
             let id = try #require(installed.string("installationID"))
-            #expect(try await client.call(.get, "\(client.app)/installations/ANDROID:fcm-token-1", token: user.token).status == .ok)
-            #expect(try await client.call(.get, "\(client.app)/installations/\(id)/mqtt-endpoint", token: user.token).status == .badRequest)
-            #expect(try await client.call(.delete, "\(client.app)/installations/ANDROID:fcm-token-1", token: user.token).status == .noContent)
-            #expect(try await client.call(.get, "\(client.app)/installations/\(id)", token: user.token).status == .notFound)
+            #expect(
+                try await client.call(.get, "\(client.app)/installations/ANDROID:fcm-token-1", token: user.token).status
+                    == .ok)
+            #expect(
+                try await client.call(.get, "\(client.app)/installations/\(id)/mqtt-endpoint", token: user.token).status
+                    == .badRequest)
+            #expect(
+                try await client.call(.delete, "\(client.app)/installations/ANDROID:fcm-token-1", token: user.token)
+                    .status == .noContent)
+            #expect(
+                try await client.call(.get, "\(client.app)/installations/\(id)", token: user.token).status == .notFound)
         }
     }
 
@@ -107,9 +129,12 @@ struct InstallationRoutesTests {
         let server = try await TestServer.make()
         try await server.run { client in
             let user = try await client.pseudoUser()
-            let installed = try await client.call(.post, "\(client.app)/installations", token: user.token, contentType: Self.mediaType, body: #"{"deviceType":"MQTT"}"#)
+            let installed = try await client.call(
+                .post, "\(client.app)/installations", token: user.token, contentType: Self.mediaType,
+                body: #"{"deviceType":"MQTT"}"#)
             let id = try #require(installed.string("installationID"))
-            let endpoint = try await client.call(.get, "\(client.app)/installations/\(id)/mqtt-endpoint", token: user.token)
+            let endpoint = try await client.call(
+                .get, "\(client.app)/installations/\(id)/mqtt-endpoint", token: user.token)
             #expect(endpoint.status == .serviceUnavailable)
             #expect(endpoint.errorCode == "MQTT_ENDPOINT_NOT_READY")
         }

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
-import Testing
 import TestSupport
+import Testing
 import TopicGateCore
 import TopicGateServer
 import TopicGateStore
@@ -17,7 +17,9 @@ struct LinkRoutesTests {
     static func linkBody(
         _ externalID: String = externalID, secret: String = secret, extra: [String: JSONValue] = [:]
     ) -> String {
-        let fields: [String: JSONValue] = ["provider": "icloud", "externalID": .string(externalID), "secret": .string(secret)]
+        let fields: [String: JSONValue] = [
+            "provider": "icloud", "externalID": .string(externalID), "secret": .string(secret),
+        ]
         return JSONWriter.string(.object(fields.merging(extra) { $1 }))
     }
 
@@ -32,7 +34,8 @@ struct LinkRoutesTests {
                 body: Self.linkBody())
             #expect(linked.status == .created)
             #expect(linked.string("userID") == deviceA.id)
-            #expect(linked.headers[.location]?.hasSuffix("/users/\(deviceA.id)/links/icloud/\(Self.externalID)") == true)
+            #expect(
+                linked.headers[.location]?.hasSuffix("/users/\(deviceA.id)/links/icloud/\(Self.externalID)") == true)
             #expect(!linked.text.contains(Self.secret) && !linked.text.contains(Secrets.sha256(Self.secret)))
             let again = try await client.call(
                 .post, "\(client.app)/users/me/links", token: deviceA.token, contentType: "application/json",
@@ -40,8 +43,9 @@ struct LinkRoutesTests {
             #expect(again.status == .ok)
 
             // The secret is kept only as its hash.
-            let stored = try #require(try await server.store.link(
-                appID: server.app.id, provider: "icloud", externalID: Self.externalID, userID: UserID(deviceA.id)))
+            let stored = try #require(
+                try await server.store.link(
+                    appID: server.app.id, provider: "icloud", externalID: Self.externalID, userID: UserID(deviceA.id)))
             #expect(stored.secretHash == Secrets.sha256(Self.secret))
 
             // Device B: no token, only the pair.
@@ -80,7 +84,8 @@ struct LinkRoutesTests {
             let bob = try await client.pseudoUser()
             func link(_ token: String?, _ body: String, path: String = "me") async throws -> TestServer.Reply {
                 try await client.call(
-                    .post, "\(client.app)/users/\(path)/links", token: token, contentType: "application/json", body: body)
+                    .post, "\(client.app)/users/\(path)/links", token: token, contentType: "application/json",
+                    body: body)
             }
             for weak in ["0123456789abcdef", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "c2VjcmV0", "short secret"] {
                 let reply = try await link(ann.token, Self.linkBody(secret: weak))
@@ -89,9 +94,17 @@ struct LinkRoutesTests {
                 #expect(reply.string("field") == "secret")
             }
             #expect(try await link(ann.token, #"{"provider":"icloud","externalID":"x"}"#).string("field") == "secret")
-            #expect(try await link(ann.token, Self.linkBody().replacingOccurrences(of: "icloud", with: "i cloud")).string("field") == "provider")
-            #expect(try await link(ann.token, Self.linkBody(String(repeating: "x", count: 256))).string("field") == "externalID")
-            #expect(try await link(ann.token, JSONWriter.string(["provider": "icloud", "externalID": 7, "secret": .string(Self.secret)])).status == .badRequest)
+            #expect(
+                try await link(ann.token, Self.linkBody().replacingOccurrences(of: "icloud", with: "i cloud")).string(
+                    "field") == "provider")
+            #expect(
+                try await link(ann.token, Self.linkBody(String(repeating: "x", count: 256))).string("field")
+                    == "externalID")
+            #expect(
+                try await link(
+                    ann.token,
+                    JSONWriter.string(["provider": "icloud", "externalID": 7, "secret": .string(Self.secret)])
+                ).status == .badRequest)
             #expect(try await link(ann.token, "not json").status == .badRequest)
             // Only a user links itself.
             #expect(try await link(nil, Self.linkBody()).status == .unauthorized)
@@ -109,18 +122,25 @@ struct LinkRoutesTests {
             let different = try await link(ann.token, Self.linkBody(secret: Self.otherSecret))
             #expect(different.status == .conflict)
             #expect(different.errorCode == "LINK_SECRET_MISMATCH")
-            #expect(try await link(ann.token, Self.linkBody(secret: Self.otherSecret, extra: ["rotate": true])).status == .badRequest)
+            #expect(
+                try await link(ann.token, Self.linkBody(secret: Self.otherSecret, extra: ["rotate": true])).status
+                    == .badRequest)
             let wrongOld = try await link(
-                ann.token, Self.linkBody(secret: Self.otherSecret, extra: ["rotate": true, "oldSecret": .string(Self.otherSecret)]))
+                ann.token,
+                Self.linkBody(
+                    secret: Self.otherSecret, extra: ["rotate": true, "oldSecret": .string(Self.otherSecret)]))
             #expect(wrongOld.errorCode == "LINK_SECRET_MISMATCH")
             let rotated = try await link(
-                ann.token, Self.linkBody(secret: Self.otherSecret, extra: ["rotate": true, "oldSecret": .string(Self.secret)]))
+                ann.token,
+                Self.linkBody(secret: Self.otherSecret, extra: ["rotate": true, "oldSecret": .string(Self.secret)]))
             #expect(rotated.status == .ok)
-            let oldLogin = try await client.call(.post, "\(client.app)/links/login", contentType: "application/json", body: Self.linkBody())
+            let oldLogin = try await client.call(
+                .post, "\(client.app)/links/login", contentType: "application/json", body: Self.linkBody())
             #expect(oldLogin.status == .badRequest)
             #expect(oldLogin.string("error_description") == "The external ID or secret is wrong.")
             let newLogin = try await client.call(
-                .post, "\(client.app)/links/login", contentType: "application/json", body: Self.linkBody(secret: Self.otherSecret))
+                .post, "\(client.app)/links/login", contentType: "application/json",
+                body: Self.linkBody(secret: Self.otherSecret))
             #expect(newLogin.string("id") == ann.id)
             // An unknown pair answers exactly like a wrong secret.
             let unknown = try await client.call(
@@ -130,7 +150,9 @@ struct LinkRoutesTests {
         }
     }
 
-    @Test("A squatter who links someone's external ID first neither blocks them nor learns anything, and gets only itself back")
+    @Test(
+        "A squatter who links another's external ID first neither blocks them nor learns anything"
+    )
     func squattingNeverBlocks() async throws {
         let server = try await TestServer.make()
         try await server.run { client in
@@ -150,7 +172,8 @@ struct LinkRoutesTests {
             // Ann's new device gets Ann back; Mallory's secret gets Mallory, never Ann.
             func login(_ secret: String) async throws -> String? {
                 try await client.call(
-                    .post, "\(client.app)/links/login", contentType: "application/json", body: Self.linkBody(secret: secret)
+                    .post, "\(client.app)/links/login", contentType: "application/json",
+                    body: Self.linkBody(secret: secret)
                 ).string("id")
             }
             #expect(try await login(Self.secret) == ann.id)
@@ -171,21 +194,28 @@ struct LinkRoutesTests {
             let ann = try await client.pseudoUser()
             let bob = try await client.pseudoUser()
             _ = try await client.call(
-                .post, "\(client.app)/users/me/links", token: ann.token, contentType: "application/json", body: Self.linkBody())
+                .post, "\(client.app)/users/me/links", token: ann.token, contentType: "application/json",
+                body: Self.linkBody())
             let path = "\(client.app)/users/\(ann.id)/links/icloud/\(Self.externalID)"
-            #expect(try await client.call(.get, "\(client.app)/users/\(ann.id)/links", token: bob.token).status == .forbidden)
+            #expect(
+                try await client.call(.get, "\(client.app)/users/\(ann.id)/links", token: bob.token).status
+                    == .forbidden)
             #expect(try await client.call(.delete, path, token: bob.token).status == .forbidden)
             let admin = try await client.adminToken()
-            #expect(try await client.call(.get, "\(client.app)/users/\(ann.id)/links", token: admin).object["links"]?.arrayValue?.count == 1)
+            #expect(
+                try await client.call(.get, "\(client.app)/users/\(ann.id)/links", token: admin).object["links"]?
+                    .arrayValue?.count == 1)
             #expect(try await client.call(.delete, path, token: ann.token).status == .noContent)
             let again = try await client.call(.delete, path, token: ann.token)
             #expect(again.status == .notFound)
             #expect(again.errorCode == "LINK_NOT_FOUND")
-            let login = try await client.call(.post, "\(client.app)/links/login", contentType: "application/json", body: Self.linkBody())
+            let login = try await client.call(
+                .post, "\(client.app)/links/login", contentType: "application/json", body: Self.linkBody())
             #expect(login.status == .badRequest)
             // Bob may now link the freed pair.
             let bobLinks = try await client.call(
-                .post, "\(client.app)/users/me/links", token: bob.token, contentType: "application/json", body: Self.linkBody())
+                .post, "\(client.app)/users/me/links", token: bob.token, contentType: "application/json",
+                body: Self.linkBody())
             #expect(bobLinks.status == .created)
         }
     }
@@ -197,12 +227,18 @@ struct LinkRoutesTests {
         try await server.run { client in
             let ann = try await client.pseudoUser()
             _ = try await client.call(
-                .post, "\(client.app)/users/me/links", token: ann.token, contentType: "application/json", body: Self.linkBody())
+                .post, "\(client.app)/users/me/links", token: ann.token, contentType: "application/json",
+                body: Self.linkBody())
             func login(_ secret: String) async throws -> TestServer.Reply {
                 try await client.call(
-                    .post, "\(client.app)/links/login", contentType: "application/json", body: Self.linkBody(secret: secret))
+                    .post, "\(client.app)/links/login", contentType: "application/json",
+                    body: Self.linkBody(secret: secret))
             }
-            for _ in 0..<4 { #expect(try await login(Self.otherSecret).string("error_description") == "The external ID or secret is wrong.") }
+            for _ in 0..<4 {
+                #expect(
+                    try await login(Self.otherSecret).string("error_description")
+                        == "The external ID or secret is wrong.")
+            }
             _ = try await login(Self.otherSecret)  // the fifth: locks for 30 s
             let locked = try await login(Self.secret)
             #expect(locked.status == .badRequest)
@@ -237,11 +273,15 @@ struct LinkRoutesTests {
         try await server.run { client in
             let ann = try await client.pseudoUser()
             _ = try await client.call(
-                .post, "\(client.app)/users/me/links", token: ann.token, contentType: "application/json", body: Self.linkBody())
-            func login(_ externalID: String, secret: String = LinkRoutesTests.otherSecret, from address: String) async throws -> TestServer.Reply {
+                .post, "\(client.app)/users/me/links", token: ann.token, contentType: "application/json",
+                body: Self.linkBody())
+            func login(_ externalID: String, secret: String = LinkRoutesTests.otherSecret, from address: String)
+                async throws -> TestServer.Reply
+            {
                 try await client.call(
                     .post, "\(client.app)/links/login", contentType: "application/json",
-                    body: Self.linkBody(externalID, secret: secret), headers: [HTTPField.Name("X-Forwarded-For")!: address])
+                    body: Self.linkBody(externalID, secret: secret),
+                    headers: [HTTPField.Name("X-Forwarded-For")!: address])
             }
             // Twenty guesses at twenty different external IDs from one address...
             for index in 0..<20 { _ = try await login("_guess\(index)", from: "203.0.113.7") }
@@ -251,7 +291,9 @@ struct LinkRoutesTests {
             #expect(locked.headers[.retryAfter] != nil)
             // Another address is not affected; the proxy's last hop counts, not what a client prepends.
             #expect(try await login(Self.externalID, secret: Self.secret, from: "198.51.100.2").status == .ok)
-            #expect(try await login(Self.externalID, secret: Self.secret, from: "198.51.100.2, 203.0.113.7").status == .badRequest)
+            #expect(
+                try await login(Self.externalID, secret: Self.secret, from: "198.51.100.2, 203.0.113.7").status
+                    == .badRequest)
         }
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
 import MQTTBridge
-import Testing
 import TestSupport
+import Testing
 import TopicGateCore
 
 /// `/metrics`, request IDs: what an operator watches.
@@ -32,10 +32,16 @@ struct ObservabilityTests {
             #expect(scraped.headers[.contentType]?.hasPrefix("text/plain") == true)
             let text = scraped.text
             let route = "/api/apps/{appID}/groups/{group}/topics/{topic}/push/messages"
-            #expect(Self.sample(text, #"topicgate_http_requests_total{route="\#(route)",method="POST",status="403"}"#) == 2)
-            #expect(Self.sample(text, #"topicgate_http_requests_total{route="\#(route)",method="POST",status="201"}"#) == 1)
-            #expect(Self.sample(text, #"topicgate_access_decisions_total{action="SEND_MESSAGE_TO_TOPIC",result="denied"}"#) == 2)
-            #expect(Self.sample(text, #"topicgate_access_decisions_total{action="SEND_MESSAGE_TO_TOPIC",result="allowed"}"#) == 1)
+            #expect(
+                Self.sample(text, #"topicgate_http_requests_total{route="\#(route)",method="POST",status="403"}"#) == 2)
+            #expect(
+                Self.sample(text, #"topicgate_http_requests_total{route="\#(route)",method="POST",status="201"}"#) == 1)
+            #expect(
+                Self.sample(text, #"topicgate_access_decisions_total{action="SEND_MESSAGE_TO_TOPIC",result="denied"}"#)
+                    == 2)
+            #expect(
+                Self.sample(text, #"topicgate_access_decisions_total{action="SEND_MESSAGE_TO_TOPIC",result="allowed"}"#)
+                    == 1)
             #expect(Self.sample(text, "topicgate_outbox_depth") == 0)
             #expect(Self.sample(text, #"topicgate_commands{state="SENDING"}"#) == 0)
             #expect(text.contains("topicgate_http_request_duration_seconds_bucket"))
@@ -47,7 +53,8 @@ struct ObservabilityTests {
     func requestIDs() async throws {
         let server = try await TestServer.make()
         try await server.run { client in
-            let given = try await client.call(.get, "/health", headers: [HTTPField.Name("X-Request-ID")!: "trace-42.a_b"])
+            let given = try await client.call(
+                .get, "/health", headers: [HTTPField.Name("X-Request-ID")!: "trace-42.a_b"])
             #expect(given.headers[HTTPField.Name("X-Request-ID")!] == "trace-42.a_b")
             let hostile = try await client.call(.get, "/health", headers: [HTTPField.Name("X-Request-ID")!: "a b\u{7}"])
             let generated = try #require(hostile.headers[HTTPField.Name("X-Request-ID")!])

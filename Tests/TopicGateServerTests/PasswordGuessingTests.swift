@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
-import Testing
 import TestSupport
+import Testing
 import TopicGateCore
 import TopicGateServer
 import TopicGateStore
@@ -18,7 +18,9 @@ struct PasswordGuessingTests {
         return abuse
     }
 
-    func login(_ client: TestServer.Client, _ username: String, _ password: String, from address: String = "203.0.113.1")
+    func login(
+        _ client: TestServer.Client, _ username: String, _ password: String, from address: String = "203.0.113.1"
+    )
         async throws -> TestServer.Reply
     {
         try await client.call(
@@ -37,7 +39,8 @@ struct PasswordGuessingTests {
             headers: Self.from("198.51.100.7"))
     }
 
-    @Test("A thing locked at the token endpoint is locked for onboarding and ownership claims too, right password or not")
+    @Test(
+        "A thing locked at the token endpoint is locked for onboarding and ownership claims too, right password or not")
     func thingPasswordLockedEverywhere() async throws {
         let server = try await TestServer.make(abuse: Self.trusting())
         try await server.run { client in
@@ -98,7 +101,8 @@ struct PasswordGuessingTests {
             for _ in 0..<5 { #expect(try await change("wrong-password").errorCode == "WRONG_PASSWORD") }
             let refused = try await change("password123")
             #expect(refused.status == .tooManyRequests)
-            #expect(try await login(client, "ann", "password123").string("error_description") == "The login name is locked")
+            #expect(
+                try await login(client, "ann", "password123").string("error_description") == "The login name is locked")
             // The password did not change.
             #expect(try await login(client, "ann", "new-password-1").status != .ok)
         }
@@ -112,7 +116,8 @@ struct PasswordGuessingTests {
             let replies = try await withThrowingTaskGroup(of: String?.self) { group in
                 for index in 0..<40 {
                     group.addTask {
-                        try await login(client, "bob", "wrong-\(index)", from: "203.0.113.\(index)").string("error_description")
+                        try await login(client, "bob", "wrong-\(index)", from: "203.0.113.\(index)").string(
+                            "error_description")
                     }
                 }
                 var all: [String?] = []
@@ -125,7 +130,8 @@ struct PasswordGuessingTests {
             let failures = try await server.store.securityEvents(appID: server.app.id, limit: 100, before: nil)
                 .filter { $0.event.kind == .loginFailed }
             #expect(failures.count <= 5)
-            #expect(try await login(client, "bob", "password123").string("error_description") == "The login name is locked")
+            #expect(
+                try await login(client, "bob", "password123").string("error_description") == "The login name is locked")
         }
     }
 
@@ -136,7 +142,9 @@ struct PasswordGuessingTests {
             _ = try await client.normalUser("cat")
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for index in 0..<40 {
-                    group.addTask { try await login(client, "cat", "password123", from: "203.0.113.\(index)").status.code }
+                    group.addTask {
+                        try await login(client, "cat", "password123", from: "203.0.113.\(index)").status.code
+                    }
                 }
                 var all: [Int] = []
                 for try await status in group { all.append(status) }
@@ -155,21 +163,29 @@ struct PasswordGuessingTests {
         try await server.run { client in
             _ = try await client.normalUser("ann")
             for username in ["ann", "LOGIN_NAME:ann", "ann", "login_name:ann", "LOGIN_NAME:ann"] {
-                #expect(try await login(client, username, "wrong-password").string("error_description")
-                    == "The username or password is wrong.")
+                #expect(
+                    try await login(client, username, "wrong-password").string("error_description")
+                        == "The username or password is wrong.")
             }
-            #expect(try await login(client, "ann", "password123").string("error_description") == "The login name is locked")
+            #expect(
+                try await login(client, "ann", "password123").string("error_description") == "The login name is locked")
 
             let registered = try await client.call(
                 .post, "\(client.app)/users", contentType: "application/vnd.kii.RegistrationRequest+json",
                 body: JSONWriter.string(["phoneNumber": .string("+819012345678"), "password": .string("password123")]))
             #expect(registered.status == .created)
-            for username in ["+81-90-1234-5678", "+81 90 1234 5678", "PHONE:+819012345678", "+8190-12345678", "PHONE:+81 90-1234-5678"] {
-                #expect(try await login(client, username, "wrong-password").string("error_description")
-                    == "The username or password is wrong.")
+            for username in [
+                "+81-90-1234-5678", "+81 90 1234 5678", "PHONE:+819012345678", "+8190-12345678",
+                "PHONE:+81 90-1234-5678",
+            ] {
+                #expect(
+                    try await login(client, username, "wrong-password").string("error_description")
+                        == "The username or password is wrong.")
             }
             for username in ["+819012345678", "+81-90-1234-5678", "PHONE:+81 9012345678"] {
-                #expect(try await login(client, username, "password123").string("error_description") == "The login name is locked")
+                #expect(
+                    try await login(client, username, "password123").string("error_description")
+                        == "The login name is locked")
             }
         }
     }
@@ -223,8 +239,11 @@ struct DiskFillingTests {
         try await server.run { client in
             func register(_ index: Int) async throws -> TestServer.Reply {
                 try await client.call(
-                    .post, "\(client.app)/things", contentType: "application/vnd.kii.ThingRegistrationAndAuthorizationRequest+json",
-                    body: JSONWriter.string(["_vendorThingID": .string("filler-\(index)"), "_password": "thing-password"]),
+                    .post, "\(client.app)/things",
+                    contentType: "application/vnd.kii.ThingRegistrationAndAuthorizationRequest+json",
+                    body: JSONWriter.string([
+                        "_vendorThingID": .string("filler-\(index)"), "_password": "thing-password",
+                    ]),
                     headers: PasswordGuessingTests.from("203.0.113.50"))
             }
             for index in 0..<2 { #expect(try await register(index).status == .created) }
@@ -257,9 +276,11 @@ struct DiskFillingTests {
             #expect(big.status == .badRequest)
             #expect(big.object["maximumBytes"] == 1000)
             for index in 0..<5 {
-                #expect(try await client.call(
-                    .put, states, token: thing.token, contentType: "application/json",
-                    body: JSONWriter.string(["n": .int(Int64(index))])).status == .noContent)
+                #expect(
+                    try await client.call(
+                        .put, states, token: thing.token, contentType: "application/json",
+                        body: JSONWriter.string(["n": .int(Int64(index))])
+                    ).status == .noContent)
             }
             let tooOften = try await client.call(
                 .put, states, token: thing.token, contentType: "application/json", body: #"{"n":99}"#)

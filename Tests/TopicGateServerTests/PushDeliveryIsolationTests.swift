@@ -1,12 +1,13 @@
 import Foundation
 import HTTPTypes
-import MQTTBridge
-import Testing
-import TestSupport
 import Logging
+import MQTTBridge
+import TestSupport
+import Testing
 import TopicGateCore
-@testable import TopicGateServer
 import TopicGateStore
+
+@testable import TopicGateServer
 
 /// The delivery service's isolation rules with a link that never acknowledges one payload.
 @Suite("Push delivery isolation")
@@ -29,9 +30,12 @@ struct PushDeliveryIsolationTests {
         func revoke(_ installations: [Installation]) async {}
     }
 
-    @Test("A message that keeps failing is tried alone, then dead-lettered after three attempts; the others are delivered")
+    @Test(
+        "A message that keeps failing is tried alone, then dead-lettered after three attempts; the others are delivered"
+    )
     func isolation() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-iso-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-iso-\(UUID().uuidString)")
+            .path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try openStore(configuration: ServerConfiguration(dataDirectory: directory))
         let (app, _) = try await AppRegistry(store: store).defaultApp()
@@ -47,7 +51,8 @@ struct PushDeliveryIsolationTests {
         try await store.enqueue([message("a", "poison"), message("b", "fine-1"), message("c", "fine-2")])
         let link = PickyLink()
         let service = PushDeliveryService(
-            store: store, link: link, wakeup: Wakeup(), time: .system, logger: Logger(label: "test"), metrics: ServerMetrics())
+            store: store, link: link, wakeup: Wakeup(), time: .system, logger: Logger(label: "test"),
+            metrics: ServerMetrics())
         var outcomes: [PushDeliveryService.Outcome] = []
         for _ in 0..<4 { outcomes.append(await service.deliverBatch()) }
         #expect(outcomes == [.failed, .failed, .more, .idle])

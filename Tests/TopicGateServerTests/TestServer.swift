@@ -1,14 +1,14 @@
 import Foundation
-import Logging
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import NIOCore
+import TestSupport
 import Testing
 import TopicGateCore
 import TopicGateServer
 import TopicGateStore
-import TestSupport
 
 /// A gateway over a fresh SQLite file in a temporary folder, with its default app, driven
 /// through Hummingbird's router test client.
@@ -24,7 +24,9 @@ struct TestServer {
     /// `push: true` configures MQTT push with a broker that is never started (the router test
     /// runs no services): installations and endpoints work, nothing is delivered. `abuse`
     /// replaces the default limits; `clock` lets a test move time.
-    static func make(push: Bool = false, abuse: AbuseControls? = nil, clock: ManualClock? = nil) async throws -> TestServer {
+    static func make(push: Bool = false, abuse: AbuseControls? = nil, clock: ManualClock? = nil) async throws
+        -> TestServer
+    {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("topicgate-test-\(UUID().uuidString)").path
         var configuration = ServerConfiguration(dataDirectory: directory, logLevel: .error, passwordHashCost: 4)
@@ -70,7 +72,8 @@ struct TestServer {
             if let contentType { headers[.contentType] = contentType }
             let response = try await client.execute(
                 uri: path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
-            return APIReply(status: response.status, headers: response.headers, body: Array(response.body.readableBytesView))
+            return APIReply(
+                status: response.status, headers: response.headers, body: Array(response.body.readableBytesView))
         }
 
         func adminCredentials() async throws -> (clientID: String, clientSecret: String) {

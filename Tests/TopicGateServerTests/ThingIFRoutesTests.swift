@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
-import Testing
 import TestSupport
+import Testing
 import TopicGateCore
 
 /// Thing-IF commands and states over HTTP: validation, who may issue, report and read.
@@ -28,7 +28,9 @@ struct ThingIFRoutesTests {
             contentType: "application/vnd.kii.OnboardingWithVendorThingIDByOwner+json",
             json: ["vendorThingID": "lamp-1", "thingPassword": "thing-password", "owner": .string("user:\(owner.id)")])
         let thing = (try #require(onboarded.string("thingID")), try #require(onboarded.string("accessToken")))
-        #expect(try await client.call(.put, "\(client.app)/things/\(thing.0)/ownership/group:\(group)", token: owner.token).status == .noContent)
+        #expect(
+            try await client.call(.put, "\(client.app)/things/\(thing.0)/ownership/group:\(group)", token: owner.token)
+                .status == .noContent)
         let other = try await client.thing("lamp-2")
         return Scene(
             owner: owner, member: member, outsider: outsider, group: group, thing: thing, other: other,
@@ -41,7 +43,9 @@ struct ThingIFRoutesTests {
         _ issuer: String,
         actions: JSONValue = [["AirConditionerAlias": [["turnPower": true], ["setPresetTemperature": 25]]]]
     ) -> String {
-        JSONWriter.string(["actions": actions, "issuer": .string(issuer), "title": "Power on", "metadata": ["by": "test"]])
+        JSONWriter.string([
+            "actions": actions, "issuer": .string(issuer), "title": "Power on", "metadata": ["by": "test"],
+        ])
     }
 
     @Test("An owner issues as itself, a member as its group; the command reads back SENDING with Kii's fields")
@@ -68,10 +72,14 @@ struct ThingIFRoutesTests {
             // The schema format with application/json, by a group member acting as the group.
             let schema = try await client.call(
                 .post, "\(scene.base)/commands", token: scene.member.token, contentType: "application/json",
-                json: ["schema": "lamp", "schemaVersion": 1, "actions": [["turnPower": ["power": true]]], "issuer": .string("group:\(scene.group)")])
+                json: [
+                    "schema": "lamp", "schemaVersion": 1, "actions": [["turnPower": ["power": true]]],
+                    "issuer": .string("group:\(scene.group)"),
+                ])
             #expect(schema.status == .created)
             // The member reads it, being a member of an owner group.
-            let byMember = try await client.call(.get, "\(scene.base)/commands/\(try #require(schema.string("commandID")))", token: scene.member.token)
+            let byMember = try await client.call(
+                .get, "\(scene.base)/commands/\(try #require(schema.string("commandID")))", token: scene.member.token)
             #expect(byMember.string("schema") == "lamp")
         }
     }
@@ -89,30 +97,42 @@ struct ThingIFRoutesTests {
                 (scene.member.token, "user:\(scene.member.id)"),  // a member is not a user owner
             ]
             for (token, issuer) in refusals {
-                let reply = try await client.call(.post, "\(scene.base)/commands", token: token, contentType: Self.traitMedia, body: command(issuer))
+                let reply = try await client.call(
+                    .post, "\(scene.base)/commands", token: token, contentType: Self.traitMedia, body: command(issuer))
                 #expect(reply.status == .forbidden, "\(issuer)")
                 #expect(reply.errorCode == "UNAUTHORIZED")
             }
-            let noToken = try await client.call(.post, "\(scene.base)/commands", contentType: Self.traitMedia, body: command("user:\(scene.owner.id)"))
+            let noToken = try await client.call(
+                .post, "\(scene.base)/commands", contentType: Self.traitMedia, body: command("user:\(scene.owner.id)"))
             #expect(noToken.status == .unauthorized)
             // The admin may issue as an owner.
             let admin = try await client.adminToken()
-            #expect(try await client.call(.post, "\(scene.base)/commands", token: admin, contentType: Self.traitMedia, body: command("user:\(scene.owner.id)")).status == .created)
+            #expect(
+                try await client.call(
+                    .post, "\(scene.base)/commands", token: admin, contentType: Self.traitMedia,
+                    body: command("user:\(scene.owner.id)")
+                ).status == .created)
         }
     }
 
-    @Test("Bad commands get 400 with a clear errorCode", arguments: [
-        #"{"issuer":"user:x"}"#, #"{"actions":[],"issuer":"user:x"}"#, #"{"actions":[1],"issuer":"user:x"}"#,
-        #"{"actions":[{}],"issuer":"user:x"}"#, #"{"actions":[{"a":[1]}],"issuer":"user:x"}"#,
-        #"{"actions":[{"turn":true}]}"#, #"{"actions":[{"turn":true}],"issuer":"thing:x"}"#,
-        #"{"actions":[{"turn":true}],"issuer":"user:x","title":"0123456789012345678901234567890123456789012345678901"}"#,
-        #"{"actions":[{"turn":true}],"issuer":"user:x","metadata":"m"}"#, "[]", "nope",
-    ])
+    @Test(
+        "Bad commands get 400 with a clear errorCode",
+        arguments: [
+            #"{"issuer":"user:x"}"#, #"{"actions":[],"issuer":"user:x"}"#, #"{"actions":[1],"issuer":"user:x"}"#,
+            #"{"actions":[{}],"issuer":"user:x"}"#, #"{"actions":[{"a":[1]}],"issuer":"user:x"}"#,
+            #"{"actions":[{"turn":true}]}"#, #"{"actions":[{"turn":true}],"issuer":"thing:x"}"#,
+            JSONWriter.string([
+                "actions": [["turn": true]], "issuer": "user:x",
+                "title": "0123456789012345678901234567890123456789012345678901",
+            ]),
+            #"{"actions":[{"turn":true}],"issuer":"user:x","metadata":"m"}"#, "[]", "nope",
+        ])
     func badCommands(body: String) async throws {
         let server = try await TestServer.make()
         try await server.run { client in
             let scene = try await scene(client)
-            let reply = try await client.call(.post, "\(scene.base)/commands", token: scene.owner.token, contentType: Self.traitMedia, body: body)
+            let reply = try await client.call(
+                .post, "\(scene.base)/commands", token: scene.owner.token, contentType: Self.traitMedia, body: body)
             #expect(reply.status == .badRequest, "\(body): \(reply.text)")
             #expect(reply.errorCode != nil)
         }
@@ -131,24 +151,59 @@ struct ThingIFRoutesTests {
                 ids.append(try #require(created.string("commandID")))
             }
             let media = "application/vnd.kii.CommandResultsUpdateRequest+json"
-            let succeeded = #"{"actionResults":[{"AirConditionerAlias":[{"turnPower":{"succeeded":true}},{"setPresetTemperature":{"succeeded":true}}]}]}"#
-            let failed = #"{"actionResults":[{"AirConditionerAlias":[{"turnPower":{"succeeded":true}},{"setPresetTemperature":{"succeeded":false,"errorMessage":"too hot"}}]}]}"#
+            let succeeded =
+                JSONWriter.string([
+                    "actionResults": [
+                        [
+                            "AirConditionerAlias": [
+                                ["turnPower": ["succeeded": true]], ["setPresetTemperature": ["succeeded": true]],
+                            ]
+                        ]
+                    ]
+                ])
+            let failed =
+                JSONWriter.string([
+                    "actionResults": [
+                        [
+                            "AirConditionerAlias": [
+                                ["turnPower": ["succeeded": true]],
+                                ["setPresetTemperature": ["succeeded": false, "errorMessage": "too hot"]],
+                            ]
+                        ]
+                    ]
+                ])
             for token in [scene.other.token, scene.owner.token, scene.member.token] {
-                let refused = try await client.call(.put, "\(scene.base)/commands/\(ids[0])/action-results", token: token, contentType: media, body: succeeded)
+                let refused = try await client.call(
+                    .put, "\(scene.base)/commands/\(ids[0])/action-results", token: token, contentType: media,
+                    body: succeeded)
                 #expect(refused.status == .forbidden)
             }
-            #expect(try await client.call(.put, "\(scene.base)/commands/\(ids[0])/action-results", token: scene.thing.token, contentType: media, body: succeeded).status == .noContent)
-            #expect(try await client.call(.put, "\(scene.base)/commands/\(ids[1])/action-results", token: scene.thing.token, contentType: "application/json", body: failed).status == .noContent)
-            #expect(try await client.call(.get, "\(scene.base)/commands/\(ids[0])", token: scene.owner.token).string("commandState") == "DONE")
+            #expect(
+                try await client.call(
+                    .put, "\(scene.base)/commands/\(ids[0])/action-results", token: scene.thing.token,
+                    contentType: media, body: succeeded
+                ).status == .noContent)
+            #expect(
+                try await client.call(
+                    .put, "\(scene.base)/commands/\(ids[1])/action-results", token: scene.thing.token,
+                    contentType: "application/json", body: failed
+                ).status == .noContent)
+            #expect(
+                try await client.call(.get, "\(scene.base)/commands/\(ids[0])", token: scene.owner.token).string(
+                    "commandState") == "DONE")
             let incomplete = try await client.call(.get, "\(scene.base)/commands/\(ids[1])", token: scene.owner.token)
             #expect(incomplete.string("commandState") == "INCOMPLETE")
             #expect(incomplete.object["actionResults"]?.arrayValue?.count == 1)
 
-            let unknown = try await client.call(.put, "\(scene.base)/commands/nope/action-results", token: scene.thing.token, contentType: media, body: succeeded)
+            let unknown = try await client.call(
+                .put, "\(scene.base)/commands/nope/action-results", token: scene.thing.token, contentType: media,
+                body: succeeded)
             #expect(unknown.status == .notFound)
             #expect(unknown.errorCode == "COMMAND_NOT_FOUND")
             for body in [#"{"actionResults":[]}"#, #"{"actionResults":[{"a":{"done":1}}]}"#, "{}"] {
-                let bad = try await client.call(.put, "\(scene.base)/commands/\(ids[0])/action-results", token: scene.thing.token, contentType: media, body: body)
+                let bad = try await client.call(
+                    .put, "\(scene.base)/commands/\(ids[0])/action-results", token: scene.thing.token,
+                    contentType: media, body: body)
                 #expect(bad.status == .badRequest, "\(body)")
             }
         }
@@ -162,18 +217,21 @@ struct ThingIFRoutesTests {
             var ids: [String] = []
             for _ in 0..<5 {
                 let created = try await client.call(
-                    .post, "\(scene.base)/commands", token: scene.owner.token, contentType: Self.traitMedia, body: command("user:\(scene.owner.id)"))
+                    .post, "\(scene.base)/commands", token: scene.owner.token, contentType: Self.traitMedia,
+                    body: command("user:\(scene.owner.id)"))
                 ids.append(try #require(created.string("commandID")))
             }
             for token in [scene.outsider.token, scene.thing.token, scene.other.token] {
-                #expect(try await client.call(.get, "\(scene.base)/commands/\(ids[0])", token: token).status == .forbidden)
+                #expect(
+                    try await client.call(.get, "\(scene.base)/commands/\(ids[0])", token: token).status == .forbidden)
                 #expect(try await client.call(.get, "\(scene.base)/commands", token: token).status == .forbidden)
             }
             var listed: [String] = []
             var key: String?
             repeat {
                 let page = try await client.call(
-                    .get, "\(scene.base)/commands?bestEffortLimit=2" + (key.map { "&paginationKey=\($0)" } ?? ""), token: scene.member.token)
+                    .get, "\(scene.base)/commands?bestEffortLimit=2" + (key.map { "&paginationKey=\($0)" } ?? ""),
+                    token: scene.member.token)
                 #expect(page.status == .ok)
                 let commands = page.object["commands"]?.arrayValue ?? []
                 #expect(commands.count <= 2)
@@ -183,10 +241,17 @@ struct ThingIFRoutesTests {
             #expect(Set(listed) == Set(ids))
             #expect(listed.count == 5)
             // A command of another thing is not found under this one.
-            let elsewhere = "/thing-if/apps/\(server.app.id.rawValue)/targets/thing:\(scene.other.id)/commands/\(ids[0])"
+            let elsewhere =
+                "/thing-if/apps/\(server.app.id.rawValue)/targets/thing:\(scene.other.id)/commands/\(ids[0])"
             #expect(try await client.call(.get, elsewhere, token: scene.other.token).status == .forbidden)
-            #expect(try await client.call(.get, "\(scene.base)/commands/none", token: scene.owner.token).status == .notFound)
-            #expect(try await client.call(.get, "/thing-if/apps/\(server.app.id.rawValue)/targets/user:\(scene.owner.id)/commands", token: scene.owner.token).status == .notFound)
+            #expect(
+                try await client.call(.get, "\(scene.base)/commands/none", token: scene.owner.token).status == .notFound
+            )
+            #expect(
+                try await client.call(
+                    .get, "/thing-if/apps/\(server.app.id.rawValue)/targets/user:\(scene.owner.id)/commands",
+                    token: scene.owner.token
+                ).status == .notFound)
         }
     }
 
@@ -200,18 +265,34 @@ struct ThingIFRoutesTests {
             #expect(none.status == .notFound)
             #expect(none.errorCode == "STATE_NOT_FOUND")
             for body in ["", "{}"] {
-                let empty = try await client.call(.put, path, token: scene.thing.token, contentType: "application/json", body: body)
+                let empty = try await client.call(
+                    .put, path, token: scene.thing.token, contentType: "application/json", body: body)
                 #expect(empty.status == .badRequest)
                 #expect(empty.errorCode == "EMPTY_BODY")
             }
-            #expect(try await client.call(.put, path, token: scene.thing.token, contentType: "application/json", body: "[1]").status == .badRequest)
-            #expect(try await client.call(.put, path, token: scene.owner.token, contentType: "application/json", body: #"{"power":true}"#).status == .forbidden)
-            #expect(try await client.call(.put, path, token: scene.other.token, contentType: "application/json", body: #"{"power":true}"#).status == .forbidden)
+            #expect(
+                try await client.call(
+                    .put, path, token: scene.thing.token, contentType: "application/json", body: "[1]"
+                ).status == .badRequest)
+            #expect(
+                try await client.call(
+                    .put, path, token: scene.owner.token, contentType: "application/json", body: #"{"power":true}"#
+                ).status == .forbidden)
+            #expect(
+                try await client.call(
+                    .put, path, token: scene.other.token, contentType: "application/json", body: #"{"power":true}"#
+                ).status == .forbidden)
 
-            #expect(try await client.call(.put, path, token: scene.thing.token, contentType: "application/json", body: #"{"power":true,"temperature":21}"#).status == .noContent)
-            #expect(try await client.call(
-                .put, path, token: scene.thing.token, contentType: "application/vnd.kii.MultipleTraitState+json",
-                body: #"{"AirConditionerAlias":{"power":false,"temperature":23}}"#).status == .noContent)
+            #expect(
+                try await client.call(
+                    .put, path, token: scene.thing.token, contentType: "application/json",
+                    body: #"{"power":true,"temperature":21}"#
+                ).status == .noContent)
+            #expect(
+                try await client.call(
+                    .put, path, token: scene.thing.token, contentType: "application/vnd.kii.MultipleTraitState+json",
+                    body: #"{"AirConditionerAlias":{"power":false,"temperature":23}}"#
+                ).status == .noContent)
             let latest = try await client.call(.get, path, token: scene.member.token)
             #expect(latest.status == .ok)
             #expect(latest.object == ["AirConditionerAlias": .object(["power": false, "temperature": 23])])
@@ -222,9 +303,14 @@ struct ThingIFRoutesTests {
             let states = history.object["states"]?.arrayValue ?? []
             #expect(states.count == 2)
             #expect(states.first?.objectValue?["state"]?.objectValue?["temperature"] == 21)
-            #expect(try await client.call(.get, "\(path)/history?limit=1", token: scene.owner.token).object["states"]?.arrayValue?.count == 1)
-            #expect(try await client.call(.get, "\(path)/history?from=-5", token: scene.owner.token).status == .badRequest)
-            #expect(try await client.call(.get, "\(path)/history?to=1", token: scene.owner.token).object["states"]?.arrayValue?.isEmpty == true)
+            #expect(
+                try await client.call(.get, "\(path)/history?limit=1", token: scene.owner.token).object["states"]?
+                    .arrayValue?.count == 1)
+            #expect(
+                try await client.call(.get, "\(path)/history?from=-5", token: scene.owner.token).status == .badRequest)
+            #expect(
+                try await client.call(.get, "\(path)/history?to=1", token: scene.owner.token).object["states"]?
+                    .arrayValue?.isEmpty == true)
         }
     }
 }

@@ -1,6 +1,6 @@
 import HTTPTypes
-import Testing
 import TestSupport
+import Testing
 import TopicGateCore
 
 @Suite("Things, ownership and onboarding over HTTP")
@@ -12,7 +12,12 @@ struct ThingRoutesTests {
             let created = try await client.call(
                 .post, "\(client.app)/things",
                 contentType: "application/vnd.kii.ThingRegistrationAndAuthorizationRequest+json",
-                body: #"{"_vendorThingID":"lamp-1","_password":"thing-password","_thingType":"lamp","_layoutPosition":"STANDALONE","_numberField1":5,"color":"red"}"#)
+                body:
+                    JSONWriter.string([
+                        "_vendorThingID": "lamp-1", "_password": "thing-password", "_thingType": "lamp",
+                        "_layoutPosition": "STANDALONE", "_numberField1": 5, "color": "red",
+                    ])
+            )
             #expect(created.status == .created)
             let thingID = try #require(created.string("_thingID"))
             #expect(thingID.hasPrefix("th."))
@@ -71,7 +76,8 @@ struct ThingRoutesTests {
             #expect(try await client.call(.get, path, token: owner.token).status == .forbidden)
 
             let wrongPassword = try await client.call(
-                .post, "\(path)/ownership", token: owner.token, contentType: "application/vnd.kii.ThingOwnershipRequest+json",
+                .post, "\(path)/ownership", token: owner.token,
+                contentType: "application/vnd.kii.ThingOwnershipRequest+json",
                 json: ["thingPassword": "nope-nope", "userID": .string(owner.id)])
             #expect(wrongPassword.errorCode == "WRONG_PASSWORD")
             let forOther = try await client.call(
@@ -79,7 +85,8 @@ struct ThingRoutesTests {
                 json: ["thingPassword": "thing-password", "userID": .string(owner.id)])
             #expect(forOther.status == .forbidden)
             let claimed = try await client.call(
-                .post, "\(path)/ownership", token: owner.token, contentType: "application/vnd.kii.ThingOwnershipRequest+json",
+                .post, "\(path)/ownership", token: owner.token,
+                contentType: "application/vnd.kii.ThingOwnershipRequest+json",
                 json: ["thingPassword": "thing-password", "userID": .string(owner.id)])
             #expect(claimed.status == .noContent)
             let again = try await client.call(
@@ -89,9 +96,15 @@ struct ThingRoutesTests {
 
             #expect(try await client.call(.get, path, token: owner.token).status == .ok)
             #expect(try await client.call(.get, path, token: stranger.token).status == .forbidden)
-            #expect(try await client.call(.head, "\(path)/ownership/user:\(owner.id)", token: owner.token).status == .noContent)
-            #expect(try await client.call(.head, "\(path)/ownership/user:\(stranger.id)", token: stranger.token).status == .notFound)
-            #expect(try await client.call(.head, "\(path)/ownership/user:\(owner.id)", token: stranger.token).status == .forbidden)
+            #expect(
+                try await client.call(.head, "\(path)/ownership/user:\(owner.id)", token: owner.token).status
+                    == .noContent)
+            #expect(
+                try await client.call(.head, "\(path)/ownership/user:\(stranger.id)", token: stranger.token).status
+                    == .notFound)
+            #expect(
+                try await client.call(.head, "\(path)/ownership/user:\(owner.id)", token: stranger.token).status
+                    == .forbidden)
 
             let updated = try await client.call(
                 .patch, path, token: owner.token, contentType: "application/vnd.kii.ThingUpdateRequest+json",
@@ -99,7 +112,9 @@ struct ThingRoutesTests {
             #expect(updated.string("_firmwareVersion") == "1.2")
             #expect(updated.string("room") == "kitchen")
             #expect(updated.string("_thingType") == "lamp")
-            #expect(try await client.call(.patch, path, token: stranger.token, contentType: "application/json", body: "{}").status == .forbidden)
+            #expect(
+                try await client.call(.patch, path, token: stranger.token, contentType: "application/json", body: "{}")
+                    .status == .forbidden)
         }
     }
 
@@ -116,21 +131,35 @@ struct ThingRoutesTests {
                     json: ["name": "home", "members": [.string(member.id)]]
                 ).string("groupID"))
             let path = "\(client.app)/things/VENDOR_THING_ID:sensor-2"
-            #expect(try await client.call(.put, "\(path)/ownership/group:\(groupID)", token: member.token).status == .forbidden)
-            #expect(try await client.call(.put, "\(path)/ownership/GROUP:\(groupID)", token: thing.token).status == .noContent)
-            #expect(try await client.call(.put, "\(path)/ownership/group:\(groupID)", token: thing.token).errorCode == "THING_OWNERSHIP_ALREADY_EXISTS")
-            #expect(try await client.call(.put, "\(path)/ownership/group:nosuch", token: thing.token).errorCode == "GROUP_NOT_FOUND")
+            #expect(
+                try await client.call(.put, "\(path)/ownership/group:\(groupID)", token: member.token).status
+                    == .forbidden)
+            #expect(
+                try await client.call(.put, "\(path)/ownership/GROUP:\(groupID)", token: thing.token).status
+                    == .noContent)
+            #expect(
+                try await client.call(.put, "\(path)/ownership/group:\(groupID)", token: thing.token).errorCode
+                    == "THING_OWNERSHIP_ALREADY_EXISTS")
+            #expect(
+                try await client.call(.put, "\(path)/ownership/group:nosuch", token: thing.token).errorCode
+                    == "GROUP_NOT_FOUND")
             #expect(try await client.call(.put, "\(path)/ownership/robot:x", token: thing.token).status == .notFound)
             #expect(try await client.call(.get, path, token: member.token).status == .ok)
-            #expect(try await client.call(.head, "\(path)/ownership/group:\(groupID)", token: member.token).status == .noContent)
+            #expect(
+                try await client.call(.head, "\(path)/ownership/group:\(groupID)", token: member.token).status
+                    == .noContent)
 
             let owners = try await client.call(.get, "\(path)/ownership", token: member.token)
             #expect(owners.object["groups"] == [.string(groupID)])
             #expect(owners.object["users"] == [])
 
-            #expect(try await client.call(.delete, "\(path)/ownership/group:\(groupID)", token: member.token).status == .noContent)
+            #expect(
+                try await client.call(.delete, "\(path)/ownership/group:\(groupID)", token: member.token).status
+                    == .noContent)
             #expect(try await client.call(.get, path, token: member.token).status == .forbidden)
-            #expect(try await client.call(.delete, "\(path)/ownership/group:\(groupID)", token: thing.token).errorCode == "THING_OWNERSHIP_NOT_FOUND")
+            #expect(
+                try await client.call(.delete, "\(path)/ownership/group:\(groupID)", token: thing.token).errorCode
+                    == "THING_OWNERSHIP_NOT_FOUND")
         }
     }
 
@@ -146,7 +175,8 @@ struct ThingRoutesTests {
                 ).string("access_token"))
             let path = "\(client.app)/things/\(thing.id)"
             let changed = try await client.call(
-                .put, "\(path)/password", token: thing.token, contentType: "application/vnd.kii.ChangeThingPasswordRequest+json",
+                .put, "\(path)/password", token: thing.token,
+                contentType: "application/vnd.kii.ChangeThingPasswordRequest+json",
                 body: #"{"newPassword":"new-thing-password"}"#)
             #expect(changed.status == .noContent)
             #expect(try await client.call(.get, path, token: other).errorCode == "WRONG_TOKEN")
@@ -170,7 +200,11 @@ struct ThingRoutesTests {
             let onboarded = try await client.call(
                 .post, "/thing-if/apps/\(server.app.id.rawValue)/onboardings", token: owner.token,
                 contentType: "application/vnd.kii.OnboardingWithVendorThingIDByOwner+json",
-                json: ["vendorThingID": "air-1", "thingPassword": "thing-password", "owner": .string("user:\(owner.id)"), "thingType": "aircon", "firmwareVersion": "v1", "layoutPosition": "STANDALONE", "thingProperties": ["_vendor": "acme", "floor": 3]])
+                json: [
+                    "vendorThingID": "air-1", "thingPassword": "thing-password", "owner": .string("user:\(owner.id)"),
+                    "thingType": "aircon", "firmwareVersion": "v1", "layoutPosition": "STANDALONE",
+                    "thingProperties": ["_vendor": "acme", "floor": 3],
+                ])
             #expect(onboarded.status == .ok)
             let thingID = try #require(onboarded.string("thingID"))
             let thingToken = try #require(onboarded.string("accessToken"))
@@ -185,7 +219,10 @@ struct ThingRoutesTests {
             let byID = try await client.call(
                 .post, "/thing-if/apps/\(server.app.id.rawValue)/onboardings", token: second.token,
                 contentType: "application/vnd.kii.onboardingWithThingIDByOwner+json",
-                json: ["thingID": .string(thingID), "thingPassword": "thing-password", "owner": .string("USER:\(second.id)")])
+                json: [
+                    "thingID": .string(thingID), "thingPassword": "thing-password",
+                    "owner": .string("USER:\(second.id)"),
+                ])
             #expect(byID.status == .ok)
             #expect(byID.string("thingID") == thingID)
             #expect(try await client.call(.get, "\(client.app)/things/\(thingID)", token: second.token).status == .ok)
@@ -203,11 +240,15 @@ struct ThingRoutesTests {
             let vendorType = "application/vnd.kii.OnboardingWithVendorThingIDByOwner+json"
             let wrongPassword = try await client.call(
                 .post, onboardings, token: owner.token, contentType: vendorType,
-                json: ["vendorThingID": "air-2", "thingPassword": "wrong-password", "owner": .string("user:\(owner.id)")])
+                json: [
+                    "vendorThingID": "air-2", "thingPassword": "wrong-password", "owner": .string("user:\(owner.id)"),
+                ])
             #expect(wrongPassword.errorCode == "WRONG_PASSWORD")
             let forOther = try await client.call(
                 .post, onboardings, token: owner.token, contentType: vendorType,
-                json: ["vendorThingID": "air-2", "thingPassword": "thing-password", "owner": .string("user:\(other.id)")])
+                json: [
+                    "vendorThingID": "air-2", "thingPassword": "thing-password", "owner": .string("user:\(other.id)"),
+                ])
             #expect(forOther.status == .forbidden)
             let badOwner = try await client.call(
                 .post, onboardings, token: owner.token, contentType: vendorType,
@@ -215,7 +256,9 @@ struct ThingRoutesTests {
             #expect(badOwner.errorCode == "INVALID_INPUT_DATA")
             let unknownType = try await client.call(
                 .post, onboardings, token: owner.token, contentType: "application/json",
-                json: ["vendorThingID": "air-2", "thingPassword": "thing-password", "owner": .string("user:\(owner.id)")])
+                json: [
+                    "vendorThingID": "air-2", "thingPassword": "thing-password", "owner": .string("user:\(owner.id)"),
+                ])
             #expect(unknownType.status == .unsupportedMediaType)
             let byThing = try await client.call(
                 .post, onboardings, contentType: "application/vnd.kii.OnboardingWithVendorThingIDByThing+json",

@@ -1,10 +1,10 @@
+import Foundation
 import HTTPTypes
-import Testing
 import TestSupport
+import Testing
 import TopicGateCore
 import TopicGateServer
 import TopicGateStore
-import Foundation
 
 @Suite("Topics, ACLs, subscriptions and sends over HTTP")
 struct TopicRoutesTests {
@@ -20,7 +20,9 @@ struct TopicRoutesTests {
 
             #expect(try await client.call(.put, topic, token: bob.token).status == .noContent)
             #expect(try await client.call(.put, topic, token: bob.token).errorCode == "TOPIC_ALREADY_EXISTS")
-            #expect(try await client.call(.put, "\(topic)/push/subscriptions/users/\(ann.id)", token: ann.token).status == .noContent)
+            #expect(
+                try await client.call(.put, "\(topic)/push/subscriptions/users/\(ann.id)", token: ann.token).status
+                    == .noContent)
 
             let refused = try await client.send(topic, token: eve.token)
             #expect(refused.status == .forbidden)
@@ -31,7 +33,9 @@ struct TopicRoutesTests {
             #expect(refused.string("message")?.contains(ann.id) == false)
             let deliveriesBefore = server.dispatcher.deliveries.count
 
-            #expect(try await client.call(.put, "\(topic)/acl/SEND_MESSAGE_TO_TOPIC/UserID:\(eve.id)", token: bob.token).status == .noContent)
+            #expect(
+                try await client.call(.put, "\(topic)/acl/SEND_MESSAGE_TO_TOPIC/UserID:\(eve.id)", token: bob.token)
+                    .status == .noContent)
             let allowed = try await client.send(topic, token: eve.token)
             #expect(allowed.status == .created)
             #expect(allowed.string("pushMessageID") != nil)
@@ -42,7 +46,9 @@ struct TopicRoutesTests {
             #expect(payload["sender"] == .string(eve.id))
             #expect(payload["objectScopeGroupID"] == .string(groupID))
 
-            #expect(try await client.call(.delete, "\(topic)/acl/SEND_MESSAGE_TO_TOPIC/UserID:\(eve.id)", token: bob.token).status == .noContent)
+            #expect(
+                try await client.call(.delete, "\(topic)/acl/SEND_MESSAGE_TO_TOPIC/UserID:\(eve.id)", token: bob.token)
+                    .status == .noContent)
             #expect(try await client.send(topic, token: eve.token).status == .forbidden)
             #expect(server.dispatcher.deliveries.count == deliveriesBefore + 1)
         }
@@ -61,23 +67,40 @@ struct TopicRoutesTests {
             #expect(app.object["SUBSCRIBE_TO_TOPIC"] == [["userID": "ANY_AUTHENTICATED_USER"]])
             #expect(app.object["SEND_MESSAGE_TO_TOPIC"] == [])
 
-            #expect(try await client.call(.put, "\(client.app)/groups/\(groupID)/topics/chat", token: ann.token).status == .noContent)
+            #expect(
+                try await client.call(.put, "\(client.app)/groups/\(groupID)/topics/chat", token: ann.token).status
+                    == .noContent)
             let group = try await client.call(.get, "\(client.app)/groups/\(groupID)/topics/chat/acl", token: ann.token)
             for action in ["SUBSCRIBE_TO_TOPIC", "SEND_MESSAGE_TO_TOPIC"] {
-                #expect(Set(group.object[action]?.arrayValue ?? []) == [["userID": .string(ann.id)], ["groupID": .string(groupID)]])
+                #expect(
+                    Set(group.object[action]?.arrayValue ?? []) == [
+                        ["userID": .string(ann.id)], ["groupID": .string(groupID)],
+                    ])
             }
 
-            #expect(try await client.call(.put, "\(client.app)/users/me/topics/inbox", token: ann.token).status == .noContent)
+            #expect(
+                try await client.call(.put, "\(client.app)/users/me/topics/inbox", token: ann.token).status
+                    == .noContent)
             let user = try await client.call(.get, "\(client.app)/users/\(ann.id)/topics/inbox/acl", token: ann.token)
             #expect(user.object["SUBSCRIBE_TO_TOPIC"] == [["userID": .string(ann.id)]])
             #expect(user.object["SEND_MESSAGE_TO_TOPIC"] == [["userID": .string(ann.id)]])
 
-            let perAction = try await client.call(.get, "\(client.app)/users/me/topics/inbox/acl/SEND_MESSAGE_TO_TOPIC", token: ann.token)
+            let perAction = try await client.call(
+                .get, "\(client.app)/users/me/topics/inbox/acl/SEND_MESSAGE_TO_TOPIC", token: ann.token)
             #expect(perAction.json == [["userID": .string(ann.id)]])
-            #expect(try await client.call(.get, "\(client.app)/users/me/topics/inbox/acl/SEND_MESSAGE_TO_TOPIC/UserID:\(ann.id)", token: ann.token).status == .ok)
-            #expect(try await client.call(.get, "\(client.app)/users/me/topics/inbox/acl/SEND_MESSAGE_TO_TOPIC/UserID:nobody", token: ann.token).errorCode == "ACL_NOT_FOUND")
+            #expect(
+                try await client.call(
+                    .get, "\(client.app)/users/me/topics/inbox/acl/SEND_MESSAGE_TO_TOPIC/UserID:\(ann.id)",
+                    token: ann.token
+                ).status == .ok)
+            #expect(
+                try await client.call(
+                    .get, "\(client.app)/users/me/topics/inbox/acl/SEND_MESSAGE_TO_TOPIC/UserID:nobody",
+                    token: ann.token
+                ).errorCode == "ACL_NOT_FOUND")
 
-            let detailed = try await client.call(.get, "\(client.app)/groups/\(groupID)/topics/chat/acl?detailed=true", token: ann.token)
+            let detailed = try await client.call(
+                .get, "\(client.app)/groups/\(groupID)/topics/chat/acl?detailed=true", token: ann.token)
             let rows = detailed.object["entries"]?.arrayValue?.compactMap(\.objectValue) ?? []
             #expect(rows.count == 4)
             #expect(rows.allSatisfy { $0["default"] == true })
@@ -85,7 +108,8 @@ struct TopicRoutesTests {
         }
     }
 
-    @Test("Adding an existing entry is ACL_ALREADY_EXISTS; removing a missing one ACL_NOT_FOUND; protected entries stay")
+    @Test(
+        "Adding an existing entry is ACL_ALREADY_EXISTS; removing a missing one ACL_NOT_FOUND; protected entries stay")
     func entryErrors() async throws {
         let server = try await TestServer.make()
         try await server.run { client in
@@ -95,17 +119,31 @@ struct TopicRoutesTests {
             let topic = "\(client.app)/groups/\(groupID)/topics/chat"
             #expect(try await client.call(.put, topic, token: bob.token).status == .noContent)
 
-            #expect(try await client.call(.put, "\(topic)/acl/SEND_MESSAGE_TO_TOPIC/GroupID:\(groupID)", token: bob.token).errorCode == "ACL_ALREADY_EXISTS")
-            #expect(try await client.call(.delete, "\(topic)/acl/SEND_MESSAGE_TO_TOPIC/UserID:nobody", token: bob.token).errorCode == "ACL_NOT_FOUND")
-            let creator = try await client.call(.delete, "\(topic)/acl/SEND_MESSAGE_TO_TOPIC/UserID:\(bob.id)", token: bob.token)
+            #expect(
+                try await client.call(.put, "\(topic)/acl/SEND_MESSAGE_TO_TOPIC/GroupID:\(groupID)", token: bob.token)
+                    .errorCode == "ACL_ALREADY_EXISTS")
+            #expect(
+                try await client.call(.delete, "\(topic)/acl/SEND_MESSAGE_TO_TOPIC/UserID:nobody", token: bob.token)
+                    .errorCode == "ACL_NOT_FOUND")
+            let creator = try await client.call(
+                .delete, "\(topic)/acl/SEND_MESSAGE_TO_TOPIC/UserID:\(bob.id)", token: bob.token)
             #expect(creator.status == .conflict)
             #expect(creator.errorCode == "ACL_ENTRY_NOT_REMOVABLE")
-            #expect(try await client.call(.delete, "\(topic)/acl/SUBSCRIBE_TO_TOPIC/UserID:\(bob.id)", token: ann.token).errorCode == "ACL_ENTRY_NOT_REMOVABLE")
-            #expect(try await client.call(.put, "\(topic)/acl/PUBLISH/UserID:\(bob.id)", token: bob.token).status == .notFound)
-            #expect(try await client.call(.put, "\(topic)/acl/SEND_MESSAGE_TO_TOPIC/Robot:x", token: bob.token).errorCode == "INVALID_INPUT_DATA")
+            #expect(
+                try await client.call(.delete, "\(topic)/acl/SUBSCRIBE_TO_TOPIC/UserID:\(bob.id)", token: ann.token)
+                    .errorCode == "ACL_ENTRY_NOT_REMOVABLE")
+            #expect(
+                try await client.call(.put, "\(topic)/acl/PUBLISH/UserID:\(bob.id)", token: bob.token).status
+                    == .notFound)
+            #expect(
+                try await client.call(.put, "\(topic)/acl/SEND_MESSAGE_TO_TOPIC/Robot:x", token: bob.token).errorCode
+                    == "INVALID_INPUT_DATA")
 
             // The group's entry can go: the topic becomes an announcement channel of its creator.
-            #expect(try await client.call(.delete, "\(topic)/acl/SEND_MESSAGE_TO_TOPIC/GroupID:\(groupID)", token: bob.token).status == .noContent)
+            #expect(
+                try await client.call(
+                    .delete, "\(topic)/acl/SEND_MESSAGE_TO_TOPIC/GroupID:\(groupID)", token: bob.token
+                ).status == .noContent)
             #expect(try await client.send(topic, token: ann.token).status == .forbidden)
             #expect(try await client.send(topic, token: bob.token).status == .created)
         }
@@ -126,9 +164,15 @@ struct TopicRoutesTests {
                 #expect(try await client.call(.get, "\(topic)/acl", token: token).status == .ok)
             }
             #expect(try await client.call(.get, "\(topic)/acl", token: member.token).status == .forbidden)
-            #expect(try await client.call(.put, "\(topic)/acl/SEND_MESSAGE_TO_TOPIC/UserID:\(member.id)", token: member.token).status == .forbidden)
+            #expect(
+                try await client.call(
+                    .put, "\(topic)/acl/SEND_MESSAGE_TO_TOPIC/UserID:\(member.id)", token: member.token
+                ).status == .forbidden)
             #expect(try await client.call(.delete, topic, token: member.token).status == .forbidden)
-            #expect(try await client.call(.put, "\(topic)/acl/SEND_MESSAGE_TO_TOPIC/UserID:\(member.id)", token: owner.token).status == .noContent)
+            #expect(
+                try await client.call(
+                    .put, "\(topic)/acl/SEND_MESSAGE_TO_TOPIC/UserID:\(member.id)", token: owner.token
+                ).status == .noContent)
         }
     }
 
@@ -144,7 +188,15 @@ struct TopicRoutesTests {
 
             let failing = try await client.call(
                 .post, "\(topic)/acl", token: ann.token, contentType: "application/json",
-                json: ["changes": [["change": "grant", "action": "SEND_MESSAGE_TO_TOPIC", "subject": .string("UserID:\(bob.id)")], ["change": "revoke", "action": "SEND_MESSAGE_TO_TOPIC", "subject": .string("UserID:\(carol.id)")]]])
+                json: [
+                    "changes": [
+                        ["change": "grant", "action": "SEND_MESSAGE_TO_TOPIC", "subject": .string("UserID:\(bob.id)")],
+                        [
+                            "change": "revoke", "action": "SEND_MESSAGE_TO_TOPIC",
+                            "subject": .string("UserID:\(carol.id)"),
+                        ],
+                    ]
+                ])
             #expect(failing.status == .notFound)
             #expect(failing.errorCode == "ACL_NOT_FOUND")
             #expect(failing.object["failedChangeIndex"] == 1)
@@ -152,20 +204,38 @@ struct TopicRoutesTests {
 
             let protected = try await client.call(
                 .post, "\(topic)/acl", token: ann.token, contentType: "application/json",
-                json: ["changes": [["change": "grant", "action": "SEND_MESSAGE_TO_TOPIC", "subject": .string("UserID:\(bob.id)")], ["change": "revoke", "action": "SEND_MESSAGE_TO_TOPIC", "subject": .string("UserID:\(ann.id)")]]])
+                json: [
+                    "changes": [
+                        ["change": "grant", "action": "SEND_MESSAGE_TO_TOPIC", "subject": .string("UserID:\(bob.id)")],
+                        [
+                            "change": "revoke", "action": "SEND_MESSAGE_TO_TOPIC",
+                            "subject": .string("UserID:\(ann.id)"),
+                        ],
+                    ]
+                ])
             #expect(protected.errorCode == "ACL_ENTRY_NOT_REMOVABLE")
             #expect(protected.object["failedChangeIndex"] == 1)
             #expect(try await client.send(topic, token: bob.token).status == .forbidden)
 
             let malformed = try await client.call(
                 .post, "\(topic)/acl", token: ann.token, contentType: "application/json",
-                json: ["changes": [["change": "grant", "action": "SEND_MESSAGE_TO_TOPIC", "subject": .string("UserID:\(bob.id)")], ["change": "maybe"]]])
+                json: [
+                    "changes": [
+                        ["change": "grant", "action": "SEND_MESSAGE_TO_TOPIC", "subject": .string("UserID:\(bob.id)")],
+                        ["change": "maybe"],
+                    ]
+                ])
             #expect(malformed.errorCode == "INVALID_INPUT_DATA")
             #expect(malformed.object["failedChangeIndex"] == 1)
 
             let applied = try await client.call(
                 .post, "\(topic)/acl", token: ann.token, contentType: "application/json",
-                json: ["changes": [["change": "grant", "action": "SEND_MESSAGE_TO_TOPIC", "subject": .string("UserID:\(bob.id)")], ["change": "grant", "action": "SUBSCRIBE_TO_TOPIC", "subject": .string("UserID:\(carol.id)")]]])
+                json: [
+                    "changes": [
+                        ["change": "grant", "action": "SEND_MESSAGE_TO_TOPIC", "subject": .string("UserID:\(bob.id)")],
+                        ["change": "grant", "action": "SUBSCRIBE_TO_TOPIC", "subject": .string("UserID:\(carol.id)")],
+                    ]
+                ])
             #expect(applied.status == .ok)
             #expect(try await client.send(topic, token: bob.token).status == .created)
 
@@ -174,8 +244,12 @@ struct TopicRoutesTests {
             #expect(records.count == 2)
             #expect(records.first?["actor"] == .string("user:\(ann.id)"))
             #expect(records.first?["change"] == "grant")
-            #expect(records.first?["before"]?.arrayValue?.contains(.string("SEND_MESSAGE_TO_TOPIC/UserID:\(bob.id)")) == false)
-            #expect(records.first?["after"]?.arrayValue?.contains(.string("SEND_MESSAGE_TO_TOPIC/UserID:\(bob.id)")) == true)
+            #expect(
+                records.first?["before"]?.arrayValue?.contains(.string("SEND_MESSAGE_TO_TOPIC/UserID:\(bob.id)"))
+                    == false)
+            #expect(
+                records.first?["after"]?.arrayValue?.contains(.string("SEND_MESSAGE_TO_TOPIC/UserID:\(bob.id)")) == true
+            )
             #expect(try await client.call(.get, "\(topic)/acl-audit", token: bob.token).status == .forbidden)
         }
     }
@@ -195,29 +269,42 @@ struct TopicRoutesTests {
             #expect(again.status == .conflict)
             #expect(again.errorCode == "PUSH_SUBSCRIPTION_ALREADY_EXISTS")
             #expect(try await client.call(.get, mine, token: ann.token).status == .noContent)
-            #expect(try await client.call(.put, "\(topic)/push/subscriptions/users/\(bob.id)", token: ann.token).status == .forbidden)
+            #expect(
+                try await client.call(.put, "\(topic)/push/subscriptions/users/\(bob.id)", token: ann.token).status
+                    == .forbidden)
             #expect(try await client.call(.delete, mine, token: ann.token).status == .noContent)
             let gone = try await client.call(.get, mine, token: ann.token)
             #expect(gone.status == .notFound)
             #expect(gone.errorCode == "PUSH_SUBSCRIPTION_NOT_FOUND")
             #expect(try await client.call(.delete, mine, token: ann.token).errorCode == "PUSH_SUBSCRIPTION_NOT_FOUND")
-            #expect(try await client.call(.get, "\(client.app)/topics/nope/push/subscriptions/users/\(ann.id)", token: ann.token).errorCode == "TOPIC_NOT_FOUND")
+            #expect(
+                try await client.call(
+                    .get, "\(client.app)/topics/nope/push/subscriptions/users/\(ann.id)", token: ann.token
+                ).errorCode == "TOPIC_NOT_FOUND")
 
             // A user topic of Ann: Bob has no SUBSCRIBE_TO_TOPIC.
             let inbox = "\(client.app)/users/me/topics/inbox"
             #expect(try await client.call(.put, inbox, token: ann.token).status == .noContent)
-            let denied = try await client.call(.put, "\(client.app)/users/\(ann.id)/topics/inbox/push/subscriptions/users/\(bob.id)", token: bob.token)
+            let denied = try await client.call(
+                .put, "\(client.app)/users/\(ann.id)/topics/inbox/push/subscriptions/users/\(bob.id)", token: bob.token)
             #expect(denied.status == .forbidden)
             #expect(denied.string("missingPermission") == "SUBSCRIBE_TO_TOPIC")
 
             // Things: the thing itself (POST …/things), or a user for a thing it owns.
             let thing = try await client.thing("lamp-1")
-            #expect(try await client.call(.post, "\(topic)/push/subscriptions/things", token: thing.token).status == .noContent)
-            #expect(try await client.call(.post, "\(topic)/push/subscriptions/things", token: ann.token).status == .forbidden)
+            #expect(
+                try await client.call(.post, "\(topic)/push/subscriptions/things", token: thing.token).status
+                    == .noContent)
+            #expect(
+                try await client.call(.post, "\(topic)/push/subscriptions/things", token: ann.token).status
+                    == .forbidden)
             let other = try await client.thing("lamp-2")
             let thingPath = "\(topic)/push/subscriptions/things/\(other.id)"
             #expect(try await client.call(.put, thingPath, token: ann.token).status == .forbidden)
-            #expect(try await client.call(.put, "\(client.app)/things/\(other.id)/ownership/user:\(ann.id)", token: other.token).status == .noContent)
+            #expect(
+                try await client.call(
+                    .put, "\(client.app)/things/\(other.id)/ownership/user:\(ann.id)", token: other.token
+                ).status == .noContent)
             #expect(try await client.call(.put, thingPath, token: ann.token).status == .noContent)
         }
     }
@@ -233,18 +320,25 @@ struct TopicRoutesTests {
             let topic = "\(client.app)/groups/\(groupID)/topics/chat"
             #expect(try await client.call(.put, topic, token: ann.token).status == .noContent)
             for user in [bob, carol] {
-                #expect(try await client.call(.put, "\(topic)/push/subscriptions/users/\(user.id)", token: user.token).status == .noContent)
+                #expect(
+                    try await client.call(.put, "\(topic)/push/subscriptions/users/\(user.id)", token: user.token)
+                        .status == .noContent)
             }
             #expect(try await client.send(topic, token: ann.token).status == .created)
             #expect(client.lastRecipients == [.user(UserID(bob.id)), .user(UserID(carol.id))].sorted())
 
             // Carol leaves the group: her subscription row stays, her access does not.
-            #expect(try await client.call(.delete, "\(client.app)/groups/\(groupID)/members/\(carol.id)", token: carol.token).status == .noContent)
+            #expect(
+                try await client.call(
+                    .delete, "\(client.app)/groups/\(groupID)/members/\(carol.id)", token: carol.token
+                ).status == .noContent)
             #expect(try await client.send(topic, token: ann.token).status == .created)
             #expect(client.lastRecipients == [.user(UserID(bob.id))])
 
             // The group's SUBSCRIBE entry is removed: Bob goes too.
-            #expect(try await client.call(.delete, "\(topic)/acl/SUBSCRIBE_TO_TOPIC/GroupID:\(groupID)", token: ann.token).status == .noContent)
+            #expect(
+                try await client.call(.delete, "\(topic)/acl/SUBSCRIBE_TO_TOPIC/GroupID:\(groupID)", token: ann.token)
+                    .status == .noContent)
             #expect(try await client.send(topic, token: ann.token).status == .created)
             #expect(client.lastRecipients == [])
         }
@@ -260,7 +354,9 @@ struct TopicRoutesTests {
             #expect(try await client.call(.put, topic, token: ann.token).status == .forbidden)
             #expect(try await client.call(.put, topic).status == .unauthorized)
             #expect(try await client.call(.put, topic, token: admin).status == .noContent)
-            #expect(try await client.call(.put, "\(topic)/push/subscriptions/users/\(ann.id)", token: ann.token).status == .noContent)
+            #expect(
+                try await client.call(.put, "\(topic)/push/subscriptions/users/\(ann.id)", token: ann.token).status
+                    == .noContent)
             #expect(try await client.send(topic, token: ann.token).status == .forbidden)
             let anonymous = try await client.send(topic, token: nil)
             #expect(anonymous.status == .unauthorized)
@@ -279,17 +375,27 @@ struct TopicRoutesTests {
             let thing = try await client.thing("lamp-1")
             let owner = try await client.pseudoUser()
             let stranger = try await client.pseudoUser()
-            #expect(try await client.call(.put, "\(client.app)/things/\(thing.id)/ownership/user:\(owner.id)", token: thing.token).status == .noContent)
+            #expect(
+                try await client.call(
+                    .put, "\(client.app)/things/\(thing.id)/ownership/user:\(owner.id)", token: thing.token
+                ).status == .noContent)
             let topic = "\(client.app)/things/VENDOR_THING_ID:lamp-1/topics/alerts"
             #expect(try await client.call(.put, topic, token: stranger.token).status == .forbidden)
             #expect(try await client.call(.put, topic, token: thing.token).status == .noContent)
-            #expect(try await client.call(.put, "\(topic)/push/subscriptions/users/\(owner.id)", token: owner.token).status == .noContent)
-            #expect(try await client.call(.put, "\(topic)/push/subscriptions/users/\(stranger.id)", token: stranger.token).status == .forbidden)
+            #expect(
+                try await client.call(.put, "\(topic)/push/subscriptions/users/\(owner.id)", token: owner.token).status
+                    == .noContent)
+            #expect(
+                try await client.call(.put, "\(topic)/push/subscriptions/users/\(stranger.id)", token: stranger.token)
+                    .status == .forbidden)
             #expect(try await client.send(topic, token: stranger.token).status == .forbidden)
             #expect(try await client.send(topic, token: thing.token).status == .created)
             #expect(client.lastRecipients == [.user(UserID(owner.id))])
             // The owner gives the thing away: it no longer receives.
-            #expect(try await client.call(.delete, "\(client.app)/things/\(thing.id)/ownership/user:\(owner.id)", token: thing.token).status == .noContent)
+            #expect(
+                try await client.call(
+                    .delete, "\(client.app)/things/\(thing.id)/ownership/user:\(owner.id)", token: thing.token
+                ).status == .noContent)
             #expect(try await client.send(topic, token: thing.token).status == .created)
             #expect(client.lastRecipients == [])
         }
@@ -304,7 +410,9 @@ struct TopicRoutesTests {
             let groupID = try await client.group(owner: ann.token)
             let base = "\(client.app)/groups/\(groupID)/topics"
             for index in 0..<105 {
-                #expect(try await client.call(.put, "\(base)/t\(String(format: "%03d", index))", token: ann.token).status == .noContent)
+                #expect(
+                    try await client.call(.put, "\(base)/t\(String(format: "%03d", index))", token: ann.token).status
+                        == .noContent)
             }
             let first = try await client.call(.get, base, token: ann.token)
             #expect(first.object["topics"]?.arrayValue?.count == 100)
@@ -318,12 +426,18 @@ struct TopicRoutesTests {
             #expect(try await client.call(.head, "\(base)/nope", token: ann.token).status == .notFound)
             #expect(try await client.call(.delete, "\(base)/t000", token: ann.token).status == .noContent)
             #expect(try await client.call(.delete, "\(base)/t000", token: ann.token).errorCode == "TOPIC_NOT_FOUND")
-            #expect(try await client.call(.put, "\(base)/bad%20name", token: ann.token).errorCode == "INVALID_INPUT_DATA")
+            #expect(
+                try await client.call(.put, "\(base)/bad%20name", token: ann.token).errorCode == "INVALID_INPUT_DATA")
 
-            #expect(try await client.call(.delete, "\(client.app)/groups/\(groupID)", token: ann.token).status == .noContent)
+            #expect(
+                try await client.call(.delete, "\(client.app)/groups/\(groupID)", token: ann.token).status == .noContent
+            )
             let admin = try await client.adminToken()
             #expect(try await client.call(.get, "\(base)/t001/acl", token: admin).errorCode == "GROUP_NOT_FOUND")
-            #expect(try await server.store.topics(appID: server.app.id, scope: .group(GroupID(groupID)), after: nil, limit: 10).isEmpty)
+            #expect(
+                try await server.store.topics(
+                    appID: server.app.id, scope: .group(GroupID(groupID)), after: nil, limit: 10
+                ).isEmpty)
         }
     }
 
@@ -335,10 +449,13 @@ struct TopicRoutesTests {
             let topic = "\(client.app)/users/me/topics/inbox"
             #expect(try await client.call(.put, topic, token: ann.token).status == .noContent)
             for body in [#"{}"#, #"{"data":{"a":{"b":1}}}"#, #"{"data":{},"gcm":{"enabled":"yes"}}"#, "[]"] {
-                let reply = try await client.call(.post, "\(topic)/push/messages", token: ann.token, contentType: "application/json", body: body)
+                let reply = try await client.call(
+                    .post, "\(topic)/push/messages", token: ann.token, contentType: "application/json", body: body)
                 #expect(reply.status == .badRequest, "\(body)")
             }
-            #expect(try await client.send("\(client.app)/users/me/topics/none", token: ann.token).errorCode == "TOPIC_NOT_FOUND")
+            #expect(
+                try await client.send("\(client.app)/users/me/topics/none", token: ann.token).errorCode
+                    == "TOPIC_NOT_FOUND")
         }
     }
 
@@ -352,15 +469,23 @@ struct TopicRoutesTests {
             let topic = "\(client.app)/groups/\(groupID)/topics/chat"
             #expect(try await client.call(.put, topic, token: ann.token).status == .noContent)
             let admin = try await client.adminToken()
-            let member = try await client.call(.get, "\(topic)/acl-explain?principal=user:\(bob.id)&action=SEND_MESSAGE_TO_TOPIC", token: admin)
+            let member = try await client.call(
+                .get, "\(topic)/acl-explain?principal=user:\(bob.id)&action=SEND_MESSAGE_TO_TOPIC", token: admin)
             #expect(member.object["allowed"] == true)
             #expect(member.string("rule") == "group_entry")
             #expect(member.string("reason")?.contains("GroupID:\(groupID)") == true)
-            let stranger = try await client.call(.get, "\(topic)/acl-explain?principal=user:nobody&action=SUBSCRIBE_TO_TOPIC", token: admin)
+            let stranger = try await client.call(
+                .get, "\(topic)/acl-explain?principal=user:nobody&action=SUBSCRIBE_TO_TOPIC", token: admin)
             #expect(stranger.object["allowed"] == false)
             #expect(stranger.string("rule") == "no_entry")
-            #expect(try await client.call(.get, "\(topic)/acl-explain?principal=robot&action=SUBSCRIBE_TO_TOPIC", token: admin).errorCode == "INVALID_INPUT_DATA")
-            #expect(try await client.call(.get, "\(topic)/acl-explain?principal=user:x&action=SUBSCRIBE_TO_TOPIC", token: bob.token).status == .forbidden)
+            #expect(
+                try await client.call(
+                    .get, "\(topic)/acl-explain?principal=robot&action=SUBSCRIBE_TO_TOPIC", token: admin
+                ).errorCode == "INVALID_INPUT_DATA")
+            #expect(
+                try await client.call(
+                    .get, "\(topic)/acl-explain?principal=user:x&action=SUBSCRIBE_TO_TOPIC", token: bob.token
+                ).status == .forbidden)
         }
     }
 }

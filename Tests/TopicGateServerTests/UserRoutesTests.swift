@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
-import Testing
 import TestSupport
+import Testing
 import TopicGateCore
 
 @Suite("Users over HTTP")
@@ -11,7 +11,8 @@ struct UserRoutesTests {
         let server = try await TestServer.make()
         try await server.run { client in
             let created = try await client.call(
-                .post, "\(client.app)/users", contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
+                .post, "\(client.app)/users",
+                contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
                 body: #"{"displayName":"Ann","score":3,"_hasPassword":true}"#)
             #expect(created.status == .created)
             #expect(created.object["_hasPassword"] == false)
@@ -48,7 +49,8 @@ struct UserRoutesTests {
         let server = try await TestServer.make()
         try await server.run { client in
             let reply = try await client.call(
-                .post, "\(client.app)/users", contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
+                .post, "\(client.app)/users",
+                contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
                 body: #"{"loginName":"ann"}"#)
             #expect(reply.status == .badRequest)
             #expect(reply.errorCode == "INVALID_INPUT_DATA")
@@ -90,7 +92,9 @@ struct UserRoutesTests {
         try await server.run { client in
             let registered = try await client.call(
                 .post, "\(client.app)/users", contentType: "application/vnd.kii.RegistrationRequest+json",
-                body: #"{"loginName":"alice","emailAddress":"Alice@Example.com","password":"password123","country":"jp"}"#)
+                body:
+                    #"{"loginName":"alice","emailAddress":"Alice@Example.com","password":"password123","country":"jp"}"#
+            )
             #expect(registered.status == .created)
             #expect(registered.object["_hasPassword"] == true)
             #expect(registered.string("_accessToken") == nil)
@@ -138,7 +142,8 @@ struct UserRoutesTests {
             #expect(broken.errorCode == "INVALID_JSON")
             let array = try await client.call(.post, users, contentType: "application/json", body: "[1,2]")
             #expect(array.errorCode == "INVALID_INPUT_DATA")
-            let mistyped = try await client.call(.post, users, contentType: "application/json", body: #"{"displayName":7}"#)
+            let mistyped = try await client.call(
+                .post, users, contentType: "application/json", body: #"{"displayName":7}"#)
             #expect(mistyped.errorCode == "INVALID_INPUT_DATA")
             #expect(mistyped.string("field") == "displayName")
             let huge = String(repeating: "x", count: 2 << 20)
@@ -149,7 +154,8 @@ struct UserRoutesTests {
             let unknownRoute = try await client.call(.get, "\(client.app)/nothing-here")
             #expect(unknownRoute.status == .notFound)
             #expect(unknownRoute.errorCode != nil)
-            let badUserID = try await client.call(.get, "\(client.app)/users/a%20b", token: try await client.pseudoUser().token)
+            let badUserID = try await client.call(
+                .get, "\(client.app)/users/a%20b", token: try await client.pseudoUser().token)
             #expect(badUserID.status == .notFound)
             #expect(badUserID.errorCode == "USER_NOT_FOUND")
         }
@@ -278,7 +284,8 @@ struct UserRoutesTests {
                 .post, "\(client.app)/oauth2/token", contentType: "application/json", body: #"{"grant_type":"magic"}"#)
             #expect(grant.errorCode == "unsupported_grant_type")
             let noApp = try await client.call(
-                .post, "/api/oauth2/token", contentType: "application/json", body: #"{"username":"frank","password":"x"}"#)
+                .post, "/api/oauth2/token", contentType: "application/json",
+                body: #"{"username":"frank","password":"x"}"#)
             #expect(noApp.errorCode == "APP_NOT_FOUND")
         }
     }
@@ -307,13 +314,21 @@ struct UserRoutesTests {
             #expect(read.object["_hasPassword"] == false)
             let anonymous = try await client.call(
                 .post, "\(client.app)/oauth2/token", contentType: "application/json",
-                json: ["grant_type": "client_credentials", "client_id": .string(server.app.id.rawValue), "client_secret": "dummy"])
+                json: [
+                    "grant_type": "client_credentials", "client_id": .string(server.app.id.rawValue),
+                    "client_secret": "dummy",
+                ])
             #expect(anonymous.status == .ok)
             let anonymousToken = try #require(anonymous.string("access_token"))
-            #expect(try await client.call(.get, "\(client.app)/users/\(user.id)", token: anonymousToken).status == .unauthorized)
+            #expect(
+                try await client.call(.get, "\(client.app)/users/\(user.id)", token: anonymousToken).status
+                    == .unauthorized)
             let wrongSecret = try await client.call(
                 .post, "\(client.app)/oauth2/token", contentType: "application/json",
-                json: ["grant_type": "client_credentials", "client_id": .string(server.app.clientID), "client_secret": "nope"])
+                json: [
+                    "grant_type": "client_credentials", "client_id": .string(server.app.clientID),
+                    "client_secret": "nope",
+                ])
             #expect(wrongSecret.status == .badRequest)
             #expect(wrongSecret.string("access_token") == nil)
             let basic = "\(server.app.clientID):\(server.clientSecret)".data(using: .utf8)!.base64EncodedString()
@@ -329,8 +344,11 @@ struct UserRoutesTests {
         let server = try await TestServer.make()
         try await server.run { client in
             let hank = try await client.call(
-                .post, "\(client.app)/users", contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
-                body: #"{"loginName":"hank","emailAddress":"hank@example.com","password":"password123","secretNote":"x"}"#)
+                .post, "\(client.app)/users",
+                contentType: "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
+                body:
+                    #"{"loginName":"hank","emailAddress":"hank@example.com","password":"password123","secretNote":"x"}"#
+            )
             let viewer = try await client.pseudoUser()
             let byName = try await client.call(.get, "\(client.app)/users/LOGIN_NAME:hank", token: viewer.token)
             #expect(byName.status == .ok)

@@ -10,7 +10,8 @@ struct AccountLinkStoreTests {
     let appID = AppID("app1")
 
     init() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("links-\(UUID().uuidString).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("links-\(UUID().uuidString).sqlite")
+            .path
         store = try SQLiteStore(path: path)
         try await store.insertApp(
             App(id: appID, key: "key", clientID: "client", clientSecretHash: "hash", name: "test", createdAt: 1))
@@ -24,29 +25,36 @@ struct AccountLinkStoreTests {
     func links() async throws {
         try await store.insertUser(pseudo("u1", lastSeen: 1))
         try await store.insertUser(pseudo("u2", lastSeen: 1))
-        let link = AccountLink(appID: appID, provider: "icloud", externalID: "_x", secretHash: "h1", userID: UserID("u1"), createdAt: 5)
+        let link = AccountLink(
+            appID: appID, provider: "icloud", externalID: "_x", secretHash: "h1", userID: UserID("u1"), createdAt: 5)
         try await store.insertLink(link)
         #expect(try await store.link(appID: appID, provider: "icloud", externalID: "_x", secretHash: "h1") == link)
         #expect(try await store.link(appID: appID, provider: "icloud", externalID: "_x", userID: UserID("u1")) == link)
         #expect(try await store.link(appID: appID, provider: "icloud", externalID: "_x", secretHash: "h2") == nil)
         // Another user links the same pair with its own secret: both stand.
-        let other = AccountLink(appID: appID, provider: "icloud", externalID: "_x", secretHash: "h2", userID: UserID("u2"), createdAt: 6)
+        let other = AccountLink(
+            appID: appID, provider: "icloud", externalID: "_x", secretHash: "h2", userID: UserID("u2"), createdAt: 6)
         try await store.insertLink(other)
         #expect(try await store.link(appID: appID, provider: "icloud", externalID: "_x", secretHash: "h2") == other)
         // The same pair again for u1, or with u1's secret for u2: refused.
         await #expect(throws: KiiError.self) {
-            try await store.insertLink(AccountLink(
-                appID: appID, provider: "icloud", externalID: "_x", secretHash: "h9", userID: UserID("u1"), createdAt: 7))
+            try await store.insertLink(
+                AccountLink(
+                    appID: appID, provider: "icloud", externalID: "_x", secretHash: "h9", userID: UserID("u1"),
+                    createdAt: 7))
         }
         await #expect(throws: KiiError.self) {
             try await store.updateLinkSecret(
                 appID: appID, userID: UserID("u2"), provider: "icloud", externalID: "_x", secretHash: "h1", at: 8)
         }
-        #expect(try await store.updateLinkSecret(
-            appID: appID, userID: UserID("u1"), provider: "icloud", externalID: "_x", secretHash: "h3", at: 9))
-        #expect(try await !store.updateLinkSecret(
-            appID: appID, userID: UserID("u3"), provider: "icloud", externalID: "_x", secretHash: "h4", at: 9))
-        try await store.recordLinkLogin(appID: appID, provider: "icloud", externalID: "_x", userID: UserID("u1"), at: 10)
+        #expect(
+            try await store.updateLinkSecret(
+                appID: appID, userID: UserID("u1"), provider: "icloud", externalID: "_x", secretHash: "h3", at: 9))
+        #expect(
+            try await !store.updateLinkSecret(
+                appID: appID, userID: UserID("u3"), provider: "icloud", externalID: "_x", secretHash: "h4", at: 9))
+        try await store.recordLinkLogin(
+            appID: appID, provider: "icloud", externalID: "_x", userID: UserID("u1"), at: 10)
         let updated = try #require(try await store.links(appID: appID, userID: UserID("u1")).first)
         #expect(updated.secretHash == "h3")
         #expect(updated.secretSetAt == 9)
@@ -63,22 +71,29 @@ struct AccountLinkStoreTests {
         try await store.insertUser(pseudo("older", lastSeen: 50))
         try await store.insertUser(pseudo("recent", lastSeen: 900))
         try await store.insertUser(pseudo("linked", lastSeen: 10))
-        try await store.insertUser(User(
-            id: UserID("normal"), appID: appID, loginName: "n", passwordHash: "h", createdAt: 1, modifiedAt: 1, lastSeenAt: 10))
-        try await store.insertLink(AccountLink(
-            appID: appID, provider: "icloud", externalID: "_l", secretHash: "h", userID: UserID("linked"), createdAt: 1))
+        try await store.insertUser(
+            User(
+                id: UserID("normal"), appID: appID, loginName: "n", passwordHash: "h", createdAt: 1, modifiedAt: 1,
+                lastSeenAt: 10))
+        try await store.insertLink(
+            AccountLink(
+                appID: appID, provider: "icloud", externalID: "_l", secretHash: "h", userID: UserID("linked"),
+                createdAt: 1))
         let idle = try await store.idlePseudoUsers(appID: appID, lastSeenBefore: 500, limit: 10)
         #expect(idle.map(\.id.rawValue) == ["older", "old"])
-        #expect(try await store.idlePseudoUsers(appID: nil, lastSeenBefore: 500, limit: 1).map(\.id.rawValue) == ["older"])
+        #expect(
+            try await store.idlePseudoUsers(appID: nil, lastSeenBefore: 500, limit: 1).map(\.id.rawValue) == ["older"])
         #expect(try await store.idlePseudoUsers(appID: AppID("other"), lastSeenBefore: 500, limit: 10).isEmpty)
     }
 
     @Test("The security audit pages newest first")
     func audit() async throws {
         for index in 0..<5 {
-            try await store.appendSecurityEvent(SecurityEvent(
-                at: Int64(index), appID: appID, kind: .linkLoginFailed, actor: "anonymous", account: "icloud:_\(index)",
-                clientAddress: "203.0.113.1", detail: "wrong secret"))
+            try await store.appendSecurityEvent(
+                SecurityEvent(
+                    at: Int64(index), appID: appID, kind: .linkLoginFailed, actor: "anonymous",
+                    account: "icloud:_\(index)",
+                    clientAddress: "203.0.113.1", detail: "wrong secret"))
         }
         let first = try await store.securityEvents(appID: appID, limit: 3, before: nil)
         #expect(first.map(\.event.at) == [4, 3, 2])

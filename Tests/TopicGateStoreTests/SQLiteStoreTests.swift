@@ -18,7 +18,9 @@ struct SQLiteStoreTests {
     }
 
     func user(_ id: String, loginName: String? = nil, email: String? = nil) -> User {
-        User(id: UserID(id), appID: appID, loginName: loginName, emailAddress: email, passwordHash: "h", createdAt: 1, modifiedAt: 1)
+        User(
+            id: UserID(id), appID: appID, loginName: loginName, emailAddress: email, passwordHash: "h", createdAt: 1,
+            modifiedAt: 1)
     }
 
     @Test("Users round-trip with their profile, and are found by each address")
@@ -50,9 +52,11 @@ struct SQLiteStoreTests {
     @Test("Revoking tokens can keep the one in use; other principals' tokens stay")
     func tokens() async throws {
         for hash in ["a", "b"] {
-            try await store.insertToken(AccessToken(hash: hash, appID: appID, principal: .user(UserID("u1")), expiresAt: nil, createdAt: 1))
+            try await store.insertToken(
+                AccessToken(hash: hash, appID: appID, principal: .user(UserID("u1")), expiresAt: nil, createdAt: 1))
         }
-        try await store.insertToken(AccessToken(hash: "c", appID: appID, principal: .thing(ThingID("t1")), expiresAt: 5, createdAt: 1))
+        try await store.insertToken(
+            AccessToken(hash: "c", appID: appID, principal: .thing(ThingID("t1")), expiresAt: 5, createdAt: 1))
         #expect(try await store.token(hash: "c")?.principal == .thing(ThingID("t1")))
         #expect(try await store.token(hash: "c")?.isValid(at: 5) == false)
         #expect(try await store.revokeTokens(appID: appID, principal: .user(UserID("u1")), keeping: "a") == 1)
@@ -65,10 +69,14 @@ struct SQLiteStoreTests {
     func deleteUserCascades() async throws {
         try await store.insertUser(user("owner"))
         try await store.insertUser(user("member"))
-        try await store.insertToken(AccessToken(hash: "t", appID: appID, principal: .user(UserID("owner")), expiresAt: nil, createdAt: 1))
-        let group = Group(id: GroupID("g"), appID: appID, name: "g", owner: UserID("owner"), createdAt: 1, modifiedAt: 1)
+        try await store.insertToken(
+            AccessToken(hash: "t", appID: appID, principal: .user(UserID("owner")), expiresAt: nil, createdAt: 1))
+        let group = Group(
+            id: GroupID("g"), appID: appID, name: "g", owner: UserID("owner"), createdAt: 1, modifiedAt: 1)
         #expect(try await store.insertGroup(group, members: [UserID("member"), UserID("ghost")]) == [UserID("ghost")])
-        let thing = Thing(id: ThingID("th"), appID: appID, vendorThingID: "v", passwordHash: "h", fields: ThingFields(), createdAt: 1, modifiedAt: 1)
+        let thing = Thing(
+            id: ThingID("th"), appID: appID, vendorThingID: "v", passwordHash: "h", fields: ThingFields(), createdAt: 1,
+            modifiedAt: 1)
         try await store.insertThing(thing)
         #expect(try await store.addOwner(appID: appID, thing: thing.id, owner: .user(UserID("owner"))))
         #expect(try await store.addOwner(appID: appID, thing: thing.id, owner: .group(GroupID("g"))))
@@ -135,17 +143,21 @@ struct SQLiteStoreTests {
     @Test("A thing's password change selects every installation but the caller's, the admin's and onboarding's too")
     func allInstalledWithout() async throws {
         let thing = Thing(
-            id: ThingID("th1"), appID: appID, vendorThingID: "v1", passwordHash: "x", fields: ThingFields(), createdAt: 1,
+            id: ThingID("th1"), appID: appID, vendorThingID: "v1", passwordHash: "x", fields: ThingFields(),
+            createdAt: 1,
             modifiedAt: 1)
         try await store.insertThing(thing)
         for (id, hash) in [("a", nil), ("b", "h-other"), ("c", "h-mine")] as [(String, String?)] {
-            try await store.insertInstallation(Installation(
-                id: InstallationID(id), appID: appID, principal: .thing(thing.id), deviceType: "MQTT", registrationID: id,
-                mqttTopic: "topic-\(id)", development: false, createdAt: 1, tokenHash: hash))
+            try await store.insertInstallation(
+                Installation(
+                    id: InstallationID(id), appID: appID, principal: .thing(thing.id), deviceType: "MQTT",
+                    registrationID: id,
+                    mqttTopic: "topic-\(id)", development: false, createdAt: 1, tokenHash: hash))
         }
         let revoked = try await store.revokeInstallations(
             appID: appID, .allInstalledWithout(.thing(thing.id), keeping: "h-mine"), now: 2)
         #expect(Set(revoked.map(\.id.rawValue)) == ["a", "b"])
-        #expect(try await store.liveInstallations(appID: appID, principals: [.thing(thing.id)]).map(\.id.rawValue) == ["c"])
+        #expect(
+            try await store.liveInstallations(appID: appID, principals: [.thing(thing.id)]).map(\.id.rawValue) == ["c"])
     }
 }

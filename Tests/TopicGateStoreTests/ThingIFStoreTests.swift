@@ -12,16 +12,22 @@ struct ThingIFStoreTests {
     let thing = ThingID("th")
 
     init() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("thingif-\(UUID().uuidString).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("thingif-\(UUID().uuidString).sqlite")
+            .path
         store = try SQLiteStore(path: path)
-        try await store.insertApp(App(id: appID, key: "k", clientID: "c", clientSecretHash: "h", name: "t", createdAt: 1))
+        try await store.insertApp(
+            App(id: appID, key: "k", clientID: "c", clientSecretHash: "h", name: "t", createdAt: 1))
         try await store.insertThing(
-            Thing(id: thing, appID: appID, vendorThingID: "v", passwordHash: "h", fields: ThingFields(), createdAt: 1, modifiedAt: 1))
+            Thing(
+                id: thing, appID: appID, vendorThingID: "v", passwordHash: "h", fields: ThingFields(), createdAt: 1,
+                modifiedAt: 1))
     }
 
     func command(_ id: String, at time: Int64) throws -> Command {
         let request = try CommandRequest(body: ["actions": [["turnPower": true]], "issuer": "user:u1", "title": "t"])
-        return Command(id: id, appID: appID, thing: thing, issuer: request.issuer, request: request, createdAt: time, modifiedAt: time)
+        return Command(
+            id: id, appID: appID, thing: thing, issuer: request.issuer, request: request, createdAt: time,
+            modifiedAt: time)
     }
 
     @Test("Commands round-trip, page newest first, and only SENDING becomes DELIVERED")
@@ -37,7 +43,8 @@ struct ThingIFStoreTests {
         } while key != nil
         #expect(seen == ["c4", "c3", "c2", "c1", "c0"])
 
-        try await store.recordResults(appID: appID, id: "c1", results: [["turnPower": ["succeeded": true]]], state: .done, at: 200)
+        try await store.recordResults(
+            appID: appID, id: "c1", results: [["turnPower": ["succeeded": true]]], state: .done, at: 200)
         try await store.markDelivered(appID: appID, ids: ["c0", "c1"], at: 300)
         #expect(try await store.command(appID: appID, id: "c0")?.state == .delivered)
         #expect(try await store.command(appID: appID, id: "c1")?.state == .done)
@@ -47,20 +54,34 @@ struct ThingIFStoreTests {
     @Test("States: latest, history in a range, retention that never drops the latest")
     func states() async throws {
         for (index, at) in [Int64(1000), 2000, 3000].enumerated() {
-            try await store.recordState(appID: appID, thing: thing, ThingStateRecord(state: ["n": .int(Int64(index))], recordedAt: at), keepSince: 0, keepAtMost: 100)
+            try await store.recordState(
+                appID: appID, thing: thing, ThingStateRecord(state: ["n": .int(Int64(index))], recordedAt: at),
+                keepSince: 0, keepAtMost: 100)
         }
         #expect(try await store.latestState(appID: appID, thing: thing)?.state == ["n": 2])
-        #expect(try await store.stateHistory(appID: appID, thing: thing, from: 1500, to: 3000, limit: 10, maximumBytes: 1 << 20).states.map(\.recordedAt) == [2000, 3000])
-        #expect(try await store.stateHistory(appID: appID, thing: thing, from: 0, to: .max, limit: 1, maximumBytes: 1 << 20).states.map(\.recordedAt) == [1000])
+        #expect(
+            try await store.stateHistory(
+                appID: appID, thing: thing, from: 1500, to: 3000, limit: 10, maximumBytes: 1 << 20
+            ).states.map(\.recordedAt) == [2000, 3000])
+        #expect(
+            try await store.stateHistory(appID: appID, thing: thing, from: 0, to: .max, limit: 1, maximumBytes: 1 << 20)
+                .states.map(\.recordedAt) == [1000])
         // A new state with a cutoff after everything: only it remains.
-        try await store.recordState(appID: appID, thing: thing, ThingStateRecord(state: ["n": 3], recordedAt: 9000), keepSince: 9500, keepAtMost: 100)
-        #expect(try await store.stateHistory(appID: appID, thing: thing, from: 0, to: .max, limit: 10, maximumBytes: 1 << 20).states.map(\.recordedAt) == [9000])
+        try await store.recordState(
+            appID: appID, thing: thing, ThingStateRecord(state: ["n": 3], recordedAt: 9000), keepSince: 9500,
+            keepAtMost: 100)
+        #expect(
+            try await store.stateHistory(
+                appID: appID, thing: thing, from: 0, to: .max, limit: 10, maximumBytes: 1 << 20
+            ).states.map(\.recordedAt) == [9000])
     }
 
     @Test("Deleting the thing deletes its commands and states")
     func cascade() async throws {
         try await store.insertCommand(try command("c", at: 1))
-        try await store.recordState(appID: appID, thing: thing, ThingStateRecord(state: ["on": true], recordedAt: 1), keepSince: 0, keepAtMost: 100)
+        try await store.recordState(
+            appID: appID, thing: thing, ThingStateRecord(state: ["on": true], recordedAt: 1), keepSince: 0,
+            keepAtMost: 100)
         #expect(try await store.deleteThing(appID: appID, id: thing))
         #expect(try await store.command(appID: appID, id: "c") == nil)
         #expect(try await store.latestState(appID: appID, thing: thing) == nil)
@@ -69,18 +90,24 @@ struct ThingIFStoreTests {
     @Test("The row cap keeps the newest states; a history page stops at its byte budget, never empty")
     func capsAndPages() async throws {
         for index in 0..<10 {
-            let state: [String: JSONValue] = ["n": .int(Int64(index)), "pad": .string(String(repeating: "x", count: 100))]
+            let state: [String: JSONValue] = [
+                "n": .int(Int64(index)), "pad": .string(String(repeating: "x", count: 100)),
+            ]
             try await store.recordState(
-                appID: appID, thing: thing, ThingStateRecord(state: state, recordedAt: Int64(10_000 + index)), keepSince: 0,
+                appID: appID, thing: thing, ThingStateRecord(state: state, recordedAt: Int64(10_000 + index)),
+                keepSince: 0,
                 keepAtMost: 4)
         }
-        let all = try await store.stateHistory(appID: appID, thing: thing, from: 0, to: .max, limit: 100, maximumBytes: 1 << 20)
+        let all = try await store.stateHistory(
+            appID: appID, thing: thing, from: 0, to: .max, limit: 100, maximumBytes: 1 << 20)
         #expect(all.states.map(\.recordedAt) == [10_006, 10_007, 10_008, 10_009])
         #expect(all.complete)
-        let page = try await store.stateHistory(appID: appID, thing: thing, from: 0, to: .max, limit: 100, maximumBytes: 250)
+        let page = try await store.stateHistory(
+            appID: appID, thing: thing, from: 0, to: .max, limit: 100, maximumBytes: 250)
         #expect(page.states.count == 2)
         #expect(!page.complete)
-        let tiny = try await store.stateHistory(appID: appID, thing: thing, from: 0, to: .max, limit: 100, maximumBytes: 1)
+        let tiny = try await store.stateHistory(
+            appID: appID, thing: thing, from: 0, to: .max, limit: 100, maximumBytes: 1)
         #expect(tiny.states.count == 1)
         #expect(!tiny.complete)
     }

@@ -1,6 +1,6 @@
 import Foundation
-import HummingbirdTLS
 public import Hummingbird
+import HummingbirdTLS
 import Logging
 import MQTTBridge
 import ServiceLifecycle
@@ -10,7 +10,8 @@ public import TopicGateStore
 /// Opens the store of `configuration` (creating the data directory and migrating the SQLite
 /// file on first use), with the folder and the files readable by the gateway's user only.
 public func openStore(configuration: ServerConfiguration) throws -> SQLiteStore {
-    try DataDirectory.prepare(configuration.dataDirectory, traversable: EmbeddedBroker.dropsPrivileges(configuration.push))
+    try DataDirectory.prepare(
+        configuration.dataDirectory, traversable: EmbeddedBroker.dropsPrivileges(configuration.push))
     let store = try SQLiteStore(path: configuration.databasePath)
     try DataDirectory.restrictFile(configuration.databasePath)
     return store
@@ -42,9 +43,10 @@ public func buildApplication(
         let pushOutbox = Outbox(store: store, wakeup: wakeup)
         outbox = pushOutbox
         if case .embedded(let embedded) = push.broker {
-            services.append(EmbeddedBroker(
-                configuration: embedded, secretFile: push.secretFile, maximumPacketSize: push.maximumPacketSize,
-                listeners: push.listeners, logger: logger))
+            services.append(
+                EmbeddedBroker(
+                    configuration: embedded, secretFile: push.secretFile, maximumPacketSize: push.maximumPacketSize,
+                    listeners: push.listeners, logger: logger))
         }
         let link = try BrokerLink(
             configuration: push, signer: pushSigner, store: store, time: time, logger: logger,
@@ -61,16 +63,19 @@ public func buildApplication(
         link: brokerLink ?? DisconnectedDeviceLink(),
         signer: signer, outbox: outbox, logger: logger, metrics: metrics)
     if let idleDays = configuration.pseudoUserIdleDays {
-        services.append(PseudoUserCleanupService(
-            cleanup: environment.cleanup, idleDays: idleDays, interval: configuration.pseudoUserCleanupInterval,
-            logger: logger))
+        services.append(
+            PseudoUserCleanupService(
+                cleanup: environment.cleanup, idleDays: idleDays, interval: configuration.pseudoUserCleanupInterval,
+                logger: logger))
     }
     // States that things publish on `<mqttTopic>/state` reach the state service.
     let states = environment.states
     brokerLink?.receiveStates { topic, payload in await states.ingest(topic: topic, payload: payload) }
     return Application(
         router: buildRouter(environment: environment),
-        server: try configuration.tls.map { try .tls(KiiHTTP1Channel.builder(), tlsConfiguration: $0.serverConfiguration()) }
+        server: try configuration.tls.map {
+            try .tls(KiiHTTP1Channel.builder(), tlsConfiguration: $0.serverConfiguration())
+        }
             ?? KiiHTTP1Channel.builder(),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "TopicGate"),
         services: services,

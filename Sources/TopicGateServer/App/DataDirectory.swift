@@ -13,7 +13,8 @@ public enum DataDirectory {
             atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         // A folder already made traversable for the broker stays so (a CLI command opening the
         // store beside a running gateway must not lock the broker out of its folder).
-        let current = (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue ?? 0
+        let current =
+            (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue ?? 0
         let mode = traversable || current & 0o777 == 0o711 ? 0o711 : 0o700
         try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
     }
@@ -27,7 +28,8 @@ public enum DataDirectory {
 
     /// The permission bits of `path` that give group or others any access (0 when none).
     public static func looseBits(_ path: String) throws -> Int {
-        let mode = (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue ?? 0
+        let mode =
+            (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue ?? 0
         return mode & 0o077
     }
 }

@@ -43,7 +43,8 @@ struct ServerEnvironment: Sendable {
         self.time = time
         self.link = link
         let tokens = TokenIssuer(store: store, time: time)
-        authenticator = Authenticator(store: store, time: time, trustForwardedFor: configuration.abuse.trustForwardedFor)
+        authenticator = Authenticator(
+            store: store, time: time, trustForwardedFor: configuration.abuse.trustForwardedFor)
         body = RequestBody(maximumSize: configuration.maximumBodySize)
         abuse = AbuseGuard(controls: configuration.abuse, time: time)
         audit = SecurityAudit(store: store, time: time, logger: logger)
@@ -69,10 +70,12 @@ struct ServerEnvironment: Sendable {
         states = ThingStateService(
             store: store, time: time, things: things, retention: configuration.stateRetentionDays * 24 * 3600 * 1000,
             abuse: abuse, logger: logger)
-        cleanup = PseudoUserCleanup(store: store, time: time, revocation: revocation, audit: audit, topicCache: topicCache)
+        cleanup = PseudoUserCleanup(
+            store: store, time: time, revocation: revocation, audit: audit, topicCache: topicCache)
         topics = TopicService(
             store: store, time: time, cache: topicCache, contexts: AccessContextLoader(store: store),
-            dispatcher: dispatcher, users: users, logger: logger, metrics: metrics, sizeLimit: configuration.push?.sizeLimit)
+            dispatcher: dispatcher, users: users, logger: logger, metrics: metrics,
+            sizeLimit: configuration.push?.sizeLimit)
     }
 
     /// Where created resources are (`Location`).

@@ -1,7 +1,7 @@
 import Logging
 import MQTTBridge
-import Synchronization
 import ServiceLifecycle
+import Synchronization
 import TopicGateCore
 import TopicGateStore
 
@@ -128,7 +128,8 @@ final class BrokerLink: DeviceLink, Service {
         for (index, publication) in publications.enumerated() {
             let size = MQTTPublication.packetSize(topic: publication.topic, payloadCount: publication.payload.count)
             guard size <= maximumPacketSize else {
-                failed[index] = .refused("a \(size)-byte packet is over the broker's max_packet_size of \(maximumPacketSize)")
+                failed[index] = .refused(
+                    "a \(size)-byte packet is over the broker's max_packet_size of \(maximumPacketSize)")
                 continue
             }
             do {

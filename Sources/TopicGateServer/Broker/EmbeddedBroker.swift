@@ -56,14 +56,17 @@ final class EmbeddedBroker: Service, Sendable {
                 runAsUser = Self.unprivilegedUser
                 brokerSecretFile = configuration.directory + "/mqtt-secret"
                 let secret = try Data(contentsOf: URL(fileURLWithPath: secretFile))
-                _ = manager.createFile(atPath: brokerSecretFile, contents: secret, attributes: [.posixPermissions: 0o600])
+                _ = manager.createFile(
+                    atPath: brokerSecretFile, contents: secret, attributes: [.posixPermissions: 0o600])
                 // Its TLS files likewise: the operator's copies may be readable by root only.
                 tls = try tls.map(copyForBroker)
-                for path in [configuration.directory] + ((try? manager.contentsOfDirectory(atPath: configuration.directory)) ?? [])
+                for path in [configuration.directory]
+                    + ((try? manager.contentsOfDirectory(atPath: configuration.directory)) ?? [])
                     .map({ configuration.directory + "/" + $0 })
                 {
                     guard chown(path, account.pointee.pw_uid, account.pointee.pw_gid) == 0 else {
-                        throw EmbeddedBrokerError("Cannot hand \(path) to the '\(Self.unprivilegedUser)' user (errno \(errno)).")
+                        throw EmbeddedBrokerError(
+                            "Cannot hand \(path) to the '\(Self.unprivilegedUser)' user (errno \(errno)).")
                     }
                 }
             } else {
@@ -72,7 +75,8 @@ final class EmbeddedBroker: Service, Sendable {
             }
         }
         guard manager.isReadableFile(atPath: configuration.pluginPath) else {
-            throw EmbeddedBrokerError("The broker plugin \(configuration.pluginPath) does not exist; run `swift build` (or `make run`).")
+            throw EmbeddedBrokerError(
+                "The broker plugin \(configuration.pluginPath) does not exist; run `swift build` (or `make run`).")
         }
         let template = try String(contentsOfFile: configuration.templatePath, encoding: .utf8)
         let config = EmbeddedBrokerConfigFile.render(
@@ -93,7 +97,8 @@ final class EmbeddedBroker: Service, Sendable {
             let target = configuration.directory + "/" + name
             let contents = try Data(contentsOf: URL(fileURLWithPath: path))
             try? FileManager.default.removeItem(atPath: target)
-            _ = FileManager.default.createFile(atPath: target, contents: contents, attributes: [.posixPermissions: 0o600])
+            _ = FileManager.default.createFile(
+                atPath: target, contents: contents, attributes: [.posixPermissions: 0o600])
             return target
         }
         return TLSFiles(
@@ -135,7 +140,8 @@ final class EmbeddedBroker: Service, Sendable {
                 return
             }
             logger.error(
-                "Broker exited; restarting it", metadata: ["status": "\(status)", "log": "\(logPath)", "in": "\(delay)"])
+                "Broker exited; restarting it",
+                metadata: ["status": "\(status)", "log": "\(logPath)", "in": "\(delay)"])
             try? await Task.sleep(for: delay)
             delay = min(delay * 2, .seconds(30))
         }

@@ -34,7 +34,8 @@ enum MQTTWebSocketRelay {
         if let tls = listeners.tls {
             services.append(
                 application(
-                    server: try .tls(server(frames: frames, broker: broker), tlsConfiguration: tls.serverConfiguration()),
+                    server: try .tls(
+                        server(frames: frames, broker: broker), tlsConfiguration: tls.serverConfiguration()),
                     host: listeners.host, port: listeners.secureWebSocketPort, logger: logger))
         }
         return services

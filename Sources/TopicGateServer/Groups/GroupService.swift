@@ -134,8 +134,10 @@ struct GroupService: Sendable {
     }
 
     static func notFound(appID: AppID, id: GroupID) -> KiiError {
-        KiiError(.groupNotFound, "Group \(id.rawValue) was not found.", context: [
-            "groupID": .string(id.rawValue), "appID": .string(appID.rawValue),
-        ])
+        KiiError(
+            .groupNotFound, "Group \(id.rawValue) was not found.",
+            context: [
+                "groupID": .string(id.rawValue), "appID": .string(appID.rawValue),
+            ])
     }
 }

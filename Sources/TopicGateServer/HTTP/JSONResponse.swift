@@ -21,7 +21,8 @@ enum JSONResponse {
     }
 
     /// 201 with `body`.
-    static func created(_ body: JSONValue, mediaType: String = "application/json", location: String? = nil) -> Response {
+    static func created(_ body: JSONValue, mediaType: String = "application/json", location: String? = nil) -> Response
+    {
         var headers: HTTPFields = [:]
         if let location { headers[.location] = location }
         return make(status: .created, body: body, mediaType: mediaType, headers: headers)

@@ -24,7 +24,8 @@ struct KiiErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             }
             return try error.response(from: request, context: context)
         } catch is NIOTooManyBytesError {
-            return try KiiError(.requestTooLarge, "The request body is too large.").response(from: request, context: context)
+            return try KiiError(.requestTooLarge, "The request body is too large.").response(
+                from: request, context: context)
         } catch let error as HTTPError {
             return try Self.kiiError(for: error).response(from: request, context: context)
         } catch {

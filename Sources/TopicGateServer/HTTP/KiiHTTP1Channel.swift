@@ -27,7 +27,8 @@ struct KiiHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
             try pipeline.addHandler(ConnectionCloseHandler())
             try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
             try pipeline.addHandler(
-                HTTPConnectionStateHandler(idleTimeout: idleTimeout.map { .nanoseconds($0.nanoseconds) }, logger: logger))
+                HTTPConnectionStateHandler(
+                    idleTimeout: idleTimeout.map { .nanoseconds($0.nanoseconds) }, logger: logger))
             return try NIOAsyncChannel(
                 wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
         }

@@ -24,7 +24,8 @@ struct RequestTracingMiddleware<Context: RequestContext>: RouterMiddleware {
         response.headers[Self.requestIDHeader] = id
         let route = context.endpointPath ?? "unmatched"
         metrics.request(
-            route: route, method: request.method.rawValue, status: response.status.code, duration: ContinuousClock.now - started)
+            route: route, method: request.method.rawValue, status: response.status.code,
+            duration: ContinuousClock.now - started)
         context.logger.debug(
             "Answered",
             metadata: [

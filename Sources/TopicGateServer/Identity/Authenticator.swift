@@ -64,7 +64,8 @@ struct Authenticator: Sendable {
     func bearer(_ token: String, app: App) async throws -> Caller {
         let hash = Secrets.sha256(token)
         let now = time.now()
-        guard let holder = try await store.tokenHolder(hash: hash), holder.token.appID == app.id, holder.token.isValid(at: now)
+        guard let holder = try await store.tokenHolder(hash: hash), holder.token.appID == app.id,
+            holder.token.isValid(at: now)
         else { throw wrongToken(app) }
         switch holder.token.principal {
         case .user(let id):

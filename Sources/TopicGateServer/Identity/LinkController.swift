@@ -19,8 +19,8 @@ struct LinkController<Context: CallerRequestContext>: Sendable {
             return JSONResponse.created(
                 outcome.link.json,
                 location: location(
-                    "/api/apps/\(caller.appID.rawValue)/users/\(outcome.link.userID.rawValue)/links/\(outcome.link.provider)/"
-                        + Self.percentEncoded(outcome.link.externalID)))
+                    "/api/apps/\(caller.appID.rawValue)/users/\(outcome.link.userID.rawValue)"
+                        + "/links/\(outcome.link.provider)/\(Self.percentEncoded(outcome.link.externalID))"))
         }
         group.get("users/:user/links") { _, context in
             let caller = try context.caller
@@ -33,7 +33,8 @@ struct LinkController<Context: CallerRequestContext>: Sendable {
             let provider = try context.parameters.require("provider")
             let externalID = try context.parameters.require("externalID")
             try await links.unlink(
-                caller: caller, reference: try context.parameters.userReference(appID: caller.appID), provider: provider,
+                caller: caller, reference: try context.parameters.userReference(appID: caller.appID),
+                provider: provider,
                 externalID: externalID.removingPercentEncoding ?? externalID)
             return JSONResponse.noContent()
         }
@@ -49,6 +50,7 @@ struct LinkController<Context: CallerRequestContext>: Sendable {
     }
 
     static func percentEncoded(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? text
+        text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/")))
+            ?? text
     }
 }

@@ -35,7 +35,8 @@ struct LinkService: Sendable {
         let actor = caller.principal.description
         let hash = Secrets.sha256(request.secret)
         func refused() async throws -> KiiError {
-            try await audit.record(.linkRefused, appID: caller.appID, actor: actor, subjectID: userID.rawValue,
+            try await audit.record(
+                .linkRefused, appID: caller.appID, actor: actor, subjectID: userID.rawValue,
                 account: account, address: address, detail: "the same secret is linked to another user")
             return KiiError(.linkAlreadyExists, "These credentials are already linked to another user.")
         }
@@ -44,7 +45,8 @@ struct LinkService: Sendable {
                 appID: caller.appID, provider: request.provider, externalID: request.externalID, userID: userID)
             {
                 if Secrets.constantTimeEqual(own.secretHash, hash) {
-                    try await audit.record(.linkRepeated, appID: caller.appID, actor: actor, subjectID: userID.rawValue,
+                    try await audit.record(
+                        .linkRepeated, appID: caller.appID, actor: actor, subjectID: userID.rawValue,
                         account: account, address: address)
                     return Outcome(link: own, created: false)
                 }
@@ -64,7 +66,8 @@ struct LinkService: Sendable {
                 if let holder, holder.userID != userID { throw try await refused() }
                 continue
             }
-            try await audit.record(.linkCreated, appID: caller.appID, actor: actor, subjectID: userID.rawValue,
+            try await audit.record(
+                .linkCreated, appID: caller.appID, actor: actor, subjectID: userID.rawValue,
                 account: account, address: address)
             return Outcome(link: link, created: true)
         }
@@ -78,28 +81,36 @@ struct LinkService: Sendable {
         let account = "\(request.provider):\(request.externalID)"
         let actor = caller.principal.description
         guard request.rotate, let oldSecret = request.oldSecret else {
-            try await audit.record(.linkRefused, appID: caller.appID, actor: actor, subjectID: existing.userID.rawValue,
+            try await audit.record(
+                .linkRefused, appID: caller.appID, actor: actor, subjectID: existing.userID.rawValue,
                 account: account, address: address, detail: "different secret without rotate")
             throw KiiError(
                 .linkSecretMismatch,
-                "This external ID is linked to you with another secret; to replace it, send 'rotate': true and 'oldSecret'.")
+                "This external ID is linked to you with another secret; to replace it, send 'rotate': true and "
+                    + "'oldSecret'."
+            )
         }
         guard Secrets.constantTimeEqual(existing.secretHash, Secrets.sha256(oldSecret)) else {
-            try await audit.record(.linkRefused, appID: caller.appID, actor: actor, subjectID: existing.userID.rawValue,
+            try await audit.record(
+                .linkRefused, appID: caller.appID, actor: actor, subjectID: existing.userID.rawValue,
                 account: account, address: address, detail: "rotation with a wrong old secret")
-            throw KiiError(.linkSecretMismatch, "'oldSecret' is not the secret linked until now.", context: ["field": "oldSecret"])
+            throw KiiError(
+                .linkSecretMismatch, "'oldSecret' is not the secret linked until now.", context: ["field": "oldSecret"])
         }
         let now = time.now()
         do {
             _ = try await store.updateLinkSecret(
-                appID: caller.appID, userID: existing.userID, provider: existing.provider, externalID: existing.externalID,
+                appID: caller.appID, userID: existing.userID, provider: existing.provider,
+                externalID: existing.externalID,
                 secretHash: hash, at: now)
         } catch let error as KiiError where error.code == .linkAlreadyExists {
-            try await audit.record(.linkRefused, appID: caller.appID, actor: actor, subjectID: existing.userID.rawValue,
+            try await audit.record(
+                .linkRefused, appID: caller.appID, actor: actor, subjectID: existing.userID.rawValue,
                 account: account, address: address, detail: "the new secret is linked to another user")
             throw error
         }
-        try await audit.record(.linkRotated, appID: caller.appID, actor: actor, subjectID: existing.userID.rawValue,
+        try await audit.record(
+            .linkRotated, appID: caller.appID, actor: actor, subjectID: existing.userID.rawValue,
             account: account, address: address)
         var rotated = existing
         rotated.secretHash = hash
@@ -121,7 +132,8 @@ struct LinkService: Sendable {
         } catch .budgetSpent(let millis) {
             throw PasswordCheck.budgetSpent(retryAfterMillis: millis)
         } catch .locked(let millis) {
-            try await audit.record(.linkLoginLocked, appID: app.id, actor: "anonymous", account: account, address: address,
+            try await audit.record(
+                .linkLoginLocked, appID: app.id, actor: "anonymous", account: account, address: address,
                 detail: "locked for \(millis / 1000) s more")
             throw LoginService.locked(retryAfterMillis: millis)
         }
@@ -139,7 +151,8 @@ struct LinkService: Sendable {
         }
         abuse.end(attempt, succeeded: user != nil)
         guard let link, let user else {
-            try await audit.record(.linkLoginFailed, appID: app.id, actor: "anonymous", subjectID: link?.userID.rawValue,
+            try await audit.record(
+                .linkLoginFailed, appID: app.id, actor: "anonymous", subjectID: link?.userID.rawValue,
                 account: account, address: address, detail: "no link with this secret")
             throw KiiError.oauth(.invalidGrant, "The external ID or secret is wrong.")
         }
@@ -149,7 +162,8 @@ struct LinkService: Sendable {
         try await store.recordLinkLogin(
             appID: app.id, provider: link.provider, externalID: link.externalID, userID: user.id, at: now)
         try await store.touchUser(appID: app.id, id: user.id, at: now)
-        try await audit.record(.linkLogin, appID: app.id, actor: "anonymous", subjectID: user.id.rawValue, account: account,
+        try await audit.record(
+            .linkLogin, appID: app.id, actor: "anonymous", subjectID: user.id.rawValue, account: account,
             address: address)
         return tokens.grantBody(id: user.id.rawValue, token: token, expiresAt: expiresAt)
     }
@@ -163,10 +177,13 @@ struct LinkService: Sendable {
     /// Removes a link of a user (the user itself or the admin); `LINK_NOT_FOUND` when none.
     func unlink(caller: Caller, reference: UserReference, provider: String, externalID: String) async throws {
         let userID = try owner(caller: caller, reference: reference, to: "remove this user's links")
-        guard try await store.deleteLink(appID: caller.appID, userID: userID, provider: provider, externalID: externalID) else {
+        guard
+            try await store.deleteLink(appID: caller.appID, userID: userID, provider: provider, externalID: externalID)
+        else {
             throw KiiError(.linkNotFound, "The user has no such link.", context: ["provider": .string(provider)])
         }
-        try await audit.record(.linkDeleted, appID: caller.appID, actor: caller.principal.description,
+        try await audit.record(
+            .linkDeleted, appID: caller.appID, actor: caller.principal.description,
             subjectID: userID.rawValue, account: "\(provider):\(externalID)", address: caller.address)
     }
 

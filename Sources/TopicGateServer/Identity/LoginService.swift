@@ -35,8 +35,10 @@ struct LoginService: Sendable {
         if case .vendorThingID(let vendorThingID) = identifier {
             let thing = try await store.thing(appID: app.id, reference: .vendorThingID(vendorThingID))
             let account = PasswordCheck.Account.thing(thing, appID: app.id, presented: identifier.description)
-            guard try await passwords.verify(
-                password, hash: thing?.passwordHash, account: account, actor: "anonymous", address: address, style: .oauth),
+            guard
+                try await passwords.verify(
+                    password, hash: thing?.passwordHash, account: account, actor: "anonymous", address: address,
+                    style: .oauth),
                 let thing
             else { throw Self.wrongCredentials() }
             if thing.disabled { throw KiiError.oauth(.invalidGrant, "The thing is disabled.") }
@@ -45,8 +47,10 @@ struct LoginService: Sendable {
         }
         let user = try await store.user(appID: app.id, address: identifier)
         let account = PasswordCheck.Account.user(user, appID: app.id, presented: identifier.description)
-        guard try await passwords.verify(
-            password, hash: user?.passwordHash, account: account, actor: "anonymous", address: address, style: .oauth),
+        guard
+            try await passwords.verify(
+                password, hash: user?.passwordHash, account: account, actor: "anonymous", address: address,
+                style: .oauth),
             let user
         else { throw Self.wrongCredentials() }
         if user.disabled { throw KiiError.oauth(.invalidGrant, "The user is disabled.") }
@@ -75,11 +79,13 @@ struct LoginService: Sendable {
             // No lockout keys here, so never busy; refused like a spent budget if it were.
             throw KiiError.tooManyRequests("Too many logins at once; try again.", retryAfterMillis: 1_000)
         }
-        let matches = clientID == app.clientID
+        let matches =
+            clientID == app.clientID
             && Secrets.constantTimeEqual(Secrets.sha256(secret), app.clientSecretHash)
         abuse.end(attempt, succeeded: matches)
         guard matches else {
-            try await audit.record(.loginFailed, appID: app.id, actor: "anonymous", account: clientID, address: address,
+            try await audit.record(
+                .loginFailed, appID: app.id, actor: "anonymous", account: clientID, address: address,
                 detail: "wrong client credentials")
             throw KiiError.oauth(.invalidClient, "The client credentials are not valid.")
         }

@@ -17,6 +17,7 @@ struct PrincipalStatus: Sendable {
             case .thing: disabled ? .thingDisabled : .thingEnabled
             default: disabled ? .userDisabled : .userEnabled
             }
-        try await audit.record(kind, appID: caller.appID, actor: caller.principal.description, subjectID: principal.principalID)
+        try await audit.record(
+            kind, appID: caller.appID, actor: caller.principal.description, subjectID: principal.principalID)
     }
 }

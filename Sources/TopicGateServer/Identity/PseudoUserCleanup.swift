@@ -27,9 +27,13 @@ struct PseudoUserCleanup: Sendable {
             [
                 "idleDays": .int(Int64(idleDays)), "cutoff": .int(cutoff), "dryRun": .bool(dryRun),
                 "count": .int(Int64(users.count)),
-                "users": .array(users.map { user in
-                    ["userID": .string(user.id.rawValue), "createdAt": .int(user.createdAt), "lastSeenAt": .int(user.lastSeenAt)]
-                }),
+                "users": .array(
+                    users.map { user in
+                        [
+                            "userID": .string(user.id.rawValue), "createdAt": .int(user.createdAt),
+                            "lastSeenAt": .int(user.lastSeenAt),
+                        ]
+                    }),
             ]
         }
     }
@@ -49,7 +53,8 @@ struct PseudoUserCleanup: Sendable {
             else { continue }
             try await revocation.revoke(appID: user.appID, .principal(.user(user.id)))
             guard try await store.deleteUser(appID: user.appID, id: user.id) else { continue }
-            try await audit.record(.pseudoUserRemoved, appID: user.appID, actor: actor, subjectID: user.id.rawValue,
+            try await audit.record(
+                .pseudoUserRemoved, appID: user.appID, actor: actor, subjectID: user.id.rawValue,
                 detail: "idle since \(current.lastSeenAt), \(idleDays) days or more")
             removed.append(current)
         }

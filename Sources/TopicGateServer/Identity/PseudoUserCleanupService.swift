@@ -14,9 +14,12 @@ struct PseudoUserCleanupService: Service {
         try? await pause(for: min(interval, .seconds(5)))
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
-                let report = try await cleanup.run(appID: nil, idleDays: idleDays, dryRun: false, actor: "scheduled-cleanup")
+                let report = try await cleanup.run(
+                    appID: nil, idleDays: idleDays, dryRun: false, actor: "scheduled-cleanup")
                 if !report.users.isEmpty {
-                    logger.info("removed idle pseudo users", metadata: ["count": "\(report.users.count)", "idleDays": "\(idleDays)"])
+                    logger.info(
+                        "removed idle pseudo users",
+                        metadata: ["count": "\(report.users.count)", "idleDays": "\(idleDays)"])
                 }
                 // A full batch means more are waiting: go on at once.
                 if report.users.count >= PseudoUserCleanup.batchLimit { continue }

@@ -30,7 +30,8 @@ struct UserController<Context: CallerRequestContext>: Sendable {
         group.get("users/:user") { _, context in
             let caller = try context.caller
             return JSONResponse.ok(
-                try await users.read(caller: caller, reference: try context.parameters.userReference(appID: caller.appID)),
+                try await users.read(
+                    caller: caller, reference: try context.parameters.userReference(appID: caller.appID)),
                 mediaType: "application/vnd.kii.UserDataRetrievalResponse+json")
         }
         group.post("users/:user") { request, context in

@@ -20,7 +20,9 @@ struct UserService: Sendable {
         try admitSignup(caller)
         guard !fields.hasIdentity else {
             throw KiiError.invalidInput(
-                "A pseudo user has no login name, email address or phone number; send a password to register a normal user.")
+                "A pseudo user has no login name, email address or phone number; send a password to register a "
+                    + "normal user."
+            )
         }
         let now = time.now()
         let user = User(
@@ -34,7 +36,8 @@ struct UserService: Sendable {
     func register(caller: Caller, fields: UserFields, authorize: Bool) async throws -> (User, String?) {
         try admitSignup(caller)
         guard fields.hasIdentity else {
-            throw KiiError.invalidInput("Registration needs a loginName, emailAddress or phoneNumber.", field: "loginName")
+            throw KiiError.invalidInput(
+                "Registration needs a loginName, emailAddress or phoneNumber.", field: "loginName")
         }
         guard let password = fields.password else {
             throw KiiError.invalidInput("Registration needs a password.", field: "password")
@@ -90,7 +93,8 @@ struct UserService: Sendable {
         var user = try await resolveForChange(caller: caller, reference: reference, to: "change this user's password")
         guard !user.isPseudo else {
             throw KiiError(
-                .invalidAccountStatus, "A pseudo user has no password; upgrade it by giving it an identity and a password.")
+                .invalidAccountStatus,
+                "A pseudo user has no password; upgrade it by giving it an identity and a password.")
         }
         if caller.principal != .admin {
             guard let oldPassword = request.oldPassword else {
@@ -148,7 +152,9 @@ struct UserService: Sendable {
         case .id(let id):
             guard id == own else { throw caller.denied(what) }
         case .address(let address):
-            guard try await store.user(appID: caller.appID, address: address)?.id == own else { throw caller.denied(what) }
+            guard try await store.user(appID: caller.appID, address: address)?.id == own else {
+                throw caller.denied(what)
+            }
         }
         return try await resolve(caller: caller, reference: .me)
     }
@@ -174,8 +180,10 @@ struct UserService: Sendable {
     }
 
     static func notFound(appID: AppID, field: String, value: String) -> KiiError {
-        KiiError(.userNotFound, "The user was not found.", context: [
-            "field": .string(field), "value": .string(value), "appID": .string(appID.rawValue),
-        ])
+        KiiError(
+            .userNotFound, "The user was not found.",
+            context: [
+                "field": .string(field), "value": .string(value), "appID": .string(appID.rawValue),
+            ])
     }
 }

@@ -29,7 +29,8 @@ struct HealthController<Context: RequestContext>: Sendable {
             ]
             guard database && broker else {
                 body["errorCode"] = .string("NOT_READY")
-                body["message"] = .string(!database ? "The database does not answer." : "The gateway is not connected to the MQTT broker.")
+                body["message"] = .string(
+                    !database ? "The database does not answer." : "The gateway is not connected to the MQTT broker.")
                 return JSONResponse.make(status: .serviceUnavailable, body: .object(body))
             }
             body["status"] = .string("ready")

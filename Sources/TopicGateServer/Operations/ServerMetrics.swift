@@ -27,7 +27,8 @@ final class ServerMetrics: Sendable {
         for action in ACLAction.allCases {
             for result in ["allowed", "denied"] {
                 decisions[action.rawValue + result] = CoreMetrics.Counter(
-                    label: "topicgate_access_decisions_total", dimensions: [("action", action.rawValue), ("result", result)],
+                    label: "topicgate_access_decisions_total",
+                    dimensions: [("action", action.rawValue), ("result", result)],
                     factory: factory)
             }
         }
@@ -41,9 +42,13 @@ final class ServerMetrics: Sendable {
     /// One answered HTTP request: counted by route pattern, method and status, and timed.
     func request(route: String, method: String, status: Int, duration: Duration) {
         let dimensions = [("route", route), ("method", method), ("status", String(status))]
-        CoreMetrics.Counter(label: "topicgate_http_requests_total", dimensions: dimensions, factory: factory).increment()
-        CoreMetrics.Timer(label: "topicgate_http_request_duration_seconds", dimensions: [("route", route), ("method", method)], factory: factory)
-            .recordNanoseconds(duration.nanoseconds)
+        CoreMetrics.Counter(label: "topicgate_http_requests_total", dimensions: dimensions, factory: factory)
+            .increment()
+        CoreMetrics.Timer(
+            label: "topicgate_http_request_duration_seconds", dimensions: [("route", route), ("method", method)],
+            factory: factory
+        )
+        .recordNanoseconds(duration.nanoseconds)
     }
 
     /// One ACL decision for a subscribe or a send.

@@ -92,7 +92,8 @@ struct InstallationService: Sendable {
     func endpoint(caller: Caller, reference: String) async throws -> MQTTEndpoint {
         let installation = try await find(caller: caller, reference: reference)
         guard installation.deviceType == "MQTT" else {
-            throw KiiError.invalidInput("The installation's deviceType is \(installation.deviceType), not MQTT.", field: "deviceType")
+            throw KiiError.invalidInput(
+                "The installation's deviceType is \(installation.deviceType), not MQTT.", field: "deviceType")
         }
         return try await endpoint(for: installation)
     }
@@ -106,7 +107,8 @@ struct InstallationService: Sendable {
         }
         let now = time.now() / 1000
         let expiresAt = now + push.credentialTTL
-        guard try await store.recordCredentials(appID: installation.appID, id: installation.id, expiresAt: expiresAt) else {
+        guard try await store.recordCredentials(appID: installation.appID, id: installation.id, expiresAt: expiresAt)
+        else {
             // Revoked while this request ran: the broker refuses only the credentials it knew.
             throw Self.notFound(appID: installation.appID, installation.id.rawValue)
         }

@@ -17,7 +17,12 @@ public enum MQTTSecret {
         guard try DataDirectory.looseBits(path) == 0 else { throw LooseSecretFile(path: path) }
         let secret = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         guard secret.utf8.count >= 32 else {
-            throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "The MQTT secret in \(path) is shorter than 32 characters."])
+            throw CocoaError(
+                .fileReadCorruptFile,
+                userInfo: [
+                    NSFilePathErrorKey: path,
+                    NSLocalizedDescriptionKey: "The MQTT secret in \(path) is shorter than 32 characters.",
+                ])
         }
         return secret
     }

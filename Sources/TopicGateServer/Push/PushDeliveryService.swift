@@ -100,7 +100,9 @@ struct PushDeliveryService: Service {
         // A command is DELIVERED once the broker acknowledged it for one of its thing's
         // installations (a thing with none keeps it SENDING).
         let published = Set(owners)
-        for (appID, indices) in Dictionary(grouping: delivered.filter { published.contains($0) }, by: { batch[$0].appID }) {
+        for (appID, indices) in Dictionary(
+            grouping: delivered.filter { published.contains($0) }, by: { batch[$0].appID })
+        {
             let commands = indices.compactMap { batch[$0].commandID }
             if !commands.isEmpty { try await store.markDelivered(appID: appID, ids: commands, at: now) }
         }
@@ -109,11 +111,14 @@ struct PushDeliveryService: Service {
             try await store.recordFailedAttempt(ids: failed.subtracting(giveUp).map { batch[$0].id })
             for index in giveUp {
                 let attempts = batch[index].attempts + 1
-                try await deadLetter(batch[index], reason: "not acknowledged by the broker after \(attempts) attempts", at: now)
+                try await deadLetter(
+                    batch[index], reason: "not acknowledged by the broker after \(attempts) attempts", at: now)
             }
             let retrying = failed.count - giveUp.count
             if retrying > 0 {
-                logger.warning("Some pushes were not acknowledged; retrying them one by one", metadata: ["messages": "\(retrying)"])
+                logger.warning(
+                    "Some pushes were not acknowledged; retrying them one by one", metadata: ["messages": "\(retrying)"]
+                )
             }
             return retrying == 0
         }

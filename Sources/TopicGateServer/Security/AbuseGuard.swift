@@ -48,7 +48,9 @@ final class AbuseGuard: Sendable {
         if let limit = controls.signupsPerAddress, let address { limits.append((.signupsFromAddress(address), limit)) }
         if let limit = controls.signupsPerApp { limits.append((.signupsInApp(appID), limit)) }
         let waiting = state.withLock { state -> Int64 in
-            let waits = limits.map { key, limit in state.buckets[key, default: TokenBucket(limit: limit, now: now)].wait(limit: limit, now: now) }
+            let waits = limits.map { key, limit in
+                state.buckets[key, default: TokenBucket(limit: limit, now: now)].wait(limit: limit, now: now)
+            }
             guard let longest = waits.max(), longest > 0 else {
                 for (key, limit) in limits { _ = state.buckets[key]!.take(limit: limit, now: now) }
                 prune(&state, now: now)
@@ -57,7 +59,8 @@ final class AbuseGuard: Sendable {
             return longest
         }
         if waiting > 0 {
-            throw KiiError.tooManyRequests("Too many new users from this address or for this app; try again later.", retryAfterMillis: waiting)
+            throw KiiError.tooManyRequests(
+                "Too many new users from this address or for this app; try again later.", retryAfterMillis: waiting)
         }
     }
 
@@ -71,7 +74,8 @@ final class AbuseGuard: Sendable {
             return state.buckets[key, default: TokenBucket(limit: limit, now: now)].take(limit: limit, now: now)
         }
         if waiting > 0 {
-            throw KiiError.tooManyRequests("This thing reports its state too often; try again later.", retryAfterMillis: waiting)
+            throw KiiError.tooManyRequests(
+                "This thing reports its state too often; try again later.", retryAfterMillis: waiting)
         }
     }
 
@@ -171,7 +175,9 @@ final class AbuseGuard: Sendable {
 
     private func failureLimits(appID: AppID, address: String?) -> [(Key, RateLimit)] {
         var limits: [(Key, RateLimit)] = []
-        if let limit = controls.loginFailuresPerAddress, let address { limits.append((.loginFailuresFromAddress(address), limit)) }
+        if let limit = controls.loginFailuresPerAddress, let address {
+            limits.append((.loginFailuresFromAddress(address), limit))
+        }
         if let limit = controls.loginFailuresPerApp { limits.append((.loginFailuresInApp(appID), limit)) }
         return limits
     }

@@ -73,7 +73,8 @@ struct PasswordCheck: Sendable {
         abuse.end(attempt, succeeded: matches)
         if !matches {
             try await audit.record(
-                .loginFailed, appID: account.appID, actor: actor, subjectID: account.subjectID, account: account.presented,
+                .loginFailed, appID: account.appID, actor: actor, subjectID: account.subjectID,
+                account: account.presented,
                 address: address, detail: hash == nil ? "no such account" : "wrong password")
         }
         return matches
@@ -85,9 +86,11 @@ struct PasswordCheck: Sendable {
     func require(_ password: String, of principal: Principal, hash: String?, caller: Caller, _ message: String)
         async throws
     {
-        guard try await verify(
-            password, hash: hash, account: .existing(principal, appID: caller.appID), actor: caller.principal.description,
-            address: caller.address, style: .api)
+        guard
+            try await verify(
+                password, hash: hash, account: .existing(principal, appID: caller.appID),
+                actor: caller.principal.description,
+                address: caller.address, style: .api)
         else {
             throw KiiError(
                 .wrongPassword, message,
@@ -98,7 +101,8 @@ struct PasswordCheck: Sendable {
     /// 429: the failure budget of the client address or of the app is spent.
     static func budgetSpent(retryAfterMillis: Int64) -> KiiError {
         KiiError.tooManyRequests(
-            "Too many failed logins from this address or for this app; try again later.", retryAfterMillis: retryAfterMillis)
+            "Too many failed logins from this address or for this app; try again later.",
+            retryAfterMillis: retryAfterMillis)
     }
 
     static func locked(retryAfterMillis: Int64, style: Style) -> KiiError {

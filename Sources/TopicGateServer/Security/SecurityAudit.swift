@@ -9,7 +9,9 @@ struct SecurityAudit: Sendable {
     let logger: Logger
 
     /// Kinds that are refusals (logged at info; the rest at debug).
-    static let refusals: Set<SecurityEvent.Kind> = [.linkRefused, .linkLoginFailed, .linkLoginLocked, .loginFailed, .loginLocked]
+    static let refusals: Set<SecurityEvent.Kind> = [
+        .linkRefused, .linkLoginFailed, .linkLoginLocked, .loginFailed, .loginLocked,
+    ]
 
     func record(
         _ kind: SecurityEvent.Kind, appID: AppID, actor: String, subjectID: String? = nil, account: String? = nil,
@@ -22,7 +24,8 @@ struct SecurityAudit: Sendable {
         logger.log(
             level: Self.refusals.contains(kind) ? .info : .debug, "security event",
             metadata: [
-                "request.id": .string(RequestID.current ?? "-"), "event": .string(kind.rawValue), "appID": .string(appID.rawValue), "actor": .string(actor),
+                "request.id": .string(RequestID.current ?? "-"), "event": .string(kind.rawValue),
+                "appID": .string(appID.rawValue), "actor": .string(actor),
                 "subject": .string(subjectID ?? "-"), "address": .string(address ?? "-"), "reason": .string(detail),
             ])
     }

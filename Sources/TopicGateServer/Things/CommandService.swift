@@ -24,8 +24,10 @@ struct CommandService: Sendable {
         let groups = try await things.memberGroups(caller)
         guard CommandRouting.mayIssue(caller.principal, as: request.issuer, owners: owners, memberGroups: groups) else {
             logger.info(
-                "Command refused", metadata: ["caller": "\(caller.principal)", "issuer": "\(request.issuer)", "thing": "\(thing.id)"])
-            throw caller.denied("send commands to this thing as \(request.issuer): the issuer must be an owner it acts for")
+                "Command refused",
+                metadata: ["caller": "\(caller.principal)", "issuer": "\(request.issuer)", "thing": "\(thing.id)"])
+            throw caller.denied(
+                "send commands to this thing as \(request.issuer): the issuer must be an owner it acts for")
         }
         let now = time.now()
         let command = Command(
@@ -57,16 +59,20 @@ struct CommandService: Sendable {
     }
 
     /// Records the thing's results and pushes the `commandID` to the issuer's installations.
-    func recordResults(caller: Caller, thing reference: ThingReference, id: String, results: ActionResults) async throws {
+    func recordResults(caller: Caller, thing reference: ThingReference, id: String, results: ActionResults) async throws
+    {
         let thing = try await things.find(caller: caller, reference: reference)
         guard caller.principal == .thing(thing.id) else {
             throw caller.denied("report results for another thing's command")
         }
         let command = try await find(caller: caller, thing: thing, id: id)
         let now = time.now()
-        try await store.recordResults(appID: caller.appID, id: command.id, results: .array(results.results), state: results.state, at: now)
+        try await store.recordResults(
+            appID: caller.appID, id: command.id, results: .array(results.results), state: results.state, at: now)
         let members: [UserID] =
-            if case .group(let group) = command.issuer { try await store.members(appID: caller.appID, group: group) } else { [] }
+            if case .group(let group) = command.issuer {
+                try await store.members(appID: caller.appID, group: group)
+            } else { [] }
         let recipients = CommandRouting.resultRecipients(issuer: command.issuer, groupMembers: members)
         guard let outbox, !recipients.isEmpty else { return }
         let pushMessageID = Secrets.randomHex(bytes: 12)
@@ -80,7 +86,9 @@ struct CommandService: Sendable {
     /// Commands are read by the thing's owners and the admin, not by the thing itself.
     private func readableThing(caller: Caller, _ reference: ThingReference) async throws -> Thing {
         let thing = try await things.find(caller: caller, reference: reference)
-        guard caller.principal != .thing(thing.id) else { throw caller.denied("read its commands: only its owners may") }
+        guard caller.principal != .thing(thing.id) else {
+            throw caller.denied("read its commands: only its owners may")
+        }
         try await things.requireManager(caller, thing, to: "read this thing's commands: only its owners may")
         return thing
     }

@@ -61,10 +61,12 @@ struct ThingIFController<Context: CallerRequestContext>: Sendable {
             let to = try Self.nonNegative(query.get("to"), "to")
             let limit = try Self.nonNegative(query.get("limit"), "limit").map { Int(clamping: $0) }
             let page = try await states.history(caller: caller, thing: thing, from: from, to: to, limit: limit)
-            return JSONResponse.ok(.object([
-                "states": .array(page.states.map { .object(["recordedAt": .int($0.recordedAt), "state": .object($0.state)]) }),
-                "complete": .bool(page.complete),
-            ]))
+            return JSONResponse.ok(
+                .object([
+                    "states": .array(
+                        page.states.map { .object(["recordedAt": .int($0.recordedAt), "state": .object($0.state)]) }),
+                    "complete": .bool(page.complete),
+                ]))
         }
     }
 

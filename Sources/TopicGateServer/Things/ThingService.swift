@@ -19,7 +19,8 @@ struct ThingService: Sendable {
     func register(caller: Caller, request: ThingRegistrationRequest, authorize: Bool) async throws -> (Thing, String?) {
         try admitSignup(caller)
         let thing = try await insert(
-            appID: caller.appID, vendorThingID: request.vendorThingID, password: request.password, fields: request.fields)
+            appID: caller.appID, vendorThingID: request.vendorThingID, password: request.password,
+            fields: request.fields)
         let token = authorize ? try await tokens.issue(appID: caller.appID, principal: .thing(thing.id)) : nil
         return (thing, token)
     }
@@ -60,7 +61,8 @@ struct ThingService: Sendable {
         thing.disabled = request.disabled
         thing.modifiedAt = time.now()
         try await store.updateThing(thing)
-        try await PrincipalStatus(revocation: revocation, audit: audit).changed(.thing(thing.id), request, caller: caller)
+        try await PrincipalStatus(revocation: revocation, audit: audit).changed(
+            .thing(thing.id), request, caller: caller)
     }
 
     /// Registrations by anyone but the admin count like sign-ups.
@@ -92,7 +94,8 @@ struct ThingService: Sendable {
 
     /// `POST …/ownership` with the thing password: the calling user makes itself, or a group it
     /// belongs to, an owner.
-    func claimOwnership(caller: Caller, reference: ThingReference, request: OwnershipClaimRequest) async throws -> Owner {
+    func claimOwnership(caller: Caller, reference: ThingReference, request: OwnershipClaimRequest) async throws -> Owner
+    {
         let thing = try await find(caller: caller, reference: reference)
         let owner = request.owner
         try await requireActingAs(caller, owner)
@@ -125,7 +128,9 @@ struct ThingService: Sendable {
         case .user(let id): asksAboutItself = caller.principal == .user(id)
         case .group(let id): asksAboutItself = groups.contains(id)
         }
-        guard asksAboutItself || ThingAccess.mayManage(caller.principal, thing: thing.id, owners: owners, memberGroups: groups)
+        guard
+            asksAboutItself
+                || ThingAccess.mayManage(caller.principal, thing: thing.id, owners: owners, memberGroups: groups)
         else { throw caller.denied("read this thing's owners") }
         return owners.contains(owner)
     }

@@ -35,7 +35,9 @@ struct ThingStateService: Sendable {
             guard let installation = try await store.liveInstallation(mqttTopic: mqttTopic),
                 case .thing(let thing) = installation.principal
             else {
-                logger.info("State from an MQTT topic that is no thing's live installation dropped", metadata: ["topic": "\(topic)"])
+                logger.info(
+                    "State from an MQTT topic that is no thing's live installation dropped",
+                    metadata: ["topic": "\(topic)"])
                 return
             }
             let state = try ThingStateRecord.validate(try? JSONReader.value(payload))
@@ -73,7 +75,8 @@ struct ThingStateService: Sendable {
         let size = JSONWriter.bytes(.object(state)).count
         guard size <= abuse.controls.maximumStateBytes else {
             var error = KiiError.invalidInput(
-                "The state is \(size) bytes; a state may be at most \(abuse.controls.maximumStateBytes) bytes.", field: "state")
+                "The state is \(size) bytes; a state may be at most \(abuse.controls.maximumStateBytes) bytes.",
+                field: "state")
             error.context["maximumBytes"] = .int(Int64(abuse.controls.maximumStateBytes))
             throw error
         }

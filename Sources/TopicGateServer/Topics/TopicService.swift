@@ -25,7 +25,9 @@ struct TopicService: Sendable {
         let scope = try await resolve(caller: caller, reference)
         let address = try Self.address(scope.scope, name)
         let context = try await contexts.context(appID: caller.appID, principal: caller.principal)
-        guard TopicPermissions.mayCreate(context, in: scope.scope) else { throw caller.denied("create topics in \(scope.scope)") }
+        guard TopicPermissions.mayCreate(context, in: scope.scope) else {
+            throw caller.denied("create topics in \(scope.scope)")
+        }
         let topic = Topic(appID: caller.appID, address: address, creator: caller.principal, createdAt: time.now())
         try await store.insertTopic(topic, entries: DefaultACL.entries(scope: scope.scope, creator: caller.principal))
         cache.invalidate(caller.appID, address)
@@ -43,11 +45,17 @@ struct TopicService: Sendable {
         let address = try Self.address(scope.scope, name)
         let context = try await contexts.context(appID: caller.appID, principal: caller.principal)
         guard let (topic, entries) = try await cachedTopic(caller.appID, address) else {
-            guard TopicPermissions.mayList(context, in: scope.scope) else { throw caller.denied("see topics in \(scope.scope)") }
+            guard TopicPermissions.mayList(context, in: scope.scope) else {
+                throw caller.denied("see topics in \(scope.scope)")
+            }
             return false
         }
-        let mayUse = ACLAction.allCases.contains { AccessPolicy.evaluate(context, $0, on: topic, entries: entries).allowed }
-        guard mayUse || TopicPermissions.mayList(context, in: scope.scope) else { throw caller.denied("see this topic") }
+        let mayUse = ACLAction.allCases.contains {
+            AccessPolicy.evaluate(context, $0, on: topic, entries: entries).allowed
+        }
+        guard mayUse || TopicPermissions.mayList(context, in: scope.scope) else {
+            throw caller.denied("see this topic")
+        }
         return true
     }
 
@@ -55,9 +63,12 @@ struct TopicService: Sendable {
     func list(caller: Caller, scope reference: TopicScopeReference, after: String?) async throws -> ([Topic], String?) {
         let scope = try await resolve(caller: caller, reference)
         let context = try await contexts.context(appID: caller.appID, principal: caller.principal)
-        guard TopicPermissions.mayList(context, in: scope.scope) else { throw caller.denied("list topics in \(scope.scope)") }
+        guard TopicPermissions.mayList(context, in: scope.scope) else {
+            throw caller.denied("list topics in \(scope.scope)")
+        }
         let page = try await store.topics(
-            appID: caller.appID, scope: scope.scope, after: after.flatMap(TopicName.init(rawValue:)), limit: pageSize + 1)
+            appID: caller.appID, scope: scope.scope, after: after.flatMap(TopicName.init(rawValue:)),
+            limit: pageSize + 1)
         guard page.count > pageSize else { return (page, nil) }
         let shown = Array(page.prefix(pageSize))
         return (shown, shown.last?.name.rawValue)
@@ -80,13 +91,15 @@ struct TopicService: Sendable {
             if loaded.isProtected(change.entry) {
                 throw KiiError(
                     .aclEntryNotRemovable,
-                    "The entry \(change.entry) belongs to the topic's creator or its scope's owner and cannot be removed.",
+                    "The entry \(change.entry) belongs to the topic's creator or its scope's owner and cannot be "
+                        + "removed.",
                     context: ["failedChangeIndex": .int(Int64(index)), "failedChange": .string(change.description)])
             }
         }
         defer { cache.invalidate(caller.appID, loaded.topic.address) }
         let after = try await store.applyACLChanges(
-            appID: caller.appID, address: loaded.topic.address, changes: changes, actor: caller.principal, at: time.now())
+            appID: caller.appID, address: loaded.topic.address, changes: changes, actor: caller.principal,
+            at: time.now())
         for change in changes {
             logger.info(
                 "ACL changed",
@@ -119,12 +132,16 @@ struct TopicService: Sendable {
 
     // MARK: Subscriptions
 
-    func subscribe(caller: Caller, scope reference: TopicScopeReference, name: String, subscriber: Subscriber) async throws {
+    func subscribe(caller: Caller, scope reference: TopicScopeReference, name: String, subscriber: Subscriber)
+        async throws
+    {
         let (topic, entries) = try await usable(caller: caller, reference, name)
         try await requireMaySubscribe(caller, subscriber)
         let context = try await contexts.context(appID: caller.appID, principal: subscriber.principal)
         try requireAllowed(caller, AccessPolicy.evaluate(context, .subscribe, on: topic, entries: entries), topic)
-        guard try await store.subscribe(appID: caller.appID, address: topic.address, subscriber: subscriber, at: time.now())
+        guard
+            try await store.subscribe(
+                appID: caller.appID, address: topic.address, subscriber: subscriber, at: time.now())
         else {
             throw KiiError(
                 .pushSubscriptionAlreadyExists, "\(subscriber) is subscribed to \(topic.address) already.",
@@ -132,7 +149,9 @@ struct TopicService: Sendable {
         }
     }
 
-    func unsubscribe(caller: Caller, scope reference: TopicScopeReference, name: String, subscriber: Subscriber) async throws {
+    func unsubscribe(caller: Caller, scope reference: TopicScopeReference, name: String, subscriber: Subscriber)
+        async throws
+    {
         let (topic, _) = try await usable(caller: caller, reference, name)
         try await requireMaySubscribe(caller, subscriber)
         guard try await store.unsubscribe(appID: caller.appID, address: topic.address, subscriber: subscriber) else {
@@ -154,7 +173,8 @@ struct TopicService: Sendable {
 
     /// Checks `SEND_MESSAGE_TO_TOPIC`, resolves the recipients that may still subscribe, and
     /// hands the message to the dispatcher. Returns the message's ID.
-    func send(caller: Caller, scope reference: TopicScopeReference, name: String, request: PushMessageRequest) async throws
+    func send(caller: Caller, scope reference: TopicScopeReference, name: String, request: PushMessageRequest)
+        async throws
         -> String
     {
         let (topic, entries) = try await usable(caller: caller, reference, name)
@@ -197,7 +217,9 @@ struct TopicService: Sendable {
             throw Self.topicNotFound(caller.appID, address)
         }
         let context = try await contexts.context(appID: caller.appID, principal: caller.principal)
-        guard TopicPermissions.mayManage(context, topic, groupOwner: scope.groupOwner) else { throw caller.denied(what) }
+        guard TopicPermissions.mayManage(context, topic, groupOwner: scope.groupOwner) else {
+            throw caller.denied(what)
+        }
         let creator =
             topic.creator == caller.principal
             ? context : try await contexts.context(appID: caller.appID, principal: topic.creator)
@@ -265,7 +287,8 @@ struct TopicService: Sendable {
         case .app:
             return ResolvedScope(scope: .app, groupOwner: nil)
         case .group(let id):
-            guard IDSyntax.isWellFormed(id.rawValue), let group = try await store.group(appID: caller.appID, id: id) else {
+            guard IDSyntax.isWellFormed(id.rawValue), let group = try await store.group(appID: caller.appID, id: id)
+            else {
                 throw GroupService.notFound(appID: caller.appID, id: id)
             }
             return ResolvedScope(scope: .group(id), groupOwner: group.owner)
@@ -311,7 +334,9 @@ struct TopicService: Sendable {
     static func topicNotFound(_ appID: AppID, _ address: TopicAddress) -> KiiError {
         KiiError(
             .topicNotFound, "Topic \(address) was not found.",
-            context: ["topicID": .string(address.name.rawValue), "objectScope": address.scope.objectScope(appID: appID)])
+            context: [
+                "topicID": .string(address.name.rawValue), "objectScope": address.scope.objectScope(appID: appID),
+            ])
     }
 
     static func notSubscribed(_ topic: Topic, _ subscriber: Subscriber) -> KiiError {

@@ -43,7 +43,8 @@ enum APICatalogue {
     static let thingFields = object(
         [
             "_vendorThingID": string, "_password": string, "_thingType": string, "_vendor": string,
-            "_firmwareVersion": string, "_layoutPosition": ["type": "string", "enum": ["END_NODE", "STANDALONE", "GATEWAY"]],
+            "_firmwareVersion": string,
+            "_layoutPosition": ["type": "string", "enum": ["END_NODE", "STANDALONE", "GATEWAY"]],
         ], required: ["_vendorThingID", "_password"])
 
     static let pushMessage = json(
@@ -71,50 +72,69 @@ enum APICatalogue {
 
     static var service: [Op] {
         [
-            Op(method: "get", path: "/health", summary: "The process answers", tag: "Operations", credentials: [.none],
-               success: [200]),
-            Op(method: "get", path: "/ready", summary: "The database answers and the broker is connected",
-               tag: "Operations", credentials: [.none], success: [200]),
-            Op(method: "get", path: "/metrics", summary: "Prometheus metrics", tag: "Operations", credentials: [.none],
-               success: [200], successMediaType: "text/plain"),
-            Op(method: "get", path: "/openapi.json", summary: "This document", tag: "Operations", credentials: [.none],
-               success: [200]),
-            Op(method: "get", path: app + "/security-audit", summary: "The security audit trail, newest first (admin)",
-               tag: "Operations", credentials: anyone, query: paging, success: [200]),
-            Op(method: "get", path: app + "/dead-letters", summary: "Pushes that could not be delivered (admin)",
-               tag: "Operations", credentials: anyone, query: paging, success: [200]),
-            Op(method: "post", path: app + "/pseudo-user-cleanup", summary: "Remove idle pseudo users (admin)",
-               tag: "Operations", credentials: anyone,
-               body: json(object(["idleDays": integer, "dryRun": boolean], required: ["idleDays"])), success: [200]),
+            Op(
+                method: "get", path: "/health", summary: "The process answers", tag: "Operations", credentials: [.none],
+                success: [200]),
+            Op(
+                method: "get", path: "/ready", summary: "The database answers and the broker is connected",
+                tag: "Operations", credentials: [.none], success: [200]),
+            Op(
+                method: "get", path: "/metrics", summary: "Prometheus metrics", tag: "Operations", credentials: [.none],
+                success: [200], successMediaType: "text/plain"),
+            Op(
+                method: "get", path: "/openapi.json", summary: "This document", tag: "Operations", credentials: [.none],
+                success: [200]),
+            Op(
+                method: "get", path: app + "/security-audit", summary: "The security audit trail, newest first (admin)",
+                tag: "Operations", credentials: anyone, query: paging, success: [200]),
+            Op(
+                method: "get", path: app + "/dead-letters", summary: "Pushes that could not be delivered (admin)",
+                tag: "Operations", credentials: anyone, query: paging, success: [200]),
+            Op(
+                method: "post", path: app + "/pseudo-user-cleanup", summary: "Remove idle pseudo users (admin)",
+                tag: "Operations", credentials: anyone,
+                body: json(object(["idleDays": integer, "dryRun": boolean], required: ["idleDays"])), success: [200]),
         ]
     }
 
     static var identity: [Op] {
         [
-            Op(method: "post", path: "/api/oauth2/token", summary: "Token for a user, a thing, the admin or anonymous",
-               tag: "Identity", credentials: [.none], body: tokenRequest, success: [200]),
-            Op(method: "post", path: app + "/oauth2/token", summary: "Token for a user, a thing, the admin or anonymous",
-               tag: "Identity", credentials: [.none], body: tokenRequest, success: [200]),
-            Op(method: "post", path: app + "/users", summary: "A pseudo user, or a user with a password", tag: "Identity",
-               credentials: anyone,
-               body: json(
-                   userFields, "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
-                   "application/vnd.kii.RegistrationRequest+json", required: false), success: [201]),
-            Op(method: "get", path: app + "/users/{user}", summary: "A user (me, an ID, LOGIN_NAME:, EMAIL:, PHONE:)",
-               tag: "Identity", credentials: anyone, success: [200]),
-            Op(method: "post", path: app + "/users/{user}", summary: "Update a user; with a password, upgrade a pseudo user",
-               tag: "Identity", credentials: anyone, body: json(userFields, "application/vnd.kii.UserUpdateRequest+json"),
-               success: [200]),
-            Op(method: "delete", path: app + "/users/{user}", summary: "Delete a user", tag: "Identity",
-               credentials: anyone, success: [204]),
-            Op(method: "put", path: app + "/users/{user}/password", summary: "Change a password", tag: "Identity",
-               credentials: anyone,
-               body: json(
-                   object(["oldPassword": string, "newPassword": string], required: ["newPassword"]),
-                   "application/vnd.kii.ChangePasswordRequest+json"), success: [204]),
-            Op(method: "put", path: app + "/users/{user}/status", summary: "Disable or enable a user (admin)",
-               tag: "Identity", credentials: anyone, body: json(object(["disabled": boolean], required: ["disabled"])),
-               success: [204]),
+            Op(
+                method: "post", path: "/api/oauth2/token", summary: "Token for a user, a thing, the admin or anonymous",
+                tag: "Identity", credentials: [.none], body: tokenRequest, success: [200]),
+            Op(
+                method: "post", path: app + "/oauth2/token",
+                summary: "Token for a user, a thing, the admin or anonymous",
+                tag: "Identity", credentials: [.none], body: tokenRequest, success: [200]),
+            Op(
+                method: "post", path: app + "/users", summary: "A pseudo user, or a user with a password",
+                tag: "Identity",
+                credentials: anyone,
+                body: json(
+                    userFields, "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
+                    "application/vnd.kii.RegistrationRequest+json", required: false), success: [201]),
+            Op(
+                method: "get", path: app + "/users/{user}", summary: "A user (me, an ID, LOGIN_NAME:, EMAIL:, PHONE:)",
+                tag: "Identity", credentials: anyone, success: [200]),
+            Op(
+                method: "post", path: app + "/users/{user}",
+                summary: "Update a user; with a password, upgrade a pseudo user",
+                tag: "Identity", credentials: anyone,
+                body: json(userFields, "application/vnd.kii.UserUpdateRequest+json"),
+                success: [200]),
+            Op(
+                method: "delete", path: app + "/users/{user}", summary: "Delete a user", tag: "Identity",
+                credentials: anyone, success: [204]),
+            Op(
+                method: "put", path: app + "/users/{user}/password", summary: "Change a password", tag: "Identity",
+                credentials: anyone,
+                body: json(
+                    object(["oldPassword": string, "newPassword": string], required: ["newPassword"]),
+                    "application/vnd.kii.ChangePasswordRequest+json"), success: [204]),
+            Op(
+                method: "put", path: app + "/users/{user}/status", summary: "Disable or enable a user (admin)",
+                tag: "Identity", credentials: anyone, body: json(object(["disabled": boolean], required: ["disabled"])),
+                success: [204]),
         ]
     }
 
@@ -123,101 +143,135 @@ enum APICatalogue {
             ["provider": string, "externalID": string, "secret": string, "rotate": boolean, "oldSecret": string],
             required: ["provider", "externalID", "secret"])
         return [
-            Op(method: "post", path: app + "/users/{user}/links", summary: "Link (provider, external ID, secret)",
-               tag: "Device migration", credentials: anyone, body: json(link), success: [200, 201]),
-            Op(method: "get", path: app + "/users/{user}/links", summary: "A user's links", tag: "Device migration",
-               credentials: anyone, success: [200]),
-            Op(method: "delete", path: app + "/users/{user}/links/{provider}/{externalID}", summary: "Unlink",
-               tag: "Device migration", credentials: anyone, success: [204]),
-            Op(method: "post", path: app + "/links/login", summary: "A token for the linked user", tag: "Device migration",
-               credentials: [.none], body: json(link), success: [200]),
+            Op(
+                method: "post", path: app + "/users/{user}/links", summary: "Link (provider, external ID, secret)",
+                tag: "Device migration", credentials: anyone, body: json(link), success: [200, 201]),
+            Op(
+                method: "get", path: app + "/users/{user}/links", summary: "A user's links", tag: "Device migration",
+                credentials: anyone, success: [200]),
+            Op(
+                method: "delete", path: app + "/users/{user}/links/{provider}/{externalID}", summary: "Unlink",
+                tag: "Device migration", credentials: anyone, success: [204]),
+            Op(
+                method: "post", path: app + "/links/login", summary: "A token for the linked user",
+                tag: "Device migration",
+                credentials: [.none], body: json(link), success: [200]),
         ]
     }
 
     static var groups: [Op] {
         let group = json(
-            object(["name": string, "owner": string, "members": ["type": "array", "items": string]], required: ["name"]),
+            object(
+                ["name": string, "owner": string, "members": ["type": "array", "items": string]], required: ["name"]),
             "application/vnd.kii.GroupCreationRequest+json")
         return [
-            Op(method: "post", path: app + "/groups", summary: "Create a group", tag: "Groups", credentials: anyone,
-               body: group, success: [201]),
-            Op(method: "get", path: app + "/groups", summary: "Groups by owner or member", tag: "Groups",
-               credentials: anyone, query: [("owner", string), ("is_member", string)], success: [200]),
-            Op(method: "put", path: app + "/groups/{group}", summary: "Create a group with its ID", tag: "Groups",
-               credentials: anyone, body: group, success: [201]),
-            Op(method: "get", path: app + "/groups/{group}", summary: "A group", tag: "Groups", credentials: anyone,
-               success: [200]),
-            Op(method: "delete", path: app + "/groups/{group}", summary: "Delete a group", tag: "Groups",
-               credentials: anyone, success: [204]),
-            Op(method: "put", path: app + "/groups/{group}/name", summary: "Rename a group", tag: "Groups",
-               credentials: anyone, body: Op.Body(mediaTypes: ["text/plain", "application/json"], schema: string),
-               success: [204]),
-            Op(method: "put", path: app + "/groups/{group}/owner", summary: "Change a group's owner", tag: "Groups",
-               credentials: anyone,
-               body: json(object(["owner": string], required: ["owner"]), "application/vnd.kii.GroupOwnerChangeRequest+json"),
-               success: [204]),
-            Op(method: "get", path: app + "/groups/{group}/members", summary: "A group's members", tag: "Groups",
-               credentials: anyone, success: [200]),
-            Op(method: "put", path: app + "/groups/{group}/members/{member}", summary: "Add a member", tag: "Groups",
-               credentials: anyone, success: [204]),
-            Op(method: "delete", path: app + "/groups/{group}/members/{member}", summary: "Remove a member",
-               tag: "Groups", credentials: anyone, success: [204]),
+            Op(
+                method: "post", path: app + "/groups", summary: "Create a group", tag: "Groups", credentials: anyone,
+                body: group, success: [201]),
+            Op(
+                method: "get", path: app + "/groups", summary: "Groups by owner or member", tag: "Groups",
+                credentials: anyone, query: [("owner", string), ("is_member", string)], success: [200]),
+            Op(
+                method: "put", path: app + "/groups/{group}", summary: "Create a group with its ID", tag: "Groups",
+                credentials: anyone, body: group, success: [201]),
+            Op(
+                method: "get", path: app + "/groups/{group}", summary: "A group", tag: "Groups", credentials: anyone,
+                success: [200]),
+            Op(
+                method: "delete", path: app + "/groups/{group}", summary: "Delete a group", tag: "Groups",
+                credentials: anyone, success: [204]),
+            Op(
+                method: "put", path: app + "/groups/{group}/name", summary: "Rename a group", tag: "Groups",
+                credentials: anyone, body: Op.Body(mediaTypes: ["text/plain", "application/json"], schema: string),
+                success: [204]),
+            Op(
+                method: "put", path: app + "/groups/{group}/owner", summary: "Change a group's owner", tag: "Groups",
+                credentials: anyone,
+                body: json(
+                    object(["owner": string], required: ["owner"]), "application/vnd.kii.GroupOwnerChangeRequest+json"),
+                success: [204]),
+            Op(
+                method: "get", path: app + "/groups/{group}/members", summary: "A group's members", tag: "Groups",
+                credentials: anyone, success: [200]),
+            Op(
+                method: "put", path: app + "/groups/{group}/members/{member}", summary: "Add a member", tag: "Groups",
+                credentials: anyone, success: [204]),
+            Op(
+                method: "delete", path: app + "/groups/{group}/members/{member}", summary: "Remove a member",
+                tag: "Groups", credentials: anyone, success: [204]),
         ]
     }
 
     static var things: [Op] {
         let thing = app + "/things/{thing}"
         return [
-            Op(method: "post", path: app + "/things", summary: "Register a thing (with its token)", tag: "Things",
-               credentials: anyone,
-               body: json(
-                   thingFields, "application/vnd.kii.ThingRegistrationAndAuthorizationRequest+json",
-                   "application/vnd.kii.ThingRegistrationRequest+json"), success: [201]),
-            Op(method: "get", path: thing, summary: "A thing (its ID or VENDOR_THING_ID:…)", tag: "Things",
-               credentials: anyone, success: [200]),
-            Op(method: "patch", path: thing, summary: "Update a thing's fields", tag: "Things", credentials: anyone,
-               body: json(anyObject, "application/vnd.kii.ThingUpdateRequest+json"), success: [200]),
-            Op(method: "delete", path: thing, summary: "Delete a thing", tag: "Things", credentials: anyone,
-               success: [204]),
-            Op(method: "put", path: thing + "/status", summary: "Disable or enable a thing (admin)", tag: "Things",
-               credentials: anyone, body: json(object(["disabled": boolean], required: ["disabled"])), success: [204]),
-            Op(method: "put", path: thing + "/password", summary: "Change a thing's password", tag: "Things",
-               credentials: anyone,
-               body: json(
-                   object(["newPassword": string], required: ["newPassword"]),
-                   "application/vnd.kii.ChangeThingPasswordRequest+json"), success: [204]),
-            Op(method: "post", path: thing + "/ownership", summary: "Claim ownership with the thing's password",
-               tag: "Things", credentials: anyone,
-               body: json(
-                   object(["thingPassword": string, "userID": string, "groupID": string], required: ["thingPassword"]),
-                   "application/vnd.kii.ThingOwnershipRequest+json"), success: [204]),
-            Op(method: "get", path: thing + "/ownership", summary: "A thing's owners", tag: "Things",
-               credentials: anyone, success: [200]),
-            Op(method: "put", path: thing + "/ownership/{owner}", summary: "Add an owner (user:ID or group:ID)",
-               tag: "Things", credentials: anyone, success: [204]),
-            Op(method: "head", path: thing + "/ownership/{owner}", summary: "Is it an owner?", tag: "Things",
-               credentials: anyone, success: [204]),
-            Op(method: "delete", path: thing + "/ownership/{owner}", summary: "Remove an owner", tag: "Things",
-               credentials: anyone, success: [204]),
+            Op(
+                method: "post", path: app + "/things", summary: "Register a thing (with its token)", tag: "Things",
+                credentials: anyone,
+                body: json(
+                    thingFields, "application/vnd.kii.ThingRegistrationAndAuthorizationRequest+json",
+                    "application/vnd.kii.ThingRegistrationRequest+json"), success: [201]),
+            Op(
+                method: "get", path: thing, summary: "A thing (its ID or VENDOR_THING_ID:…)", tag: "Things",
+                credentials: anyone, success: [200]),
+            Op(
+                method: "patch", path: thing, summary: "Update a thing's fields", tag: "Things", credentials: anyone,
+                body: json(anyObject, "application/vnd.kii.ThingUpdateRequest+json"), success: [200]),
+            Op(
+                method: "delete", path: thing, summary: "Delete a thing", tag: "Things", credentials: anyone,
+                success: [204]),
+            Op(
+                method: "put", path: thing + "/status", summary: "Disable or enable a thing (admin)", tag: "Things",
+                credentials: anyone, body: json(object(["disabled": boolean], required: ["disabled"])), success: [204]),
+            Op(
+                method: "put", path: thing + "/password", summary: "Change a thing's password", tag: "Things",
+                credentials: anyone,
+                body: json(
+                    object(["newPassword": string], required: ["newPassword"]),
+                    "application/vnd.kii.ChangeThingPasswordRequest+json"), success: [204]),
+            Op(
+                method: "post", path: thing + "/ownership", summary: "Claim ownership with the thing's password",
+                tag: "Things", credentials: anyone,
+                body: json(
+                    object(
+                        ["thingPassword": string, "userID": string, "groupID": string], required: ["thingPassword"]),
+                    "application/vnd.kii.ThingOwnershipRequest+json"), success: [204]),
+            Op(
+                method: "get", path: thing + "/ownership", summary: "A thing's owners", tag: "Things",
+                credentials: anyone, success: [200]),
+            Op(
+                method: "put", path: thing + "/ownership/{owner}", summary: "Add an owner (user:ID or group:ID)",
+                tag: "Things", credentials: anyone, success: [204]),
+            Op(
+                method: "head", path: thing + "/ownership/{owner}", summary: "Is it an owner?", tag: "Things",
+                credentials: anyone, success: [204]),
+            Op(
+                method: "delete", path: thing + "/ownership/{owner}", summary: "Remove an owner", tag: "Things",
+                credentials: anyone, success: [204]),
         ]
     }
 
     static var installations: [Op] {
         let installation = app + "/installations/{installation}"
         return [
-            Op(method: "post", path: app + "/installations", summary: "Install a device for push", tag: "Push",
-               credentials: anyone,
-               body: json(
-                   object([
-                       "deviceType": ["type": "string", "enum": ["MQTT", "ANDROID", "IOS", "JPUSH"]], "development": flag,
-                       "installationRegistrationID": string, "thingID": string, "userID": string,
-                   ]), "application/vnd.kii.InstallationCreationRequest+json"), success: [201]),
-            Op(method: "get", path: installation, summary: "An installation (ID or deviceType:registrationID)",
-               tag: "Push", credentials: anyone, success: [200]),
-            Op(method: "delete", path: installation, summary: "Delete (and revoke) an installation", tag: "Push",
-               credentials: anyone, success: [204]),
-            Op(method: "get", path: installation + "/mqtt-endpoint", summary: "MQTT credentials and where to connect",
-               tag: "Push", credentials: anyone, success: [200]),
+            Op(
+                method: "post", path: app + "/installations", summary: "Install a device for push", tag: "Push",
+                credentials: anyone,
+                body: json(
+                    object([
+                        "deviceType": ["type": "string", "enum": ["MQTT", "ANDROID", "IOS", "JPUSH"]],
+                        "development": flag,
+                        "installationRegistrationID": string, "thingID": string, "userID": string,
+                    ]), "application/vnd.kii.InstallationCreationRequest+json"), success: [201]),
+            Op(
+                method: "get", path: installation, summary: "An installation (ID or deviceType:registrationID)",
+                tag: "Push", credentials: anyone, success: [200]),
+            Op(
+                method: "delete", path: installation, summary: "Delete (and revoke) an installation", tag: "Push",
+                credentials: anyone, success: [204]),
+            Op(
+                method: "get", path: installation + "/mqtt-endpoint", summary: "MQTT credentials and where to connect",
+                tag: "Push", credentials: anyone, success: [200]),
         ]
     }
 
@@ -228,33 +282,41 @@ enum APICatalogue {
             "firmwareVersion": string, "layoutPosition": string, "thingProperties": anyObject,
         ])
         return [
-            Op(method: "post", path: thingIF + "/onboardings", summary: "Onboard a thing", tag: "Thing-IF",
-               credentials: anyone,
-               body: Op.Body(
-                   mediaTypes: [
-                       "application/vnd.kii.OnboardingWithVendorThingIDByOwner+json",
-                       "application/vnd.kii.OnboardingWithThingIDByOwner+json",
-                       "application/vnd.kii.OnboardingWithVendorThingIDByThing+json",
-                   ], schema: onboarding), success: [200]),
-            Op(method: "post", path: target + "/commands", summary: "Send a command (thing:ID)", tag: "Thing-IF",
-               credentials: anyone, body: command, success: [201]),
-            Op(method: "get", path: target + "/commands", summary: "A thing's commands, newest first", tag: "Thing-IF",
-               credentials: anyone, query: [("bestEffortLimit", integer), ("paginationKey", string)], success: [200]),
-            Op(method: "get", path: target + "/commands/{commandID}", summary: "A command", tag: "Thing-IF",
-               credentials: anyone, success: [200]),
-            Op(method: "put", path: target + "/commands/{commandID}/action-results", summary: "The thing's results",
-               tag: "Thing-IF", credentials: anyone,
-               body: json(
-                   object(["actionResults": ["type": "array", "items": anyObject]], required: ["actionResults"]),
-                   "application/vnd.kii.CommandResultsUpdateRequest+json"), success: [204]),
-            Op(method: "put", path: target + "/states", summary: "The thing reports its state", tag: "Thing-IF",
-               credentials: anyone, body: json(anyObject, "application/vnd.kii.MultipleTraitState+json"),
-               success: [204]),
-            Op(method: "get", path: target + "/states", summary: "A thing's latest state", tag: "Thing-IF",
-               credentials: anyone, success: [200]),
-            Op(method: "get", path: target + "/states/history", summary: "A thing's state history, oldest first",
-               tag: "Thing-IF", credentials: anyone, query: [("from", integer), ("to", integer), ("limit", integer)],
-               success: [200]),
+            Op(
+                method: "post", path: thingIF + "/onboardings", summary: "Onboard a thing", tag: "Thing-IF",
+                credentials: anyone,
+                body: Op.Body(
+                    mediaTypes: [
+                        "application/vnd.kii.OnboardingWithVendorThingIDByOwner+json",
+                        "application/vnd.kii.OnboardingWithThingIDByOwner+json",
+                        "application/vnd.kii.OnboardingWithVendorThingIDByThing+json",
+                    ], schema: onboarding), success: [200]),
+            Op(
+                method: "post", path: target + "/commands", summary: "Send a command (thing:ID)", tag: "Thing-IF",
+                credentials: anyone, body: command, success: [201]),
+            Op(
+                method: "get", path: target + "/commands", summary: "A thing's commands, newest first", tag: "Thing-IF",
+                credentials: anyone, query: [("bestEffortLimit", integer), ("paginationKey", string)], success: [200]),
+            Op(
+                method: "get", path: target + "/commands/{commandID}", summary: "A command", tag: "Thing-IF",
+                credentials: anyone, success: [200]),
+            Op(
+                method: "put", path: target + "/commands/{commandID}/action-results", summary: "The thing's results",
+                tag: "Thing-IF", credentials: anyone,
+                body: json(
+                    object(["actionResults": ["type": "array", "items": anyObject]], required: ["actionResults"]),
+                    "application/vnd.kii.CommandResultsUpdateRequest+json"), success: [204]),
+            Op(
+                method: "put", path: target + "/states", summary: "The thing reports its state", tag: "Thing-IF",
+                credentials: anyone, body: json(anyObject, "application/vnd.kii.MultipleTraitState+json"),
+                success: [204]),
+            Op(
+                method: "get", path: target + "/states", summary: "A thing's latest state", tag: "Thing-IF",
+                credentials: anyone, success: [200]),
+            Op(
+                method: "get", path: target + "/states/history", summary: "A thing's state history, oldest first",
+                tag: "Thing-IF", credentials: anyone, query: [("from", integer), ("to", integer), ("limit", integer)],
+                success: [200]),
         ]
     }
 
@@ -266,51 +328,70 @@ enum APICatalogue {
         let topic = base + "/{topic}"
         let entry = topic + "/acl/{action}/{subject}"
         var operations: [Op] = [
-            Op(method: "get", path: base, summary: "The scope's topics", tag: "Topics", credentials: anyone,
-               query: [("paginationKey", string)], success: [200]),
-            Op(method: "put", path: topic, summary: "Create a topic", tag: "Topics", credentials: anyone, success: [204]),
-            Op(method: "head", path: topic, summary: "Does the topic exist?", tag: "Topics", credentials: anyone,
-               success: [204]),
-            Op(method: "delete", path: topic, summary: "Delete a topic", tag: "Topics", credentials: anyone,
-               success: [204]),
-            Op(method: "get", path: topic + "/acl", summary: "The topic's ACL (detailed=true: with removability)",
-               tag: "Topic ACLs", credentials: anyone, query: [("detailed", boolean)], success: [200]),
-            Op(method: "post", path: topic + "/acl", summary: "Grant and revoke entries, all or nothing",
-               tag: "Topic ACLs", credentials: anyone,
-               body: json(object(["changes": ["type": "array", "items": anyObject]], required: ["changes"])),
-               success: [200]),
-            Op(method: "get", path: topic + "/acl/{action}", summary: "The subjects of one action", tag: "Topic ACLs",
-               credentials: anyone, success: [200]),
-            Op(method: "get", path: entry, summary: "Is this entry granted?", tag: "Topic ACLs", credentials: anyone,
-               success: [200]),
-            Op(method: "put", path: entry, summary: "Grant an entry", tag: "Topic ACLs", credentials: anyone,
-               success: [204]),
-            Op(method: "delete", path: entry, summary: "Revoke an entry", tag: "Topic ACLs", credentials: anyone,
-               success: [204]),
-            Op(method: "get", path: topic + "/acl-audit", summary: "Who changed the ACL, when", tag: "Topic ACLs",
-               credentials: anyone, success: [200]),
-            Op(method: "get", path: topic + "/acl-explain", summary: "Why a principal may or may not act",
-               tag: "Topic ACLs", credentials: anyone,
-               query: [
-                   ("principal", string),
-                   ("action", ["type": "string", "enum": ["SUBSCRIBE_TO_TOPIC", "SEND_MESSAGE_TO_TOPIC"]]),
-               ], success: [200]),
-            Op(method: "post", path: topic + "/push/subscriptions/things", summary: "The calling thing subscribes",
-               tag: "Push", credentials: anyone, success: [204]),
-            Op(method: "post", path: topic + "/push/messages", summary: "Send a message to the topic's subscribers",
-               tag: "Push", credentials: anyone, body: pushMessage, success: [201]),
+            Op(
+                method: "get", path: base, summary: "The scope's topics", tag: "Topics", credentials: anyone,
+                query: [("paginationKey", string)], success: [200]),
+            Op(
+                method: "put", path: topic, summary: "Create a topic", tag: "Topics", credentials: anyone,
+                success: [204]),
+            Op(
+                method: "head", path: topic, summary: "Does the topic exist?", tag: "Topics", credentials: anyone,
+                success: [204]),
+            Op(
+                method: "delete", path: topic, summary: "Delete a topic", tag: "Topics", credentials: anyone,
+                success: [204]),
+            Op(
+                method: "get", path: topic + "/acl", summary: "The topic's ACL (detailed=true: with removability)",
+                tag: "Topic ACLs", credentials: anyone, query: [("detailed", boolean)], success: [200]),
+            Op(
+                method: "post", path: topic + "/acl", summary: "Grant and revoke entries, all or nothing",
+                tag: "Topic ACLs", credentials: anyone,
+                body: json(object(["changes": ["type": "array", "items": anyObject]], required: ["changes"])),
+                success: [200]),
+            Op(
+                method: "get", path: topic + "/acl/{action}", summary: "The subjects of one action", tag: "Topic ACLs",
+                credentials: anyone, success: [200]),
+            Op(
+                method: "get", path: entry, summary: "Is this entry granted?", tag: "Topic ACLs", credentials: anyone,
+                success: [200]),
+            Op(
+                method: "put", path: entry, summary: "Grant an entry", tag: "Topic ACLs", credentials: anyone,
+                success: [204]),
+            Op(
+                method: "delete", path: entry, summary: "Revoke an entry", tag: "Topic ACLs", credentials: anyone,
+                success: [204]),
+            Op(
+                method: "get", path: topic + "/acl-audit", summary: "Who changed the ACL, when", tag: "Topic ACLs",
+                credentials: anyone, success: [200]),
+            Op(
+                method: "get", path: topic + "/acl-explain", summary: "Why a principal may or may not act",
+                tag: "Topic ACLs", credentials: anyone,
+                query: [
+                    ("principal", string),
+                    ("action", ["type": "string", "enum": ["SUBSCRIBE_TO_TOPIC", "SEND_MESSAGE_TO_TOPIC"]]),
+                ], success: [200]),
+            Op(
+                method: "post", path: topic + "/push/subscriptions/things", summary: "The calling thing subscribes",
+                tag: "Push", credentials: anyone, success: [204]),
+            Op(
+                method: "post", path: topic + "/push/messages", summary: "Send a message to the topic's subscribers",
+                tag: "Push", credentials: anyone, body: pushMessage, success: [201]),
         ]
         for kind in ["users", "things"] {
             let subscription = topic + "/push/subscriptions/\(kind)/{subscriber}"
             operations += [
-                Op(method: "put", path: subscription, summary: "Subscribe", tag: "Push", credentials: anyone,
-                   success: [204]),
-                Op(method: "get", path: subscription, summary: "Is it subscribed?", tag: "Push", credentials: anyone,
-                   success: [204]),
-                Op(method: "head", path: subscription, summary: "Is it subscribed?", tag: "Push", credentials: anyone,
-                   success: [204]),
-                Op(method: "delete", path: subscription, summary: "Unsubscribe", tag: "Push", credentials: anyone,
-                   success: [204]),
+                Op(
+                    method: "put", path: subscription, summary: "Subscribe", tag: "Push", credentials: anyone,
+                    success: [204]),
+                Op(
+                    method: "get", path: subscription, summary: "Is it subscribed?", tag: "Push", credentials: anyone,
+                    success: [204]),
+                Op(
+                    method: "head", path: subscription, summary: "Is it subscribed?", tag: "Push", credentials: anyone,
+                    success: [204]),
+                Op(
+                    method: "delete", path: subscription, summary: "Unsubscribe", tag: "Push", credentials: anyone,
+                    success: [204]),
             ]
         }
         return operations

@@ -11,7 +11,8 @@ public enum OpenAPIDocument {
     /// The document as indented JSON with sorted keys (the form kept in the repository).
     public static func prettyPrinted() throws -> String {
         let object = try JSONSerialization.jsonObject(with: Data(JSONWriter.bytes(json())))
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        let data = try JSONSerialization.data(
+            withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         return String(decoding: data, as: UTF8.self) + "\n"
     }
 
@@ -88,9 +89,10 @@ public enum OpenAPIDocument {
                 : ["description": "Done", "content": .object([operation.successMediaType: ["schema": [:]]])]
         }
         object["responses"] = .object(responses)
-        object["security"] = .array(operation.credentials.map { credential in
-            credential == .none ? [:] : .object([credential.rawValue: []])
-        })
+        object["security"] = .array(
+            operation.credentials.map { credential in
+                credential == .none ? [:] : .object([credential.rawValue: []])
+            })
         return .object(object)
     }
 
