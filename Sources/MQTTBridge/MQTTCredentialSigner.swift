@@ -39,7 +39,7 @@ public struct MQTTCredentialSigner: Sendable {
     private func compact(username: String, expiresAt: Int64) -> String {
         let prefix = "k1."
         let mac = HMAC<SHA256>.authenticationCode(for: Array("\(prefix)\(username).\(expiresAt)".utf8), using: key)
-        return "\(prefix)\(expiresAt)." + Self.base64URL(Data(mac))
+        return "\(prefix)\(expiresAt)." + Base64URL.encode(Data(mac))
     }
 
     private struct Header: Encodable {
@@ -65,16 +65,9 @@ public struct MQTTCredentialSigner: Sendable {
         // Encoding these plain structs cannot fail.
         let header = (try? encoder.encode(Header())) ?? Data()
         let payload = (try? encoder.encode(claims)) ?? Data()
-        let signingInput = Self.base64URL(header) + "." + Self.base64URL(payload)
+        let signingInput = Base64URL.encode(header) + "." + Base64URL.encode(payload)
         let signature = HMAC<SHA256>.authenticationCode(for: Array(signingInput.utf8), using: key)
-        return signingInput + "." + Self.base64URL(Data(signature))
+        return signingInput + "." + Base64URL.encode(Data(signature))
     }
 
-    /// Unpadded base64url (RFC 7515).
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
 }

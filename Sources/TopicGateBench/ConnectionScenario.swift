@@ -1,5 +1,4 @@
 import Foundation
-import MQTTBridge
 import NIOHTTP1
 import ProcessSupport
 import Synchronization

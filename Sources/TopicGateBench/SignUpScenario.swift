@@ -1,7 +1,5 @@
 import Foundation
-import MQTTBridge
 import NIOHTTP1
-import TopicGateCore
 
 /// sign-up: pseudo users created and password logins (bcrypt at the default cost) per second,
 /// against MQTT connects through the plugin per second (what a device's credentials cost the

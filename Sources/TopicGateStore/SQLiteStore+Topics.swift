@@ -70,7 +70,9 @@ extension SQLiteStore: TopicStore {
     ) async throws -> [ACLEntry] {
         let (kind, id) = Self.columns(address.scope)
         return try await write { db in
-            guard let row = try Self.topicRow(db, appID, address) else { throw Self.topicNotFound(appID, address) }
+            guard let row = try Self.topicRow(db, appID, address) else {
+                throw KiiError.topicNotFound(appID: appID, address)
+            }
             let topicID: Int64 = row["topic_id"]
             var entries = try Self.entries(db, topicID: topicID)
             for (index, change) in changes.enumerated() {
@@ -145,7 +147,9 @@ extension SQLiteStore: TopicStore {
     {
         let (kind, id) = Self.columns(subscriber)
         return try await write { db in
-            guard let row = try Self.topicRow(db, appID, address) else { throw Self.topicNotFound(appID, address) }
+            guard let row = try Self.topicRow(db, appID, address) else {
+                throw KiiError.topicNotFound(appID: appID, address)
+            }
             try db.cachedStatement(
                 sql: """
                     INSERT OR IGNORE INTO subscriptions (topic_id, subscriber_kind, subscriber_id, created_at)
@@ -159,7 +163,9 @@ extension SQLiteStore: TopicStore {
     public func unsubscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool {
         let (kind, id) = Self.columns(subscriber)
         return try await write { db in
-            guard let row = try Self.topicRow(db, appID, address) else { throw Self.topicNotFound(appID, address) }
+            guard let row = try Self.topicRow(db, appID, address) else {
+                throw KiiError.topicNotFound(appID: appID, address)
+            }
             try db.cachedStatement(
                 sql: "DELETE FROM subscriptions WHERE topic_id = ? AND subscriber_kind = ? AND subscriber_id = ?"
             ).execute(arguments: [row["topic_id"] as Int64, kind, id])
@@ -170,7 +176,9 @@ extension SQLiteStore: TopicStore {
     public func isSubscribed(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool {
         let (kind, id) = Self.columns(subscriber)
         return try await read { db in
-            guard let row = try Self.topicRow(db, appID, address) else { throw Self.topicNotFound(appID, address) }
+            guard let row = try Self.topicRow(db, appID, address) else {
+                throw KiiError.topicNotFound(appID: appID, address)
+            }
             return try Bool.fetchOne(
                 db.cachedStatement(
                     sql: """
@@ -337,14 +345,6 @@ extension SQLiteStore: TopicStore {
     static func topicExists(_ appID: AppID, _ address: TopicAddress) -> KiiError {
         KiiError(
             .topicAlreadyExists, "Topic \(address) already exists.",
-            context: [
-                "topicID": .string(address.name.rawValue), "objectScope": address.scope.objectScope(appID: appID),
-            ])
-    }
-
-    static func topicNotFound(_ appID: AppID, _ address: TopicAddress) -> KiiError {
-        KiiError(
-            .topicNotFound, "Topic \(address) was not found.",
             context: [
                 "topicID": .string(address.name.rawValue), "objectScope": address.scope.objectScope(appID: appID),
             ])

@@ -1,4 +1,4 @@
-public import GRDB
+import GRDB
 import TopicGateCore
 
 /// The embedded store: one SQLite file in WAL mode, written with `synchronous = FULL` so that

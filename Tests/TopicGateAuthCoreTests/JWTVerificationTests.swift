@@ -19,14 +19,9 @@ struct JWTVerificationTests {
 
     /// A token made by hand, for the forgeries the signer would never produce.
     func handMade(header: String, claims: String, key: String = Self.secret) -> String {
-        let input = base64URL(Data(header.utf8)) + "." + base64URL(Data(claims.utf8))
+        let input = Base64URL.encode(Data(header.utf8)) + "." + Base64URL.encode(Data(claims.utf8))
         let mac = HMAC<SHA256>.authenticationCode(for: Array(input.utf8), using: SymmetricKey(data: Array(key.utf8)))
-        return input + "." + base64URL(Data(mac))
-    }
-
-    func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return input + "." + Base64URL.encode(Data(mac))
     }
 
     @Test("A device password signed by the gateway is accepted for its own username")
@@ -71,7 +66,7 @@ struct JWTVerificationTests {
             verify(handMade(header: #"{"typ":"JWT"}"#, claims: claims), username: "dev-abc") == TG_JWT_BAD_ALGORITHM)
         #expect(
             verify(handMade(header: #"{"alg":"hs256"}"#, claims: claims), username: "dev-abc") == TG_JWT_BAD_ALGORITHM)
-        let unsigned = base64URL(Data(#"{"alg":"none"}"#.utf8)) + "." + base64URL(Data(claims.utf8)) + "."
+        let unsigned = Base64URL.encode(Data(#"{"alg":"none"}"#.utf8)) + "." + Base64URL.encode(Data(claims.utf8)) + "."
         #expect(verify(unsigned, username: "dev-abc") != TG_JWT_OK)
         #expect(verify(handMade(header: #"{"alg":"HS256"}"#, claims: claims), username: "dev-abc") == TG_JWT_OK)
     }

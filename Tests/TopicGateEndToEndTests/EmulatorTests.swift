@@ -4,7 +4,6 @@ import TestSupport
 import Testing
 import TopicGateCore
 import TopicGateServer
-import TopicGateStore
 
 /// The two emulators against the real executable and its embedded broker: the README's
 /// three-terminal tour, checked.

@@ -5,7 +5,6 @@ import TestSupport
 import Testing
 import TopicGateCore
 import TopicGateServer
-import TopicGateStore
 
 /// A real `topicgate serve` process on a real Mosquitto that the test controls (`--broker`),
 /// sharing the broker's secret file, with helpers to make users, install devices and connect

@@ -5,7 +5,6 @@ import TestSupport
 import Testing
 import TopicGateCore
 import TopicGateServer
-import TopicGateStore
 
 /// The real executable: durability across `kill -9`, and a clean exit on SIGTERM.
 @Suite("topicgate serve as a process", .serialized)

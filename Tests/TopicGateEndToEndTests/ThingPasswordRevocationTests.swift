@@ -4,7 +4,6 @@ import MQTTBridge
 import TestSupport
 import Testing
 import TopicGateCore
-import TopicGateServer
 
 /// A thing's password change leaves whoever knew the old password with nothing: no token, no
 /// MQTT credentials, no commands.

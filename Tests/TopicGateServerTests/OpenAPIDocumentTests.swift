@@ -1,10 +1,8 @@
 import Foundation
-import HTTPTypes
 import Hummingbird
 import Logging
 import Testing
 import TopicGateCore
-import TopicGateStore
 
 @testable import TopicGateServer
 

@@ -1,5 +1,4 @@
 import Foundation
-import HTTPTypes
 import Logging
 import MQTTBridge
 import TestSupport

@@ -4,7 +4,6 @@ import HummingbirdTLS
 import Logging
 import MQTTBridge
 import ServiceLifecycle
-import TopicGateCore
 public import TopicGateStore
 
 /// Opens the store of `configuration` (creating the data directory and migrating the SQLite

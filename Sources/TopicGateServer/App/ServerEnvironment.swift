@@ -1,7 +1,6 @@
 import Hummingbird
 import Logging
 import MQTTBridge
-import TopicGateCore
 import TopicGateStore
 
 /// The services of a running server, built once from the configuration, the store and the

@@ -1,7 +1,5 @@
-import HTTPTypes
 import Hummingbird
 import TopicGateCore
-import TopicGateStore
 
 /// `/api/apps/{appID}/groups…`: create (with or without an ID), read, delete, rename, change
 /// owner, members, and a user's groups.

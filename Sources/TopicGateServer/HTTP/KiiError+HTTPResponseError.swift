@@ -1,6 +1,5 @@
 import HTTPTypes
 import Hummingbird
-import NIOCore
 import TopicGateCore
 
 /// The status of each error code, as Kii's SDKs expect it (the JavaScript SDK's

@@ -1,5 +1,4 @@
 import Hummingbird
-import TopicGateCore
 
 /// Puts the caller of every request on the app's routes into the request context: the app from
 /// the path, the principal from the `Authorization` header (see `Authenticator`), the client

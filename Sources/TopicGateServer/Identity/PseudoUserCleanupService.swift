@@ -1,6 +1,5 @@
 import Logging
 import ServiceLifecycle
-import TopicGateCore
 
 /// Runs `PseudoUserCleanup` for every app on a schedule inside `serve` (when
 /// `--pseudo-user-idle-days` is set): once shortly after start, then every `interval`.

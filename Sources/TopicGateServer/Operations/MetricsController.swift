@@ -1,7 +1,6 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import TopicGateCore
 import TopicGateStore
 
 /// `GET /metrics`: Prometheus text exposition. Open like `/health` (it holds counts, never

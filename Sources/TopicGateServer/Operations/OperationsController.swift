@@ -1,4 +1,3 @@
-import HTTPTypes
 import Hummingbird
 import TopicGateCore
 import TopicGateStore

@@ -1,5 +1,4 @@
 import TopicGateCore
-import TopicGateStore
 
 /// The dispatcher of a server with push: each accepted topic message goes to the outbox.
 struct OutboxPushDispatcher: PushDispatcher {

@@ -1,5 +1,4 @@
 import Synchronization
-import TopicGateCore
 
 /// A dispatcher that records the fan-out it would do (the last `capacity` deliveries) and
 /// delivers nothing: what the gateway uses until MQTT delivery is configured, and what tests

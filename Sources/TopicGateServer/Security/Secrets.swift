@@ -1,11 +1,12 @@
-public import Crypto
+import Crypto
 import Foundation
+import MQTTBridge
 
 /// Random secrets and IDs, and the one-way hashes they are stored as.
 public enum Secrets {
     /// An access token: 256 random bits, base64url without padding (43 characters).
     public static func accessToken() -> String {
-        base64URL(randomBytes(32))
+        Base64URL.encode(Data(randomBytes(32)))
     }
 
     /// Hex SHA-256 of `text`: how tokens and client secrets are stored.
@@ -58,10 +59,4 @@ public enum Secrets {
         return String(decoding: out, as: UTF8.self)
     }
 
-    static func base64URL(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
 }

@@ -1,7 +1,5 @@
-import HTTPTypes
 import Hummingbird
 import TopicGateCore
-import TopicGateStore
 
 /// `/api/apps/{appID}/things…`: registration, read, update, delete, password, ownership.
 struct ThingController<Context: CallerRequestContext>: Sendable {

@@ -1,7 +1,5 @@
-import HTTPTypes
 import Hummingbird
 import TopicGateCore
-import TopicGateStore
 
 /// Thing-IF routes under `/thing-if/apps/{appID}/targets/thing:{thingID}`: commands, action
 /// results, states, and the state history extension.

@@ -1,7 +1,5 @@
-import HTTPTypes
 import Hummingbird
 import TopicGateCore
-import TopicGateStore
 
 /// The topic routes, registered once per scope: `/api/apps/{app}` + `` (app scope),
 /// `/groups/{group}`, `/users/{user}`, `/things/{thing}` + `/topics…`.

@@ -214,7 +214,7 @@ struct TopicService: Sendable {
         let scope = try await resolve(caller: caller, reference)
         let address = try Self.address(scope.scope, name)
         guard let (topic, entries) = try await cachedTopic(caller.appID, address) else {
-            throw Self.topicNotFound(caller.appID, address)
+            throw KiiError.topicNotFound(appID: caller.appID, address)
         }
         let context = try await contexts.context(appID: caller.appID, principal: caller.principal)
         guard TopicPermissions.mayManage(context, topic, groupOwner: scope.groupOwner) else {
@@ -237,7 +237,7 @@ struct TopicService: Sendable {
         let scope = try await resolve(caller: caller, reference)
         let address = try Self.address(scope.scope, name)
         guard let loaded = try await cachedTopic(caller.appID, address) else {
-            throw Self.topicNotFound(caller.appID, address)
+            throw KiiError.topicNotFound(appID: caller.appID, address)
         }
         return loaded
     }
@@ -329,14 +329,6 @@ struct TopicService: Sendable {
 
     static func topicContext(_ topic: Topic) -> [String: JSONValue] {
         ["topicID": .string(topic.name.rawValue), "objectScope": topic.scope.objectScope(appID: topic.appID)]
-    }
-
-    static func topicNotFound(_ appID: AppID, _ address: TopicAddress) -> KiiError {
-        KiiError(
-            .topicNotFound, "Topic \(address) was not found.",
-            context: [
-                "topicID": .string(address.name.rawValue), "objectScope": address.scope.objectScope(appID: appID),
-            ])
     }
 
     static func notSubscribed(_ topic: Topic, _ subscriber: Subscriber) -> KiiError {
