@@ -108,6 +108,21 @@ extension SQLiteStore: UserStore {
         }
     }
 
+    public func setDisabled(appID: AppID, _ principal: Principal, disabled: Bool, at time: Int64) async throws -> Bool {
+        let (table, column, id): (String, String, String)
+        switch principal {
+        case .user(let user): (table, column, id) = ("users", "user_id", user.rawValue)
+        case .thing(let thing): (table, column, id) = ("things", "thing_id", thing.rawValue)
+        case .admin, .anonymous: return false
+        }
+        return try await write { db in
+            try db.cachedStatement(
+                sql: "UPDATE \(table) SET disabled = ?, modified_at = ? WHERE app_id = ? AND \(column) = ?"
+            ).execute(arguments: [disabled, time, appID.rawValue, id])
+            return db.changesCount > 0
+        }
+    }
+
     public func touchUser(appID: AppID, id: UserID, at time: Int64) async throws {
         try await write { db in
             try db.cachedStatement(

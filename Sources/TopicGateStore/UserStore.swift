@@ -7,6 +7,8 @@ public protocol UserStore: Sendable {
     func user(appID: AppID, id: UserID) async throws -> User?
     func user(appID: AppID, address: LoginIdentifier) async throws -> User?
     func updateUser(_ user: User) async throws
+    /// Disables or enables a user or a thing (`principal`); false when there is no such one.
+    func setDisabled(appID: AppID, _ principal: Principal, disabled: Bool, at time: Int64) async throws -> Bool
     /// Deletes the user with its tokens, memberships, thing ownerships and the groups it owns.
     /// False when there was no such user.
     func deleteUser(appID: AppID, id: UserID) async throws -> Bool

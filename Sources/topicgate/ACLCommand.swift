@@ -52,31 +52,15 @@ struct ACLCommand: AsyncParsableCommand {
 
     struct Grant: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add an entry.")
-        @OptionGroup var options: AdminOptions
-        @Option(help: "SUBSCRIBE_TO_TOPIC or SEND_MESSAGE_TO_TOPIC.") var action: String
-        @Option(help: "UserID:ID, GroupID:ID, ThingID:ID, UserID:ANY_AUTHENTICATED_USER or UserID:ANONYMOUS_USER.")
-        var subject: String
-        @Argument(help: "The topic, e.g. group/<id>/chat.") var topic: String
-
-        func run() async throws {
-            let address = try ACLCommand.address(topic)
-            _ = try await options.client().call("PUT", address.path + "/acl/\(action)/\(subject)")
-            print("granted \(action) to \(subject) on \(address)")
-        }
+        @OptionGroup var entry: ACLEntryArguments
+        func run() async throws { try await entry.send("PUT", done: "granted \(entry.action) to \(entry.subject)") }
     }
 
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove an entry.")
-        @OptionGroup var options: AdminOptions
-        @Option(help: "SUBSCRIBE_TO_TOPIC or SEND_MESSAGE_TO_TOPIC.") var action: String
-        @Option(help: "UserID:ID, GroupID:ID, ThingID:ID, UserID:ANY_AUTHENTICATED_USER or UserID:ANONYMOUS_USER.")
-        var subject: String
-        @Argument(help: "The topic, e.g. group/<id>/chat.") var topic: String
-
+        @OptionGroup var entry: ACLEntryArguments
         func run() async throws {
-            let address = try ACLCommand.address(topic)
-            _ = try await options.client().call("DELETE", address.path + "/acl/\(action)/\(subject)")
-            print("revoked \(action) from \(subject) on \(address)")
+            try await entry.send("DELETE", done: "revoked \(entry.action) from \(entry.subject)")
         }
     }
 

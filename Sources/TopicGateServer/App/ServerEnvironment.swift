@@ -52,13 +52,14 @@ struct ServerEnvironment: Sendable {
         links = LinkService(store: store, tokens: tokens, time: time, abuse: abuse, audit: audit)
         let revocation = DeviceRevocation(store: store, link: link, time: time)
         topicCache = TopicCache()
+        let status = PrincipalStatus(store: store, time: time, revocation: revocation, audit: audit)
         users = UserService(
             store: store, hasher: hasher, passwords: passwords, tokens: tokens, time: time, revocation: revocation,
-            audit: audit, abuse: abuse, topicCache: topicCache)
+            audit: audit, abuse: abuse, status: status, topicCache: topicCache)
         groups = GroupService(store: store, time: time, topicCache: topicCache)
         things = ThingService(
             store: store, hasher: hasher, passwords: passwords, tokens: tokens, time: time, revocation: revocation,
-            audit: audit, abuse: abuse, topicCache: topicCache)
+            audit: audit, abuse: abuse, status: status, topicCache: topicCache)
         installations = InstallationService(
             store: store, time: time, push: configuration.push, signer: signer, revocation: revocation)
         onboarding = OnboardingService(

@@ -2,20 +2,22 @@ import TopicGateCore
 import TopicGateStore
 
 /// Disabling and enabling a user or thing (`PUT …/status` by the admin), the same for both: the
-/// body's flag, then, once the store has the new status, a disabled principal's devices kicked
-/// from the broker and the change audited.
+/// stored flag, then a disabled principal's devices kicked from the broker, and the change
+/// audited.
 struct PrincipalStatus: Sendable {
+    let store: any Store
+    let time: TimeSource
     let revocation: DeviceRevocation
     let audit: SecurityAudit
 
-    /// What follows a stored status change of `principal` (a user or a thing).
-    func changed(_ principal: Principal, _ request: StatusChangeRequest, caller: Caller) async throws {
-        let disabled = request.disabled
-        if disabled { try await revocation.revoke(appID: caller.appID, .principal(principal)) }
+    /// Sets the status of `principal` (a user or a thing the caller has found) as `request` asks.
+    func change(_ principal: Principal, _ request: StatusChangeRequest, caller: Caller) async throws {
+        _ = try await store.setDisabled(appID: caller.appID, principal, disabled: request.disabled, at: time.now())
+        if request.disabled { try await revocation.revoke(appID: caller.appID, .principal(principal)) }
         let kind: SecurityEvent.Kind =
             switch principal {
-            case .thing: disabled ? .thingDisabled : .thingEnabled
-            default: disabled ? .userDisabled : .userEnabled
+            case .thing: request.disabled ? .thingDisabled : .thingEnabled
+            default: request.disabled ? .userDisabled : .userEnabled
             }
         try await audit.record(
             kind, appID: caller.appID, actor: caller.principal.description, subjectID: principal.principalID)

@@ -12,6 +12,7 @@ struct UserService: Sendable {
     let revocation: DeviceRevocation
     let audit: SecurityAudit
     let abuse: AbuseGuard
+    let status: PrincipalStatus
     /// Cleared when a user goes: its topics and every ACL entry naming it go with it.
     let topicCache: TopicCache
 
@@ -115,11 +116,8 @@ struct UserService: Sendable {
     /// and its devices are revoked at once.
     func setDisabled(caller: Caller, reference: UserReference, request: StatusChangeRequest) async throws {
         guard caller.principal == .admin else { throw caller.denied("change a user's status") }
-        var user = try await resolve(caller: caller, reference: reference)
-        user.disabled = request.disabled
-        user.modifiedAt = time.now()
-        try await store.updateUser(user)
-        try await PrincipalStatus(revocation: revocation, audit: audit).changed(.user(user.id), request, caller: caller)
+        let user = try await resolve(caller: caller, reference: reference)
+        try await status.change(.user(user.id), request, caller: caller)
     }
 
     /// Sign-ups by anyone but the admin count against the client address's sign-up budget.

@@ -11,6 +11,7 @@ struct ThingService: Sendable {
     let revocation: DeviceRevocation
     let audit: SecurityAudit
     let abuse: AbuseGuard
+    let status: PrincipalStatus
     /// Cleared when a thing goes: its topics and every ACL entry naming it go with it.
     let topicCache: TopicCache
 
@@ -57,12 +58,8 @@ struct ThingService: Sendable {
     /// enabled again, it onboards (or installs) anew to get MQTT credentials.
     func setDisabled(caller: Caller, reference: ThingReference, request: StatusChangeRequest) async throws {
         guard caller.principal == .admin else { throw caller.denied("change a thing's status") }
-        var thing = try await find(caller: caller, reference: reference)
-        thing.disabled = request.disabled
-        thing.modifiedAt = time.now()
-        try await store.updateThing(thing)
-        try await PrincipalStatus(revocation: revocation, audit: audit).changed(
-            .thing(thing.id), request, caller: caller)
+        let thing = try await find(caller: caller, reference: reference)
+        try await status.change(.thing(thing.id), request, caller: caller)
     }
 
     /// Registrations by anyone but the admin count like sign-ups.

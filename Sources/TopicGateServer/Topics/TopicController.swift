@@ -109,24 +109,17 @@ struct TopicController<Context: CallerRequestContext>: Sendable {
                 return JSONResponse.ok(
                     entry.subject.json, mediaType: "application/vnd.kii.ACLSubjectRetrievalResponse+json")
             })
-        group.put(
-            RouterPath(topic + "/acl/:action/:subject"),
-            use: { _, context in
+        /// Grants or revokes the entry the path names.
+        func change(_ kind: ACLChange.Kind) -> @Sendable (Request, Context) async throws -> Response {
+            { _, context in
                 let (caller, reference, name) = try target(context)
-                let entry = try Self.entry(context.parameters)
-                _ = try await topics.change(
-                    caller: caller, scope: reference, name: name, changes: [ACLChange(.grant, entry)])
+                let change = ACLChange(kind, try Self.entry(context.parameters))
+                _ = try await topics.change(caller: caller, scope: reference, name: name, changes: [change])
                 return JSONResponse.noContent()
-            })
-        group.delete(
-            RouterPath(topic + "/acl/:action/:subject"),
-            use: { _, context in
-                let (caller, reference, name) = try target(context)
-                let entry = try Self.entry(context.parameters)
-                _ = try await topics.change(
-                    caller: caller, scope: reference, name: name, changes: [ACLChange(.revoke, entry)])
-                return JSONResponse.noContent()
-            })
+            }
+        }
+        group.put(RouterPath(topic + "/acl/:action/:subject"), use: change(.grant))
+        group.delete(RouterPath(topic + "/acl/:action/:subject"), use: change(.revoke))
         group.get(
             RouterPath(topic + "/acl-audit"),
             use: { _, context in
@@ -166,30 +159,20 @@ struct TopicController<Context: CallerRequestContext>: Sendable {
                 }
                 return kind == "users" ? .user(UserID(id)) : .thing(ThingID(id))
             }
-            group.put(
-                RouterPath(path),
-                use: { _, context in
+            /// Runs `operation` on the subscription the path names.
+            func subscription(
+                _ operation: @escaping @Sendable (Caller, TopicScopeReference, String, Subscriber) async throws -> Void
+            ) -> @Sendable (Request, Context) async throws -> Response {
+                { _, context in
                     let (caller, reference, name) = try target(context)
-                    try await topics.subscribe(
-                        caller: caller, scope: reference, name: name, subscriber: try subscriber(context.parameters))
+                    try await operation(caller, reference, name, try subscriber(context.parameters))
                     return JSONResponse.noContent()
-                })
-            let check: @Sendable (Request, Context) async throws -> Response = { _, context in
-                let (caller, reference, name) = try target(context)
-                try await topics.checkSubscription(
-                    caller: caller, scope: reference, name: name, subscriber: try subscriber(context.parameters))
-                return JSONResponse.noContent()
+                }
             }
-            group.get(RouterPath(path), use: check)
-            group.head(RouterPath(path), use: check)
-            group.delete(
-                RouterPath(path),
-                use: { _, context in
-                    let (caller, reference, name) = try target(context)
-                    try await topics.unsubscribe(
-                        caller: caller, scope: reference, name: name, subscriber: try subscriber(context.parameters))
-                    return JSONResponse.noContent()
-                })
+            group.put(RouterPath(path), use: subscription(topics.subscribe(caller:scope:name:subscriber:)))
+            group.get(RouterPath(path), use: subscription(topics.checkSubscription(caller:scope:name:subscriber:)))
+            group.head(RouterPath(path), use: subscription(topics.checkSubscription(caller:scope:name:subscriber:)))
+            group.delete(RouterPath(path), use: subscription(topics.unsubscribe(caller:scope:name:subscriber:)))
         }
         group.post(
             RouterPath(topic + "/push/subscriptions/things"),
