@@ -1,5 +1,6 @@
 import CoreMetrics
 import Prometheus
+import Synchronization
 import TopicGateCore
 
 /// The gateway's metrics, through swift-metrics into one Prometheus registry per application
@@ -13,6 +14,15 @@ final class ServerMetrics: Sendable {
     private let pushesAcknowledged: CoreMetrics.Counter
     private let pushesFailed: CoreMetrics.Counter
     private let pushesDeadLettered: CoreMetrics.Counter
+    private let outboxDepth: CoreMetrics.Gauge
+    private let deadLetters: CoreMetrics.Gauge
+    /// Made on the first scrape with push on: without a broker there is no such gauge.
+    private let mqttConnected = Mutex<CoreMetrics.Gauge?>(nil)
+    private let commands: [CommandState: CoreMetrics.Gauge]
+    /// The request counters by route, method and status, and the timers by route and method,
+    /// made on a route's first request and kept (routes are few: the router's patterns).
+    private let requestCounters = Mutex<[String: CoreMetrics.Counter]>([:])
+    private let requestTimers = Mutex<[String: CoreMetrics.Timer]>([:])
 
     init() {
         let registry = PrometheusCollectorRegistry()
@@ -37,18 +47,38 @@ final class ServerMetrics: Sendable {
         pushesAcknowledged = CoreMetrics.Counter(label: "topicgate_pushes_acknowledged_total", factory: factory)
         pushesFailed = CoreMetrics.Counter(label: "topicgate_pushes_failed_total", factory: factory)
         pushesDeadLettered = CoreMetrics.Counter(label: "topicgate_pushes_dead_lettered_total", factory: factory)
+        outboxDepth = CoreMetrics.Gauge(label: "topicgate_outbox_depth", factory: factory)
+        deadLetters = CoreMetrics.Gauge(label: "topicgate_dead_letters", factory: factory)
+        var commands: [CommandState: CoreMetrics.Gauge] = [:]
+        for state in CommandState.allCases {
+            commands[state] = CoreMetrics.Gauge(
+                label: "topicgate_commands", dimensions: [("state", state.rawValue)], factory: factory)
+        }
+        self.commands = commands
     }
 
     /// One answered HTTP request: counted by route pattern, method and status, and timed.
     func request(route: String, method: String, status: Int, duration: Duration) {
-        let dimensions = [("route", route), ("method", method), ("status", String(status))]
-        CoreMetrics.Counter(label: "topicgate_http_requests_total", dimensions: dimensions, factory: factory)
-            .increment()
-        CoreMetrics.Timer(
-            label: "topicgate_http_request_duration_seconds", dimensions: [("route", route), ("method", method)],
-            factory: factory
-        )
-        .recordNanoseconds(duration.nanoseconds)
+        let counter = requestCounters.withLock { counters in
+            let key = "\(method) \(status) \(route)"
+            if let counter = counters[key] { return counter }
+            let counter = CoreMetrics.Counter(
+                label: "topicgate_http_requests_total",
+                dimensions: [("route", route), ("method", method), ("status", String(status))], factory: factory)
+            counters[key] = counter
+            return counter
+        }
+        counter.increment()
+        let timer = requestTimers.withLock { timers in
+            let key = "\(method) \(route)"
+            if let timer = timers[key] { return timer }
+            let timer = CoreMetrics.Timer(
+                label: "topicgate_http_request_duration_seconds", dimensions: [("route", route), ("method", method)],
+                factory: factory)
+            timers[key] = timer
+            return timer
+        }
+        timer.recordNanoseconds(duration.nanoseconds)
     }
 
     /// One ACL decision for a subscribe or a send.
@@ -72,24 +102,18 @@ final class ServerMetrics: Sendable {
     func exposition(outboxDepth: Int, deadLetters: Int, brokerConnected: Bool?, commandStates: [CommandState: Int])
         -> [UInt8]
     {
-        CoreMetrics.Gauge(label: "topicgate_outbox_depth", factory: factory).record(outboxDepth)
-        CoreMetrics.Gauge(label: "topicgate_dead_letters", factory: factory).record(deadLetters)
+        self.outboxDepth.record(outboxDepth)
+        self.deadLetters.record(deadLetters)
         if let brokerConnected {
-            CoreMetrics.Gauge(label: "topicgate_mqtt_connected", factory: factory).record(brokerConnected ? 1 : 0)
+            let gauge = mqttConnected.withLock { gauge in
+                if let gauge { return gauge }
+                let made = CoreMetrics.Gauge(label: "topicgate_mqtt_connected", factory: factory)
+                gauge = made
+                return made
+            }
+            gauge.record(brokerConnected ? 1 : 0)
         }
-        for state in CommandState.allCases {
-            CoreMetrics.Gauge(label: "topicgate_commands", dimensions: [("state", state.rawValue)], factory: factory)
-                .record(commandStates[state] ?? 0)
-        }
+        for (state, gauge) in commands { gauge.record(commandStates[state] ?? 0) }
         return registry.emitToBuffer()
-    }
-}
-
-extension Duration {
-    /// The whole duration in nanoseconds (saturating).
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        return overflow ? .max : scaled + attoseconds / 1_000_000_000
     }
 }
