@@ -13,20 +13,20 @@ public struct Installation: Sendable, Hashable {
     public var registrationID: String
     public var mqttTopic: String
     public var development: Bool
-    public var createdAt: Int64
+    public var createdAt: UnixMillis
     /// SHA-256 of the token that installed the device; revoking that token revokes the device.
     /// Nil when the admin installed it.
     public var tokenHash: String?
-    /// Latest expiry (seconds since 1970) of the MQTT credentials issued for it; the broker
-    /// must refuse them until then once the device is revoked.
-    public var credentialsExpireAt: Int64?
-    /// When it was revoked (milliseconds since 1970); nil while live.
-    public var revokedAt: Int64?
+    /// Latest expiry of the MQTT credentials issued for it; the broker must refuse them until
+    /// then once the device is revoked.
+    public var credentialsExpireAt: UnixSeconds?
+    /// When it was revoked; nil while live.
+    public var revokedAt: UnixMillis?
 
     public init(
         id: InstallationID, appID: AppID, principal: Principal, deviceType: String, registrationID: String,
-        mqttTopic: String, development: Bool, createdAt: Int64, tokenHash: String?,
-        credentialsExpireAt: Int64? = nil, revokedAt: Int64? = nil
+        mqttTopic: String, development: Bool, createdAt: UnixMillis, tokenHash: String?,
+        credentialsExpireAt: UnixSeconds? = nil, revokedAt: UnixMillis? = nil
     ) {
         self.id = id
         self.appID = appID

@@ -25,16 +25,16 @@ public protocol InstallationStore: Sendable {
     func liveInstallation(mqttTopic: String) async throws -> Installation?
     /// The live installations of any of `principals`.
     func liveInstallations(appID: AppID, principals: [Principal]) async throws -> [Installation]
-    /// Records that credentials valid until `expiresAt` (seconds) are being issued, only while
+    /// Records that credentials valid until `expiresAt` are being issued, only while
     /// the installation is live: false when it was revoked meanwhile (then no credentials may
     /// be handed out, since the broker was told to refuse only those it knew of).
-    func recordCredentials(appID: AppID, id: InstallationID, expiresAt: Int64) async throws -> Bool
+    func recordCredentials(appID: AppID, id: InstallationID, expiresAt: UnixSeconds) async throws -> Bool
     /// Revokes the selected live installations at `now`; returns those it revoked.
     func revokeInstallations(appID: AppID, _ selection: InstallationSelection, now: Int64) async throws
         -> [Installation]
-    /// Revoked installations whose credentials have not expired at `nowSeconds`, in every app.
-    func outstandingRevocations(nowSeconds: Int64) async throws -> [Installation]
-    /// Forgets revoked installations whose credentials expired before `nowSeconds`; returns how many.
+    /// Revoked installations whose credentials have not expired at `now`, in every app.
+    func outstandingRevocations(now: UnixSeconds) async throws -> [Installation]
+    /// Forgets revoked installations whose credentials expired by `now`; returns how many.
     @discardableResult
-    func purgeRevokedInstallations(nowSeconds: Int64) async throws -> Int
+    func purgeRevokedInstallations(now: UnixSeconds) async throws -> Int
 }

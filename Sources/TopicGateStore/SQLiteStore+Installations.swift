@@ -14,8 +14,9 @@ extension SQLiteStore: InstallationStore {
                     """
             ).execute(arguments: [
                 installation.id.rawValue, installation.appID.rawValue, kind, id, installation.deviceType,
-                installation.registrationID, installation.mqttTopic, installation.development, installation.createdAt,
-                installation.tokenHash, installation.credentialsExpireAt, installation.revokedAt,
+                installation.registrationID, installation.mqttTopic, installation.development,
+                installation.createdAt.rawValue, installation.tokenHash, installation.credentialsExpireAt?.rawValue,
+                installation.revokedAt?.rawValue,
             ])
         }
     }
@@ -77,14 +78,14 @@ extension SQLiteStore: InstallationStore {
         }
     }
 
-    public func recordCredentials(appID: AppID, id: InstallationID, expiresAt: Int64) async throws -> Bool {
+    public func recordCredentials(appID: AppID, id: InstallationID, expiresAt: UnixSeconds) async throws -> Bool {
         try await write { db in
             try db.cachedStatement(
                 sql: """
                     UPDATE installations SET credentials_expire_at = MAX(COALESCE(credentials_expire_at, 0), ?)
                     WHERE app_id = ? AND installation_id = ? AND revoked_at IS NULL
                     """
-            ).execute(arguments: [expiresAt, appID.rawValue, id.rawValue])
+            ).execute(arguments: [expiresAt.rawValue, appID.rawValue, id.rawValue])
             return db.changesCount > 0
         }
     }
@@ -120,41 +121,44 @@ extension SQLiteStore: InstallationStore {
             try db.execute(sql: "UPDATE installations SET revoked_at = ? WHERE " + selected, arguments: [now] + all)
             return revoked.map { installation in
                 var revoked = installation
-                revoked.revokedAt = now
+                revoked.revokedAt = UnixMillis(now)
                 return revoked
             }
         }
     }
 
-    public func outstandingRevocations(nowSeconds: Int64) async throws -> [Installation] {
+    public func outstandingRevocations(now: UnixSeconds) async throws -> [Installation] {
         try await read { db in
             try Row.fetchAll(
                 db.cachedStatement(
                     sql: "SELECT * FROM installations WHERE revoked_at IS NOT NULL AND credentials_expire_at > ?"),
-                arguments: [nowSeconds]
+                arguments: [now.rawValue]
             ).compactMap(Self.installation)
         }
     }
 
-    public func purgeRevokedInstallations(nowSeconds: Int64) async throws -> Int {
+    public func purgeRevokedInstallations(now: UnixSeconds) async throws -> Int {
         try await write { db in
             try db.cachedStatement(
                 sql: """
                     DELETE FROM installations WHERE revoked_at IS NOT NULL
                         AND COALESCE(credentials_expire_at, 0) <= ?
                     """
-            ).execute(arguments: [nowSeconds])
+            ).execute(arguments: [now.rawValue])
             return db.changesCount
         }
     }
 
     static func installation(_ row: Row) -> Installation? {
         guard let principal = principal(kind: row["principal_kind"], id: row["principal_id"]) else { return nil }
+        let createdAt: Int64 = row["created_at"]
+        let credentialsExpireAt: Int64? = row["credentials_expire_at"]
+        let revokedAt: Int64? = row["revoked_at"]
         return Installation(
             id: InstallationID(row["installation_id"] as String), appID: AppID(row["app_id"] as String),
             principal: principal, deviceType: row["device_type"], registrationID: row["registration_id"],
-            mqttTopic: row["mqtt_topic"], development: row["development"], createdAt: row["created_at"],
-            tokenHash: row["token_hash"], credentialsExpireAt: row["credentials_expire_at"],
-            revokedAt: row["revoked_at"])
+            mqttTopic: row["mqtt_topic"], development: row["development"], createdAt: UnixMillis(createdAt),
+            tokenHash: row["token_hash"], credentialsExpireAt: credentialsExpireAt.map { UnixSeconds($0) },
+            revokedAt: revokedAt.map { UnixMillis($0) })
     }
 }

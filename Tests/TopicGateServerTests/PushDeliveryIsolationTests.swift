@@ -43,7 +43,8 @@ struct PushDeliveryIsolationTests {
         try await store.insertInstallation(
             Installation(
                 id: InstallationID("i1"), appID: app.id, principal: .user(user.id), deviceType: "MQTT",
-                registrationID: "i1", mqttTopic: "topic-1", development: false, createdAt: 1, tokenHash: nil))
+                registrationID: "i1", mqttTopic: "topic-1", development: false, createdAt: UnixMillis(1), tokenHash: nil
+            ))
         func message(_ id: String, _ text: String) -> OutboxMessage {
             OutboxMessage(id: id, appID: app.id, payload: Array(text.utf8), recipients: [.user(user.id)], acceptedAt: 1)
         }

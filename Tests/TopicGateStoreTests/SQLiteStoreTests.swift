@@ -131,13 +131,15 @@ struct SQLiteStoreTests {
         try await store.insertUser(user("u1"))
         let installation = Installation(
             id: InstallationID("i1"), appID: appID, principal: .user(UserID("u1")), deviceType: "MQTT",
-            registrationID: "r1", mqttTopic: "t1", development: false, createdAt: 1, tokenHash: "h1")
+            registrationID: "r1", mqttTopic: "t1", development: false, createdAt: UnixMillis(1), tokenHash: "h1")
         try await store.insertInstallation(installation)
-        #expect(try await store.recordCredentials(appID: appID, id: installation.id, expiresAt: 100))
+        #expect(try await store.recordCredentials(appID: appID, id: installation.id, expiresAt: UnixSeconds(100)))
         let revoked = try await store.revokeInstallations(appID: appID, .one(installation.id), now: 2)
-        #expect(revoked.first?.credentialsExpireAt == 100)
-        #expect(try await store.recordCredentials(appID: appID, id: installation.id, expiresAt: 200) == false)
-        #expect(try await store.outstandingRevocations(nowSeconds: 50).first?.credentialsExpireAt == 100)
+        #expect(revoked.first?.credentialsExpireAt == UnixSeconds(100))
+        #expect(
+            try await store.recordCredentials(appID: appID, id: installation.id, expiresAt: UnixSeconds(200)) == false)
+        #expect(
+            try await store.outstandingRevocations(now: UnixSeconds(50)).first?.credentialsExpireAt == UnixSeconds(100))
     }
 
     @Test("A thing's password change selects every installation but the caller's, the admin's and onboarding's too")
@@ -152,7 +154,7 @@ struct SQLiteStoreTests {
                 Installation(
                     id: InstallationID(id), appID: appID, principal: .thing(thing.id), deviceType: "MQTT",
                     registrationID: id,
-                    mqttTopic: "topic-\(id)", development: false, createdAt: 1, tokenHash: hash))
+                    mqttTopic: "topic-\(id)", development: false, createdAt: UnixMillis(1), tokenHash: hash))
         }
         let revoked = try await store.revokeInstallations(
             appID: appID, .allInstalledWithout(.thing(thing.id), keeping: "h-mine"), now: 2)

@@ -112,7 +112,7 @@ final class BrokerLink: DeviceLink, Service {
 
     private func resendRevocations() async {
         do {
-            let outstanding = try await store.outstandingRevocations(nowSeconds: time.now() / 1000)
+            let outstanding = try await store.outstandingRevocations(now: time.seconds())
             if !outstanding.isEmpty { await revoke(outstanding) }
         } catch {
             logger.error("Cannot load revocations", metadata: ["error": "\(error)"])
@@ -154,7 +154,7 @@ final class BrokerLink: DeviceLink, Service {
     func revoke(_ installations: [Installation]) async {
         let revocations = installations.compactMap { installation in
             installation.credentialsExpireAt.map {
-                MQTTControlMessage.Revocation(username: installation.mqttTopic, expiresAt: $0)
+                MQTTControlMessage.Revocation(username: installation.mqttTopic, expiresAt: $0.rawValue)
             }
         }
         // Not connected: there is no live connection to kick, and the revocations are in the

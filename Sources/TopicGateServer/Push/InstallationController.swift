@@ -33,7 +33,7 @@ struct InstallationController<Context: CallerRequestContext>: Sendable {
                 "installationRegistrationID": .string(installation.registrationID),
                 "deviceType": .string(installation.deviceType),
                 "development": .bool(installation.development),
-                "createdAt": .int(installation.createdAt),
+                "createdAt": .int(installation.createdAt.rawValue),
             ]
             switch installation.principal {
             case .user(let id): json["userID"] = .string(id.rawValue)

@@ -58,7 +58,7 @@ struct InstallationService: Sendable {
         let installation = Installation(
             id: InstallationID(Secrets.randomAlphanumeric(25)), appID: appID, principal: principal,
             deviceType: deviceType, registrationID: registrationID ?? Secrets.randomAlphanumeric(25),
-            mqttTopic: Secrets.randomAlphanumeric(25), development: development, createdAt: time.now(),
+            mqttTopic: Secrets.randomAlphanumeric(25), development: development, createdAt: time.millis(),
             tokenHash: tokenHash)
         try await store.insertInstallation(installation)
         return installation
@@ -105,7 +105,7 @@ struct InstallationService: Sendable {
                 .mqttEndpointNotReady, "This server runs without an MQTT broker.",
                 context: ["installationID": .string(installation.id.rawValue), "retryAfter": 5])
         }
-        let now = time.now() / 1000
+        let now = time.seconds()
         let expiresAt = now + push.credentialTTL
         guard try await store.recordCredentials(appID: installation.appID, id: installation.id, expiresAt: expiresAt)
         else {
@@ -115,7 +115,8 @@ struct InstallationService: Sendable {
         let ports = push.advertisedPorts
         return MQTTEndpoint(
             installationID: installation.id, username: installation.mqttTopic,
-            password: signer.devicePassword(topic: installation.mqttTopic, issuedAt: now, expiresAt: expiresAt),
+            password: signer.devicePassword(
+                topic: installation.mqttTopic, issuedAt: now.rawValue, expiresAt: expiresAt.rawValue),
             mqttTopic: installation.mqttTopic, host: push.advertisedHost, portTCP: ports.tcp, portSSL: ports.ssl,
             portWS: ports.ws, portWSS: ports.wss, ttl: push.credentialTTL)
     }

@@ -1,0 +1,15 @@
+/// A moment as milliseconds since 1970: the unit of Kii's timestamps (`createdAt`,
+/// `modifiedAt`, token expiries) and of the gateway's clock.
+public struct UnixMillis: RawRepresentable, Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var rawValue: Int64
+
+    public init(rawValue: Int64) { self.rawValue = rawValue }
+    public init(_ rawValue: Int64) { self.rawValue = rawValue }
+
+    /// The same moment in whole seconds (rounded down), the unit of MQTT credentials.
+    public var seconds: UnixSeconds { UnixSeconds(rawValue.quotientAndRemainder(dividingBy: 1000).quotient) }
+
+    public var description: String { "\(rawValue) ms" }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}

@@ -1,0 +1,15 @@
+/// A moment as seconds since 1970: the unit of MQTT credentials (`exp` of a device password,
+/// the expiry the broker plugin keeps for a revocation).
+public struct UnixSeconds: RawRepresentable, Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var rawValue: Int64
+
+    public init(rawValue: Int64) { self.rawValue = rawValue }
+    public init(_ rawValue: Int64) { self.rawValue = rawValue }
+
+    public var description: String { "\(rawValue) s" }
+
+    /// `seconds` later.
+    public static func + (moment: Self, seconds: Int64) -> Self { Self(moment.rawValue + seconds) }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
