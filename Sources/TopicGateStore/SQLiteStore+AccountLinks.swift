@@ -61,15 +61,12 @@ extension SQLiteStore: AccountLinkStore {
     public func updateLinkSecret(
         appID: AppID, userID: UserID, provider: String, externalID: String, secretHash: String, at time: Int64
     ) async throws -> Bool {
-        try await write(conflict: { _ in Self.linkTaken }) { db in
-            try db.cachedStatement(
-                sql: """
-                    UPDATE account_links SET secret_hash = ?, secret_set_at = ?
-                    WHERE app_id = ? AND user_id = ? AND provider = ? AND external_id = ?
-                    """
-            ).execute(arguments: [secretHash, time, appID.rawValue, userID.rawValue, provider, externalID])
-            return db.changesCount > 0
-        }
+        try await changesRow(
+            """
+            UPDATE account_links SET secret_hash = ?, secret_set_at = ?
+            WHERE app_id = ? AND user_id = ? AND provider = ? AND external_id = ?
+            """, [secretHash, time, appID.rawValue, userID.rawValue, provider, externalID],
+            conflict: { _ in Self.linkTaken })
     }
 
     public func recordLinkLogin(appID: AppID, provider: String, externalID: String, userID: UserID, at time: Int64)
@@ -88,12 +85,9 @@ extension SQLiteStore: AccountLinkStore {
     static let linkTaken = KiiError(.linkAlreadyExists, "These credentials are already linked to another user.")
 
     public func deleteLink(appID: AppID, userID: UserID, provider: String, externalID: String) async throws -> Bool {
-        try await write { db in
-            try db.cachedStatement(
-                sql: "DELETE FROM account_links WHERE app_id = ? AND user_id = ? AND provider = ? AND external_id = ?"
-            ).execute(arguments: [appID.rawValue, userID.rawValue, provider, externalID])
-            return db.changesCount > 0
-        }
+        try await changesRow(
+            "DELETE FROM account_links WHERE app_id = ? AND user_id = ? AND provider = ? AND external_id = ?",
+            [appID.rawValue, userID.rawValue, provider, externalID])
     }
 
     static func link(_ row: Row) -> AccountLink {

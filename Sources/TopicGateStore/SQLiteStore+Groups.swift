@@ -68,20 +68,15 @@ extension SQLiteStore: GroupStore {
     }
 
     public func addMember(appID: AppID, group: GroupID, user: UserID) async throws -> Bool {
-        try await write { db in
-            try db.cachedStatement(
-                sql: "INSERT OR IGNORE INTO group_members (app_id, group_id, user_id) VALUES (?, ?, ?)"
-            ).execute(arguments: [appID.rawValue, group.rawValue, user.rawValue])
-            return db.changesCount > 0
-        }
+        try await changesRow(
+            "INSERT OR IGNORE INTO group_members (app_id, group_id, user_id) VALUES (?, ?, ?)",
+            [appID.rawValue, group.rawValue, user.rawValue])
     }
 
     public func removeMember(appID: AppID, group: GroupID, user: UserID) async throws -> Bool {
-        try await write { db in
-            try db.cachedStatement(sql: "DELETE FROM group_members WHERE app_id = ? AND group_id = ? AND user_id = ?")
-                .execute(arguments: [appID.rawValue, group.rawValue, user.rawValue])
-            return db.changesCount > 0
-        }
+        try await changesRow(
+            "DELETE FROM group_members WHERE app_id = ? AND group_id = ? AND user_id = ?",
+            [appID.rawValue, group.rawValue, user.rawValue])
     }
 
     public func members(appID: AppID, group: GroupID) async throws -> [UserID] {

@@ -79,15 +79,11 @@ extension SQLiteStore: InstallationStore {
     }
 
     public func recordCredentials(appID: AppID, id: InstallationID, expiresAt: UnixSeconds) async throws -> Bool {
-        try await write { db in
-            try db.cachedStatement(
-                sql: """
-                    UPDATE installations SET credentials_expire_at = MAX(COALESCE(credentials_expire_at, 0), ?)
-                    WHERE app_id = ? AND installation_id = ? AND revoked_at IS NULL
-                    """
-            ).execute(arguments: [expiresAt.rawValue, appID.rawValue, id.rawValue])
-            return db.changesCount > 0
-        }
+        try await changesRow(
+            """
+            UPDATE installations SET credentials_expire_at = MAX(COALESCE(credentials_expire_at, 0), ?)
+            WHERE app_id = ? AND installation_id = ? AND revoked_at IS NULL
+            """, [expiresAt.rawValue, appID.rawValue, id.rawValue])
     }
 
     public func revokeInstallations(appID: AppID, _ selection: InstallationSelection, now: Int64) async throws

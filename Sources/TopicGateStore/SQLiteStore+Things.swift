@@ -60,22 +60,16 @@ extension SQLiteStore: ThingStore {
 
     public func addOwner(appID: AppID, thing: ThingID, owner: Owner) async throws -> Bool {
         let (kind, id) = Self.columns(owner)
-        return try await write { db in
-            try db.cachedStatement(
-                sql: "INSERT OR IGNORE INTO thing_owners (app_id, thing_id, owner_kind, owner_id) VALUES (?, ?, ?, ?)"
-            ).execute(arguments: [appID.rawValue, thing.rawValue, kind, id])
-            return db.changesCount > 0
-        }
+        return try await changesRow(
+            "INSERT OR IGNORE INTO thing_owners (app_id, thing_id, owner_kind, owner_id) VALUES (?, ?, ?, ?)",
+            [appID.rawValue, thing.rawValue, kind, id])
     }
 
     public func removeOwner(appID: AppID, thing: ThingID, owner: Owner) async throws -> Bool {
         let (kind, id) = Self.columns(owner)
-        return try await write { db in
-            try db.cachedStatement(
-                sql: "DELETE FROM thing_owners WHERE app_id = ? AND thing_id = ? AND owner_kind = ? AND owner_id = ?"
-            ).execute(arguments: [appID.rawValue, thing.rawValue, kind, id])
-            return db.changesCount > 0
-        }
+        return try await changesRow(
+            "DELETE FROM thing_owners WHERE app_id = ? AND thing_id = ? AND owner_kind = ? AND owner_id = ?",
+            [appID.rawValue, thing.rawValue, kind, id])
     }
 
     public func owners(appID: AppID, thing: ThingID) async throws -> Set<Owner> {

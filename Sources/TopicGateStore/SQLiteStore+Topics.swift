@@ -36,12 +36,9 @@ extension SQLiteStore: TopicStore {
 
     public func deleteTopic(appID: AppID, address: TopicAddress) async throws -> Bool {
         let (kind, id) = Self.columns(address.scope)
-        return try await write { db in
-            try db.cachedStatement(
-                sql: "DELETE FROM topics WHERE app_id = ? AND scope_kind = ? AND scope_id = ? AND name = ?"
-            ).execute(arguments: [appID.rawValue, kind, id, address.name.rawValue])
-            return db.changesCount > 0
-        }
+        return try await changesRow(
+            "DELETE FROM topics WHERE app_id = ? AND scope_kind = ? AND scope_id = ? AND name = ?",
+            [appID.rawValue, kind, id, address.name.rawValue])
     }
 
     public func topics(appID: AppID, scope: TopicScope, after: TopicName?, limit: Int) async throws -> [Topic] {

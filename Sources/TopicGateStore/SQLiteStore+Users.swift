@@ -115,12 +115,9 @@ extension SQLiteStore: UserStore {
         case .thing(let thing): (table, column, id) = ("things", "thing_id", thing.rawValue)
         case .admin, .anonymous: return false
         }
-        return try await write { db in
-            try db.cachedStatement(
-                sql: "UPDATE \(table) SET disabled = ?, modified_at = ? WHERE app_id = ? AND \(column) = ?"
-            ).execute(arguments: [disabled, time, appID.rawValue, id])
-            return db.changesCount > 0
-        }
+        return try await changesRow(
+            "UPDATE \(table) SET disabled = ?, modified_at = ? WHERE app_id = ? AND \(column) = ?",
+            [disabled, time, appID.rawValue, id])
     }
 
     public func touchUser(appID: AppID, id: UserID, at time: Int64) async throws {

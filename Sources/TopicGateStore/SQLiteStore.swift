@@ -34,6 +34,18 @@ public final class SQLiteStore: Sendable {
         }
     }
 
+    /// Runs one statement (prepared once, then cached) in a write transaction; true when it
+    /// changed a row.
+    func changesRow(
+        _ sql: String, _ arguments: StatementArguments,
+        conflict: @escaping @Sendable (String) -> KiiError? = { _ in nil }
+    ) async throws -> Bool {
+        try await write(conflict: conflict) { db in
+            try db.cachedStatement(sql: sql).execute(arguments: arguments)
+            return db.changesCount > 0
+        }
+    }
+
     func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
         let pool = self.pool
         let readNow = { () throws -> T in try pool.read(value) }

@@ -39,29 +39,17 @@ struct UsersCommand: AsyncParsableCommand {
         }
     }
 
-    static func setDisabled(_ disabled: Bool, userID: String, options: AdminOptions) async throws {
-        _ = try await options.client().call("PUT", "/users/\(userID)/status", body: ["disabled": .bool(disabled)])
-    }
-
     struct Disable: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Refuse the user's tokens and kick its devices.")
-        @OptionGroup var options: AdminOptions
-        @Argument(help: "The user's ID.") var userID: String
-
-        func run() async throws {
-            try await UsersCommand.setDisabled(true, userID: userID, options: options)
-            print("Disabled user \(userID); its devices were disconnected.")
-        }
+        @OptionGroup var user: UserStatusArguments
+        func run() async throws { try await user.set(disabled: true, done: "its devices were disconnected") }
     }
 
     struct Enable: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Accept the user's tokens again.")
-        @OptionGroup var options: AdminOptions
-        @Argument(help: "The user's ID.") var userID: String
-
+        @OptionGroup var user: UserStatusArguments
         func run() async throws {
-            try await UsersCommand.setDisabled(false, userID: userID, options: options)
-            print("Enabled user \(userID); its devices install again to receive pushes.")
+            try await user.set(disabled: false, done: "its devices install again to receive pushes")
         }
     }
 }

@@ -152,21 +152,28 @@ struct TopicService: Sendable {
     func unsubscribe(caller: Caller, scope reference: TopicScopeReference, name: String, subscriber: Subscriber)
         async throws
     {
-        let (topic, _) = try await usable(caller: caller, reference, name)
-        try await requireMaySubscribe(caller, subscriber)
-        guard try await store.unsubscribe(appID: caller.appID, address: topic.address, subscriber: subscriber) else {
-            throw Self.notSubscribed(topic, subscriber)
+        try await existingSubscription(caller, reference, name, subscriber) { address in
+            try await store.unsubscribe(appID: caller.appID, address: address, subscriber: subscriber)
         }
     }
 
     func checkSubscription(caller: Caller, scope reference: TopicScopeReference, name: String, subscriber: Subscriber)
         async throws
     {
+        try await existingSubscription(caller, reference, name, subscriber) { address in
+            try await store.isSubscribed(appID: caller.appID, address: address, subscriber: subscriber)
+        }
+    }
+
+    /// Runs `operation` on the subscription of `subscriber` to the topic, for a caller who may
+    /// act for the subscriber; `PUSH_SUBSCRIPTION_NOT_FOUND` when it answers false (none).
+    private func existingSubscription(
+        _ caller: Caller, _ reference: TopicScopeReference, _ name: String, _ subscriber: Subscriber,
+        _ operation: (TopicAddress) async throws -> Bool
+    ) async throws {
         let (topic, _) = try await usable(caller: caller, reference, name)
         try await requireMaySubscribe(caller, subscriber)
-        guard try await store.isSubscribed(appID: caller.appID, address: topic.address, subscriber: subscriber) else {
-            throw Self.notSubscribed(topic, subscriber)
-        }
+        guard try await operation(topic.address) else { throw Self.notSubscribed(topic, subscriber) }
     }
 
     // MARK: Sending
