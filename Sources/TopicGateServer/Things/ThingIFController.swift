@@ -42,8 +42,8 @@ struct ThingIFController<Context: CallerRequestContext>: Sendable {
         }
         target.put("states") { request, context in
             let (caller, thing) = try resolve(context)
-            let state = try await body.object(request, emptyAllowed: true)
-            try await states.report(caller: caller, thing: thing, body: state.isEmpty ? nil : .object(state))
+            let report = try await body.decode(StateReportRequest.self, from: request, emptyAllowed: true)
+            try await states.report(caller: caller, thing: thing, request: report)
             return JSONResponse.noContent()
         }
         target.get("states") { request, context in

@@ -19,10 +19,10 @@ struct ThingStateService: Sendable {
     static let historyPageBytes = 1 << 20
 
     /// The thing's own report over HTTP.
-    func report(caller: Caller, thing reference: ThingReference, body: JSONValue?) async throws {
+    func report(caller: Caller, thing reference: ThingReference, request: StateReportRequest) async throws {
         let thing = try await things.find(caller: caller, reference: reference)
         guard caller.principal == .thing(thing.id) else { throw caller.denied("report another thing's state") }
-        try await record(appID: caller.appID, thing: thing.id, state: try ThingStateRecord.validate(body))
+        try await record(appID: caller.appID, thing: thing.id, state: request.state)
     }
 
     /// A state published on MQTT to `<mqttTopic>/state` (the broker lets only that device
@@ -40,8 +40,8 @@ struct ThingStateService: Sendable {
                     metadata: ["topic": "\(topic)"])
                 return
             }
-            let state = try ThingStateRecord.validate(try? JSONReader.value(payload))
-            try await record(appID: installation.appID, thing: thing, state: state)
+            let report = try StateReportRequest(payload: try? JSONReader.value(payload))
+            try await record(appID: installation.appID, thing: thing, state: report.state)
         } catch {
             logger.info("State published over MQTT dropped", metadata: ["topic": "\(topic)", "error": "\(error)"])
         }
