@@ -30,85 +30,69 @@ struct TopicController<Context: CallerRequestContext>: Sendable {
         }
         let topic = prefix + "topics/:topic"
 
-        group.get(
-            RouterPath(prefix + "topics"),
-            use: { request, context in
-                let (caller, reference, _) = try target(context)
-                let (page, next) = try await topics.list(
-                    caller: caller, scope: reference, after: request.uri.queryParameters.get("paginationKey"))
-                var body: [String: JSONValue] = ["topics": .array(page.map { ["topicID": .string($0.name.rawValue)] })]
-                if let next { body["paginationKey"] = .string(next) }
-                return JSONResponse.ok(.object(body), mediaType: "application/vnd.kii.TopicsRetrievalResponse+json")
-            })
-        group.put(
-            RouterPath(topic),
-            use: { _, context in
-                let (caller, reference, name) = try target(context)
-                try await topics.create(caller: caller, scope: reference, name: name)
-                return JSONResponse.noContent()
-            })
-        group.head(
-            RouterPath(topic),
-            use: { _, context in
-                let (caller, reference, name) = try target(context)
-                return Response(
-                    status: try await topics.exists(caller: caller, scope: reference, name: name)
-                        ? .noContent : .notFound)
-            })
-        group.delete(
-            RouterPath(topic),
-            use: { _, context in
-                let (caller, reference, name) = try target(context)
-                try await topics.delete(caller: caller, scope: reference, name: name)
-                return JSONResponse.noContent()
-            })
+        group.get(RouterPath(prefix + "topics")) { request, context in
+            let (caller, reference, _) = try target(context)
+            let (page, next) = try await topics.list(
+                caller: caller, scope: reference, after: request.uri.queryParameters.get("paginationKey"))
+            var body: [String: JSONValue] = ["topics": .array(page.map { ["topicID": .string($0.name.rawValue)] })]
+            if let next { body["paginationKey"] = .string(next) }
+            return JSONResponse.ok(.object(body), mediaType: "application/vnd.kii.TopicsRetrievalResponse+json")
+        }
+        group.put(RouterPath(topic)) { _, context in
+            let (caller, reference, name) = try target(context)
+            try await topics.create(caller: caller, scope: reference, name: name)
+            return JSONResponse.noContent()
+        }
+        group.head(RouterPath(topic)) { _, context in
+            let (caller, reference, name) = try target(context)
+            return Response(
+                status: try await topics.exists(caller: caller, scope: reference, name: name)
+                    ? .noContent : .notFound)
+        }
+        group.delete(RouterPath(topic)) { _, context in
+            let (caller, reference, name) = try target(context)
+            try await topics.delete(caller: caller, scope: reference, name: name)
+            return JSONResponse.noContent()
+        }
 
         // ACLs
-        group.get(
-            RouterPath(topic + "/acl"),
-            use: { request, context in
-                let (caller, reference, name) = try target(context)
-                let loaded = try await topics.entries(caller: caller, scope: reference, name: name)
-                if request.uri.queryParameters.get("detailed") == "true" {
-                    return JSONResponse.ok(["entries": .array(loaded.entries.map { Self.detailed($0, loaded) })])
-                }
-                var body: [String: JSONValue] = [:]
-                for action in ACLAction.allCases {
-                    body[action.rawValue] = .array(loaded.entries.filter { $0.action == action }.map(\.subject.json))
-                }
-                return JSONResponse.ok(.object(body), mediaType: "application/vnd.kii.ACLRetrievalResponse+json")
-            })
-        group.post(
-            RouterPath(topic + "/acl"),
-            use: { request, context in
-                let (caller, reference, name) = try target(context)
-                let batch = try await body.decode(ACLChangesRequest.self, from: request)
-                let after = try await topics.change(
-                    caller: caller, scope: reference, name: name, changes: batch.changes)
-                return JSONResponse.ok(["entries": .array(after.map { .string($0.description) })])
-            })
-        group.get(
-            RouterPath(topic + "/acl/:action"),
-            use: { _, context in
-                let (caller, reference, name) = try target(context)
-                let action = try Self.action(context.parameters)
-                let loaded = try await topics.entries(caller: caller, scope: reference, name: name)
-                return JSONResponse.ok(.array(loaded.entries.filter { $0.action == action }.map(\.subject.json)))
-            })
-        group.get(
-            RouterPath(topic + "/acl/:action/:subject"),
-            use: { _, context in
-                let (caller, reference, name) = try target(context)
-                let entry = try Self.entry(context.parameters)
-                let loaded = try await topics.entries(caller: caller, scope: reference, name: name)
-                guard loaded.entries.contains(where: { $0.matches(entry) }) else {
-                    throw KiiError(
-                        .aclNotFound, "There is no entry \(entry).",
-                        context: ["subject": .string(entry.subject.description)])
-                }
-                return JSONResponse.ok(
-                    entry.subject.json, mediaType: "application/vnd.kii.ACLSubjectRetrievalResponse+json")
-            })
+        group.get(RouterPath(topic + "/acl")) { request, context in
+            let (caller, reference, name) = try target(context)
+            let loaded = try await topics.entries(caller: caller, scope: reference, name: name)
+            if request.uri.queryParameters.get("detailed") == "true" {
+                return JSONResponse.ok(["entries": .array(loaded.entries.map { Self.detailed($0, loaded) })])
+            }
+            var body: [String: JSONValue] = [:]
+            for action in ACLAction.allCases {
+                body[action.rawValue] = .array(loaded.entries.filter { $0.action == action }.map(\.subject.json))
+            }
+            return JSONResponse.ok(.object(body), mediaType: "application/vnd.kii.ACLRetrievalResponse+json")
+        }
+        group.post(RouterPath(topic + "/acl")) { request, context in
+            let (caller, reference, name) = try target(context)
+            let batch = try await body.decode(ACLChangesRequest.self, from: request)
+            let after = try await topics.change(
+                caller: caller, scope: reference, name: name, changes: batch.changes)
+            return JSONResponse.ok(["entries": .array(after.map { .string($0.description) })])
+        }
+        group.get(RouterPath(topic + "/acl/:action")) { _, context in
+            let (caller, reference, name) = try target(context)
+            let action = try Self.action(context.parameters)
+            let loaded = try await topics.entries(caller: caller, scope: reference, name: name)
+            return JSONResponse.ok(.array(loaded.entries.filter { $0.action == action }.map(\.subject.json)))
+        }
+        group.get(RouterPath(topic + "/acl/:action/:subject")) { _, context in
+            let (caller, reference, name) = try target(context)
+            let entry = try Self.entry(context.parameters)
+            let loaded = try await topics.entries(caller: caller, scope: reference, name: name)
+            guard loaded.entries.contains(where: { $0.matches(entry) }) else {
+                throw KiiError(
+                    .aclNotFound, "There is no entry \(entry).",
+                    context: ["subject": .string(entry.subject.description)])
+            }
+            return JSONResponse.ok(
+                entry.subject.json, mediaType: "application/vnd.kii.ACLSubjectRetrievalResponse+json")
+        }
         /// Grants or revokes the entry the path names.
         func change(_ kind: ACLChange.Kind) -> @Sendable (Request, Context) async throws -> Response {
             { _, context in
@@ -120,34 +104,30 @@ struct TopicController<Context: CallerRequestContext>: Sendable {
         }
         group.put(RouterPath(topic + "/acl/:action/:subject"), use: change(.grant))
         group.delete(RouterPath(topic + "/acl/:action/:subject"), use: change(.revoke))
-        group.get(
-            RouterPath(topic + "/acl-audit"),
-            use: { _, context in
-                let (caller, reference, name) = try target(context)
-                let records = try await topics.audit(caller: caller, scope: reference, name: name)
-                return JSONResponse.ok(["records": .array(records.map(\.json))])
-            })
-        group.get(
-            RouterPath(topic + "/acl-explain"),
-            use: { request, context in
-                let (caller, reference, name) = try target(context)
-                let query = request.uri.queryParameters
-                guard let principalText = query.get("principal"), let principal = Self.principal(principalText) else {
-                    throw KiiError.invalidInput(
-                        "Name the principal: ?principal=user:ID, thing:ID, admin or anonymous.", field: "principal")
-                }
-                guard let actionText = query.get("action"), let action = ACLAction(rawValue: actionText) else {
-                    throw KiiError.invalidInput(
-                        "Name the action: ?action=SUBSCRIBE_TO_TOPIC or SEND_MESSAGE_TO_TOPIC.", field: "action")
-                }
-                let (found, decision) = try await topics.explain(
-                    caller: caller, scope: reference, name: name, principal: principal, action: action)
-                return JSONResponse.ok([
-                    "topic": .string(found.address.description), "principal": .string(principal.description),
-                    "action": .string(action.rawValue), "allowed": .bool(decision.allowed),
-                    "rule": .string(decision.reasonCode), "reason": .string(decision.description),
-                ])
-            })
+        group.get(RouterPath(topic + "/acl-audit")) { _, context in
+            let (caller, reference, name) = try target(context)
+            let records = try await topics.audit(caller: caller, scope: reference, name: name)
+            return JSONResponse.ok(["records": .array(records.map(\.json))])
+        }
+        group.get(RouterPath(topic + "/acl-explain")) { request, context in
+            let (caller, reference, name) = try target(context)
+            let query = request.uri.queryParameters
+            guard let principalText = query.get("principal"), let principal = Self.principal(principalText) else {
+                throw KiiError.invalidInput(
+                    "Name the principal: ?principal=user:ID, thing:ID, admin or anonymous.", field: "principal")
+            }
+            guard let actionText = query.get("action"), let action = ACLAction(rawValue: actionText) else {
+                throw KiiError.invalidInput(
+                    "Name the action: ?action=SUBSCRIBE_TO_TOPIC or SEND_MESSAGE_TO_TOPIC.", field: "action")
+            }
+            let (found, decision) = try await topics.explain(
+                caller: caller, scope: reference, name: name, principal: principal, action: action)
+            return JSONResponse.ok([
+                "topic": .string(found.address.description), "principal": .string(principal.description),
+                "action": .string(action.rawValue), "allowed": .bool(decision.allowed),
+                "rule": .string(decision.reasonCode), "reason": .string(decision.description),
+            ])
+        }
 
         // Subscriptions
         for kind in ["users", "things"] {
@@ -174,27 +154,23 @@ struct TopicController<Context: CallerRequestContext>: Sendable {
             group.head(RouterPath(path), use: subscription(topics.checkSubscription(caller:scope:name:subscriber:)))
             group.delete(RouterPath(path), use: subscription(topics.unsubscribe(caller:scope:name:subscriber:)))
         }
-        group.post(
-            RouterPath(topic + "/push/subscriptions/things"),
-            use: { _, context in
-                let (caller, reference, name) = try target(context)
-                guard let thing = caller.principal.thingID else {
-                    throw caller.denied("subscribe as a thing without thing credentials")
-                }
-                try await topics.subscribe(caller: caller, scope: reference, name: name, subscriber: .thing(thing))
-                return JSONResponse.noContent()
-            })
+        group.post(RouterPath(topic + "/push/subscriptions/things")) { _, context in
+            let (caller, reference, name) = try target(context)
+            guard let thing = caller.principal.thingID else {
+                throw caller.denied("subscribe as a thing without thing credentials")
+            }
+            try await topics.subscribe(caller: caller, scope: reference, name: name, subscriber: .thing(thing))
+            return JSONResponse.noContent()
+        }
 
         // Sending
-        group.post(
-            RouterPath(topic + "/push/messages"),
-            use: { request, context in
-                let (caller, reference, name) = try target(context)
-                let message = try await body.decode(PushMessageRequest.self, from: request)
-                let id = try await topics.send(caller: caller, scope: reference, name: name, request: message)
-                return JSONResponse.created(
-                    ["pushMessageID": .string(id)], mediaType: "application/vnd.kii.SendPushMessageResponse+json")
-            })
+        group.post(RouterPath(topic + "/push/messages")) { request, context in
+            let (caller, reference, name) = try target(context)
+            let message = try await body.decode(PushMessageRequest.self, from: request)
+            let id = try await topics.send(caller: caller, scope: reference, name: name, request: message)
+            return JSONResponse.created(
+                ["pushMessageID": .string(id)], mediaType: "application/vnd.kii.SendPushMessageResponse+json")
+        }
     }
 
     static func action(_ parameters: Parameters) throws -> ACLAction {
