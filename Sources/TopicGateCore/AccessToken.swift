@@ -4,11 +4,11 @@ public struct AccessToken: Sendable, Hashable {
     public var hash: String
     public var appID: AppID
     public var principal: Principal
-    /// Milliseconds since 1970; nil for a token that does not expire.
-    public var expiresAt: Int64?
-    public var createdAt: Int64
+    /// Nil for a token that does not expire.
+    public var expiresAt: UnixMillis?
+    public var createdAt: UnixMillis
 
-    public init(hash: String, appID: AppID, principal: Principal, expiresAt: Int64?, createdAt: Int64) {
+    public init(hash: String, appID: AppID, principal: Principal, expiresAt: UnixMillis?, createdAt: UnixMillis) {
         self.hash = hash
         self.appID = appID
         self.principal = principal
@@ -16,8 +16,8 @@ public struct AccessToken: Sendable, Hashable {
         self.createdAt = createdAt
     }
 
-    /// True when the token may still be used at `now` (milliseconds since 1970).
-    public func isValid(at now: Int64) -> Bool {
+    /// True when the token may still be used at `now`.
+    public func isValid(at now: UnixMillis) -> Bool {
         expiresAt.map { now < $0 } ?? true
     }
 }

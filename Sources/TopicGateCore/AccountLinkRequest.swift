@@ -6,8 +6,8 @@ public struct AccountLinkRequest: Sendable, Hashable {
     public var secret: String
     public var rotate: Bool
     public var oldSecret: String?
-    /// For a login: when the token should expire (ms since 1970); nil for never.
-    public var expiresAt: Int64?
+    /// For a login: when the token should expire; nil for never.
+    public var expiresAt: UnixMillis?
 
     /// The fewest bits of secret accepted for a new link.
     public static let minimumSecretBits = 128

@@ -8,8 +8,8 @@ public struct TokenRequest: JSONRequestBody, Hashable {
     }
 
     public var grant: Grant
-    /// When the token should expire (ms since 1970); nil for never.
-    public var expiresAt: Int64?
+    /// When the token should expire; nil for never.
+    public var expiresAt: UnixMillis?
 
     public init(body: [String: JSONValue]) throws(KiiError) {
         // Without `grant_type`, a body with `client_id` and no `username` is a client-credentials
@@ -49,11 +49,11 @@ public struct TokenRequest: JSONRequestBody, Hashable {
     }
 
     /// The optional `expiresAt` (ms since 1970) a client may ask its token to expire at.
-    public static func expiresAt(_ body: [String: JSONValue]) throws(KiiError) -> Int64? {
+    public static func expiresAt(_ body: [String: JSONValue]) throws(KiiError) -> UnixMillis? {
         guard let value = body["expiresAt"], !value.isNull else { return nil }
         guard let millis = value.intValue, millis > 0 else {
             throw KiiError.oauth(.invalidRequest, "'expiresAt' must be a time in milliseconds since 1970.")
         }
-        return millis
+        return UnixMillis(millis)
     }
 }

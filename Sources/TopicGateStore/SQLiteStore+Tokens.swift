@@ -10,7 +10,9 @@ extension SQLiteStore: TokenStore {
                     INSERT INTO tokens (token_hash, app_id, principal_kind, principal_id, expires_at, created_at)
                     VALUES (?, ?, ?, ?, ?, ?)
                     """
-            ).execute(arguments: [token.hash, token.appID.rawValue, kind, id, token.expiresAt, token.createdAt])
+            ).execute(arguments: [
+                token.hash, token.appID.rawValue, kind, id, token.expiresAt?.rawValue, token.createdAt.rawValue,
+            ])
         }
     }
 
@@ -69,9 +71,11 @@ extension SQLiteStore: TokenStore {
     /// A token from a row of `tokens` (nil when its principal kind is unknown).
     static func accessToken(_ row: Row) -> AccessToken? {
         guard let principal = principal(kind: row["principal_kind"], id: row["principal_id"]) else { return nil }
+        let expiresAt: Int64? = row["expires_at"]
+        let createdAt: Int64 = row["created_at"]
         return AccessToken(
             hash: row["token_hash"], appID: AppID(row["app_id"] as String), principal: principal,
-            expiresAt: row["expires_at"], createdAt: row["created_at"])
+            expiresAt: expiresAt.map { UnixMillis($0) }, createdAt: UnixMillis(createdAt))
     }
 
     static func columns(_ principal: Principal) -> (String, String) {

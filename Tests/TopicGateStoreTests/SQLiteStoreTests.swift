@@ -53,12 +53,15 @@ struct SQLiteStoreTests {
     func tokens() async throws {
         for hash in ["a", "b"] {
             try await store.insertToken(
-                AccessToken(hash: hash, appID: appID, principal: .user(UserID("u1")), expiresAt: nil, createdAt: 1))
+                AccessToken(
+                    hash: hash, appID: appID, principal: .user(UserID("u1")), expiresAt: nil, createdAt: UnixMillis(1)))
         }
         try await store.insertToken(
-            AccessToken(hash: "c", appID: appID, principal: .thing(ThingID("t1")), expiresAt: 5, createdAt: 1))
+            AccessToken(
+                hash: "c", appID: appID, principal: .thing(ThingID("t1")), expiresAt: UnixMillis(5),
+                createdAt: UnixMillis(1)))
         #expect(try await store.token(hash: "c")?.principal == .thing(ThingID("t1")))
-        #expect(try await store.token(hash: "c")?.isValid(at: 5) == false)
+        #expect(try await store.token(hash: "c")?.isValid(at: UnixMillis(5)) == false)
         #expect(try await store.revokeTokens(appID: appID, principal: .user(UserID("u1")), keeping: "a") == 1)
         #expect(try await store.token(hash: "a") != nil)
         #expect(try await store.token(hash: "b") == nil)
@@ -70,7 +73,8 @@ struct SQLiteStoreTests {
         try await store.insertUser(user("owner"))
         try await store.insertUser(user("member"))
         try await store.insertToken(
-            AccessToken(hash: "t", appID: appID, principal: .user(UserID("owner")), expiresAt: nil, createdAt: 1))
+            AccessToken(
+                hash: "t", appID: appID, principal: .user(UserID("owner")), expiresAt: nil, createdAt: UnixMillis(1)))
         let group = Group(
             id: GroupID("g"), appID: appID, name: "g", owner: UserID("owner"), createdAt: 1, modifiedAt: 1)
         #expect(try await store.insertGroup(group, members: [UserID("member"), UserID("ghost")]) == [UserID("ghost")])

@@ -65,7 +65,7 @@ struct Authenticator: Sendable {
         let hash = Secrets.sha256(token)
         let now = time.now()
         guard let holder = try await store.tokenHolder(hash: hash), holder.token.appID == app.id,
-            holder.token.isValid(at: now)
+            holder.token.isValid(at: UnixMillis(now))
         else { throw wrongToken(app) }
         switch holder.token.principal {
         case .user(let id):

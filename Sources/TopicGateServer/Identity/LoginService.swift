@@ -30,7 +30,7 @@ struct LoginService: Sendable {
     /// A user's or a thing's password. The lockout key is the account the username resolves
     /// to, so `ann`, `LOGIN_NAME:ann` and every spelling of a phone number share one lock.
     func passwordGrant(
-        app: App, _ identifier: LoginIdentifier, _ password: String, expiresAt: Int64?, address: String?
+        app: App, _ identifier: LoginIdentifier, _ password: String, expiresAt: UnixMillis?, address: String?
     ) async throws -> JSONValue {
         if case .vendorThingID(let vendorThingID) = identifier {
             let thing = try await store.thing(appID: app.id, reference: .vendorThingID(vendorThingID))
@@ -62,7 +62,7 @@ struct LoginService: Sendable {
     /// count against the client address's failure budget only: users' wrong passwords, which
     /// spend the app's budget, can never lock the admin out.
     func clientCredentialsGrant(
-        app: App, _ clientID: String, _ secret: String, expiresAt: Int64?, address: String?
+        app: App, _ clientID: String, _ secret: String, expiresAt: UnixMillis?, address: String?
     ) async throws -> JSONValue {
         if clientID != app.clientID, clientID == app.id.rawValue {
             // An anonymous app token (ebisu sends a dummy secret: the app key is no secret).

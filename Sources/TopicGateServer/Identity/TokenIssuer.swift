@@ -9,19 +9,19 @@ struct TokenIssuer: Sendable {
     let store: any Store
     let time: TimeSource
 
-    /// A new token for `principal`, valid until `expiresAt` (ms since 1970) or for ever.
-    func issue(appID: AppID, principal: Principal, expiresAt: Int64? = nil) async throws -> String {
+    /// A new token for `principal`, valid until `expiresAt` or for ever.
+    func issue(appID: AppID, principal: Principal, expiresAt: UnixMillis? = nil) async throws -> String {
         let token = Secrets.accessToken()
         try await store.insertToken(
             AccessToken(
                 hash: Secrets.sha256(token), appID: appID, principal: principal, expiresAt: expiresAt,
-                createdAt: time.now()))
+                createdAt: time.millis()))
         return token
     }
 
     /// The token endpoint's response for `token`.
-    func grantBody(id: String, token: String, expiresAt: Int64?) -> JSONValue {
-        let expiresIn = expiresAt.map { max(0, ($0 - time.now()) / 1000) } ?? Self.neverExpiresSeconds
+    func grantBody(id: String, token: String, expiresAt: UnixMillis?) -> JSONValue {
+        let expiresIn = expiresAt.map { max(0, ($0.rawValue - time.now()) / 1000) } ?? Self.neverExpiresSeconds
         return [
             "id": .string(id), "access_token": .string(token), "token_type": "Bearer", "expires_in": .int(expiresIn),
         ]
