@@ -7,15 +7,15 @@ public struct AccountLink: Sendable, Hashable {
     public var externalID: String
     public var secretHash: String
     public var userID: UserID
-    public var createdAt: Int64
+    public var createdAt: UnixMillis
     /// When the secret was last set (at creation or by a rotation).
-    public var secretSetAt: Int64
+    public var secretSetAt: UnixMillis
     /// When a device last logged in with this link (nil: never).
-    public var lastLoginAt: Int64?
+    public var lastLoginAt: UnixMillis?
 
     public init(
-        appID: AppID, provider: String, externalID: String, secretHash: String, userID: UserID, createdAt: Int64,
-        secretSetAt: Int64? = nil, lastLoginAt: Int64? = nil
+        appID: AppID, provider: String, externalID: String, secretHash: String, userID: UserID, createdAt: UnixMillis,
+        secretSetAt: UnixMillis? = nil, lastLoginAt: UnixMillis? = nil
     ) {
         self.appID = appID
         self.provider = provider
@@ -31,9 +31,9 @@ public struct AccountLink: Sendable, Hashable {
     public var json: JSONValue {
         var object: [String: JSONValue] = [
             "provider": .string(provider), "externalID": .string(externalID), "userID": .string(userID.rawValue),
-            "createdAt": .int(createdAt), "secretSetAt": .int(secretSetAt),
+            "createdAt": createdAt.json, "secretSetAt": secretSetAt.json,
         ]
-        if let lastLoginAt { object["lastLoginAt"] = .int(lastLoginAt) }
+        if let lastLoginAt { object["lastLoginAt"] = lastLoginAt.json }
         return .object(object)
     }
 }

@@ -8,9 +8,10 @@ public struct App: Sendable, Hashable {
     public var clientID: String
     public var clientSecretHash: String
     public var name: String
-    public var createdAt: Int64
+    public var createdAt: UnixMillis
 
-    public init(id: AppID, key: String, clientID: String, clientSecretHash: String, name: String, createdAt: Int64) {
+    public init(id: AppID, key: String, clientID: String, clientSecretHash: String, name: String, createdAt: UnixMillis)
+    {
         self.id = id
         self.key = key
         self.clientID = clientID

@@ -9,13 +9,13 @@ public struct Command: Sendable, Hashable {
     /// The thing's `actionResults`, once reported.
     public var actionResults: JSONValue?
     public var state: CommandState
-    public var createdAt: Int64
-    public var modifiedAt: Int64
+    public var createdAt: UnixMillis
+    public var modifiedAt: UnixMillis
 
     public init(
         id: String, appID: AppID, thing: ThingID, issuer: Owner, request: CommandRequest,
         actionResults: JSONValue? = nil,
-        state: CommandState = .sending, createdAt: Int64, modifiedAt: Int64
+        state: CommandState = .sending, createdAt: UnixMillis, modifiedAt: UnixMillis
     ) {
         self.id = id
         self.appID = appID
@@ -36,8 +36,8 @@ public struct Command: Sendable, Hashable {
         members["target"] = .string("thing:\(thing.rawValue)")
         members["issuer"] = .string(issuer.description)
         members["commandState"] = .string(state.rawValue)
-        members["createdAt"] = .int(createdAt)
-        members["modifiedAt"] = .int(modifiedAt)
+        members["createdAt"] = createdAt.json
+        members["modifiedAt"] = modifiedAt.json
         if let actionResults { members["actionResults"] = actionResults }
         return .object(members)
     }

@@ -4,10 +4,10 @@ public struct Group: Sendable, Hashable {
     public var appID: AppID
     public var name: String
     public var owner: UserID
-    public var createdAt: Int64
-    public var modifiedAt: Int64
+    public var createdAt: UnixMillis
+    public var modifiedAt: UnixMillis
 
-    public init(id: GroupID, appID: AppID, name: String, owner: UserID, createdAt: Int64, modifiedAt: Int64) {
+    public init(id: GroupID, appID: AppID, name: String, owner: UserID, createdAt: UnixMillis, modifiedAt: UnixMillis) {
         self.id = id
         self.appID = appID
         self.name = name
@@ -20,7 +20,7 @@ public struct Group: Sendable, Hashable {
     public var json: JSONValue {
         [
             "groupID": .string(id.rawValue), "name": .string(name), "owner": .string(owner.rawValue),
-            "createdAt": .int(createdAt), "modifiedAt": .int(modifiedAt),
+            "createdAt": createdAt.json, "modifiedAt": modifiedAt.json,
         ]
     }
 }

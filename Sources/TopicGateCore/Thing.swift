@@ -7,12 +7,12 @@ public struct Thing: Sendable, Hashable {
     public var passwordHash: String
     public var fields: ThingFields
     public var disabled: Bool
-    public var createdAt: Int64
-    public var modifiedAt: Int64
+    public var createdAt: UnixMillis
+    public var modifiedAt: UnixMillis
 
     public init(
         id: ThingID, appID: AppID, vendorThingID: String, passwordHash: String, fields: ThingFields,
-        disabled: Bool = false, createdAt: Int64, modifiedAt: Int64
+        disabled: Bool = false, createdAt: UnixMillis, modifiedAt: UnixMillis
     ) {
         self.id = id
         self.appID = appID
@@ -29,8 +29,8 @@ public struct Thing: Sendable, Hashable {
         var members = fields.values
         members["_thingID"] = .string(id.rawValue)
         members["_vendorThingID"] = .string(vendorThingID)
-        members["_created"] = .int(createdAt)
-        members["_modified"] = .int(modifiedAt)
+        members["_created"] = createdAt.json
+        members["_modified"] = modifiedAt.json
         members["_disabled"] = .bool(disabled)
         return .object(members)
     }

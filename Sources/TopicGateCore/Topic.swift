@@ -5,9 +5,9 @@ public struct Topic: Sendable, Hashable {
     public var address: TopicAddress
     /// Who created it: the admin, a user or a thing.
     public var creator: Principal
-    public var createdAt: Int64
+    public var createdAt: UnixMillis
 
-    public init(appID: AppID, address: TopicAddress, creator: Principal, createdAt: Int64) {
+    public init(appID: AppID, address: TopicAddress, creator: Principal, createdAt: UnixMillis) {
         self.appID = appID
         self.address = address
         self.creator = creator

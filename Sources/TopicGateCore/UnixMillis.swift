@@ -9,7 +9,16 @@ public struct UnixMillis: RawRepresentable, Sendable, Hashable, Comparable, Cust
     /// The same moment in whole seconds (rounded down), the unit of MQTT credentials.
     public var seconds: UnixSeconds { UnixSeconds(rawValue.quotientAndRemainder(dividingBy: 1000).quotient) }
 
-    public var description: String { "\(rawValue) ms" }
+    /// The number itself, as it was written before it had a type (pagination keys, log lines).
+    public var description: String { String(rawValue) }
+
+    /// As Kii's JSON writes a time: the number of milliseconds.
+    public var json: JSONValue { .int(rawValue) }
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+extension UnixMillis: ExpressibleByIntegerLiteral {
+    /// A literal moment, for fixtures and tests.
+    public init(integerLiteral value: Int64) { self.init(value) }
 }

@@ -6,7 +6,8 @@ public struct UnixSeconds: RawRepresentable, Sendable, Hashable, Comparable, Cus
     public init(rawValue: Int64) { self.rawValue = rawValue }
     public init(_ rawValue: Int64) { self.rawValue = rawValue }
 
-    public var description: String { "\(rawValue) s" }
+    /// The number itself, as it was written before it had a type.
+    public var description: String { String(rawValue) }
 
     /// `seconds` later.
     public static func + (moment: Self, seconds: Int64) -> Self { Self(moment.rawValue + seconds) }

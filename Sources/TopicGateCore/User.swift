@@ -11,15 +11,15 @@ public struct User: Sendable, Hashable {
     public var passwordHash: String?
     public var profile: UserProfile
     public var disabled: Bool
-    public var createdAt: Int64
-    public var modifiedAt: Int64
-    /// When the user's token was last used (milliseconds since 1970).
-    public var lastSeenAt: Int64
+    public var createdAt: UnixMillis
+    public var modifiedAt: UnixMillis
+    /// When the user's token was last used.
+    public var lastSeenAt: UnixMillis
 
     public init(
         id: UserID, appID: AppID, loginName: String? = nil, emailAddress: String? = nil, phoneNumber: String? = nil,
         passwordHash: String? = nil, profile: UserProfile = UserProfile(), disabled: Bool = false,
-        createdAt: Int64, modifiedAt: Int64, lastSeenAt: Int64? = nil
+        createdAt: UnixMillis, modifiedAt: UnixMillis, lastSeenAt: UnixMillis? = nil
     ) {
         self.id = id
         self.appID = appID
@@ -56,8 +56,8 @@ public struct User: Sendable, Hashable {
         if let locale = profile.locale { members["locale"] = .string(locale) }
         members["_hasPassword"] = .bool(!isPseudo)
         members["_disabled"] = .bool(disabled)
-        members["createdAt"] = .int(createdAt)
-        members["modifiedAt"] = .int(modifiedAt)
+        members["createdAt"] = createdAt.json
+        members["modifiedAt"] = modifiedAt.json
         return .object(members)
     }
 

@@ -50,7 +50,7 @@ extension SQLiteStore: CommandStore {
             var next: String?
             if page.count > limit {
                 page.removeLast()
-                next = page.last.map { "\($0.createdAt):\($0.id)" }
+                next = page.last.map { "\($0.createdAt.rawValue):\($0.id)" }
             }
             return (page, next)
         }

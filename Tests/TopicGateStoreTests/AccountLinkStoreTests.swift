@@ -18,7 +18,7 @@ struct AccountLinkStoreTests {
     }
 
     func pseudo(_ id: String, lastSeen: Int64) -> User {
-        User(id: UserID(id), appID: appID, createdAt: 1, modifiedAt: 1, lastSeenAt: lastSeen)
+        User(id: UserID(id), appID: appID, createdAt: 1, modifiedAt: 1, lastSeenAt: UnixMillis(lastSeen))
     }
 
     @Test("A pair is linked once per user and once per secret: LINK_ALREADY_EXISTS; links go with their user")

@@ -26,8 +26,8 @@ struct ThingIFStoreTests {
     func command(_ id: String, at time: Int64) throws -> Command {
         let request = try CommandRequest(body: ["actions": [["turnPower": true]], "issuer": "user:u1", "title": "t"])
         return Command(
-            id: id, appID: appID, thing: thing, issuer: request.issuer, request: request, createdAt: time,
-            modifiedAt: time)
+            id: id, appID: appID, thing: thing, issuer: request.issuer, request: request, createdAt: UnixMillis(time),
+            modifiedAt: UnixMillis(time))
     }
 
     @Test("Commands round-trip, page newest first, and only SENDING becomes DELIVERED")

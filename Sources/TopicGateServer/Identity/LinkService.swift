@@ -52,7 +52,7 @@ struct LinkService: Sendable {
                 }
                 return try await rotate(own, to: hash, request: request, caller: caller, address: address)
             }
-            let now = time.now()
+            let now = time.millis()
             let link = AccountLink(
                 appID: caller.appID, provider: request.provider, externalID: request.externalID, secretHash: hash,
                 userID: userID, createdAt: now)
@@ -114,7 +114,7 @@ struct LinkService: Sendable {
             account: account, address: address)
         var rotated = existing
         rotated.secretHash = hash
-        rotated.secretSetAt = now
+        rotated.secretSetAt = UnixMillis(now)
         return Outcome(link: rotated, created: false)
     }
 
@@ -136,6 +136,8 @@ struct LinkService: Sendable {
                 .linkLoginLocked, appID: app.id, actor: "anonymous", account: account, address: address,
                 detail: "locked for \(millis / 1000) s more")
             throw LoginService.locked(retryAfterMillis: millis)
+        } catch .busy {
+            throw AbuseGuard.busy()
         }
         let link: AccountLink?
         let user: User?

@@ -30,8 +30,8 @@ struct PseudoUserCleanup: Sendable {
                 "users": .array(
                     users.map { user in
                         [
-                            "userID": .string(user.id.rawValue), "createdAt": .int(user.createdAt),
-                            "lastSeenAt": .int(user.lastSeenAt),
+                            "userID": .string(user.id.rawValue), "createdAt": user.createdAt.json,
+                            "lastSeenAt": user.lastSeenAt.json,
                         ]
                     }),
             ]
@@ -49,7 +49,7 @@ struct PseudoUserCleanup: Sendable {
         for user in idle {
             // Seen again since the query? Then it stays.
             guard let current = try await store.user(appID: user.appID, id: user.id), current.isPseudo,
-                current.lastSeenAt < cutoff
+                current.lastSeenAt.rawValue < cutoff
             else { continue }
             try await revocation.revoke(appID: user.appID, .principal(.user(user.id)))
             guard try await store.deleteUser(appID: user.appID, id: user.id) else { continue }

@@ -25,7 +25,7 @@ struct UserService: Sendable {
                     + "normal user."
             )
         }
-        let now = time.now()
+        let now = time.millis()
         let user = User(
             id: UserID(Secrets.userID()), appID: caller.appID, profile: fields.profile, createdAt: now, modifiedAt: now)
         try await store.insertUser(user)
@@ -43,7 +43,7 @@ struct UserService: Sendable {
         guard let password = fields.password else {
             throw KiiError.invalidInput("Registration needs a password.", field: "password")
         }
-        let now = time.now()
+        let now = time.millis()
         let user = User(
             id: UserID(Secrets.userID()), appID: caller.appID, loginName: fields.loginName,
             emailAddress: fields.emailAddress, phoneNumber: fields.phoneNumber,
@@ -83,7 +83,7 @@ struct UserService: Sendable {
         if let emailAddress = fields.emailAddress { user.emailAddress = emailAddress }
         if let phoneNumber = fields.phoneNumber { user.phoneNumber = phoneNumber }
         user.profile = user.profile.merging(fields.profile)
-        user.modifiedAt = time.now()
+        user.modifiedAt = time.millis()
         try await store.updateUser(user)
         return user
     }
@@ -105,7 +105,7 @@ struct UserService: Sendable {
                 oldPassword, of: .user(user.id), hash: user.passwordHash, caller: caller, "The old password is wrong.")
         }
         user.passwordHash = try await hasher.hash(request.newPassword)
-        user.modifiedAt = time.now()
+        user.modifiedAt = time.millis()
         try await store.updateUser(user)
         let keeping = caller.principal == .user(user.id) ? caller.tokenHash : nil
         try await store.revokeTokens(appID: caller.appID, principal: .user(user.id), keeping: keeping)

@@ -91,26 +91,33 @@ final class AbuseGuard: Sendable {
     enum Refusal: Error, Sendable {
         /// The failure budget of the address or the app is spent.
         case budgetSpent(retryAfterMillis: Int64)
-        /// A lockout key is locked (or as many attempts as it admits stayed in flight for as
-        /// long as `admit` waits).
+        /// A lockout key is locked.
         case locked(retryAfterMillis: Int64)
-        /// As many attempts as a lockout key admits are being checked now (see `admit`).
+        /// As many attempts as a lockout key admits are being checked now (`admit` waits for
+        /// them, and says so only when they stayed in flight for as long as it waits).
         case busy
+    }
+
+    /// 429 for a check that waited for its turn as long as `admit` waits.
+    static func busy() -> KiiError {
+        KiiError.tooManyRequests("Too many checks of this account at once; try again.", retryAfterMillis: 1_000)
     }
 
     /// `begin`, waiting while a key is only busy: concurrent checks of one account (a user's
     /// devices logging in at once) queue behind the ones in flight, which end within a hash's
     /// time, instead of being refused as locked. Guessing gains nothing: no more checks run at
     /// once than the lock admits, and once failures lock the key the waiting ones are refused.
+    /// A check still waiting after 30 s (a machine far behind) is `busy`: a 429 to retry, never
+    /// a lock, since nothing failed.
     func admit(appID: AppID, address: String?, lockouts: [Key], appBudget: Bool = true) async throws(Refusal)
         -> Attempt
     {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(30)
         while true {
             do throws(Refusal) {
                 return try begin(appID: appID, address: address, lockouts: lockouts, appBudget: appBudget)
             } catch .busy {
-                guard ContinuousClock.now < deadline else { throw .locked(retryAfterMillis: 1_000) }
+                guard ContinuousClock.now < deadline else { throw .busy }
                 try? await Task.sleep(for: .milliseconds(5))
             }
         }

@@ -62,6 +62,8 @@ struct PasswordCheck: Sendable {
                 .loginLocked, appID: account.appID, actor: actor, subjectID: account.subjectID,
                 account: account.presented, address: address, detail: "locked for \(millis / 1000) s more")
             throw Self.locked(retryAfterMillis: millis, style: style)
+        } catch .busy {
+            throw AbuseGuard.busy()
         }
         let matches: Bool
         do {

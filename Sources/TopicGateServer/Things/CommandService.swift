@@ -29,7 +29,7 @@ struct CommandService: Sendable {
             throw caller.denied(
                 "send commands to this thing as \(request.issuer): the issuer must be an owner it acts for")
         }
-        let now = time.now()
+        let now = time.millis()
         let command = Command(
             id: Secrets.randomAlphanumeric(25), appID: caller.appID, thing: thing.id, issuer: request.issuer,
             request: request, createdAt: now, modifiedAt: now)
@@ -39,7 +39,7 @@ struct CommandService: Sendable {
         try await outbox?.enqueue(
             OutboxMessage(
                 id: Secrets.randomHex(bytes: 12), appID: caller.appID, payload: payload, recipients: [.thing(thing.id)],
-                acceptedAt: now, commandID: command.id))
+                acceptedAt: now.rawValue, commandID: command.id))
         return command
     }
 

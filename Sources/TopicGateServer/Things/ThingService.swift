@@ -30,7 +30,7 @@ struct ThingService: Sendable {
     func insert(appID: AppID, vendorThingID: String, password: String, fields: ThingFields) async throws -> Thing {
         let vendorThingID = try IdentityRules.vendorThingID(vendorThingID)
         let password = try IdentityRules.password(password, field: "_password")
-        let now = time.now()
+        let now = time.millis()
         let thing = Thing(
             id: ThingID(Secrets.thingID()), appID: appID, vendorThingID: vendorThingID,
             passwordHash: try await hasher.hash(password), fields: fields, createdAt: now, modifiedAt: now)
@@ -48,7 +48,7 @@ struct ThingService: Sendable {
         var thing = try await find(caller: caller, reference: reference)
         try await requireManager(caller, thing, to: "update this thing")
         thing.fields = thing.fields.merging(fields)
-        thing.modifiedAt = time.now()
+        thing.modifiedAt = time.millis()
         try await store.updateThing(thing)
         return thing
     }
@@ -82,7 +82,7 @@ struct ThingService: Sendable {
         var thing = try await find(caller: caller, reference: reference)
         try await requireManager(caller, thing, to: "change this thing's password")
         thing.passwordHash = try await hasher.hash(request.newPassword)
-        thing.modifiedAt = time.now()
+        thing.modifiedAt = time.millis()
         try await store.updateThing(thing)
         let keeping = caller.principal == .thing(thing.id) ? caller.tokenHash : nil
         try await store.revokeTokens(appID: caller.appID, principal: .thing(thing.id), keeping: keeping)

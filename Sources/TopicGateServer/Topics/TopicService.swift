@@ -28,7 +28,7 @@ struct TopicService: Sendable {
         guard TopicPermissions.mayCreate(context, in: scope.scope) else {
             throw caller.denied("create topics in \(scope.scope)")
         }
-        let topic = Topic(appID: caller.appID, address: address, creator: caller.principal, createdAt: time.now())
+        let topic = Topic(appID: caller.appID, address: address, creator: caller.principal, createdAt: time.millis())
         try await store.insertTopic(topic, entries: DefaultACL.entries(scope: scope.scope, creator: caller.principal))
         cache.invalidate(caller.appID, address)
     }
