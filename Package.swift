@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.8.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .target(
@@ -41,6 +42,10 @@ let package = Package(
             dependencies: [
                 "TopicGateCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -157,6 +162,8 @@ let package = Package(
                 "ProcessSupport",
                 "TopicGateCore",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/TestSupport",
             swiftSettings: swiftSettings
@@ -168,7 +175,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TopicGateStoreTests",
-            dependencies: ["TopicGateStore", "TopicGateCore"],
+            dependencies: ["TopicGateStore", "TopicGateCore", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         /// In-process tests of the router and the services (no sockets, no broker).

@@ -3,26 +3,24 @@ import Testing
 import TopicGateCore
 import TopicGateStore
 
-/// Account links, the security audit and idle pseudo users, against a real SQLite file.
-@Suite("SQLite store: links, audit, idle pseudo users")
+/// Account links, the security audit and idle pseudo users, on each engine.
+@Suite("Store: links, audit, idle pseudo users")
 struct AccountLinkStoreTests {
-    let store: SQLiteStore
     let appID = AppID("app1")
 
-    init() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("links-\(UUID().uuidString).sqlite")
-            .path
-        store = try SQLiteStore(path: path)
-        try await store.insertApp(
-            App(id: appID, key: "key", clientID: "client", clientSecretHash: "hash", name: "test", createdAt: 1))
+    func newStore(_ engine: StoreEngine) async throws -> any Store {
+        try await engine.newStore(appID: appID)
     }
 
     func pseudo(_ id: String, lastSeen: Int64) -> User {
         User(id: UserID(id), appID: appID, createdAt: 1, modifiedAt: 1, lastSeenAt: UnixMillis(lastSeen))
     }
 
-    @Test("A pair is linked once per user and once per secret: LINK_ALREADY_EXISTS; links go with their user")
-    func links() async throws {
+    @Test(
+        "A pair is linked once per user and once per secret: LINK_ALREADY_EXISTS; links go with their user",
+        arguments: StoreEngine.allCases)
+    func links(_ engine: StoreEngine) async throws {
+        let store = try await newStore(engine)
         try await store.insertUser(pseudo("u1", lastSeen: 1))
         try await store.insertUser(pseudo("u2", lastSeen: 1))
         let link = AccountLink(
@@ -65,8 +63,9 @@ struct AccountLinkStoreTests {
         #expect(try await store.link(appID: appID, provider: "icloud", externalID: "_x", userID: UserID("u2")) == other)
     }
 
-    @Test("Idle pseudo users: only pseudo, only idle, never linked; oldest first")
-    func idle() async throws {
+    @Test("Idle pseudo users: only pseudo, only idle, never linked; oldest first", arguments: StoreEngine.allCases)
+    func idle(_ engine: StoreEngine) async throws {
+        let store = try await newStore(engine)
         try await store.insertUser(pseudo("old", lastSeen: 100))
         try await store.insertUser(pseudo("older", lastSeen: 50))
         try await store.insertUser(pseudo("recent", lastSeen: 900))
@@ -86,8 +85,9 @@ struct AccountLinkStoreTests {
         #expect(try await store.idlePseudoUsers(appID: AppID("other"), lastSeenBefore: 500, limit: 10).isEmpty)
     }
 
-    @Test("The security audit pages newest first")
-    func audit() async throws {
+    @Test("The security audit pages newest first", arguments: StoreEngine.allCases)
+    func audit(_ engine: StoreEngine) async throws {
+        let store = try await newStore(engine)
         for index in 0..<5 {
             try await store.appendSecurityEvent(
                 SecurityEvent(

@@ -3,24 +3,21 @@ import Testing
 import TopicGateCore
 import TopicGateStore
 
-/// Commands and states in a real SQLite file: pagination, delivery marks, retention, and
-/// deletion with the thing.
-@Suite("SQLite store: commands and states")
+/// Commands and states on each engine: pagination, delivery marks, retention, and deletion
+/// with the thing.
+@Suite("Store: commands and states")
 struct ThingIFStoreTests {
-    let store: SQLiteStore
     let appID = AppID("app1")
     let thing = ThingID("th")
 
-    init() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("thingif-\(UUID().uuidString).sqlite")
-            .path
-        store = try SQLiteStore(path: path)
-        try await store.insertApp(
-            App(id: appID, key: "k", clientID: "c", clientSecretHash: "h", name: "t", createdAt: 1))
+    /// A new store with the app and its thing `th`.
+    func newStore(_ engine: StoreEngine) async throws -> any Store {
+        let store = try await engine.newStore(appID: appID)
         try await store.insertThing(
             Thing(
                 id: thing, appID: appID, vendorThingID: "v", passwordHash: "h", fields: ThingFields(), createdAt: 1,
                 modifiedAt: 1))
+        return store
     }
 
     func command(_ id: String, at time: Int64) throws -> Command {
@@ -30,8 +27,9 @@ struct ThingIFStoreTests {
             modifiedAt: UnixMillis(time))
     }
 
-    @Test("Commands round-trip, page newest first, and only SENDING becomes DELIVERED")
-    func commands() async throws {
+    @Test("Commands round-trip, page newest first, and only SENDING becomes DELIVERED", arguments: StoreEngine.allCases)
+    func commands(_ engine: StoreEngine) async throws {
+        let store = try await newStore(engine)
         for index in 0..<5 { try await store.insertCommand(try command("c\(index)", at: Int64(100 + index / 2))) }
         #expect(try await store.command(appID: appID, id: "c0") == (try command("c0", at: 100)))
         var seen: [String] = []
@@ -51,8 +49,9 @@ struct ThingIFStoreTests {
         #expect(try await store.command(appID: appID, id: "c1")?.actionResults != nil)
     }
 
-    @Test("States: latest, history in a range, retention that never drops the latest")
-    func states() async throws {
+    @Test("States: latest, history in a range, retention that never drops the latest", arguments: StoreEngine.allCases)
+    func states(_ engine: StoreEngine) async throws {
+        let store = try await newStore(engine)
         for (index, at) in [Int64(1000), 2000, 3000].enumerated() {
             try await store.recordState(
                 appID: appID, thing: thing, ThingStateRecord(state: ["n": .int(Int64(index))], recordedAt: at),
@@ -76,8 +75,9 @@ struct ThingIFStoreTests {
             ).states.map(\.recordedAt) == [9000])
     }
 
-    @Test("Deleting the thing deletes its commands and states")
-    func cascade() async throws {
+    @Test("Deleting the thing deletes its commands and states", arguments: StoreEngine.allCases)
+    func cascade(_ engine: StoreEngine) async throws {
+        let store = try await newStore(engine)
         try await store.insertCommand(try command("c", at: 1))
         try await store.recordState(
             appID: appID, thing: thing, ThingStateRecord(state: ["on": true], recordedAt: 1), keepSince: 0,
@@ -87,8 +87,11 @@ struct ThingIFStoreTests {
         #expect(try await store.latestState(appID: appID, thing: thing) == nil)
     }
 
-    @Test("The row cap keeps the newest states; a history page stops at its byte budget, never empty")
-    func capsAndPages() async throws {
+    @Test(
+        "The row cap keeps the newest states; a history page stops at its byte budget, never empty",
+        arguments: StoreEngine.allCases)
+    func capsAndPages(_ engine: StoreEngine) async throws {
+        let store = try await newStore(engine)
         for index in 0..<10 {
             let state: [String: JSONValue] = [
                 "n": .int(Int64(index)), "pad": .string(String(repeating: "x", count: 100)),

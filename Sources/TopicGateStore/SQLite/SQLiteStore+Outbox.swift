@@ -13,7 +13,7 @@ extension SQLiteStore: OutboxStore {
             for message in messages {
                 try statement.execute(arguments: [
                     message.id, message.appID.rawValue, Data(message.payload),
-                    message.recipients.map(\.description).joined(separator: "\n"), message.acceptedAt,
+                    StoredForm.recipients(message.recipients), message.acceptedAt,
                     message.commandID,
                 ])
             }
@@ -39,7 +39,7 @@ extension SQLiteStore: OutboxStore {
     }
 
     static func outboxMessage(_ row: Row) -> OutboxMessage {
-        let recipients = (row["recipients"] as String).split(separator: "\n").compactMap(Self.subscriber)
+        let recipients = StoredForm.recipients(row["recipients"] as String)
         return OutboxMessage(
             id: row["message_id"], appID: AppID(row["app_id"] as String), payload: Array(row["payload"] as Data),
             recipients: recipients, acceptedAt: row["accepted_at"], commandID: row["command_id"],
@@ -98,15 +98,6 @@ extension SQLiteStore: OutboxStore {
 
     public func deadLetterCount() async throws -> Int {
         try await read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM dead_letters")) ?? 0 }
-    }
-
-    /// `user:ID` or `thing:ID`, as `Subscriber.description` writes it.
-    static func subscriber(_ text: Substring) -> Subscriber? {
-        switch TypedID(parsing: text) {
-        case .user(let id): .user(id)
-        case .thing(let id): .thing(id)
-        case .group, nil: nil
-        }
     }
 
     public func pendingMessageCount() async throws -> Int {

@@ -95,15 +95,9 @@ extension SQLiteStore: CommandStore {
     }
 
     static func command(_ row: Row) -> Command? {
-        guard let issuer = Owner(parsing: row["issuer"] as String),
-            let body = try? JSONReader.object(Array((row["request"] as String).utf8)),
-            let request = try? CommandRequest(body: body.merging(["issuer": .string(issuer.description)]) { $1 }),
-            let state = CommandState(rawValue: row["state"])
-        else { return nil }
-        let results = (row["action_results"] as String?).flatMap { try? JSONReader.value(Array($0.utf8)) }
-        return Command(
+        StoredForm.command(
             id: row["command_id"], appID: AppID(row["app_id"] as String), thing: ThingID(row["thing_id"] as String),
-            issuer: issuer, request: request, actionResults: results, state: state, createdAt: row["created_at"],
-            modifiedAt: row["modified_at"])
+            issuer: row["issuer"], request: row["request"], actionResults: row["action_results"], state: row["state"],
+            createdAt: row["created_at"], modifiedAt: row["modified_at"])
     }
 }

@@ -3,7 +3,7 @@ public import TopicGateCore
 
 extension SQLiteStore: GroupStore {
     public func insertGroup(_ group: Group, members: [UserID]) async throws -> [UserID] {
-        try await write(conflict: { _ in Self.groupConflict(group.id) }) { db in
+        try await write(conflict: { _ in StoredForm.groupConflict(group.id) }) { db in
             let app = group.appID.rawValue
             try db.cachedStatement(
                 sql: """
@@ -120,11 +120,6 @@ extension SQLiteStore: GroupStore {
                     arguments: [appID.rawValue, user.rawValue]
                 ).map(GroupID.init(rawValue:)))
         }
-    }
-
-    static func groupConflict(_ id: GroupID) -> KiiError {
-        KiiError(
-            .groupAlreadyExists, "Group \(id.rawValue) already exists.", context: ["groupID": .string(id.rawValue)])
     }
 
     static func group(_ row: Row) -> Group {

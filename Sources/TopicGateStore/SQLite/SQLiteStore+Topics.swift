@@ -3,9 +3,9 @@ public import TopicGateCore
 
 extension SQLiteStore: TopicStore {
     public func insertTopic(_ topic: Topic, entries: [ACLEntry]) async throws {
-        let (kind, id) = Self.columns(topic.scope)
-        let (creatorKind, creatorID) = Self.columns(topic.creator)
-        try await write(conflict: { _ in Self.topicExists(topic.appID, topic.address) }) { db in
+        let (kind, id) = StoredForm.columns(topic.scope)
+        let (creatorKind, creatorID) = StoredForm.columns(topic.creator)
+        try await write(conflict: { _ in StoredForm.topicExists(topic.appID, topic.address) }) { db in
             try db.cachedStatement(
                 sql: """
                     INSERT INTO topics (app_id, scope_kind, scope_id, name, creator_kind, creator_id, created_at)
@@ -28,21 +28,21 @@ extension SQLiteStore: TopicStore {
             guard let row = try Self.topicRow(db, appID, address) else { return nil }
             let topic = Topic(
                 appID: appID, address: address,
-                creator: Self.principal(kind: row["creator_kind"], id: row["creator_id"]) ?? .anonymous,
+                creator: StoredForm.principal(kind: row["creator_kind"], id: row["creator_id"]) ?? .anonymous,
                 createdAt: row["created_at"])
             return (topic, try Self.entries(db, topicID: row["topic_id"]))
         }
     }
 
     public func deleteTopic(appID: AppID, address: TopicAddress) async throws -> Bool {
-        let (kind, id) = Self.columns(address.scope)
+        let (kind, id) = StoredForm.columns(address.scope)
         return try await changesRow(
             "DELETE FROM topics WHERE app_id = ? AND scope_kind = ? AND scope_id = ? AND name = ?",
             [appID.rawValue, kind, id, address.name.rawValue])
     }
 
     public func topics(appID: AppID, scope: TopicScope, after: TopicName?, limit: Int) async throws -> [Topic] {
-        let (kind, id) = Self.columns(scope)
+        let (kind, id) = StoredForm.columns(scope)
         return try await read { db in
             try Row.fetchAll(
                 db.cachedStatement(
@@ -55,7 +55,7 @@ extension SQLiteStore: TopicStore {
                 TopicName(rawValue: row["name"]).map { name in
                     Topic(
                         appID: appID, address: TopicAddress(scope: scope, name: name),
-                        creator: Self.principal(kind: row["creator_kind"], id: row["creator_id"]) ?? .anonymous,
+                        creator: StoredForm.principal(kind: row["creator_kind"], id: row["creator_id"]) ?? .anonymous,
                         createdAt: row["created_at"])
                 }
             }
@@ -65,7 +65,7 @@ extension SQLiteStore: TopicStore {
     public func applyACLChanges(
         appID: AppID, address: TopicAddress, changes: [ACLChange], actor: Principal, at time: Int64
     ) async throws -> [ACLEntry] {
-        let (kind, id) = Self.columns(address.scope)
+        let (kind, id) = StoredForm.columns(address.scope)
         return try await write { db in
             guard let row = try Self.topicRow(db, appID, address) else {
                 throw KiiError.topicNotFound(appID: appID, address)
@@ -89,10 +89,11 @@ extension SQLiteStore: TopicStore {
                 case (.grant, _?):
                     throw KiiError(
                         .aclAlreadyExists, "The entry \(change.entry) exists already.",
-                        context: Self.changeContext(index, change))
+                        context: StoredForm.changeContext(index, change))
                 case (.revoke, nil):
                     throw KiiError(
-                        .aclNotFound, "There is no entry \(change.entry).", context: Self.changeContext(index, change))
+                        .aclNotFound, "There is no entry \(change.entry).",
+                        context: StoredForm.changeContext(index, change))
                 }
                 entries.sort()
                 try db.cachedStatement(
@@ -104,8 +105,7 @@ extension SQLiteStore: TopicStore {
                 ).execute(arguments: [
                     appID.rawValue, kind, id, address.name.rawValue, actor.description, change.kind.rawValue,
                     change.entry.action.rawValue, change.entry.subject.description,
-                    JSONWriter.string(.array(before.map(JSONValue.string))),
-                    JSONWriter.string(.array(entries.map { .string($0.description) })), time,
+                    StoredForm.entryList(before), StoredForm.entryList(entries.map(\.description)), time,
                 ])
             }
             return entries
@@ -113,7 +113,7 @@ extension SQLiteStore: TopicStore {
     }
 
     public func aclAudit(appID: AppID, address: TopicAddress) async throws -> [ACLAuditRecord] {
-        let (kind, id) = Self.columns(address.scope)
+        let (kind, id) = StoredForm.columns(address.scope)
         return try await read { db in
             try Row.fetchAll(
                 db.cachedStatement(
@@ -127,14 +127,11 @@ extension SQLiteStore: TopicStore {
                     let subject = ACLSubject(parsing: row["subject"]),
                     let change = ACLChange.Kind(rawValue: row["change"])
                 else { return nil }
-                func list(_ column: String) -> [String] {
-                    ((try? JSONReader.value(Array((row[column] as String).utf8)))?.arrayValue ?? []).compactMap(
-                        \.stringValue)
-                }
                 return ACLAuditRecord(
-                    at: row["at"], actor: Self.actor(row["actor"]),
+                    at: row["at"], actor: StoredForm.actor(row["actor"]),
                     change: ACLChange(change, ACLEntry(action, subject)),
-                    before: list("before"), after: list("after"))
+                    before: StoredForm.entryList(row["before"] as String),
+                    after: StoredForm.entryList(row["after"] as String))
             }
         }
     }
@@ -142,7 +139,7 @@ extension SQLiteStore: TopicStore {
     public func subscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber, at time: Int64) async throws
         -> Bool
     {
-        let (kind, id) = Self.columns(subscriber)
+        let (kind, id) = StoredForm.columns(subscriber)
         return try await write { db in
             guard let row = try Self.topicRow(db, appID, address) else {
                 throw KiiError.topicNotFound(appID: appID, address)
@@ -158,7 +155,7 @@ extension SQLiteStore: TopicStore {
     }
 
     public func unsubscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool {
-        let (kind, id) = Self.columns(subscriber)
+        let (kind, id) = StoredForm.columns(subscriber)
         return try await write { db in
             guard let row = try Self.topicRow(db, appID, address) else {
                 throw KiiError.topicNotFound(appID: appID, address)
@@ -171,7 +168,7 @@ extension SQLiteStore: TopicStore {
     }
 
     public func isSubscribed(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool {
-        let (kind, id) = Self.columns(subscriber)
+        let (kind, id) = StoredForm.columns(subscriber)
         return try await read { db in
             guard let row = try Self.topicRow(db, appID, address) else {
                 throw KiiError.topicNotFound(appID: appID, address)
@@ -258,7 +255,7 @@ extension SQLiteStore: TopicStore {
     /// Deletes a scope's topics (with their entries and subscriptions): part of deleting the
     /// user, group or thing the scope belongs to.
     static func deleteTopics(_ db: Database, appID: String, scope: TopicScope) throws {
-        let (kind, id) = columns(scope)
+        let (kind, id) = StoredForm.columns(scope)
         try db.cachedStatement(sql: "DELETE FROM topics WHERE app_id = ? AND scope_kind = ? AND scope_id = ?").execute(
             arguments: [appID, kind, id])
     }
@@ -277,7 +274,7 @@ extension SQLiteStore: TopicStore {
             default: nil
             }
         if let subscriber {
-            let (kind, id) = columns(subscriber)
+            let (kind, id) = StoredForm.columns(subscriber)
             try db.cachedStatement(
                 sql: """
                     DELETE FROM subscriptions WHERE subscriber_kind = ? AND subscriber_id = ?
@@ -288,7 +285,7 @@ extension SQLiteStore: TopicStore {
     }
 
     static func topicRow(_ db: Database, _ appID: AppID, _ address: TopicAddress) throws -> Row? {
-        let (kind, id) = columns(address.scope)
+        let (kind, id) = StoredForm.columns(address.scope)
         return try Row.fetchOne(
             db.cachedStatement(
                 sql: "SELECT * FROM topics WHERE app_id = ? AND scope_kind = ? AND scope_id = ? AND name = ?"),
@@ -306,45 +303,6 @@ extension SQLiteStore: TopicStore {
             }
             return ACLEntry(action, subject, isDefault: row["is_default"])
         }.sorted()
-    }
-
-    static func columns(_ scope: TopicScope) -> (String, String) {
-        switch scope {
-        case .app: ("app", "")
-        case .group(let id): ("group", id.rawValue)
-        case .user(let id): ("user", id.rawValue)
-        case .thing(let id): ("thing", id.rawValue)
-        }
-    }
-
-    static func columns(_ subscriber: Subscriber) -> (String, String) {
-        switch subscriber {
-        case .user(let id): ("user", id.rawValue)
-        case .thing(let id): ("thing", id.rawValue)
-        }
-    }
-
-    static func actor(_ text: String) -> Principal {
-        if let typed = TypedID(parsing: text) {
-            switch typed {
-            case .user(let id): return .user(id)
-            case .thing(let id): return .thing(id)
-            case .group: return .anonymous
-            }
-        }
-        return text == "admin" ? .admin : .anonymous
-    }
-
-    static func changeContext(_ index: Int, _ change: ACLChange) -> [String: JSONValue] {
-        ["failedChangeIndex": .int(Int64(index)), "failedChange": .string(change.description)]
-    }
-
-    static func topicExists(_ appID: AppID, _ address: TopicAddress) -> KiiError {
-        KiiError(
-            .topicAlreadyExists, "Topic \(address) already exists.",
-            context: [
-                "topicID": .string(address.name.rawValue), "objectScope": address.scope.objectScope(appID: appID),
-            ])
     }
 
     static func chunks(_ values: [String], size: Int = 500) -> [[String]] {

@@ -3,7 +3,7 @@ public import TopicGateCore
 
 extension SQLiteStore: TokenStore {
     public func insertToken(_ token: AccessToken) async throws {
-        let (kind, id) = Self.columns(token.principal)
+        let (kind, id) = StoredForm.columns(token.principal)
         try await write { db in
             try db.cachedStatement(
                 sql: """
@@ -56,7 +56,7 @@ extension SQLiteStore: TokenStore {
     }
 
     public func revokeTokens(appID: AppID, principal: Principal, keeping: String?) async throws -> Int {
-        let (kind, id) = Self.columns(principal)
+        let (kind, id) = StoredForm.columns(principal)
         return try await write { db in
             try db.cachedStatement(
                 sql: """
@@ -70,7 +70,9 @@ extension SQLiteStore: TokenStore {
 
     /// A token from a row of `tokens` (nil when its principal kind is unknown).
     static func accessToken(_ row: Row) -> AccessToken? {
-        guard let principal = principal(kind: row["principal_kind"], id: row["principal_id"]) else { return nil }
+        guard let principal = StoredForm.principal(kind: row["principal_kind"], id: row["principal_id"]) else {
+            return nil
+        }
         let expiresAt: Int64? = row["expires_at"]
         let createdAt: Int64 = row["created_at"]
         return AccessToken(
@@ -78,22 +80,4 @@ extension SQLiteStore: TokenStore {
             expiresAt: expiresAt.map { UnixMillis($0) }, createdAt: UnixMillis(createdAt))
     }
 
-    static func columns(_ principal: Principal) -> (String, String) {
-        switch principal {
-        case .admin: ("admin", "")
-        case .anonymous: ("anonymous", "")
-        case .user(let id): ("user", id.rawValue)
-        case .thing(let id): ("thing", id.rawValue)
-        }
-    }
-
-    static func principal(kind: String, id: String) -> Principal? {
-        switch kind {
-        case "admin": .admin
-        case "anonymous": .anonymous
-        case "user": .user(UserID(id))
-        case "thing": .thing(ThingID(id))
-        default: nil
-        }
-    }
 }

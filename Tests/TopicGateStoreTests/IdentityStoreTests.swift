@@ -3,18 +3,13 @@ import Testing
 import TopicGateCore
 import TopicGateStore
 
-/// The store contract, against a real SQLite file.
-@Suite("SQLite store")
-struct SQLiteStoreTests {
-    let path: String
-    let store: SQLiteStore
+/// The store contract: users, tokens, groups, things and installations, on each engine.
+@Suite("Store: identity and installations")
+struct IdentityStoreTests {
     let appID = AppID("app1")
 
-    init() async throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString).sqlite").path
-        store = try SQLiteStore(path: path)
-        try await store.insertApp(
-            App(id: appID, key: "key", clientID: "client", clientSecretHash: "hash", name: "test", createdAt: 1))
+    func newStore(_ engine: StoreEngine) async throws -> any Store {
+        try await engine.newStore(appID: appID)
     }
 
     func user(_ id: String, loginName: String? = nil, email: String? = nil) -> User {
@@ -23,8 +18,9 @@ struct SQLiteStoreTests {
             modifiedAt: 1)
     }
 
-    @Test("Users round-trip with their profile, and are found by each address")
-    func users() async throws {
+    @Test("Users round-trip with their profile, and are found by each address", arguments: StoreEngine.allCases)
+    func users(_ engine: StoreEngine) async throws {
+        let store = try await newStore(engine)
         var ann = user("u1", loginName: "Ann", email: "ann@example.com")
         ann.phoneNumber = "+15550100"
         ann.profile = UserProfile(displayName: "Ann", country: "JP", customFields: ["n": 1, "s": "x"])
@@ -36,8 +32,11 @@ struct SQLiteStoreTests {
         #expect(try await store.user(appID: AppID("other"), id: UserID("u1")) == nil)
     }
 
-    @Test("Login names (in any case) and emails are unique within an app: USER_ALREADY_EXISTS")
-    func uniqueness() async throws {
+    @Test(
+        "Login names (in any case) and emails are unique within an app: USER_ALREADY_EXISTS",
+        arguments: StoreEngine.allCases)
+    func uniqueness(_ engine: StoreEngine) async throws {
+        let store = try await newStore(engine)
         try await store.insertUser(user("u1", loginName: "Ann", email: "a@example.com"))
         await #expect(throws: KiiError.self) { try await store.insertUser(user("u2", loginName: "ANN")) }
         await #expect(throws: KiiError.self) { try await store.insertUser(user("u3", email: "a@example.com")) }
@@ -49,8 +48,9 @@ struct SQLiteStoreTests {
         #expect(error?.context["field"] == "loginName")
     }
 
-    @Test("Revoking tokens can keep the one in use; other principals' tokens stay")
-    func tokens() async throws {
+    @Test("Revoking tokens can keep the one in use; other principals' tokens stay", arguments: StoreEngine.allCases)
+    func tokens(_ engine: StoreEngine) async throws {
+        let store = try await newStore(engine)
         for hash in ["a", "b"] {
             try await store.insertToken(
                 AccessToken(
@@ -68,8 +68,11 @@ struct SQLiteStoreTests {
         #expect(try await store.token(hash: "c") != nil)
     }
 
-    @Test("Deleting a user removes its tokens, memberships, ownerships and the groups it owns")
-    func deleteUserCascades() async throws {
+    @Test(
+        "Deleting a user removes its tokens, memberships, ownerships and the groups it owns",
+        arguments: StoreEngine.allCases)
+    func deleteUserCascades(_ engine: StoreEngine) async throws {
+        let store = try await newStore(engine)
         try await store.insertUser(user("owner"))
         try await store.insertUser(user("member"))
         try await store.insertToken(
@@ -94,8 +97,11 @@ struct SQLiteStoreTests {
         #expect(try await store.deleteUser(appID: appID, id: UserID("owner")) == false)
     }
 
-    @Test("Vendor thing IDs are unique: THING_ALREADY_EXISTS; things are found by either ID")
-    func things() async throws {
+    @Test(
+        "Vendor thing IDs are unique: THING_ALREADY_EXISTS; things are found by either ID",
+        arguments: StoreEngine.allCases)
+    func things(_ engine: StoreEngine) async throws {
+        let store = try await newStore(engine)
         let thing = Thing(
             id: ThingID("th1"), appID: appID, vendorThingID: "lamp", passwordHash: "h",
             fields: try ThingFields(body: ["_thingType": "lamp", "color": "red"]), createdAt: 1, modifiedAt: 1)
@@ -107,8 +113,9 @@ struct SQLiteStoreTests {
         #expect(error?.code == .thingAlreadyExists)
     }
 
-    @Test("A new group owner becomes a member; the groups of a user are listed")
-    func groups() async throws {
+    @Test("A new group owner becomes a member; the groups of a user are listed", arguments: StoreEngine.allCases)
+    func groups(_ engine: StoreEngine) async throws {
+        let store = try await newStore(engine)
         try await store.insertUser(user("a"))
         try await store.insertUser(user("b"))
         var group = Group(id: GroupID("g"), appID: appID, name: "g", owner: UserID("a"), createdAt: 1, modifiedAt: 1)
@@ -122,16 +129,23 @@ struct SQLiteStoreTests {
         #expect(duplicate?.code == .groupAlreadyExists)
     }
 
-    @Test("The file survives reopening: migrations run once and data stays")
-    func reopen() async throws {
+    @Test("The database survives reopening: migrations run once and data stays", arguments: StoreEngine.allCases)
+    func reopen(_ engine: StoreEngine) async throws {
+        let location = try await engine.newLocation()
+        let store = try await engine.open(location)
+        try await store.insertApp(
+            App(id: appID, key: "key", clientID: "client", clientSecretHash: "hash", name: "test", createdAt: 1))
         try await store.insertUser(user("u1", loginName: "ann"))
-        let reopened = try SQLiteStore(path: path)
+        let reopened = try await engine.open(location)
         #expect(try await reopened.user(appID: appID, address: .loginName("ann"))?.id == UserID("u1"))
         #expect(try await reopened.apps().map(\.id) == [appID])
     }
 
-    @Test("Credentials are recorded only for a live installation: after a revocation, none")
-    func credentialsOnlyWhileLive() async throws {
+    @Test(
+        "Credentials are recorded only for a live installation: after a revocation, none",
+        arguments: StoreEngine.allCases)
+    func credentialsOnlyWhileLive(_ engine: StoreEngine) async throws {
+        let store = try await newStore(engine)
         try await store.insertUser(user("u1"))
         let installation = Installation(
             id: InstallationID("i1"), appID: appID, principal: .user(UserID("u1")), deviceType: "MQTT",
@@ -146,8 +160,11 @@ struct SQLiteStoreTests {
             try await store.outstandingRevocations(now: UnixSeconds(50)).first?.credentialsExpireAt == UnixSeconds(100))
     }
 
-    @Test("A thing's password change selects every installation but the caller's, the admin's and onboarding's too")
-    func allInstalledWithout() async throws {
+    @Test(
+        "A thing's password change selects every installation but the caller's, the admin's and onboarding's too",
+        arguments: StoreEngine.allCases)
+    func allInstalledWithout(_ engine: StoreEngine) async throws {
+        let store = try await newStore(engine)
         let thing = Thing(
             id: ThingID("th1"), appID: appID, vendorThingID: "v1", passwordHash: "x", fields: ThingFields(),
             createdAt: 1,

@@ -3,7 +3,7 @@ public import TopicGateCore
 
 extension SQLiteStore: AccountLinkStore {
     public func insertLink(_ link: AccountLink) async throws {
-        try await write(conflict: { _ in Self.linkTaken }) { db in
+        try await write(conflict: { _ in StoredForm.linkTaken }) { db in
             try db.cachedStatement(
                 sql: """
                     INSERT INTO account_links (app_id, provider, external_id, secret_hash, user_id, created_at,
@@ -66,7 +66,7 @@ extension SQLiteStore: AccountLinkStore {
             UPDATE account_links SET secret_hash = ?, secret_set_at = ?
             WHERE app_id = ? AND user_id = ? AND provider = ? AND external_id = ?
             """, [secretHash, time, appID.rawValue, userID.rawValue, provider, externalID],
-            conflict: { _ in Self.linkTaken })
+            conflict: { _ in StoredForm.linkTaken })
     }
 
     public func recordLinkLogin(appID: AppID, provider: String, externalID: String, userID: UserID, at time: Int64)
@@ -81,8 +81,6 @@ extension SQLiteStore: AccountLinkStore {
             ).execute(arguments: [time, appID.rawValue, provider, externalID, userID.rawValue])
         }
     }
-
-    static let linkTaken = KiiError(.linkAlreadyExists, "These credentials are already linked to another user.")
 
     public func deleteLink(appID: AppID, userID: UserID, provider: String, externalID: String) async throws -> Bool {
         try await changesRow(

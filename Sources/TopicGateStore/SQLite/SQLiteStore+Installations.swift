@@ -3,7 +3,7 @@ public import TopicGateCore
 
 extension SQLiteStore: InstallationStore {
     public func insertInstallation(_ installation: Installation) async throws {
-        let (kind, id) = Self.columns(installation.principal)
+        let (kind, id) = StoredForm.columns(installation.principal)
         try await write { db in
             try db.cachedStatement(
                 sql: """
@@ -58,7 +58,7 @@ extension SQLiteStore: InstallationStore {
         return try await read { db in
             // By kind, many principals per query (a fan-out to 1000 users is two queries, not 1000).
             var found: [Installation] = []
-            let byKind = Dictionary(grouping: principals.map(Self.columns), by: \.0)
+            let byKind = Dictionary(grouping: principals.map(StoredForm.columns), by: \.0)
             for kind in byKind.keys.sorted() {
                 for chunk in Self.chunks(byKind[kind]!.map(\.1)) {
                     found += try Row.fetchAll(
@@ -94,16 +94,16 @@ extension SQLiteStore: InstallationStore {
         case .one(let id):
             (condition, arguments) = ("installation_id = ?", [id.rawValue])
         case .principal(let principal):
-            let (kind, id) = Self.columns(principal)
+            let (kind, id) = StoredForm.columns(principal)
             (condition, arguments) = ("principal_kind = ? AND principal_id = ?", [kind, id])
         case .installedWithOtherTokens(let principal, let keeping):
-            let (kind, id) = Self.columns(principal)
+            let (kind, id) = StoredForm.columns(principal)
             (condition, arguments) = (
                 "principal_kind = ? AND principal_id = ? AND token_hash IS NOT NULL AND token_hash IS NOT ?",
                 [kind, id, keeping]
             )
         case .allInstalledWithout(let principal, let keeping):
-            let (kind, id) = Self.columns(principal)
+            let (kind, id) = StoredForm.columns(principal)
             (condition, arguments) = (
                 "principal_kind = ? AND principal_id = ? AND (token_hash IS NULL OR token_hash IS NOT ?)",
                 [kind, id, keeping]
@@ -146,7 +146,9 @@ extension SQLiteStore: InstallationStore {
     }
 
     static func installation(_ row: Row) -> Installation? {
-        guard let principal = principal(kind: row["principal_kind"], id: row["principal_id"]) else { return nil }
+        guard let principal = StoredForm.principal(kind: row["principal_kind"], id: row["principal_id"]) else {
+            return nil
+        }
         let createdAt: Int64 = row["created_at"]
         let credentialsExpireAt: Int64? = row["credentials_expire_at"]
         let revokedAt: Int64? = row["revoked_at"]

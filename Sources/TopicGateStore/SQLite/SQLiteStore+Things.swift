@@ -3,7 +3,7 @@ public import TopicGateCore
 
 extension SQLiteStore: ThingStore {
     public func insertThing(_ thing: Thing) async throws {
-        try await write(conflict: { _ in Self.thingConflict(thing.vendorThingID) }) { db in
+        try await write(conflict: { _ in StoredForm.thingConflict(thing.vendorThingID) }) { db in
             try db.cachedStatement(
                 sql: """
                     INSERT INTO things (app_id, thing_id, vendor_thing_id, password_hash, fields, disabled,
@@ -31,7 +31,7 @@ extension SQLiteStore: ThingStore {
     }
 
     public func updateThing(_ thing: Thing) async throws {
-        try await write(conflict: { _ in Self.thingConflict(thing.vendorThingID) }) { db in
+        try await write(conflict: { _ in StoredForm.thingConflict(thing.vendorThingID) }) { db in
             try db.cachedStatement(
                 sql: """
                     UPDATE things SET vendor_thing_id = ?, password_hash = ?, fields = ?, disabled = ?, modified_at = ?
@@ -59,14 +59,14 @@ extension SQLiteStore: ThingStore {
     }
 
     public func addOwner(appID: AppID, thing: ThingID, owner: Owner) async throws -> Bool {
-        let (kind, id) = Self.columns(owner)
+        let (kind, id) = StoredForm.columns(owner)
         return try await changesRow(
             "INSERT OR IGNORE INTO thing_owners (app_id, thing_id, owner_kind, owner_id) VALUES (?, ?, ?, ?)",
             [appID.rawValue, thing.rawValue, kind, id])
     }
 
     public func removeOwner(appID: AppID, thing: ThingID, owner: Owner) async throws -> Bool {
-        let (kind, id) = Self.columns(owner)
+        let (kind, id) = StoredForm.columns(owner)
         return try await changesRow(
             "DELETE FROM thing_owners WHERE app_id = ? AND thing_id = ? AND owner_kind = ? AND owner_id = ?",
             [appID.rawValue, thing.rawValue, kind, id])
@@ -80,23 +80,9 @@ extension SQLiteStore: ThingStore {
                         sql: "SELECT owner_kind, owner_id FROM thing_owners WHERE app_id = ? AND thing_id = ?"),
                     arguments: [appID.rawValue, thing.rawValue]
                 ).map { row -> Owner in
-                    let id: String = row["owner_id"]
-                    return (row["owner_kind"] as String) == "user" ? .user(UserID(id)) : .group(GroupID(id))
+                    StoredForm.owner(kind: row["owner_kind"], id: row["owner_id"])
                 })
         }
-    }
-
-    static func columns(_ owner: Owner) -> (String, String) {
-        switch owner {
-        case .user(let id): ("user", id.rawValue)
-        case .group(let id): ("group", id.rawValue)
-        }
-    }
-
-    static func thingConflict(_ vendorThingID: String) -> KiiError {
-        KiiError(
-            .thingAlreadyExists, "A thing with vendor thing ID \(vendorThingID) already exists.",
-            context: ["field": "vendorThingID", "value": .string(vendorThingID)])
     }
 
     static func thing(_ row: Row) throws -> Thing {

@@ -3,7 +3,7 @@ public import TopicGateCore
 
 extension SQLiteStore: UserStore {
     public func insertUser(_ user: User) async throws {
-        try await write(conflict: Self.userConflict) { db in
+        try await write(conflict: StoredForm.userConflict) { db in
             try db.cachedStatement(
                 sql: """
                     INSERT INTO users (app_id, user_id, login_name, email_address, phone_number, password_hash,
@@ -44,7 +44,7 @@ extension SQLiteStore: UserStore {
     }
 
     public func updateUser(_ user: User) async throws {
-        try await write(conflict: Self.userConflict) { db in
+        try await write(conflict: StoredForm.userConflict) { db in
             try db.cachedStatement(
                 sql: """
                     UPDATE users SET login_name = ?, email_address = ?, phone_number = ?, password_hash = ?,
@@ -126,17 +126,6 @@ extension SQLiteStore: UserStore {
                 sql: "UPDATE users SET last_seen_at = ? WHERE app_id = ? AND user_id = ? AND last_seen_at < ?"
             ).execute(arguments: [time, appID.rawValue, id.rawValue, time])
         }
-    }
-
-    @Sendable static func userConflict(_ message: String) -> KiiError? {
-        let field =
-            message.contains("login_name")
-            ? "loginName"
-            : message.contains("email_address")
-                ? "emailAddress"
-                : message.contains("phone_number") ? "phoneNumber" : "userID"
-        return KiiError(
-            .userAlreadyExists, "A user with this \(field) already exists.", context: ["field": .string(field)])
     }
 
     static func user(_ row: Row) throws -> User {

@@ -1,0 +1,136 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A PostgreSQL server of its own: `initdb` in a new directory, then `postgres` in the
+/// foreground on a free loopback port, trusting local connections of the user `topicgate`.
+/// For the tests and the bench, never for users' data. Run as root (as on CI machines), it
+/// runs as the `postgres` system user, which Debian's package creates: PostgreSQL refuses root.
+public final class PostgresServer: Sendable {
+    public let port: Int
+    public let directory: String
+    public let user = "topicgate"
+    private let process: ChildProcess
+
+    /// Servers still running when the process exits are stopped then (a crash leaves them).
+    private static let running = Mutex<[pid_t]>([])
+
+    private init(port: Int, directory: String, process: ChildProcess) {
+        self.port = port
+        self.directory = directory
+        self.process = process
+    }
+
+    /// `postgres://topicgate@127.0.0.1:PORT/database?sslmode=disable`
+    public func url(database: String = "postgres") -> String {
+        "postgres://\(user)@127.0.0.1:\(port)/\(database)?sslmode=disable"
+    }
+
+    /// Creates the cluster and starts the server; returns once it accepts connections.
+    /// `durable: false` turns off `fsync` (tests); the bench keeps PostgreSQL's defaults.
+    public static func start(durable: Bool = false) async throws -> PostgresServer {
+        guard let binaries = PostgresExecutables.find() else {
+            throw ChildProcessError(
+                description: "PostgreSQL's initdb and postgres are not installed (apt-get install postgresql)")
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "topicgate-pg-\(UUID().uuidString)"
+        )
+        .path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let runAs = try SystemUser.forPostgres(owning: directory)
+        let data = directory + "/data"
+        let initdb = try ChildProcess.spawn(
+            executable: runAs.executable(binaries.initdb),
+            arguments: runAs.arguments(binaries.initdb) + [
+                "-D", data, "-U", "topicgate", "--auth=trust", "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync",
+            ],
+            logPath: directory + "/initdb.log")
+        guard await initdb.exit(within: .seconds(120)) == 0 else {
+            throw ChildProcessError(description: "initdb failed: \(Self.tail(directory + "/initdb.log"))")
+        }
+        let port = TCPProbe.freePort()
+        let log = directory + "/postgres.log"
+        let server = try ChildProcess.spawn(
+            executable: runAs.executable(binaries.postgres),
+            arguments: runAs.arguments(binaries.postgres) + [
+                "-D", data, "-p", String(port), "-k", directory, "-c", "listen_addresses=127.0.0.1",
+                "-c", "max_connections=300", "-c", "fsync=\(durable ? "on" : "off")",
+                "-c", "synchronous_commit=\(durable ? "on" : "off")", "-c",
+                "full_page_writes=\(durable ? "on" : "off")",
+            ],
+            logPath: log)
+        running.withLock { $0.append(server.pid) }
+        if running.withLock({ $0.count }) == 1 { atexit { PostgresServer.stopAllAtExit() } }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !((try? String(contentsOfFile: log, encoding: .utf8))?.contains("ready to accept connections") ?? false) {
+            guard server.isRunning, ContinuousClock.now < deadline else {
+                server.killNow()
+                throw ChildProcessError(description: "postgres did not start: \(Self.tail(log))")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return PostgresServer(port: port, directory: directory, process: server)
+    }
+
+    /// Fast shutdown (SIGINT: open transactions roll back), then the directory goes.
+    public func stop() async {
+        _ = await process.stop(signal: SIGINT, grace: .seconds(20))
+        Self.running.withLock { $0.removeAll { $0 == process.pid } }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private static func stopAllAtExit() {
+        for pid in running.withLock({ $0 }) { kill(pid, SIGINT) }
+    }
+
+    private static func tail(_ path: String) -> String {
+        String(((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").suffix(800))
+    }
+}
+
+/// Where Debian (`/usr/lib/postgresql/N/bin`, newest first) or `PATH` has PostgreSQL's server.
+enum PostgresExecutables {
+    static func find() -> (initdb: String, postgres: String)? {
+        let versions =
+            ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? [])
+            .sorted { (Int($0) ?? 0) > (Int($1) ?? 0) }.map { "/usr/lib/postgresql/\($0)/bin" }
+        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        return (versions + path).lazy.compactMap { folder -> (String, String)? in
+            let initdb = folder + "/initdb"
+            let postgres = folder + "/postgres"
+            let manager = FileManager.default
+            guard manager.isExecutableFile(atPath: initdb), manager.isExecutableFile(atPath: postgres) else {
+                return nil
+            }
+            return (initdb, postgres)
+        }.first
+    }
+}
+
+/// How PostgreSQL's programs are started: directly, or (as root) through `setpriv` as the
+/// `postgres` user, which then owns the directory.
+struct SystemUser {
+    let name: String?
+
+    static func forPostgres(owning directory: String) throws -> SystemUser {
+        guard geteuid() == 0 else { return SystemUser(name: nil) }
+        guard let entry = getpwnam("postgres") else {
+            throw ChildProcessError(description: "running as root needs the postgres user (apt-get install postgresql)")
+        }
+        guard chown(directory, entry.pointee.pw_uid, entry.pointee.pw_gid) == 0 else {
+            throw ChildProcessError(description: "cannot give \(directory) to the postgres user")
+        }
+        return SystemUser(name: "postgres")
+    }
+
+    func executable(_ program: String) -> String { name == nil ? program : "/usr/bin/setpriv" }
+
+    func arguments(_ program: String) -> [String] {
+        guard let name else { return [] }
+        return ["--reuid=\(name)", "--regid=\(name)", "--init-groups", "--", program]
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import NIOSSL
+public import PostgresNIO
+
+/// Where a PostgreSQL database is, from a URL as libpq and most tools write it:
+/// `postgres://user:password@host:port/database?sslmode=disable|prefer|require`.
+/// The password stays in memory only; `description` leaves it out.
+public struct PostgresLocation: Sendable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+    public var user: String
+    public var password: String?
+    public var database: String
+    public var sslMode: String
+    /// Connections each gateway keeps open at most.
+    public var maximumConnections: Int
+
+    /// Nil when `url` is not a `postgres://` (or `postgresql://`) URL with a host.
+    public init?(url: String, maximumConnections: Int = 20) {
+        guard let components = URLComponents(string: url),
+            components.scheme == "postgres" || components.scheme == "postgresql",
+            let host = components.host, !host.isEmpty
+        else { return nil }
+        self.host = host
+        port = components.port ?? 5432
+        user = components.user.flatMap { $0.removingPercentEncoding } ?? "postgres"
+        password = components.password.flatMap { $0.removingPercentEncoding }
+        let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        database = path.isEmpty ? user : path
+        sslMode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
+        guard ["disable", "prefer", "require"].contains(sslMode) else { return nil }
+        self.maximumConnections = maximumConnections
+    }
+
+    /// The same server, another database.
+    public func database(_ name: String) -> PostgresLocation {
+        var other = self
+        other.database = name
+        return other
+    }
+
+    public var description: String { "postgres://\(user)@\(host):\(port)/\(database)?sslmode=\(sslMode)" }
+
+    var configuration: PostgresClient.Configuration {
+        let tls: PostgresClient.Configuration.TLS =
+            switch sslMode {
+            case "disable": .disable
+            case "require": .require(.makeClientConfiguration())
+            default: .prefer(.makeClientConfiguration())
+            }
+        var configuration = PostgresClient.Configuration(
+            host: host, port: port, username: user, password: password, database: database, tls: tls)
+        configuration.options.maximumConnections = maximumConnections
+        return configuration
+    }
+}

@@ -1,0 +1,101 @@
+import PostgresNIO
+public import TopicGateCore
+
+extension PostgresStore: CommandStore {
+    public func insertCommand(_ command: Command) async throws {
+        try await write { connection in
+            try await connection.run(
+                """
+                INSERT INTO commands (app_id, command_id, thing_id, issuer, request, action_results, state, created_at,
+                    modified_at)
+                VALUES (\(command.appID), \(command.id), \(command.thing), \(command.issuer.description),
+                    \(JSONWriter.string(.object(command.request.members))),
+                    \(command.actionResults.map(JSONWriter.string)), \(command.state.rawValue), \(command.createdAt),
+                    \(command.modifiedAt))
+                """)
+        }
+    }
+
+    public func command(appID: AppID, id: String) async throws -> Command? {
+        try await read { connection in
+            try await connection.first("SELECT * FROM commands WHERE app_id = \(appID) AND command_id = \(id)")
+                .flatMap(Self.command)
+        }
+    }
+
+    public func commands(appID: AppID, thing: ThingID, limit: Int, after paginationKey: String?) async throws
+        -> (commands: [Command], next: String?)
+    {
+        // The key is "<createdAt>:<commandID>" of the last command of the previous page.
+        let cursor = paginationKey.flatMap { key -> (Int64, String)? in
+            let parts = key.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, let at = Int64(parts[0]) else { return nil }
+            return (at, String(parts[1]))
+        }
+        let query: PostgresQuery
+        if let (at, id) = cursor {
+            query = """
+                SELECT * FROM commands WHERE app_id = \(appID) AND thing_id = \(thing)
+                    AND (created_at < \(at) OR (created_at = \(at) AND command_id < \(id)))
+                ORDER BY created_at DESC, command_id DESC LIMIT \(limit + 1)
+                """
+        } else {
+            query = """
+                SELECT * FROM commands WHERE app_id = \(appID) AND thing_id = \(thing)
+                ORDER BY created_at DESC, command_id DESC LIMIT \(limit + 1)
+                """
+        }
+        return try await read { connection in
+            var page = try await connection.rows(query).compactMap(Self.command)
+            var next: String?
+            if page.count > limit {
+                page.removeLast()
+                next = page.last.map { "\($0.createdAt.rawValue):\($0.id)" }
+            }
+            return (page, next)
+        }
+    }
+
+    public func recordResults(appID: AppID, id: String, results: JSONValue, state: CommandState, at now: Int64)
+        async throws
+    {
+        try await write { connection in
+            try await connection.run(
+                """
+                UPDATE commands SET action_results = \(JSONWriter.string(results)), state = \(state.rawValue),
+                    modified_at = \(now)
+                WHERE app_id = \(appID) AND command_id = \(id)
+                """)
+        }
+    }
+
+    public func commandStateCounts() async throws -> [CommandState: Int] {
+        try await read { connection in
+            var counts: [CommandState: Int] = [:]
+            for row in try await connection.rows("SELECT state, COUNT(*) AS n FROM commands GROUP BY state") {
+                if let state = CommandState(rawValue: try row("state")) {
+                    counts[state] = Int(try row("n", as: Int64.self))
+                }
+            }
+            return counts
+        }
+    }
+
+    public func markDelivered(appID: AppID, ids: [String], at now: Int64) async throws {
+        guard !ids.isEmpty else { return }
+        try await write { connection in
+            try await connection.run(
+                """
+                UPDATE commands SET state = 'DELIVERED', modified_at = \(now)
+                WHERE app_id = \(appID) AND command_id = ANY(\(ids)) AND state = 'SENDING'
+                """)
+        }
+    }
+
+    static func command(_ row: PostgresColumns) throws -> Command? {
+        StoredForm.command(
+            id: try row("command_id"), appID: try row("app_id"), thing: try row("thing_id"), issuer: try row("issuer"),
+            request: try row("request"), actionResults: try row("action_results"), state: try row("state"),
+            createdAt: try row("created_at"), modifiedAt: try row("modified_at"))
+    }
+}

@@ -1,0 +1,144 @@
+import PostgresNIO
+public import TopicGateCore
+
+extension PostgresStore: InstallationStore {
+    public func insertInstallation(_ installation: Installation) async throws {
+        let (kind, id) = StoredForm.columns(installation.principal)
+        try await write { connection in
+            try await connection.run(
+                """
+                INSERT INTO installations (installation_id, app_id, principal_kind, principal_id, device_type,
+                    registration_id, mqtt_topic, development, created_at, token_hash, credentials_expire_at, revoked_at)
+                VALUES (\(installation.id.rawValue), \(installation.appID), \(kind), \(id), \(installation.deviceType),
+                    \(installation.registrationID), \(installation.mqttTopic), \(installation.development),
+                    \(installation.createdAt), \(installation.tokenHash), \(installation.credentialsExpireAt),
+                    \(installation.revokedAt))
+                """)
+        }
+    }
+
+    public func installation(appID: AppID, id: InstallationID) async throws -> Installation? {
+        try await read { connection in
+            try await connection.first(
+                """
+                SELECT * FROM installations
+                WHERE app_id = \(appID) AND installation_id = \(id.rawValue) AND revoked_at IS NULL
+                """
+            ).flatMap(Self.installation)
+        }
+    }
+
+    public func liveInstallation(mqttTopic: String) async throws -> Installation? {
+        try await read { connection in
+            try await connection.first(
+                "SELECT * FROM installations WHERE mqtt_topic = \(mqttTopic) AND revoked_at IS NULL"
+            ).flatMap(Self.installation)
+        }
+    }
+
+    public func installation(appID: AppID, deviceType: String, registrationID: String) async throws -> Installation? {
+        try await read { connection in
+            try await connection.first(
+                """
+                SELECT * FROM installations
+                WHERE app_id = \(appID) AND device_type = \(deviceType) AND registration_id = \(registrationID)
+                    AND revoked_at IS NULL
+                ORDER BY created_at DESC LIMIT 1
+                """
+            ).flatMap(Self.installation)
+        }
+    }
+
+    public func liveInstallations(appID: AppID, principals: [Principal]) async throws -> [Installation] {
+        guard !principals.isEmpty else { return [] }
+        let columns = principals.map(StoredForm.columns)
+        let users = columns.filter { $0.kind == "user" }.map(\.id)
+        let things = columns.filter { $0.kind == "thing" }.map(\.id)
+        return try await read { connection in
+            try await connection.rows(
+                """
+                SELECT * FROM installations
+                WHERE app_id = \(appID) AND revoked_at IS NULL
+                    AND ((principal_kind = 'thing' AND principal_id = ANY(\(things)))
+                        OR (principal_kind = 'user' AND principal_id = ANY(\(users))))
+                ORDER BY principal_kind, created_at, installation_id
+                """
+            ).compactMap(Self.installation)
+        }
+    }
+
+    public func recordCredentials(appID: AppID, id: InstallationID, expiresAt: UnixSeconds) async throws -> Bool {
+        try await changesRow(
+            """
+            UPDATE installations SET credentials_expire_at = GREATEST(COALESCE(credentials_expire_at, 0), \(expiresAt))
+            WHERE app_id = \(appID) AND installation_id = \(id.rawValue) AND revoked_at IS NULL RETURNING 1
+            """)
+    }
+
+    public func revokeInstallations(appID: AppID, _ selection: InstallationSelection, now: Int64) async throws
+        -> [Installation]
+    {
+        let query: PostgresQuery
+        switch selection {
+        case .one(let id):
+            query = """
+                UPDATE installations SET revoked_at = \(now)
+                WHERE app_id = \(appID) AND revoked_at IS NULL AND installation_id = \(id.rawValue) RETURNING *
+                """
+        case .principal(let principal):
+            let (kind, id) = StoredForm.columns(principal)
+            query = """
+                UPDATE installations SET revoked_at = \(now)
+                WHERE app_id = \(appID) AND revoked_at IS NULL AND principal_kind = \(kind) AND principal_id = \(id)
+                RETURNING *
+                """
+        case .installedWithOtherTokens(let principal, let keeping):
+            let (kind, id) = StoredForm.columns(principal)
+            query = """
+                UPDATE installations SET revoked_at = \(now)
+                WHERE app_id = \(appID) AND revoked_at IS NULL AND principal_kind = \(kind) AND principal_id = \(id)
+                    AND token_hash IS NOT NULL AND token_hash IS DISTINCT FROM \(keeping)
+                RETURNING *
+                """
+        case .allInstalledWithout(let principal, let keeping):
+            let (kind, id) = StoredForm.columns(principal)
+            query = """
+                UPDATE installations SET revoked_at = \(now)
+                WHERE app_id = \(appID) AND revoked_at IS NULL AND principal_kind = \(kind) AND principal_id = \(id)
+                    AND (token_hash IS NULL OR token_hash IS DISTINCT FROM \(keeping))
+                RETURNING *
+                """
+        }
+        return try await write { connection in try await connection.rows(query).compactMap(Self.installation) }
+    }
+
+    public func outstandingRevocations(now: UnixSeconds) async throws -> [Installation] {
+        try await read { connection in
+            try await connection.rows(
+                "SELECT * FROM installations WHERE revoked_at IS NOT NULL AND credentials_expire_at > \(now)"
+            ).compactMap(Self.installation)
+        }
+    }
+
+    public func purgeRevokedInstallations(now: UnixSeconds) async throws -> Int {
+        try await write { connection in
+            try await connection.count(
+                """
+                DELETE FROM installations WHERE revoked_at IS NOT NULL AND COALESCE(credentials_expire_at, 0) <= \(now)
+                RETURNING 1
+                """)
+        }
+    }
+
+    static func installation(_ row: PostgresColumns) throws -> Installation? {
+        guard let principal = StoredForm.principal(kind: try row("principal_kind"), id: try row("principal_id")) else {
+            return nil
+        }
+        return Installation(
+            id: InstallationID(try row("installation_id", as: String.self)), appID: try row("app_id"),
+            principal: principal, deviceType: try row("device_type"), registrationID: try row("registration_id"),
+            mqttTopic: try row("mqtt_topic"), development: try row("development"), createdAt: try row("created_at"),
+            tokenHash: try row("token_hash"), credentialsExpireAt: try row("credentials_expire_at"),
+            revokedAt: try row("revoked_at"))
+    }
+}

@@ -1,0 +1,101 @@
+import NIOCore
+import PostgresNIO
+public import TopicGateCore
+
+extension PostgresStore: OutboxStore {
+    public func enqueue(_ messages: [OutboxMessage]) async throws {
+        try await write { connection in
+            for message in messages {
+                try await connection.run(
+                    """
+                    INSERT INTO outbox (message_id, app_id, payload, recipients, accepted_at, command_id)
+                    VALUES (\(message.id), \(message.appID), \(ByteBuffer(bytes: message.payload)),
+                        \(StoredForm.recipients(message.recipients)), \(message.acceptedAt), \(message.commandID))
+                    """)
+            }
+        }
+    }
+
+    public func pendingMessages(limit: Int) async throws -> [OutboxMessage] {
+        try await read { connection in
+            try await connection.rows("SELECT * FROM outbox ORDER BY sequence LIMIT \(limit)").map(Self.outboxMessage)
+        }
+    }
+
+    public func completeMessages(ids: [String]) async throws {
+        guard !ids.isEmpty else { return }
+        try await write { connection in
+            try await connection.run("DELETE FROM outbox WHERE message_id = ANY(\(ids))")
+        }
+    }
+
+    public func recordFailedAttempt(ids: [String]) async throws {
+        guard !ids.isEmpty else { return }
+        try await write { connection in
+            try await connection.run("UPDATE outbox SET attempts = attempts + 1 WHERE message_id = ANY(\(ids))")
+        }
+    }
+
+    public func deadLetter(ids: [String], reason: String, at: Int64) async throws {
+        guard !ids.isEmpty else { return }
+        try await write { connection in
+            try await connection.run(
+                """
+                INSERT INTO dead_letters
+                    (message_id, app_id, payload, recipients, accepted_at, command_id, attempts, failed_at, reason)
+                SELECT message_id, app_id, payload, recipients, accepted_at, command_id, attempts + 1, \(at), \(reason)
+                FROM outbox WHERE message_id = ANY(\(ids)) ORDER BY sequence
+                """)
+            try await connection.run(
+                """
+                UPDATE commands SET state = 'SEND_FAILED', modified_at = \(at)
+                WHERE state = 'SENDING' AND (app_id, command_id) IN
+                    (SELECT app_id, command_id FROM outbox WHERE message_id = ANY(\(ids)) AND command_id IS NOT NULL)
+                """)
+            try await connection.run("DELETE FROM outbox WHERE message_id = ANY(\(ids))")
+        }
+    }
+
+    public func deadLetters(appID: AppID, limit: Int, before: Int64?) async throws -> [(
+        sequence: Int64, letter: DeadLetter
+    )] {
+        try await read { connection in
+            try await connection.rows(
+                """
+                SELECT * FROM dead_letters WHERE app_id = \(appID) AND sequence < \(before ?? Int64.max)
+                ORDER BY sequence DESC LIMIT \(limit)
+                """
+            ).map { row in
+                (
+                    try row("sequence"),
+                    DeadLetter(
+                        message: try Self.outboxMessage(row), failedAt: try row("failed_at"), reason: try row("reason"))
+                )
+            }
+        }
+    }
+
+    public func deadLetterCount() async throws -> Int {
+        try await read { connection in
+            try await connection.first("SELECT COUNT(*) AS n FROM dead_letters").map {
+                Int(try $0("n", as: Int64.self))
+            }
+                ?? 0
+        }
+    }
+
+    public func pendingMessageCount() async throws -> Int {
+        try await read { connection in
+            try await connection.first("SELECT COUNT(*) AS n FROM outbox").map { Int(try $0("n", as: Int64.self)) } ?? 0
+        }
+    }
+
+    static func outboxMessage(_ row: PostgresColumns) throws -> OutboxMessage {
+        OutboxMessage(
+            id: try row("message_id"), appID: try row("app_id"),
+            payload: Array(try row("payload", as: ByteBuffer.self).readableBytesView),
+            recipients: StoredForm.recipients(try row("recipients", as: String.self)),
+            acceptedAt: try row("accepted_at"), commandID: try row("command_id"),
+            attempts: Int(try row("attempts", as: Int32.self)))
+    }
+}

@@ -1,0 +1,85 @@
+import PostgresNIO
+public import TopicGateCore
+
+extension PostgresStore: ThingStore {
+    public func insertThing(_ thing: Thing) async throws {
+        try await write(conflict: { _ in StoredForm.thingConflict(thing.vendorThingID) }) { connection in
+            try await connection.run(
+                """
+                INSERT INTO things (app_id, thing_id, vendor_thing_id, password_hash, fields, disabled, created_at,
+                    modified_at)
+                VALUES (\(thing.appID), \(thing.id), \(thing.vendorThingID), \(thing.passwordHash),
+                    \(JSONWriter.string(.object(thing.fields.values))), \(thing.disabled), \(thing.createdAt),
+                    \(thing.modifiedAt))
+                """)
+        }
+    }
+
+    public func thing(appID: AppID, reference: ThingReference) async throws -> Thing? {
+        let query: PostgresQuery =
+            switch reference {
+            case .id(let id): "SELECT * FROM things WHERE app_id = \(appID) AND thing_id = \(id)"
+            case .vendorThingID(let vendorThingID):
+                "SELECT * FROM things WHERE app_id = \(appID) AND vendor_thing_id = \(vendorThingID)"
+            }
+        return try await read { connection in try await connection.first(query).map(Self.thing) }
+    }
+
+    public func updateThing(_ thing: Thing) async throws {
+        try await write(conflict: { _ in StoredForm.thingConflict(thing.vendorThingID) }) { connection in
+            try await connection.run(
+                """
+                UPDATE things SET vendor_thing_id = \(thing.vendorThingID), password_hash = \(thing.passwordHash),
+                    fields = \(JSONWriter.string(.object(thing.fields.values))), disabled = \(thing.disabled),
+                    modified_at = \(thing.modifiedAt)
+                WHERE app_id = \(thing.appID) AND thing_id = \(thing.id)
+                """)
+        }
+    }
+
+    public func deleteThing(appID: AppID, id: ThingID) async throws -> Bool {
+        try await write { connection in
+            try await connection.run(
+                "DELETE FROM tokens WHERE app_id = \(appID) AND principal_kind = 'thing' AND principal_id = \(id)")
+            try await Self.deleteTopics(connection, appID: appID, scope: .thing(id))
+            try await Self.deleteSubject(connection, appID: appID, subject: .thing(id))
+            return try await connection.count(
+                "DELETE FROM things WHERE app_id = \(appID) AND thing_id = \(id) RETURNING 1") > 0
+        }
+    }
+
+    public func addOwner(appID: AppID, thing: ThingID, owner: Owner) async throws -> Bool {
+        let (kind, id) = StoredForm.columns(owner)
+        return try await changesRow(
+            """
+            INSERT INTO thing_owners (app_id, thing_id, owner_kind, owner_id) VALUES (\(appID), \(thing), \(kind), \(id))
+            ON CONFLICT DO NOTHING RETURNING 1
+            """)
+    }
+
+    public func removeOwner(appID: AppID, thing: ThingID, owner: Owner) async throws -> Bool {
+        let (kind, id) = StoredForm.columns(owner)
+        return try await changesRow(
+            """
+            DELETE FROM thing_owners
+            WHERE app_id = \(appID) AND thing_id = \(thing) AND owner_kind = \(kind) AND owner_id = \(id) RETURNING 1
+            """)
+    }
+
+    public func owners(appID: AppID, thing: ThingID) async throws -> Set<Owner> {
+        try await read { connection in
+            Set(
+                try await connection.rows(
+                    "SELECT owner_kind, owner_id FROM thing_owners WHERE app_id = \(appID) AND thing_id = \(thing)"
+                ).map { StoredForm.owner(kind: try $0("owner_kind"), id: try $0("owner_id")) })
+        }
+    }
+
+    static func thing(_ row: PostgresColumns) throws -> Thing {
+        Thing(
+            id: try row("thing_id"), appID: try row("app_id"), vendorThingID: try row("vendor_thing_id"),
+            passwordHash: try row("password_hash"),
+            fields: try ThingFields(body: JSONReader.object(Array(try row("fields", as: String.self).utf8))),
+            disabled: try row("disabled"), createdAt: try row("created_at"), modifiedAt: try row("modified_at"))
+    }
+}

@@ -1,0 +1,71 @@
+import PostgresNIO
+public import TopicGateCore
+
+extension PostgresStore: TokenStore {
+    public func insertToken(_ token: AccessToken) async throws {
+        let (kind, id) = StoredForm.columns(token.principal)
+        try await write { connection in
+            try await connection.run(
+                """
+                INSERT INTO tokens (token_hash, app_id, principal_kind, principal_id, expires_at, created_at)
+                VALUES (\(token.hash), \(token.appID), \(kind), \(id), \(token.expiresAt), \(token.createdAt))
+                """)
+        }
+    }
+
+    public func token(hash: String) async throws -> AccessToken? {
+        try await read { connection in
+            try await connection.first("SELECT * FROM tokens WHERE token_hash = \(hash)").flatMap(Self.accessToken)
+        }
+    }
+
+    public func tokenHolder(hash: String) async throws -> TokenHolder? {
+        try await read { connection in
+            guard
+                let row = try await connection.first(
+                    """
+                    SELECT t.*, u.user_id AS user_found, u.disabled AS user_disabled, u.last_seen_at AS user_seen,
+                        th.thing_id AS thing_found, th.disabled AS thing_disabled
+                    FROM tokens t
+                    LEFT JOIN users u ON t.principal_kind = 'user' AND u.app_id = t.app_id
+                        AND u.user_id = t.principal_id
+                    LEFT JOIN things th ON t.principal_kind = 'thing' AND th.app_id = t.app_id
+                        AND th.thing_id = t.principal_id
+                    WHERE t.token_hash = \(hash)
+                    """),
+                let token = try Self.accessToken(row)
+            else { return nil }
+            switch token.principal {
+            case .user:
+                guard try row("user_found", as: String?.self) != nil else { return nil }
+                return TokenHolder(token: token, disabled: try row("user_disabled"), lastSeenAt: try row("user_seen"))
+            case .thing:
+                guard try row("thing_found", as: String?.self) != nil else { return nil }
+                return TokenHolder(token: token, disabled: try row("thing_disabled"), lastSeenAt: nil)
+            case .admin, .anonymous:
+                return TokenHolder(token: token, disabled: false, lastSeenAt: nil)
+            }
+        }
+    }
+
+    public func revokeTokens(appID: AppID, principal: Principal, keeping: String?) async throws -> Int {
+        let (kind, id) = StoredForm.columns(principal)
+        return try await write { connection in
+            try await connection.count(
+                """
+                DELETE FROM tokens WHERE app_id = \(appID) AND principal_kind = \(kind) AND principal_id = \(id)
+                    AND token_hash IS DISTINCT FROM \(keeping) RETURNING 1
+                """)
+        }
+    }
+
+    /// A token from a row of `tokens` (nil when its principal kind is unknown).
+    static func accessToken(_ row: PostgresColumns) throws -> AccessToken? {
+        guard let principal = StoredForm.principal(kind: try row("principal_kind"), id: try row("principal_id")) else {
+            return nil
+        }
+        return AccessToken(
+            hash: try row("token_hash"), appID: try row("app_id"), principal: principal,
+            expiresAt: try row("expires_at"), createdAt: try row("created_at"))
+    }
+}

@@ -1,0 +1,307 @@
+import PostgresNIO
+public import TopicGateCore
+
+extension PostgresStore: TopicStore {
+    public func insertTopic(_ topic: Topic, entries: [ACLEntry]) async throws {
+        let (kind, id) = StoredForm.columns(topic.scope)
+        let (creatorKind, creatorID) = StoredForm.columns(topic.creator)
+        try await write(conflict: { _ in StoredForm.topicExists(topic.appID, topic.address) }) { connection in
+            guard
+                let row = try await connection.first(
+                    """
+                    INSERT INTO topics (app_id, scope_kind, scope_id, name, creator_kind, creator_id, created_at)
+                    VALUES (\(topic.appID), \(kind), \(id), \(topic.name.rawValue), \(creatorKind), \(creatorID),
+                        \(topic.createdAt))
+                    RETURNING topic_id
+                    """)
+            else { return }
+            let topicID: Int64 = try row("topic_id")
+            for entry in entries {
+                try await connection.run(
+                    """
+                    INSERT INTO acl_entries (topic_id, action, subject, is_default)
+                    VALUES (\(topicID), \(entry.action.rawValue), \(entry.subject.description), \(entry.isDefault))
+                    ON CONFLICT DO NOTHING
+                    """)
+            }
+        }
+    }
+
+    public func topic(appID: AppID, address: TopicAddress) async throws -> (Topic, [ACLEntry])? {
+        try await read { connection in
+            guard let row = try await Self.topicRow(connection, appID, address) else { return nil }
+            let topic = Topic(
+                appID: appID, address: address,
+                creator: StoredForm.principal(kind: try row("creator_kind"), id: try row("creator_id")) ?? .anonymous,
+                createdAt: try row("created_at"))
+            return (topic, try await Self.entries(connection, topicID: try row("topic_id")))
+        }
+    }
+
+    public func deleteTopic(appID: AppID, address: TopicAddress) async throws -> Bool {
+        let (kind, id) = StoredForm.columns(address.scope)
+        return try await changesRow(
+            """
+            DELETE FROM topics
+            WHERE app_id = \(appID) AND scope_kind = \(kind) AND scope_id = \(id) AND name = \(address.name.rawValue)
+            RETURNING 1
+            """)
+    }
+
+    public func topics(appID: AppID, scope: TopicScope, after: TopicName?, limit: Int) async throws -> [Topic] {
+        let (kind, id) = StoredForm.columns(scope)
+        return try await read { connection in
+            try await connection.rows(
+                """
+                SELECT * FROM topics
+                WHERE app_id = \(appID) AND scope_kind = \(kind) AND scope_id = \(id) AND name > \(after?.rawValue ?? "")
+                ORDER BY name LIMIT \(limit)
+                """
+            ).compactMap { row in
+                try TopicName(rawValue: row("name")).map { name in
+                    Topic(
+                        appID: appID, address: TopicAddress(scope: scope, name: name),
+                        creator: StoredForm.principal(kind: try row("creator_kind"), id: try row("creator_id"))
+                            ?? .anonymous,
+                        createdAt: try row("created_at"))
+                }
+            }
+        }
+    }
+
+    public func applyACLChanges(
+        appID: AppID, address: TopicAddress, changes: [ACLChange], actor: Principal, at time: Int64
+    ) async throws -> [ACLEntry] {
+        let (kind, id) = StoredForm.columns(address.scope)
+        return try await write { connection in
+            // The topic row locked: two gateways changing one topic's entries take turns.
+            guard let row = try await Self.topicRow(connection, appID, address, forUpdate: true) else {
+                throw KiiError.topicNotFound(appID: appID, address)
+            }
+            let topicID: Int64 = try row("topic_id")
+            var entries = try await Self.entries(connection, topicID: topicID)
+            for (index, change) in changes.enumerated() {
+                let before = entries.map(\.description)
+                let existing = entries.firstIndex { $0.matches(change.entry) }
+                let action = change.entry.action.rawValue
+                let subject = change.entry.subject.description
+                switch (change.kind, existing) {
+                case (.grant, nil):
+                    try await connection.run(
+                        """
+                        INSERT INTO acl_entries (topic_id, action, subject, is_default)
+                        VALUES (\(topicID), \(action), \(subject), false)
+                        """)
+                    entries.append(ACLEntry(change.entry.action, change.entry.subject))
+                case (.revoke, let index?):
+                    try await connection.run(
+                        """
+                        DELETE FROM acl_entries WHERE topic_id = \(topicID) AND action = \(action) AND subject = \(subject)
+                        """)
+                    entries.remove(at: index)
+                case (.grant, _?):
+                    throw KiiError(
+                        .aclAlreadyExists, "The entry \(change.entry) exists already.",
+                        context: StoredForm.changeContext(index, change))
+                case (.revoke, nil):
+                    throw KiiError(
+                        .aclNotFound, "There is no entry \(change.entry).",
+                        context: StoredForm.changeContext(index, change))
+                }
+                entries.sort()
+                try await connection.run(
+                    """
+                    INSERT INTO acl_audit (app_id, scope_kind, scope_id, name, actor, change, action, subject, before,
+                        after, at)
+                    VALUES (\(appID), \(kind), \(id), \(address.name.rawValue), \(actor.description),
+                        \(change.kind.rawValue), \(action), \(subject), \(StoredForm.entryList(before)),
+                        \(StoredForm.entryList(entries.map(\.description))), \(time))
+                    """)
+            }
+            return entries
+        }
+    }
+
+    public func aclAudit(appID: AppID, address: TopicAddress) async throws -> [ACLAuditRecord] {
+        let (kind, id) = StoredForm.columns(address.scope)
+        return try await read { connection in
+            try await connection.rows(
+                """
+                SELECT * FROM acl_audit
+                WHERE app_id = \(appID) AND scope_kind = \(kind) AND scope_id = \(id) AND name = \(address.name.rawValue)
+                ORDER BY audit_id
+                """
+            ).compactMap { row -> ACLAuditRecord? in
+                guard let action = ACLAction(rawValue: try row("action")),
+                    let subject = ACLSubject(parsing: try row("subject", as: String.self)),
+                    let change = ACLChange.Kind(rawValue: try row("change"))
+                else { return nil }
+                return ACLAuditRecord(
+                    at: try row("at"), actor: StoredForm.actor(try row("actor")),
+                    change: ACLChange(change, ACLEntry(action, subject)),
+                    before: StoredForm.entryList(try row("before", as: String.self)),
+                    after: StoredForm.entryList(try row("after", as: String.self)))
+            }
+        }
+    }
+
+    public func subscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber, at time: Int64) async throws
+        -> Bool
+    {
+        let (kind, id) = StoredForm.columns(subscriber)
+        return try await write { connection in
+            guard let row = try await Self.topicRow(connection, appID, address) else {
+                throw KiiError.topicNotFound(appID: appID, address)
+            }
+            let topicID: Int64 = try row("topic_id")
+            return try await connection.count(
+                """
+                INSERT INTO subscriptions (topic_id, subscriber_kind, subscriber_id, created_at)
+                VALUES (\(topicID), \(kind), \(id), \(time)) ON CONFLICT DO NOTHING RETURNING 1
+                """) > 0
+        }
+    }
+
+    public func unsubscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool {
+        let (kind, id) = StoredForm.columns(subscriber)
+        return try await write { connection in
+            guard let row = try await Self.topicRow(connection, appID, address) else {
+                throw KiiError.topicNotFound(appID: appID, address)
+            }
+            let topicID: Int64 = try row("topic_id")
+            return try await connection.count(
+                """
+                DELETE FROM subscriptions
+                WHERE topic_id = \(topicID) AND subscriber_kind = \(kind) AND subscriber_id = \(id) RETURNING 1
+                """) > 0
+        }
+    }
+
+    public func isSubscribed(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool {
+        let (kind, id) = StoredForm.columns(subscriber)
+        return try await read { connection in
+            guard let row = try await Self.topicRow(connection, appID, address) else {
+                throw KiiError.topicNotFound(appID: appID, address)
+            }
+            let topicID: Int64 = try row("topic_id")
+            return try await connection.first(
+                """
+                SELECT 1 FROM subscriptions
+                WHERE topic_id = \(topicID) AND subscriber_kind = \(kind) AND subscriber_id = \(id)
+                """) != nil
+        }
+    }
+
+    public func accessContexts(appID: AppID, users: [UserID]) async throws -> [UserID: AccessContext] {
+        try await read { connection in try await Self.accessContexts(connection, appID: appID, users: users) }
+    }
+
+    public func subscriberContexts(appID: AppID, address: TopicAddress) async throws -> [Subscriber: AccessContext] {
+        try await read { connection in
+            guard let row = try await Self.topicRow(connection, appID, address) else { return [:] }
+            let topicID: Int64 = try row("topic_id")
+            var result: [Subscriber: AccessContext] = [:]
+            var users: [UserID] = []
+            for subscription in try await connection.rows(
+                "SELECT subscriber_kind, subscriber_id FROM subscriptions WHERE topic_id = \(topicID)")
+            {
+                let id: String = try subscription("subscriber_id")
+                if try subscription("subscriber_kind", as: String.self) == "user" {
+                    users.append(UserID(id))
+                } else {
+                    result[.thing(ThingID(id))] = AccessContext(principal: .thing(ThingID(id)))
+                }
+            }
+            for (user, context) in try await Self.accessContexts(connection, appID: appID, users: users) {
+                result[.user(user)] = context
+            }
+            return result
+        }
+    }
+
+    /// Each user's groups and owned things (directly or through a group), in two queries.
+    static func accessContexts(_ connection: PostgresConnection, appID: AppID, users: [UserID]) async throws
+        -> [UserID: AccessContext]
+    {
+        var contexts: [UserID: AccessContext] = [:]
+        for user in users { contexts[user] = AccessContext(principal: .user(user)) }
+        guard !users.isEmpty else { return contexts }
+        var groupMembers: [GroupID: [UserID]] = [:]
+        for row in try await connection.rows(
+            "SELECT user_id, group_id FROM group_members WHERE app_id = \(appID) AND user_id = ANY(\(users.map(\.rawValue)))"
+        ) {
+            let user: UserID = try row("user_id")
+            let group: GroupID = try row("group_id")
+            contexts[user]?.groups.insert(group)
+            groupMembers[group, default: []].append(user)
+        }
+        let groups = groupMembers.keys.map(\.rawValue)
+        for row in try await connection.rows(
+            """
+            SELECT thing_id, owner_kind, owner_id FROM thing_owners
+            WHERE app_id = \(appID) AND ((owner_kind = 'user' AND owner_id = ANY(\(users.map(\.rawValue))))
+                OR (owner_kind = 'group' AND owner_id = ANY(\(groups))))
+            """)
+        {
+            let thing: ThingID = try row("thing_id")
+            let owner: String = try row("owner_id")
+            let owners =
+                try row("owner_kind", as: String.self) == "user" ? [UserID(owner)] : groupMembers[GroupID(owner)] ?? []
+            for user in owners { contexts[user]?.ownedThings.insert(thing) }
+        }
+        return contexts
+    }
+
+    /// Deletes a scope's topics (with their entries and subscriptions): part of deleting the
+    /// user, group or thing the scope belongs to.
+    static func deleteTopics(_ connection: PostgresConnection, appID: AppID, scope: TopicScope) async throws {
+        let (kind, id) = StoredForm.columns(scope)
+        try await connection.run(
+            "DELETE FROM topics WHERE app_id = \(appID) AND scope_kind = \(kind) AND scope_id = \(id)")
+    }
+
+    /// Deletes every entry that names `subject` and, for users and things, their subscriptions.
+    static func deleteSubject(_ connection: PostgresConnection, appID: AppID, subject: ACLSubject) async throws {
+        try await connection.run(
+            """
+            DELETE FROM acl_entries
+            WHERE subject = \(subject.description) AND topic_id IN (SELECT topic_id FROM topics WHERE app_id = \(appID))
+            """)
+        let subscriber: Subscriber? =
+            switch subject {
+            case .user(let id): .user(id)
+            case .thing(let id): .thing(id)
+            default: nil
+            }
+        if let subscriber {
+            let (kind, id) = StoredForm.columns(subscriber)
+            try await connection.run(
+                """
+                DELETE FROM subscriptions WHERE subscriber_kind = \(kind) AND subscriber_id = \(id)
+                    AND topic_id IN (SELECT topic_id FROM topics WHERE app_id = \(appID))
+                """)
+        }
+    }
+
+    static func topicRow(
+        _ connection: PostgresConnection, _ appID: AppID, _ address: TopicAddress, forUpdate: Bool = false
+    ) async throws -> PostgresColumns? {
+        let (kind, id) = StoredForm.columns(address.scope)
+        return try await connection.first(
+            """
+            SELECT * FROM topics
+            WHERE app_id = \(appID) AND scope_kind = \(kind) AND scope_id = \(id) AND name = \(address.name.rawValue)
+            \(unescaped: forUpdate ? "FOR UPDATE" : "")
+            """)
+    }
+
+    static func entries(_ connection: PostgresConnection, topicID: Int64) async throws -> [ACLEntry] {
+        try await connection.rows("SELECT action, subject, is_default FROM acl_entries WHERE topic_id = \(topicID)")
+            .compactMap { row in
+                guard let action = ACLAction(rawValue: try row("action")),
+                    let subject = ACLSubject(parsing: try row("subject", as: String.self))
+                else { return nil }
+                return ACLEntry(action, subject, isDefault: try row("is_default"))
+            }.sorted()
+    }
+}

@@ -1,0 +1,132 @@
+import PostgresNIO
+public import TopicGateCore
+
+extension PostgresStore: UserStore {
+    public func insertUser(_ user: User) async throws {
+        try await write(conflict: StoredForm.userConflict) { connection in
+            try await connection.run(
+                """
+                INSERT INTO users (app_id, user_id, login_name, email_address, phone_number, password_hash,
+                    display_name, country, locale, custom_fields, disabled, created_at, modified_at, last_seen_at)
+                VALUES (\(user.appID), \(user.id), \(user.loginName), \(user.emailAddress), \(user.phoneNumber),
+                    \(user.passwordHash), \(user.profile.displayName), \(user.profile.country), \(user.profile.locale),
+                    \(JSONWriter.string(.object(user.profile.customFields))), \(user.disabled), \(user.createdAt),
+                    \(user.modifiedAt), \(user.lastSeenAt))
+                """)
+        }
+    }
+
+    public func user(appID: AppID, id: UserID) async throws -> User? {
+        try await read { connection in
+            try await connection.first("SELECT * FROM users WHERE app_id = \(appID) AND user_id = \(id)").map(Self.user)
+        }
+    }
+
+    public func user(appID: AppID, address: LoginIdentifier) async throws -> User? {
+        let query: PostgresQuery
+        switch address {
+        case .loginName(let name):
+            query = "SELECT * FROM users WHERE app_id = \(appID) AND lower(login_name) = lower(\(name))"
+        case .emailAddress(let email):
+            query = "SELECT * FROM users WHERE app_id = \(appID) AND email_address = \(email)"
+        case .phoneNumber(let phone):
+            query = "SELECT * FROM users WHERE app_id = \(appID) AND phone_number = \(phone)"
+        case .vendorThingID: return nil
+        }
+        return try await read { connection in try await connection.first(query).map(Self.user) }
+    }
+
+    public func updateUser(_ user: User) async throws {
+        try await write(conflict: StoredForm.userConflict) { connection in
+            try await connection.run(
+                """
+                UPDATE users SET login_name = \(user.loginName), email_address = \(user.emailAddress),
+                    phone_number = \(user.phoneNumber), password_hash = \(user.passwordHash),
+                    display_name = \(user.profile.displayName), country = \(user.profile.country),
+                    locale = \(user.profile.locale), custom_fields = \(JSONWriter.string(.object(user.profile.customFields))),
+                    disabled = \(user.disabled), modified_at = \(user.modifiedAt)
+                WHERE app_id = \(user.appID) AND user_id = \(user.id)
+                """)
+        }
+    }
+
+    public func deleteUser(appID: AppID, id: UserID) async throws -> Bool {
+        try await write { connection in
+            try await connection.run(
+                """
+                DELETE FROM thing_owners WHERE app_id = \(appID) AND owner_kind = 'group'
+                    AND owner_id IN (SELECT group_id FROM groups WHERE app_id = \(appID) AND owner_id = \(id))
+                """)
+            try await connection.run(
+                "DELETE FROM thing_owners WHERE app_id = \(appID) AND owner_kind = 'user' AND owner_id = \(id)")
+            try await connection.run(
+                "DELETE FROM tokens WHERE app_id = \(appID) AND principal_kind = 'user' AND principal_id = \(id)")
+            let ownedGroups = try await connection.rows(
+                "SELECT group_id FROM groups WHERE app_id = \(appID) AND owner_id = \(id)")
+            for row in ownedGroups {
+                let group: GroupID = try row("group_id")
+                try await Self.deleteTopics(connection, appID: appID, scope: .group(group))
+                try await Self.deleteSubject(connection, appID: appID, subject: .group(group))
+            }
+            try await Self.deleteTopics(connection, appID: appID, scope: .user(id))
+            try await Self.deleteSubject(connection, appID: appID, subject: .user(id))
+            // Groups it owns, and its memberships, go by cascade.
+            return try await connection.count(
+                "DELETE FROM users WHERE app_id = \(appID) AND user_id = \(id) RETURNING 1") > 0
+        }
+    }
+
+    public func idlePseudoUsers(appID: AppID?, lastSeenBefore cutoff: Int64, limit: Int) async throws -> [User] {
+        let app = appID?.rawValue
+        return try await read { connection in
+            try await connection.rows(
+                """
+                SELECT * FROM users u
+                WHERE u.password_hash IS NULL AND u.last_seen_at < \(cutoff) AND (\(app)::text IS NULL OR u.app_id = \(app))
+                    AND NOT EXISTS (SELECT 1 FROM account_links l WHERE l.app_id = u.app_id AND l.user_id = u.user_id)
+                ORDER BY u.last_seen_at LIMIT \(limit)
+                """
+            ).map(Self.user)
+        }
+    }
+
+    public func setDisabled(appID: AppID, _ principal: Principal, disabled: Bool, at time: Int64) async throws -> Bool {
+        switch principal {
+        case .user(let user):
+            return try await changesRow(
+                """
+                UPDATE users SET disabled = \(disabled), modified_at = \(time)
+                WHERE app_id = \(appID) AND user_id = \(user) RETURNING 1
+                """)
+        case .thing(let thing):
+            return try await changesRow(
+                """
+                UPDATE things SET disabled = \(disabled), modified_at = \(time)
+                WHERE app_id = \(appID) AND thing_id = \(thing) RETURNING 1
+                """)
+        case .admin, .anonymous: return false
+        }
+    }
+
+    public func touchUser(appID: AppID, id: UserID, at time: Int64) async throws {
+        try await read { connection in
+            try await connection.run(
+                """
+                UPDATE users SET last_seen_at = \(time)
+                WHERE app_id = \(appID) AND user_id = \(id) AND last_seen_at < \(time)
+                """)
+        }
+    }
+
+    static func user(_ row: PostgresColumns) throws -> User {
+        User(
+            id: try row("user_id"), appID: try row("app_id"), loginName: try row("login_name"),
+            emailAddress: try row("email_address"), phoneNumber: try row("phone_number"),
+            passwordHash: try row("password_hash"),
+            profile: UserProfile(
+                displayName: try row("display_name"), country: try row("country"), locale: try row("locale"),
+                customFields: try JSONReader.object(Array(try row("custom_fields", as: String.self).utf8))),
+            disabled: try row("disabled"), createdAt: try row("created_at"), modifiedAt: try row("modified_at"),
+            lastSeenAt: try row("last_seen_at"))
+    }
+}

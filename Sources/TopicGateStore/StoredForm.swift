@@ -1,0 +1,143 @@
+import TopicGateCore
+
+/// How domain values are written into columns and read back, and the Kii errors a write that
+/// breaks a unique constraint becomes: the same for every database.
+enum StoredForm {
+    static func columns(_ principal: Principal) -> (kind: String, id: String) {
+        switch principal {
+        case .admin: ("admin", "")
+        case .anonymous: ("anonymous", "")
+        case .user(let id): ("user", id.rawValue)
+        case .thing(let id): ("thing", id.rawValue)
+        }
+    }
+
+    static func principal(kind: String, id: String) -> Principal? {
+        switch kind {
+        case "admin": .admin
+        case "anonymous": .anonymous
+        case "user": .user(UserID(id))
+        case "thing": .thing(ThingID(id))
+        default: nil
+        }
+    }
+
+    static func columns(_ owner: Owner) -> (kind: String, id: String) {
+        switch owner {
+        case .user(let id): ("user", id.rawValue)
+        case .group(let id): ("group", id.rawValue)
+        }
+    }
+
+    static func owner(kind: String, id: String) -> Owner {
+        kind == "user" ? .user(UserID(id)) : .group(GroupID(id))
+    }
+
+    static func columns(_ scope: TopicScope) -> (kind: String, id: String) {
+        switch scope {
+        case .app: ("app", "")
+        case .group(let id): ("group", id.rawValue)
+        case .user(let id): ("user", id.rawValue)
+        case .thing(let id): ("thing", id.rawValue)
+        }
+    }
+
+    static func columns(_ subscriber: Subscriber) -> (kind: String, id: String) {
+        switch subscriber {
+        case .user(let id): ("user", id.rawValue)
+        case .thing(let id): ("thing", id.rawValue)
+        }
+    }
+
+    /// `user:ID` or `thing:ID`, as `Subscriber.description` writes it.
+    static func subscriber(_ text: Substring) -> Subscriber? {
+        switch TypedID(parsing: text) {
+        case .user(let id): .user(id)
+        case .thing(let id): .thing(id)
+        case .group, nil: nil
+        }
+    }
+
+    /// An outbox row's recipients: one `Subscriber.description` a line.
+    static func recipients(_ subscribers: [Subscriber]) -> String {
+        subscribers.map(\.description).joined(separator: "\n")
+    }
+
+    static func recipients(_ text: String) -> [Subscriber] {
+        text.split(separator: "\n").compactMap(subscriber)
+    }
+
+    /// The actor of an ACL audit record, as `Principal.description` wrote it.
+    static func actor(_ text: String) -> Principal {
+        if let typed = TypedID(parsing: text) {
+            switch typed {
+            case .user(let id): return .user(id)
+            case .thing(let id): return .thing(id)
+            case .group: return .anonymous
+            }
+        }
+        return text == "admin" ? .admin : .anonymous
+    }
+
+    /// An ACL audit record's entry lists (JSON arrays of strings).
+    static func entryList(_ text: String) -> [String] {
+        ((try? JSONReader.value(Array(text.utf8)))?.arrayValue ?? []).compactMap(\.stringValue)
+    }
+
+    static func entryList(_ entries: [String]) -> String {
+        JSONWriter.string(.array(entries.map(JSONValue.string)))
+    }
+
+    /// A stored command, or nil when a column does not parse (never written by this store).
+    static func command(
+        id: String, appID: AppID, thing: ThingID, issuer: String, request: String, actionResults: String?,
+        state: String, createdAt: UnixMillis, modifiedAt: UnixMillis
+    ) -> Command? {
+        guard let issuer = Owner(parsing: issuer),
+            let body = try? JSONReader.object(Array(request.utf8)),
+            let request = try? CommandRequest(body: body.merging(["issuer": .string(issuer.description)]) { $1 }),
+            let state = CommandState(rawValue: state)
+        else { return nil }
+        let results = actionResults.flatMap { try? JSONReader.value(Array($0.utf8)) }
+        return Command(
+            id: id, appID: appID, thing: thing, issuer: issuer, request: request, actionResults: results, state: state,
+            createdAt: createdAt, modifiedAt: modifiedAt)
+    }
+
+    static func changeContext(_ index: Int, _ change: ACLChange) -> [String: JSONValue] {
+        ["failedChangeIndex": .int(Int64(index)), "failedChange": .string(change.description)]
+    }
+
+    static func topicExists(_ appID: AppID, _ address: TopicAddress) -> KiiError {
+        KiiError(
+            .topicAlreadyExists, "Topic \(address) already exists.",
+            context: [
+                "topicID": .string(address.name.rawValue), "objectScope": address.scope.objectScope(appID: appID),
+            ])
+    }
+
+    /// The error for a user write that broke the unique index (or constraint) `index` names.
+    @Sendable static func userConflict(_ index: String) -> KiiError? {
+        let field =
+            index.contains("login_name")
+            ? "loginName"
+            : index.contains("email_address")
+                ? "emailAddress"
+                : index.contains("phone_number") ? "phoneNumber" : "userID"
+        return KiiError(
+            .userAlreadyExists, "A user with this \(field) already exists.", context: ["field": .string(field)])
+    }
+
+    static func groupConflict(_ id: GroupID) -> KiiError {
+        KiiError(
+            .groupAlreadyExists, "Group \(id.rawValue) already exists.", context: ["groupID": .string(id.rawValue)])
+    }
+
+    static func thingConflict(_ vendorThingID: String) -> KiiError {
+        KiiError(
+            .thingAlreadyExists, "A thing with vendor thing ID \(vendorThingID) already exists.",
+            context: ["field": "vendorThingID", "value": .string(vendorThingID)])
+    }
+
+    static let linkTaken = KiiError(.linkAlreadyExists, "These credentials are already linked to another user.")
+}

@@ -1,0 +1,64 @@
+import Testing
+import TopicGateCore
+import TopicGateStore
+
+/// The outbox and the dead letters on each engine.
+@Suite("Store: outbox and dead letters")
+struct OutboxStoreTests {
+    let appID = AppID("app1")
+
+    func message(_ id: String, commandID: String? = nil) -> OutboxMessage {
+        OutboxMessage(
+            id: id, appID: appID, payload: Array("{\"m\":\"\(id)\"}".utf8) + [0, 255],
+            recipients: [.user(UserID("u1")), .thing(ThingID("t1"))], acceptedAt: 7, commandID: commandID)
+    }
+
+    @Test("Accepted messages come back oldest first, byte for byte, until completed", arguments: StoreEngine.allCases)
+    func pending(_ engine: StoreEngine) async throws {
+        let store = try await engine.newStore(appID: appID)
+        try await store.enqueue([message("m1"), message("m2")])
+        try await store.enqueue([message("m3")])
+        #expect(try await store.pendingMessages(limit: 10) == [message("m1"), message("m2"), message("m3")])
+        #expect(try await store.pendingMessages(limit: 1) == [message("m1")])
+        #expect(try await store.pendingMessageCount() == 3)
+        try await store.recordFailedAttempt(ids: ["m2"])
+        #expect(try await store.pendingMessages(limit: 10).map(\.attempts) == [0, 1, 0])
+        try await store.completeMessages(ids: ["m1", "m3"])
+        #expect(try await store.pendingMessages(limit: 10).map(\.id) == ["m2"])
+        // All or none: a batch with a duplicate ID leaves nothing behind.
+        await #expect(throws: (any Error).self) { try await store.enqueue([message("m4"), message("m2")]) }
+        #expect(try await store.pendingMessageCount() == 1)
+    }
+
+    @Test(
+        "A dead letter leaves the outbox, keeps its attempts, and fails the command it carried",
+        arguments: StoreEngine.allCases)
+    func deadLetters(_ engine: StoreEngine) async throws {
+        let store = try await engine.newStore(appID: appID)
+        let thing = ThingID("t1")
+        try await store.insertThing(
+            Thing(
+                id: thing, appID: appID, vendorThingID: "v", passwordHash: "h", fields: ThingFields(), createdAt: 1,
+                modifiedAt: 1))
+        let request = try CommandRequest(body: ["actions": [["turnPower": true]], "issuer": "user:u1"])
+        try await store.insertCommand(
+            Command(
+                id: "c1", appID: appID, thing: thing, issuer: request.issuer, request: request, createdAt: 1,
+                modifiedAt: 1))
+        try await store.enqueue([message("m1", commandID: "c1"), message("m2"), message("m3")])
+        try await store.recordFailedAttempt(ids: ["m1"])
+        try await store.deadLetter(ids: ["m1", "m2"], reason: "too large", at: 50)
+        #expect(try await store.pendingMessages(limit: 10).map(\.id) == ["m3"])
+        #expect(try await store.deadLetterCount() == 2)
+        #expect(try await store.command(appID: appID, id: "c1")?.state == .sendFailed)
+        let page = try await store.deadLetters(appID: appID, limit: 1, before: nil)
+        #expect(page.map(\.letter.message.id) == ["m2"])
+        let next = try await store.deadLetters(appID: appID, limit: 5, before: page.last?.sequence)
+        #expect(next.map(\.letter.message.id) == ["m1"])
+        #expect(next.first?.letter.message.attempts == 2)
+        #expect(next.first?.letter.failedAt == 50)
+        #expect(next.first?.letter.reason == "too large")
+        #expect(next.first?.letter.message.payload == message("m1").payload)
+        #expect(try await store.deadLetters(appID: AppID("other"), limit: 5, before: nil).isEmpty)
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import TestSupport
+import Testing
+import TopicGateCore
+import TopicGateStore
+
+/// The databases the store contract runs against: each test runs once on a new SQLite file and
+/// once on a new database of a real PostgreSQL server that the test process starts itself.
+enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+
+    /// Where a new, empty store is: a file path or a `postgres://` URL.
+    func newLocation() async throws -> String {
+        switch self {
+        case .sqlite:
+            FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString).sqlite").path
+        case .postgres:
+            try await TestPostgres.shared.newDatabase()
+        }
+    }
+
+    /// Opens (migrating) the store at `location`, as the gateway does.
+    func open(_ location: String) async throws -> any Store {
+        switch self {
+        case .sqlite:
+            return try SQLiteStore(path: location)
+        case .postgres:
+            return try await PostgresStore.open(try #require(PostgresLocation(url: location)))
+        }
+    }
+
+    /// A new store holding one app, `appID`.
+    func newStore(appID: AppID) async throws -> any Store {
+        let store = try await open(try await newLocation())
+        try await store.insertApp(
+            App(id: appID, key: "key", clientID: "client", clientSecretHash: "hash", name: "test", createdAt: 1))
+        return store
+    }
+}

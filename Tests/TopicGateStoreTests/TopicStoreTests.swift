@@ -1,0 +1,144 @@
+import Testing
+import TopicGateCore
+import TopicGateStore
+
+/// Topics, ACL entries, subscriptions and the ACL audit on each engine.
+@Suite("Store: topics, ACLs, subscriptions")
+struct TopicStoreTests {
+    let appID = AppID("app1")
+    let ann = UserID("ann")
+    let bob = UserID("bob")
+    let group = GroupID("g")
+    let lamp = ThingID("lamp")
+
+    /// A store with users ann (member of group g, owned by bob) and bob, ann's thing `lamp`, and
+    /// the group's topic `news`.
+    func newStore(_ engine: StoreEngine) async throws -> any Store {
+        let store = try await engine.newStore(appID: appID)
+        for id in [ann, bob] {
+            try await store.insertUser(User(id: id, appID: appID, passwordHash: "h", createdAt: 1, modifiedAt: 1))
+        }
+        _ = try await store.insertGroup(
+            Group(id: group, appID: appID, name: "g", owner: bob, createdAt: 1, modifiedAt: 1), members: [ann])
+        try await store.insertThing(
+            Thing(
+                id: lamp, appID: appID, vendorThingID: "v-lamp", passwordHash: "h", fields: ThingFields(), createdAt: 1,
+                modifiedAt: 1))
+        _ = try await store.addOwner(appID: appID, thing: lamp, owner: .group(group))
+        try await store.insertTopic(
+            Topic(appID: appID, address: news, creator: .user(bob), createdAt: 5),
+            entries: [
+                ACLEntry(.subscribe, .group(group), isDefault: true), ACLEntry(.send, .user(bob), isDefault: true),
+            ])
+        return store
+    }
+
+    var news: TopicAddress { TopicAddress(scope: .group(group), name: TopicName(rawValue: "news")!) }
+
+    @Test(
+        "A topic round-trips with its entries; a second one of the same address: TOPIC_ALREADY_EXISTS",
+        arguments: StoreEngine.allCases)
+    func topics(_ engine: StoreEngine) async throws {
+        let store = try await newStore(engine)
+        let (topic, entries) = try #require(try await store.topic(appID: appID, address: news))
+        #expect(topic.creator == .user(bob))
+        #expect(topic.createdAt == 5)
+        #expect(
+            entries
+                == [ACLEntry(.send, .user(bob), isDefault: true), ACLEntry(.subscribe, .group(group), isDefault: true)]
+                .sorted())
+        let duplicate = await #expect(throws: KiiError.self) {
+            try await store.insertTopic(Topic(appID: appID, address: news, creator: .admin, createdAt: 6), entries: [])
+        }
+        #expect(duplicate?.code == .topicAlreadyExists)
+        for name in ["b", "a", "C", "c-2"] {
+            try await store.insertTopic(
+                Topic(
+                    appID: appID, address: TopicAddress(scope: .app, name: TopicName(rawValue: name)!), creator: .admin,
+                    createdAt: 1), entries: [])
+        }
+        // Pages by name, bytewise (upper case first), after the last name of the previous page.
+        let first = try await store.topics(appID: appID, scope: .app, after: nil, limit: 2)
+        #expect(first.map(\.name.rawValue) == ["C", "a"])
+        let second = try await store.topics(appID: appID, scope: .app, after: first.last?.name, limit: 5)
+        #expect(second.map(\.name.rawValue) == ["b", "c-2"])
+        #expect(try await store.deleteTopic(appID: appID, address: news))
+        #expect(try await store.topic(appID: appID, address: news) == nil)
+        #expect(try await store.deleteTopic(appID: appID, address: news) == false)
+    }
+
+    @Test(
+        "ACL changes apply all or none, each audited with the entries before and after",
+        arguments: StoreEngine.allCases)
+    func aclChanges(_ engine: StoreEngine) async throws {
+        let store = try await newStore(engine)
+        let grantAnn = ACLChange(.grant, ACLEntry(.send, .user(ann)))
+        let after = try await store.applyACLChanges(
+            appID: appID, address: news, changes: [grantAnn, ACLChange(.revoke, ACLEntry(.send, .user(bob)))],
+            actor: .user(bob), at: 10)
+        #expect(after == [ACLEntry(.send, .user(ann)), ACLEntry(.subscribe, .group(group), isDefault: true)].sorted())
+        // The second change fails: the first is not kept.
+        let error = await #expect(throws: KiiError.self) {
+            _ = try await store.applyACLChanges(
+                appID: appID, address: news,
+                changes: [ACLChange(.grant, ACLEntry(.send, .anyAuthenticated)), grantAnn], actor: .admin, at: 11)
+        }
+        #expect(error?.code == .aclAlreadyExists)
+        #expect(error?.context["failedChangeIndex"] == .int(1))
+        #expect(try await store.topic(appID: appID, address: news)?.1 == after)
+        let audit = try await store.aclAudit(appID: appID, address: news)
+        #expect(audit.map(\.change) == [grantAnn, ACLChange(.revoke, ACLEntry(.send, .user(bob)))])
+        #expect(audit.map(\.actor) == [.user(bob), .user(bob)])
+        #expect(audit.last?.after == after.map(\.description))
+        #expect(audit.first?.at == 10)
+        let missing = await #expect(throws: KiiError.self) {
+            _ = try await store.applyACLChanges(
+                appID: appID, address: news, changes: [ACLChange(.revoke, ACLEntry(.send, .user(bob)))], actor: .admin,
+                at: 12)
+        }
+        #expect(missing?.code == .aclNotFound)
+    }
+
+    @Test(
+        "Subscribers come with their groups and owned things; deleting a user removes its entries and subscriptions",
+        arguments: StoreEngine.allCases)
+    func subscribers(_ engine: StoreEngine) async throws {
+        let store = try await newStore(engine)
+        #expect(try await store.subscribe(appID: appID, address: news, subscriber: .user(ann), at: 1))
+        #expect(try await store.subscribe(appID: appID, address: news, subscriber: .user(ann), at: 2) == false)
+        #expect(try await store.subscribe(appID: appID, address: news, subscriber: .thing(lamp), at: 3))
+        #expect(try await store.isSubscribed(appID: appID, address: news, subscriber: .user(ann)))
+        #expect(try await store.isSubscribed(appID: appID, address: news, subscriber: .user(bob)) == false)
+        let contexts = try await store.subscriberContexts(appID: appID, address: news)
+        #expect(contexts[.user(ann)] == AccessContext(principal: .user(ann), groups: [group], ownedThings: [lamp]))
+        #expect(contexts[.thing(lamp)] == AccessContext(principal: .thing(lamp)))
+        #expect(contexts.count == 2)
+        #expect(
+            try await store.accessContexts(appID: appID, users: [bob, ann])
+                == [
+                    bob: AccessContext(principal: .user(bob), groups: [group], ownedThings: [lamp]),
+                    ann: AccessContext(principal: .user(ann), groups: [group], ownedThings: [lamp]),
+                ])
+        let unknown = await #expect(throws: KiiError.self) {
+            _ = try await store.subscribe(
+                appID: appID, address: TopicAddress(scope: .app, name: TopicName(rawValue: "none")!),
+                subscriber: .user(ann), at: 1)
+        }
+        #expect(unknown?.code == .topicNotFound)
+
+        _ = try await store.applyACLChanges(
+            appID: appID, address: news, changes: [ACLChange(.grant, ACLEntry(.send, .user(ann)))], actor: .admin, at: 4
+        )
+        #expect(try await store.deleteUser(appID: appID, id: ann))
+        #expect(try await store.topic(appID: appID, address: news)?.1.contains { $0.subject == .user(ann) } == false)
+        #expect(
+            try await store.subscriberContexts(appID: appID, address: news).keys.sorted { "\($0)" < "\($1)" } == [
+                .thing(lamp)
+            ])
+        #expect(try await store.unsubscribe(appID: appID, address: news, subscriber: .thing(lamp)))
+        #expect(try await store.unsubscribe(appID: appID, address: news, subscriber: .thing(lamp)) == false)
+        // Deleting the group deletes its topics.
+        #expect(try await store.deleteGroup(appID: appID, id: group))
+        #expect(try await store.topic(appID: appID, address: news) == nil)
+    }
+}
