@@ -4,7 +4,7 @@
 APT_PACKAGES := libsqlite3-dev libssl-dev libcjson-dev mosquitto mosquitto-clients mosquitto-dev libmosquitto-dev
 # And what the tests need besides: Python (the API fuzzer, the browser test's page server),
 # the openssl command (test certificates, a TLS client) and Chromium (the browser test).
-TEST_APT_PACKAGES := python3 python3-venv openssl chromium
+TEST_APT_PACKAGES := python3 python3-venv openssl chromium postgresql
 SWIFT ?= swift
 TOPICGATE := .build/debug/topicgate
 # The API fuzzer the tests run (PyPI), in a virtual environment of its own.
@@ -18,13 +18,15 @@ SCHEMATHESIS_VERSION := 4.32.5
 run: build
 	$(TOPICGATE) serve $(ARGS)
 
-## test: install what is missing, build everything, run the whole test suite. Two tests run on
-##       their own afterwards: the descriptor test holds 1100 descriptors (Foundation's Process
-##       crashes when another test spawns a process meanwhile), and the API fuzzing test loads
-##       both cores for a few minutes.
+## test: install what is missing, build everything, run the whole test suite, then the router
+##       tests again on PostgreSQL (the store contract runs on both engines in the first pass).
+##       Two tests run on their own afterwards: the descriptor test holds 1100 descriptors
+##       (Foundation's Process crashes when another test spawns a process meanwhile), and the API
+##       fuzzing test loads both cores for a few minutes.
 test: deps test-deps fuzz-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip "APIFuzzTests|MQTTClientDescriptorTests"
+	TOPICGATE_TEST_STORE=postgres $(SWIFT) test --skip-build --filter TopicGateServerTests
 	$(SWIFT) test --skip-build --filter MQTTClientDescriptorTests
 	$(SWIFT) test --skip-build --filter APIFuzzTests
 

@@ -15,7 +15,7 @@ struct AppsCommand: AsyncParsableCommand {
         @Option(help: "A name for the app.") var name: String = "app"
 
         func run() async throws {
-            let store = try openStore(configuration: try options.configuration())
+            let store = try await openStore(configuration: try options.configuration())
             let created = try await AppRegistry(store: store).create(name: name)
             AppsCommand.printCredentials(created.app, secret: created.clientSecret)
         }
@@ -26,7 +26,7 @@ struct AppsCommand: AsyncParsableCommand {
         @OptionGroup var options: ServerOptions
 
         func run() async throws {
-            let store = try openStore(configuration: try options.configuration())
+            let store = try await openStore(configuration: try options.configuration())
             print("appID\tappKey\tclientID\tname")
             for app in try await store.apps() {
                 print("\(app.id.rawValue)\t\(app.key)\t\(app.clientID)\t\(app.name)")
@@ -41,7 +41,7 @@ struct AppsCommand: AsyncParsableCommand {
         @Argument(help: "The app's ID.") var appID: String
 
         func run() async throws {
-            let store = try openStore(configuration: try options.configuration())
+            let store = try await openStore(configuration: try options.configuration())
             guard let credentials = try await AppRegistry(store: store).resetSecret(appID: AppID(appID)) else {
                 throw ValidationError("No app \(appID).")
             }

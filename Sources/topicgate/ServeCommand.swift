@@ -5,7 +5,7 @@ import TopicGateCore
 import TopicGateServer
 import TopicGateStore
 
-/// `topicgate serve`: the HTTP API over the SQLite file, until SIGINT or SIGTERM.
+/// `topicgate serve`: the HTTP API over the SQLite file or PostgreSQL, until SIGINT or SIGTERM.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve", abstract: "Run the gateway (HTTP API; stops cleanly on SIGINT/SIGTERM).")
@@ -20,7 +20,7 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = try options.configuration()
         configuration.push = try push.configuration(dataDirectory: configuration.dataDirectory)
         try abuse.apply(to: &configuration)
-        let store = try openStore(configuration: configuration)
+        let store = try await openStore(configuration: configuration)
         let (app, secret) = try await AppRegistry(store: store).defaultApp()
         if let secret {
             print(
@@ -41,7 +41,7 @@ struct ServeCommand: AsyncParsableCommand {
         let scheme = configuration.tls == nil ? "http" : "https"
         print(
             "TopicGate listening on \(scheme)://\(configuration.host):\(configuration.port), data in "
-                + "\(configuration.databasePath)"
+                + "\(configuration.storeDescription)"
         )
         if let push = configuration.push {
             let listeners = push.listeners

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import TopicGateServer
+import TopicGateStore
 
 /// Flags shared by every command that opens the data directory or serves; each falls back to
 /// a `TOPICGATE_*` environment variable, then to the embedded default.
@@ -14,6 +15,13 @@ struct ServerOptions: ParsableArguments {
 
     @Option(help: "Folder of the SQLite file (env TOPICGATE_DATA_DIR; default ./data).")
     var dataDir: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "PostgreSQL database shared by several gateways, postgres://user:password@host:5432/name?sslmode="
+                + "disable|prefer|require (env TOPICGATE_DATABASE_URL; default: the SQLite file in --data-dir).",
+            valueName: "url"))
+    var database: String?
 
     @Option(help: "trace, debug, info, notice, warning, error or critical (env TOPICGATE_LOG_LEVEL; default info).")
     var logLevel: String?
@@ -47,6 +55,14 @@ struct ServerOptions: ParsableArguments {
         configuration.host = host ?? environment["TOPICGATE_HOST"] ?? configuration.host
         if let port = try port ?? environment["TOPICGATE_PORT"].map(Self.integer) { configuration.port = port }
         configuration.dataDirectory = dataDir ?? environment["TOPICGATE_DATA_DIR"] ?? configuration.dataDirectory
+        if let url = database ?? environment["TOPICGATE_DATABASE_URL"], !url.isEmpty {
+            guard let location = PostgresLocation(url: url) else {
+                throw ValidationError(
+                    "The database is a postgres://user:password@host:port/name URL (sslmode disable, prefer or "
+                        + "require), not '\(url.prefix(40))…'.")
+            }
+            configuration.database = location
+        }
         if let level = logLevel ?? environment["TOPICGATE_LOG_LEVEL"] {
             guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
                 throw ValidationError("Unknown log level '\(level)'.")

@@ -14,7 +14,7 @@ struct ACLCommandTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-cli-\(UUID().uuidString)")
             .path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = try openStore(configuration: ServerConfiguration(dataDirectory: directory))
+        let store = try await openStore(configuration: ServerConfiguration(dataDirectory: directory))
         let credentials = try await AppRegistry(store: store).create(name: "cli")
         let appID = credentials.app.id.rawValue
         let environment = [

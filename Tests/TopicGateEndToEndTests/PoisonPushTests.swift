@@ -62,7 +62,7 @@ struct PoisonPushTests {
             // A message accepted before the limit existed: written straight into the outbox of
             // the stopped gateway.
             _ = try await world.server.stop(signal: SIGTERM)
-            let store = try openStore(configuration: ServerConfiguration(dataDirectory: world.directory))
+            let store = try await openStore(configuration: ServerConfiguration(dataDirectory: world.directory))
             try await store.enqueue([
                 OutboxMessage(
                     id: "poison-1", appID: AppID(world.appID),

@@ -20,7 +20,7 @@ struct OpenAPIDocumentTests {
             .path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let configuration = ServerConfiguration(dataDirectory: directory, passwordHashCost: 4)
-        let store = try openStore(configuration: configuration)
+        let store = try await openStore(configuration: configuration)
         let environment = ServerEnvironment(
             configuration: configuration, store: store, time: .system, hasher: PasswordHasher(cost: 4),
             dispatcher: RecordingPushDispatcher(), link: DisconnectedDeviceLink(), signer: nil, outbox: nil,

@@ -36,7 +36,7 @@ struct PushDeliveryIsolationTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-iso-\(UUID().uuidString)")
             .path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = try openStore(configuration: ServerConfiguration(dataDirectory: directory))
+        let store = try await openStore(configuration: ServerConfiguration(dataDirectory: directory))
         let (app, _) = try await AppRegistry(store: store).defaultApp()
         let user = User(id: UserID("u1"), appID: app.id, createdAt: 1, modifiedAt: 1)
         try await store.insertUser(user)

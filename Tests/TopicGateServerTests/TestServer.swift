@@ -10,12 +10,13 @@ import TopicGateCore
 import TopicGateServer
 import TopicGateStore
 
-/// A gateway over a fresh SQLite file in a temporary folder, with its default app, driven
-/// through Hummingbird's router test client.
+/// A gateway over a fresh SQLite file in a temporary folder (or, with the environment variable
+/// `TOPICGATE_TEST_STORE=postgres`, a fresh database of the tests' own PostgreSQL server), with
+/// its default app, driven through Hummingbird's router test client.
 struct TestServer {
     let directory: String
     let configuration: ServerConfiguration
-    let store: SQLiteStore
+    let store: any Store
     let app: App
     let clientSecret: String
     let dispatcher: RecordingPushDispatcher
@@ -37,7 +38,10 @@ struct TestServer {
                 advertisedHost: "mqtt.example.com")
             configuration.push?.publicPorts = MQTTPorts(tcp: 1883, ssl: 8883, ws: 12470, wss: 12473)
         }
-        let store = try openStore(configuration: configuration)
+        if ProcessInfo.processInfo.environment["TOPICGATE_TEST_STORE"] == "postgres" {
+            configuration.database = PostgresLocation(url: try await TestPostgres.shared.newDatabase())
+        }
+        let store = try await openStore(configuration: configuration)
         let (app, secret) = try await AppRegistry(store: store).defaultApp()
         return TestServer(
             directory: directory, configuration: configuration, store: store, app: app, clientSecret: secret!,
@@ -50,7 +54,10 @@ struct TestServer {
     func run(_ test: @escaping @Sendable (Client) async throws -> Void) async throws {
         let application = try await buildApplication(
             configuration: configuration, store: store, dispatcher: dispatcher, time: time)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        defer {
+            (store as? PostgresStore)?.close()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
         try await application.test(.router) { client in
             try await test(Client(client: client, server: self))
         }

@@ -6,11 +6,16 @@ import MQTTBridge
 import ServiceLifecycle
 public import TopicGateStore
 
-/// Opens the store of `configuration` (creating the data directory and migrating the SQLite
-/// file on first use), with the folder and the files readable by the gateway's user only.
-public func openStore(configuration: ServerConfiguration) throws -> SQLiteStore {
+/// Opens the store of `configuration`: the PostgreSQL database it names, or else the SQLite
+/// file of the data directory; either is migrated on first use. The data directory is created
+/// in both cases (it holds the broker's secret), readable by the gateway's user only, like the
+/// SQLite file.
+public func openStore(configuration: ServerConfiguration) async throws -> any Store {
     try DataDirectory.prepare(
         configuration.dataDirectory, traversable: EmbeddedBroker.dropsPrivileges(configuration.push))
+    if let database = configuration.database {
+        return try await PostgresStore.open(database)
+    }
     let store = try SQLiteStore(path: configuration.databasePath)
     try DataDirectory.restrictFile(configuration.databasePath)
     return store

@@ -1,4 +1,5 @@
 public import Logging
+public import TopicGateStore
 
 /// Everything `topicgate serve` can be told, as one plain value. The executable builds it
 /// from flags and environment; tests build it directly.
@@ -6,8 +7,11 @@ public struct ServerConfiguration: Sendable {
     /// Address the HTTP server listens on.
     public var host: String
     public var port: Int
-    /// Folder of the SQLite file (and, later, the broker's shared secret).
+    /// Folder of the SQLite file, the broker's shared secret and the embedded broker's files.
     public var dataDirectory: String
+    /// The PostgreSQL database of a fleet of gateways (`--database`); nil keeps the data in the
+    /// SQLite file of `dataDirectory`.
+    public var database: PostgresLocation?
     public var logLevel: Logger.Level
     /// bcrypt cost for user and thing passwords (each step doubles the time).
     public var passwordHashCost: UInt8
@@ -47,4 +51,7 @@ public struct ServerConfiguration: Sendable {
 
     /// The SQLite file inside the data directory.
     public var databasePath: String { dataDirectory + "/topicgate.sqlite" }
+
+    /// Where the data is, for people (a PostgreSQL URL without its password).
+    public var storeDescription: String { database?.description ?? databasePath }
 }
