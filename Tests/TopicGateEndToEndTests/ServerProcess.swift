@@ -25,7 +25,14 @@ final class ServerProcess: KiiAPI, @unchecked Sendable {
     /// The default app, as its first start printed it.
     var appID: String { (try? printedValue("appID")) ?? "" }
 
-    init(dataDirectory: String, arguments: [String] = []) {
+    /// Where the app credentials were printed: this server's output, or that of the gateway
+    /// that created the shared database's default app.
+    let credentialsPath: String
+
+    /// `credentialsOf`: another gateway on the same database, whose first start printed the
+    /// default app's credentials.
+    init(dataDirectory: String, arguments: [String] = [], credentialsOf other: ServerProcess? = nil) {
+        self.credentialsPath = other?.outputPath ?? dataDirectory + ".stdout"
         self.port = FreePort.next()
         self.mqttPort = FreePort.next()
         self.webSocketPort = FreePort.next()
@@ -84,13 +91,13 @@ final class ServerProcess: KiiAPI, @unchecked Sendable {
 
     /// A `key: value` line of what the first start printed (appKey, clientID, clientSecret).
     func printedValue(_ key: String) throws -> String {
-        let text = try String(contentsOfFile: outputPath, encoding: .utf8)
+        let text = try String(contentsOfFile: credentialsPath, encoding: .utf8)
         guard
             let value = text.split(separator: "\n").first(where: {
                 $0.trimmingCharacters(in: .whitespaces).hasPrefix(key + ":")
             })
             .map({ String($0.split(separator: ":", maxSplits: 1)[1]).trimmingCharacters(in: .whitespaces) })
-        else { throw TestFailure("no \(key) in \(outputPath)") }
+        else { throw TestFailure("no \(key) in \(credentialsPath)") }
         return value
     }
 

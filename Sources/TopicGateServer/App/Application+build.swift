@@ -66,6 +66,11 @@ public func buildApplication(
         configuration: configuration, store: store, time: time, hasher: hasher, dispatcher: pushDispatcher,
         link: brokerLink ?? DisconnectedDeviceLink(),
         signer: signer, outbox: outbox, logger: logger, metrics: metrics)
+    if let feed = store as? any StoreChangeFeed {
+        services.append(
+            CacheInvalidationService(
+                feed: feed, topics: environment.topicCache, apps: environment.authenticator.apps))
+    }
     if let idleDays = configuration.pseudoUserIdleDays {
         services.append(
             PseudoUserCleanupService(

@@ -23,4 +23,13 @@ final class AppCache: Sendable {
             entries[app.id.rawValue] = (app, now + lifetime)
         }
     }
+
+    /// Drops `id` (its credentials changed on another gateway).
+    func forget(_ id: AppID) {
+        _ = entries.withLock { $0.removeValue(forKey: id.rawValue) }
+    }
+
+    func forgetAll() {
+        entries.withLock { $0.removeAll() }
+    }
 }

@@ -53,4 +53,16 @@ public struct PostgresLocation: Sendable, CustomStringConvertible {
         configuration.options.maximumConnections = maximumConnections
         return configuration
     }
+
+    /// For a connection of its own, outside the pool (the change feed's).
+    func connectionConfiguration() throws -> PostgresConnection.Configuration {
+        let tls: PostgresConnection.Configuration.TLS =
+            switch sslMode {
+            case "disable": .disable
+            case "require": .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            default: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            }
+        return PostgresConnection.Configuration(
+            host: host, port: port, username: user, password: password, database: database, tls: tls)
+    }
 }

@@ -32,6 +32,7 @@ extension PostgresStore: AppStore {
 
     public func updateApp(_ app: App) async throws {
         try await write { connection in
+            try await Self.notify(connection, .app(app.id))
             try await connection.run(
                 """
                 UPDATE apps SET app_key = \(app.key), client_id = \(app.clientID),

@@ -16,6 +16,7 @@ extension PostgresStore: TopicStore {
                     """)
             else { return }
             let topicID: Int64 = try row("topic_id")
+            try await Self.notify(connection, .topic(topic.appID, topic.address))
             for entry in entries {
                 try await connection.run(
                     """
@@ -40,12 +41,15 @@ extension PostgresStore: TopicStore {
 
     public func deleteTopic(appID: AppID, address: TopicAddress) async throws -> Bool {
         let (kind, id) = StoredForm.columns(address.scope)
-        return try await changesRow(
-            """
-            DELETE FROM topics
-            WHERE app_id = \(appID) AND scope_kind = \(kind) AND scope_id = \(id) AND name = \(address.name.rawValue)
-            RETURNING 1
-            """)
+        return try await write { connection in
+            try await Self.notify(connection, .topic(appID, address))
+            return try await connection.count(
+                """
+                DELETE FROM topics
+                WHERE app_id = \(appID) AND scope_kind = \(kind) AND scope_id = \(id) AND name = \(address.name.rawValue)
+                RETURNING 1
+                """) > 0
+        }
     }
 
     public func topics(appID: AppID, scope: TopicScope, after: TopicName?, limit: Int) async throws -> [Topic] {
@@ -79,6 +83,7 @@ extension PostgresStore: TopicStore {
                 throw KiiError.topicNotFound(appID: appID, address)
             }
             let topicID: Int64 = try row("topic_id")
+            try await Self.notify(connection, .topic(appID, address))
             var entries = try await Self.entries(connection, topicID: topicID)
             for (index, change) in changes.enumerated() {
                 let before = entries.map(\.description)
@@ -255,6 +260,7 @@ extension PostgresStore: TopicStore {
     /// Deletes a scope's topics (with their entries and subscriptions): part of deleting the
     /// user, group or thing the scope belongs to.
     static func deleteTopics(_ connection: PostgresConnection, appID: AppID, scope: TopicScope) async throws {
+        try await notify(connection, .principalDeleted(appID))
         let (kind, id) = StoredForm.columns(scope)
         try await connection.run(
             "DELETE FROM topics WHERE app_id = \(appID) AND scope_kind = \(kind) AND scope_id = \(id)")

@@ -7,6 +7,7 @@ import TopicGateCore
 /// PostgreSQL's default `synchronous_commit`) before it returns.
 public final class PostgresStore: Sendable {
     let client: PostgresClient
+    let location: PostgresLocation
     let logger: Logger
     private let running: Task<Void, Never>
 
@@ -16,7 +17,8 @@ public final class PostgresStore: Sendable {
         async throws -> PostgresStore
     {
         let store = PostgresStore(
-            client: PostgresClient(configuration: location.configuration, backgroundLogger: logger), logger: logger)
+            client: PostgresClient(configuration: location.configuration, backgroundLogger: logger), location: location,
+            logger: logger)
         do {
             try await PostgresSchema.migrate(store)
         } catch {
@@ -26,8 +28,9 @@ public final class PostgresStore: Sendable {
         return store
     }
 
-    private init(client: PostgresClient, logger: Logger) {
+    private init(client: PostgresClient, location: PostgresLocation, logger: Logger) {
         self.client = client
+        self.location = location
         self.logger = logger
         // Started before the first lease (an immediate task runs up to its first suspension).
         running = Task.immediate { await client.run() }

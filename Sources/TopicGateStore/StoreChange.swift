@@ -1,0 +1,36 @@
+public import TopicGateCore
+
+/// A committed change that every gateway's caches must drop at once, not when they expire.
+public enum StoreChange: Sendable, Hashable {
+    /// A topic was created or deleted, or its ACL changed.
+    case topic(AppID, TopicAddress)
+    /// A user, group or thing was deleted, with its topics and every entry that named it.
+    case principalDeleted(AppID)
+    /// An app's credentials changed.
+    case app(AppID)
+    /// Changes may have been missed (the feed started or reconnected): drop everything.
+    case unknown
+
+    /// The change as the text of one notification: `topic <app> <address>`, `principal <app>`,
+    /// `app <app>`.
+    public var payload: String {
+        switch self {
+        case .topic(let app, let address): "topic \(app.rawValue) \(address)"
+        case .principalDeleted(let app): "principal \(app.rawValue)"
+        case .app(let app): "app \(app.rawValue)"
+        case .unknown: "unknown"
+        }
+    }
+
+    /// Anything it does not understand is `.unknown` (so it drops too much, never too little).
+    public init(payload: String) {
+        let parts = payload.split(separator: " ", maxSplits: 2).map(String.init)
+        switch (parts.first, parts.count) {
+        case ("topic", 3):
+            self = TopicAddress(parsing: parts[2]).map { .topic(AppID(parts[1]), $0) } ?? .unknown
+        case ("principal", 2): self = .principalDeleted(AppID(parts[1]))
+        case ("app", 2): self = .app(AppID(parts[1]))
+        default: self = .unknown
+        }
+    }
+}
