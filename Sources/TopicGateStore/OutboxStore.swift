@@ -5,8 +5,13 @@ public protocol OutboxStore: Sendable {
     /// Durably records `messages` in one transaction (one disk sync); when this returns they
     /// survive a crash. All or none.
     func enqueue(_ messages: [OutboxMessage]) async throws
-    /// The oldest `limit` waiting messages, oldest first.
+    /// The oldest `limit` waiting messages, oldest first (whoever holds them).
     func pendingMessages(limit: Int) async throws -> [OutboxMessage]
+    /// Takes up to `limit` waiting messages for `gateway` to deliver, oldest first: those no
+    /// gateway holds, those it holds already, and those whose holder's lease ran out before
+    /// `now` (a gateway that died). It holds them until `leaseUntil`; while a lease runs no
+    /// other gateway takes the message.
+    func claimMessages(gateway: String, limit: Int, now: Int64, leaseUntil: Int64) async throws -> [OutboxMessage]
     /// Removes delivered messages.
     func completeMessages(ids: [String]) async throws
     func pendingMessageCount() async throws -> Int

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import TopicGateCore
 import TopicGateServer
 import TopicGateStore
 
@@ -22,6 +23,20 @@ struct ServerOptions: ParsableArguments {
                 + "disable|prefer|require (env TOPICGATE_DATABASE_URL; default: the SQLite file in --data-dir).",
             valueName: "url"))
     var database: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a gateway's claim on outbox messages keeps other gateways off them; a dead gateway's "
+                + "claims are delivered by another after this (env TOPICGATE_OUTBOX_LEASE; default 30).",
+            valueName: "seconds"))
+    var outboxLease: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "This gateway's name among those sharing --database, in claims and logs (env TOPICGATE_GATEWAY_ID; "
+                + "default host-pid-random).",
+            valueName: "name"))
+    var gatewayID: String?
 
     @Option(help: "trace, debug, info, notice, warning, error or critical (env TOPICGATE_LOG_LEVEL; default info).")
     var logLevel: String?
@@ -62,6 +77,16 @@ struct ServerOptions: ParsableArguments {
                         + "require), not '\(url.prefix(40))…'.")
             }
             configuration.database = location
+        }
+        if let seconds = try outboxLease ?? environment["TOPICGATE_OUTBOX_LEASE"].map(Self.integer) {
+            guard (1...3600).contains(seconds) else { throw ValidationError("The outbox lease is 1 to 3600 seconds.") }
+            configuration.outboxLease = .seconds(seconds)
+        }
+        if let id = gatewayID ?? environment["TOPICGATE_GATEWAY_ID"], !id.isEmpty {
+            guard IDSyntax.isWellFormed(id) else {
+                throw ValidationError("A gateway ID is 1 to 128 letters, digits, '-', '_' or '.'.")
+            }
+            configuration.gatewayID = id
         }
         if let level = logLevel ?? environment["TOPICGATE_LOG_LEVEL"] {
             guard let parsed = Logger.Level(rawValue: level.lowercased()) else {

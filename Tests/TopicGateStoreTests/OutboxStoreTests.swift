@@ -61,4 +61,44 @@ struct OutboxStoreTests {
         #expect(next.first?.letter.message.payload == message("m1").payload)
         #expect(try await store.deadLetters(appID: AppID("other"), limit: 5, before: nil).isEmpty)
     }
+
+    @Test(
+        "Two gateways never hold one message at once; a dead gateway's messages are taken once its lease ran out",
+        arguments: StoreEngine.allCases)
+    func claims(_ engine: StoreEngine) async throws {
+        let store = try await engine.newStore(appID: appID)
+        try await store.enqueue((1...5).map { message("m\($0)") })
+        let a = try await store.claimMessages(gateway: "a", limit: 3, now: 100, leaseUntil: 200)
+        #expect(a.map(\.id) == ["m1", "m2", "m3"])
+        let b = try await store.claimMessages(gateway: "b", limit: 10, now: 100, leaseUntil: 200)
+        #expect(b.map(\.id) == ["m4", "m5"])
+        // A's own are A's again (a retry); nobody else's.
+        #expect(
+            try await store.claimMessages(gateway: "a", limit: 10, now: 150, leaseUntil: 250).map(\.id) == [
+                "m1", "m2", "m3",
+            ])
+        try await store.completeMessages(ids: ["m1"])
+        // B dies; once its lease ran out, A takes its messages.
+        #expect(
+            try await store.claimMessages(gateway: "a", limit: 10, now: 199, leaseUntil: 300).map(\.id) == ["m2", "m3"])
+        #expect(
+            try await store.claimMessages(gateway: "a", limit: 10, now: 201, leaseUntil: 300).map(\.id) == [
+                "m2", "m3", "m4", "m5",
+            ])
+        #expect(try await store.claimMessages(gateway: "b", limit: 10, now: 250, leaseUntil: 350).isEmpty)
+    }
+
+    @Test(
+        "A scheduled job's lease: one holder until it runs out, extended by its holder",
+        arguments: StoreEngine.allCases)
+    func jobLeases(_ engine: StoreEngine) async throws {
+        let store = try await engine.newStore(appID: appID)
+        #expect(try await store.takeJobLease("cleanup", gateway: "a", now: 0, until: 100))
+        #expect(try await store.takeJobLease("cleanup", gateway: "b", now: 50, until: 150) == false)
+        #expect(try await store.takeJobLease("other", gateway: "b", now: 50, until: 150))
+        #expect(try await store.takeJobLease("cleanup", gateway: "a", now: 90, until: 190))
+        #expect(try await store.takeJobLease("cleanup", gateway: "b", now: 150, until: 250) == false)
+        #expect(try await store.takeJobLease("cleanup", gateway: "b", now: 191, until: 291))
+        #expect(try await store.takeJobLease("cleanup", gateway: "a", now: 200, until: 300) == false)
+    }
 }

@@ -60,7 +60,9 @@ public func buildApplication(
         brokerLink = link
         if dispatcher == nil { pushDispatcher = OutboxPushDispatcher(outbox: pushOutbox) }
         services.append(
-            PushDeliveryService(store: store, link: link, wakeup: wakeup, time: time, logger: logger, metrics: metrics))
+            PushDeliveryService(
+                store: store, link: link, wakeup: wakeup, time: time, logger: logger, metrics: metrics,
+                gatewayID: configuration.gatewayID, outboxLease: configuration.outboxLease))
     }
     let environment = ServerEnvironment(
         configuration: configuration, store: store, time: time, hasher: hasher, dispatcher: pushDispatcher,
@@ -75,7 +77,7 @@ public func buildApplication(
         services.append(
             PseudoUserCleanupService(
                 cleanup: environment.cleanup, idleDays: idleDays, interval: configuration.pseudoUserCleanupInterval,
-                logger: logger))
+                leases: store, gatewayID: configuration.gatewayID, time: time, logger: logger))
     }
     // States that things publish on `<mqttTopic>/state` reach the state service.
     let states = environment.states

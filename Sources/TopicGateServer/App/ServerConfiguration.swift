@@ -1,3 +1,4 @@
+import Foundation
 public import Logging
 public import TopicGateStore
 
@@ -31,6 +32,12 @@ public struct ServerConfiguration: Sendable {
     public var crossOrigin: CrossOriginPolicy = .anyOrigin
     /// HTTPS for the API (`--tls-cert`, `--tls-key`); nil serves plain HTTP.
     public var tls: TLSFiles?
+    /// This gateway among the gateways of one database (outbox claims, scheduled jobs' leases):
+    /// unique per process unless set.
+    public var gatewayID = ServerConfiguration.newGatewayID()
+    /// How long a gateway's claim on outbox messages keeps the other gateways off them: after a
+    /// gateway dies, what it had claimed is delivered by another within this time.
+    public var outboxLease: Duration = .seconds(30)
     /// MQTT push; nil runs the server without a broker (sends are recorded, not delivered).
     public var push: PushConfiguration?
 
@@ -54,4 +61,10 @@ public struct ServerConfiguration: Sendable {
 
     /// Where the data is, for people (a PostgreSQL URL without its password).
     public var storeDescription: String { database?.description ?? databasePath }
+
+    /// `host-pid-random`: names a gateway process in the logs and the outbox's claims.
+    public static func newGatewayID() -> String {
+        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "gateway"
+        return "\(host)-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
+    }
 }

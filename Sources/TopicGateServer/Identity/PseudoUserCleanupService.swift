@@ -1,18 +1,34 @@
 import Logging
 import ServiceLifecycle
+import TopicGateStore
 
 /// Runs `PseudoUserCleanup` for every app on a schedule inside `serve` (when
-/// `--pseudo-user-idle-days` is set): once shortly after start, then every `interval`.
+/// `--pseudo-user-idle-days` is set): once shortly after start, then every `interval`. Of the
+/// gateways sharing a database, the one holding the job's lease runs it; the others wait for
+/// the lease to run out (their holder died).
 struct PseudoUserCleanupService: Service {
     let cleanup: PseudoUserCleanup
     let idleDays: Int
     let interval: Duration
+    let leases: any JobLeaseStore
+    let gatewayID: String
+    let time: TimeSource
     let logger: Logger
 
     func run() async throws {
         try? await pause(for: min(interval, .seconds(5)))
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
+                // Held a little longer than the interval: the holder renews it before it ends.
+                let now = time.now()
+                guard
+                    try await leases.takeJobLease(
+                        "pseudo-user-cleanup", gateway: gatewayID, now: now,
+                        until: now + interval.wholeMilliseconds + 60_000)
+                else {
+                    try? await pause(for: interval)
+                    continue
+                }
                 let report = try await cleanup.run(
                     appID: nil, idleDays: idleDays, dryRun: false, actor: "scheduled-cleanup")
                 if !report.users.isEmpty {

@@ -9,6 +9,11 @@ import TopicGateStore
 /// acknowledged. After a crash or a broker outage the outbox is delivered on recovery (at
 /// least once; payloads carry `pushMessageID`).
 ///
+/// On a store shared by several gateways each message is delivered by one of them at a time:
+/// a gateway claims a batch with a lease (`outboxLease`) and only it delivers the batch while
+/// the lease runs; what a gateway that died had claimed is taken by another once its lease ran
+/// out.
+///
 /// One message can never hold up the others. A message whose delivery failed is tried again
 /// on its own, before the fresh ones; one that the broker would refuse (over its packet
 /// limit), or that fails `deadLetterAfter` times on its own, moves to the dead letters (for
@@ -20,6 +25,10 @@ struct PushDeliveryService: Service {
     let time: TimeSource
     let logger: Logger
     let metrics: ServerMetrics
+    /// This gateway, as its outbox claims name it.
+    var gatewayID = ServerConfiguration.newGatewayID()
+    /// How long a claim keeps other gateways off a message.
+    var outboxLease: Duration = .seconds(30)
     /// Messages taken from the outbox at once.
     var batchSize = 200
     /// Failed deliveries after which a message is a dead letter.
@@ -43,7 +52,9 @@ struct PushDeliveryService: Service {
     func deliverBatch() async -> Outcome {
         guard link.isReady else { return .failed }
         do {
-            let pending = try await store.pendingMessages(limit: batchSize)
+            let now = time.now()
+            let pending = try await store.claimMessages(
+                gateway: gatewayID, limit: batchSize, now: now, leaseUntil: now + outboxLease.wholeMilliseconds)
             guard !pending.isEmpty else { return .idle }
             if let suspect = pending.first(where: { $0.attempts > 0 }) {
                 return try await deliver([suspect], alone: true) ? .more : .failed

@@ -6,7 +6,8 @@ import PostgresNIO
 /// compare bytes (`COLLATE "C"`), as SQLite does, whatever the database's locale.
 enum PostgresSchema {
     static let migrations: [(version: String, sql: String)] = [
-        ("v1-schema", version1)
+        ("v1-schema", version1),
+        ("v2-claims-and-job-leases", version2),
     ]
 
     /// Applies the migrations the database has not seen. A transaction-scoped advisory lock makes
@@ -32,6 +33,18 @@ enum PostgresSchema {
             }
         }
     }
+
+    /// Which gateway delivers a message, until when; which runs a scheduled job.
+    static let version2 = """
+        ALTER TABLE outbox ADD COLUMN claimed_by TEXT;
+        ALTER TABLE outbox ADD COLUMN lease_until BIGINT NOT NULL DEFAULT 0;
+        CREATE INDEX outbox_claims ON outbox(claimed_by, lease_until);
+        CREATE TABLE job_leases (
+            job TEXT PRIMARY KEY,
+            holder TEXT NOT NULL,
+            lease_until BIGINT NOT NULL
+        );
+        """
 
     static let version1 = """
         CREATE TABLE apps (

@@ -22,6 +22,24 @@ extension PostgresStore: OutboxStore {
         }
     }
 
+    public func claimMessages(gateway: String, limit: Int, now: Int64, leaseUntil: Int64) async throws
+        -> [OutboxMessage]
+    {
+        try await write { connection in
+            // SKIP LOCKED: gateways claiming at the same moment take different messages.
+            try await connection.rows(
+                """
+                UPDATE outbox SET claimed_by = \(gateway), lease_until = \(leaseUntil)
+                WHERE sequence IN (
+                    SELECT sequence FROM outbox
+                    WHERE claimed_by IS NULL OR claimed_by = \(gateway) OR lease_until < \(now)
+                    ORDER BY sequence LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+                RETURNING *
+                """
+            ).map { (try $0("sequence", as: Int64.self), try Self.outboxMessage($0)) }.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+    }
+
     public func completeMessages(ids: [String]) async throws {
         guard !ids.isEmpty else { return }
         try await write { connection in

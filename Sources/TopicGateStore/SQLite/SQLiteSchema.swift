@@ -273,6 +273,19 @@ enum SQLiteSchema {
                     CREATE INDEX account_links_user ON account_links(app_id, user_id);
                     """)
         }
+        migrator.registerMigration("v8-claims-and-job-leases") { db in
+            // Which gateway delivers a message, until when; which runs a scheduled job.
+            try db.execute(
+                sql: """
+                    ALTER TABLE outbox ADD COLUMN claimed_by TEXT;
+                    ALTER TABLE outbox ADD COLUMN lease_until INTEGER NOT NULL DEFAULT 0;
+                    CREATE TABLE job_leases (
+                        job TEXT PRIMARY KEY,
+                        holder TEXT NOT NULL,
+                        lease_until INTEGER NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }
 }

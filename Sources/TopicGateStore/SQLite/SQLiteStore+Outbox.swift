@@ -29,6 +29,25 @@ extension SQLiteStore: OutboxStore {
         }
     }
 
+    public func claimMessages(gateway: String, limit: Int, now: Int64, leaseUntil: Int64) async throws
+        -> [OutboxMessage]
+    {
+        try await write { db in
+            let claimable = try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT * FROM outbox WHERE claimed_by IS NULL OR claimed_by = ? OR lease_until < ?
+                        ORDER BY sequence LIMIT ?
+                        """), arguments: [gateway, now, limit])
+            let claim = try db.cachedStatement(
+                sql: "UPDATE outbox SET claimed_by = ?, lease_until = ? WHERE sequence = ?")
+            for row in claimable {
+                try claim.execute(arguments: [gateway, leaseUntil, row["sequence"] as Int64])
+            }
+            return claimable.map(Self.outboxMessage)
+        }
+    }
+
     public func completeMessages(ids: [String]) async throws {
         guard !ids.isEmpty else { return }
         try await write { db in
