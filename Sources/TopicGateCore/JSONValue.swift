@@ -45,6 +45,15 @@ extension JSONValue {
         }
     }
 
+    /// The number as a double, whether it was written as an integer or not.
+    public var doubleValue: Double? {
+        switch self {
+        case .int(let value): Double(value)
+        case .double(let value): value
+        default: nil
+        }
+    }
+
     /// True for `.null`.
     public var isNull: Bool {
         if case .null = self { return true }

@@ -6,6 +6,18 @@ public struct LockoutState: Sendable, Hashable {
 
     public init() {}
 
+    /// A lockout as it was kept.
+    public init(failures: Int, lastFailureAt: Int64, lockedUntil: Int64) {
+        self.failures = failures
+        self.lastFailureAt = lastFailureAt
+        self.lockedUntil = lockedUntil
+    }
+
+    /// When the lockout is forgotten (and so no different from none).
+    public func forgottenAt(policy: LockoutPolicy) -> Int64 {
+        max(lockedUntil, lastFailureAt + policy.forgetAfterMillis + 1)
+    }
+
     /// Milliseconds the key stays locked (0: it is not).
     public func remainingLock(now: Int64) -> Int64 {
         max(0, lockedUntil - now)

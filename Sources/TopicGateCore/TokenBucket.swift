@@ -10,6 +10,17 @@ public struct TokenBucket: Sendable, Hashable {
         updatedAt = now
     }
 
+    /// A bucket as it was kept.
+    public init(tokens: Double, updatedAt: Int64) {
+        self.tokens = tokens
+        self.updatedAt = updatedAt
+    }
+
+    /// When the bucket is full again (and so no different from a new one).
+    public func fullAt(limit: RateLimit) -> Int64 {
+        updatedAt + Int64((max(0, Double(limit.count) - tokens) / limit.refillPerMillisecond).rounded(.up))
+    }
+
     /// Milliseconds until a token is available (0: one is, now).
     public mutating func wait(limit: RateLimit, now: Int64) -> Int64 {
         refill(limit: limit, now: now)

@@ -3,5 +3,5 @@
 /// run against both. None of them makes an authorization decision.
 public protocol Store: AppStore, UserStore, TokenStore, GroupStore, ThingStore, TopicStore, InstallationStore,
     OutboxStore,
-    CommandStore, ThingStateStore, AccountLinkStore, SecurityAuditStore, JobLeaseStore
+    CommandStore, ThingStateStore, AccountLinkStore, SecurityAuditStore, JobLeaseStore, AbuseRecordStore
 {}

@@ -9,11 +9,12 @@ import TopicGateCore
 /// balancer runs them.
 @Suite("Fleet: gateways sharing PostgreSQL")
 struct FleetTests {
-    /// Two gateways on a new database, without a broker; A starts first and creates the app.
-    static func twoGateways() async throws -> (ServerProcess, ServerProcess) {
+    /// Two gateways on a new database, without a broker, with more `serve` flags; A starts
+    /// first and creates the app.
+    static func twoGateways(_ more: [String] = []) async throws -> (ServerProcess, ServerProcess) {
         let url = try await TestPostgres.shared.newDatabase()
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-\(UUID().uuidString)").path
-        let arguments = ["--database", url, "--broker", "none"]
+        let arguments = ["--database", url, "--broker", "none"] + more
         let a = ServerProcess(dataDirectory: base + "-a", arguments: arguments)
         try await a.start()
         let b = ServerProcess(dataDirectory: base + "-b", arguments: arguments, credentialsOf: a)
@@ -58,6 +59,36 @@ struct FleetTests {
             "FleetTests: revoke through A → refused through B after \(windows.map { "\($0)" }); worst \(worst); "
                 + "\(allowedAfterRevoke) sends allowed after a revocation returned")
         #expect(worst < .milliseconds(100))
+    }
+
+    @Test("Two gateways share one budget: sign-ups and login failures spent through A count on B")
+    func sharedBudgets() async throws {
+        let (a, b) = try await Self.twoGateways(["--signup-limit", "4/h", "--login-failure-limit", "3/h"])
+        defer {
+            Task {
+                try? await a.stop(signal: SIGTERM)
+                try? await b.stop(signal: SIGTERM)
+            }
+        }
+        for _ in 0..<2 { _ = try await a.pseudoUser() }
+        for _ in 0..<2 { _ = try await b.pseudoUser() }
+        // Four of four spent, two through each: the fifth is refused by either.
+        for gateway in [a, b] {
+            let refused = try await gateway.call(
+                .post, "\(gateway.app)/users", contentType: "application/vnd.kii.RegistrationRequest+json", body: "{}")
+            #expect(refused.status == .tooManyRequests)
+        }
+        // Login failures: two through A, one through B, then B refuses even the right password.
+        for (gateway, password) in [(a, "wrong-1"), (a, "wrong-2"), (b, "wrong-3")] {
+            let failed = try await gateway.call(
+                .post, "\(gateway.app)/oauth2/token", contentType: "application/json",
+                body: #"{"grant_type":"password","username":"nobody","password":"\#(password)"}"#)
+            #expect(failed.status == .badRequest)
+        }
+        let spent = try await b.call(
+            .post, "\(b.app)/oauth2/token", contentType: "application/json",
+            body: #"{"grant_type":"password","username":"nobody","password":"wrong-4"}"#)
+        #expect(spent.status == .tooManyRequests)
     }
 
     /// Polls `condition` until it holds; how long that took, or nil after `limit`.

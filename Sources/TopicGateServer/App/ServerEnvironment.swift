@@ -45,7 +45,10 @@ struct ServerEnvironment: Sendable {
         authenticator = Authenticator(
             store: store, time: time, trustForwardedFor: configuration.abuse.trustForwardedFor)
         body = RequestBody(maximumSize: configuration.maximumBodySize)
-        abuse = AbuseGuard(controls: configuration.abuse, time: time)
+        // One gateway keeps the abuse records in memory; a fleet shares them in its database.
+        abuse = AbuseGuard(
+            controls: configuration.abuse, time: time,
+            ledger: configuration.database == nil ? MemoryAbuseLedger() : SharedAbuseLedger(store: store))
         audit = SecurityAudit(store: store, time: time, logger: logger)
         passwords = PasswordCheck(abuse: abuse, hasher: hasher, audit: audit)
         login = LoginService(store: store, passwords: passwords, tokens: tokens, abuse: abuse, audit: audit)

@@ -138,6 +138,8 @@ struct LinkService: Sendable {
             throw LoginService.locked(retryAfterMillis: millis)
         } catch .busy {
             throw AbuseGuard.busy()
+        } catch .unavailable {
+            throw AbuseGuard.unavailable()
         }
         let link: AccountLink?
         let user: User?
@@ -148,10 +150,10 @@ struct LinkService: Sendable {
                 secretHash: Secrets.sha256(request.secret))
             user = if let link { try await store.user(appID: app.id, id: link.userID) } else { nil }
         } catch {
-            abuse.end(attempt, succeeded: false)
+            await abuse.end(attempt, succeeded: false)
             throw error
         }
-        abuse.end(attempt, succeeded: user != nil)
+        await abuse.end(attempt, succeeded: user != nil)
         guard let link, let user else {
             try await audit.record(
                 .linkLoginFailed, appID: app.id, actor: "anonymous", subjectID: link?.userID.rawValue,

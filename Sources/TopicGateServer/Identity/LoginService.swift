@@ -71,18 +71,20 @@ struct LoginService: Sendable {
         }
         let attempt: AbuseGuard.Attempt
         do throws(AbuseGuard.Refusal) {
-            attempt = try abuse.begin(appID: app.id, address: address, lockouts: [], appBudget: false)
+            attempt = try await abuse.begin(appID: app.id, address: address, lockouts: [], appBudget: false)
         } catch .budgetSpent(let millis), .locked(let millis) {
             throw KiiError.tooManyRequests(
                 "Too many failed logins from this address; try again later.", retryAfterMillis: millis)
         } catch .busy {
             // No lockout keys here, so never busy; refused like a spent budget if it were.
             throw KiiError.tooManyRequests("Too many logins at once; try again.", retryAfterMillis: 1_000)
+        } catch .unavailable {
+            throw AbuseGuard.unavailable()
         }
         let matches =
             clientID == app.clientID
             && Secrets.constantTimeEqual(Secrets.sha256(secret), app.clientSecretHash)
-        abuse.end(attempt, succeeded: matches)
+        await abuse.end(attempt, succeeded: matches)
         guard matches else {
             try await audit.record(
                 .loginFailed, appID: app.id, actor: "anonymous", account: clientID, address: address,

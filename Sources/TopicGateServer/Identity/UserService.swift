@@ -18,7 +18,7 @@ struct UserService: Sendable {
 
     /// A user with no password whose access token is its identity. Returns the user and token.
     func createPseudoUser(caller: Caller, fields: UserFields) async throws -> (User, String) {
-        try admitSignup(caller)
+        try await admitSignup(caller)
         guard !fields.hasIdentity else {
             throw KiiError.invalidInput(
                 "A pseudo user has no login name, email address or phone number; send a password to register a "
@@ -35,7 +35,7 @@ struct UserService: Sendable {
 
     /// A normal user: an identity and a password. With `authorize`, also a token.
     func register(caller: Caller, fields: UserFields, authorize: Bool) async throws -> (User, String?) {
-        try admitSignup(caller)
+        try await admitSignup(caller)
         guard fields.hasIdentity else {
             throw KiiError.invalidInput(
                 "Registration needs a loginName, emailAddress or phoneNumber.", field: "loginName")
@@ -121,8 +121,8 @@ struct UserService: Sendable {
     }
 
     /// Sign-ups by anyone but the admin count against the client address's sign-up budget.
-    private func admitSignup(_ caller: Caller) throws {
-        if caller.principal != .admin { try abuse.admitSignup(appID: caller.appID, address: caller.address) }
+    private func admitSignup(_ caller: Caller) async throws {
+        if caller.principal != .admin { try await abuse.admitSignup(appID: caller.appID, address: caller.address) }
     }
 
     /// Deletes the user with its tokens, memberships, ownerships and owned groups.

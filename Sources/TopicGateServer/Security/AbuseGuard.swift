@@ -1,9 +1,9 @@
-import Synchronization
 import TopicGateCore
 
 /// The live state of `AbuseControls`: token buckets for sign-ups and login failures, lockouts
-/// for login names, external IDs and client addresses. In memory, per gateway process; bounded
-/// (idle keys are dropped as the tables grow).
+/// for login names, external IDs and client addresses. Its records are in an `AbuseLedger`: in
+/// memory for one gateway, in the shared database for a fleet (so that two gateways never give
+/// twice the budget, and a lockout on one holds on all).
 final class AbuseGuard: Sendable {
     /// What a bucket or lockout counts.
     enum Key: Hashable {
@@ -19,41 +19,54 @@ final class AbuseGuard: Sendable {
         case link(AppID, provider: String, externalID: String)
         case linkLoginsFromAddress(String)
         case statesOfThing(AppID, ThingID)
-    }
 
-    private struct State {
-        var buckets: [Key: TokenBucket] = [:]
-        var lockouts: [Key: LockoutState] = [:]
-        /// Attempts admitted and not yet ended, per lockout key.
-        var pending: [Key: Int] = [:]
-        var operations = 0
+        /// The key's name in the ledger (its parts apart by newlines, which no part holds).
+        var ledgerKey: String {
+            switch self {
+            case .signupsFromAddress(let address): "signups-from\n\(address)"
+            case .signupsInApp(let app): "signups-in\n\(app.rawValue)"
+            case .loginFailuresFromAddress(let address): "login-failures-from\n\(address)"
+            case .loginFailuresInApp(let app): "login-failures-in\n\(app.rawValue)"
+            case .account(let app, let account): "account\n\(app.rawValue)\n\(account)"
+            case .link(let app, let provider, let externalID): "link\n\(app.rawValue)\n\(provider)\n\(externalID)"
+            case .linkLoginsFromAddress(let address): "link-logins-from\n\(address)"
+            case .statesOfThing(let app, let thing): "states\n\(app.rawValue)\n\(thing.rawValue)"
+            }
+        }
     }
 
     let controls: AbuseControls
     let time: TimeSource
-    /// Past this many remembered keys, idle ones are dropped.
-    let pruneThreshold: Int
-    private let state = Mutex(State())
+    let ledger: any AbuseLedger
+    /// A check its gateway never ended (it died) stops counting as in flight after this.
+    static let checkTimeoutMillis: Int64 = 60_000
 
-    init(controls: AbuseControls, time: TimeSource, pruneThreshold: Int = 50_000) {
+    init(controls: AbuseControls, time: TimeSource, ledger: any AbuseLedger = MemoryAbuseLedger()) {
         self.controls = controls
         self.time = time
-        self.pruneThreshold = pruneThreshold
+        self.ledger = ledger
     }
 
     /// Counts a new user or thing from `address` in `appID`; 429 when either budget is spent.
-    func admitSignup(appID: AppID, address: String?) throws(KiiError) {
+    func admitSignup(appID: AppID, address: String?) async throws(KiiError) {
         let now = time.now()
-        var limits: [(Key, RateLimit)] = []
-        if let limit = controls.signupsPerAddress, let address { limits.append((.signupsFromAddress(address), limit)) }
-        if let limit = controls.signupsPerApp { limits.append((.signupsInApp(appID), limit)) }
-        let waiting = state.withLock { state -> Int64 in
+        var counted: [(Key, RateLimit)] = []
+        if let limit = controls.signupsPerAddress, let address { counted.append((.signupsFromAddress(address), limit)) }
+        if let limit = controls.signupsPerApp { counted.append((.signupsInApp(appID), limit)) }
+        let limits = counted
+        let waiting = try await step(limits.map(\.0), now: now) { records -> Int64 in
             let waits = limits.map { key, limit in
-                state.buckets[key, default: TokenBucket(limit: limit, now: now)].wait(limit: limit, now: now)
+                var bucket = records[key.ledgerKey]?.bucket ?? TokenBucket(limit: limit, now: now)
+                return bucket.wait(limit: limit, now: now)
             }
             guard let longest = waits.max(), longest > 0 else {
-                for (key, limit) in limits { _ = state.buckets[key]!.take(limit: limit, now: now) }
-                prune(&state, now: now)
+                for (key, limit) in limits {
+                    var record = records[key.ledgerKey] ?? AbuseRecord()
+                    var bucket = record.bucket ?? TokenBucket(limit: limit, now: now)
+                    _ = bucket.take(limit: limit, now: now)
+                    record.bucket = bucket
+                    records[key.ledgerKey] = record
+                }
                 return 0
             }
             return longest
@@ -65,13 +78,17 @@ final class AbuseGuard: Sendable {
     }
 
     /// Counts one state report of `thing`; 429 once its budget is spent.
-    func admitState(appID: AppID, thing: ThingID) throws(KiiError) {
+    func admitState(appID: AppID, thing: ThingID) async throws(KiiError) {
         guard let limit = controls.statesPerThing else { return }
         let now = time.now()
         let key = Key.statesOfThing(appID, thing)
-        let waiting = state.withLock { state in
-            defer { prune(&state, now: now) }
-            return state.buckets[key, default: TokenBucket(limit: limit, now: now)].take(limit: limit, now: now)
+        let waiting = try await step([key], now: now) { records in
+            var record = records[key.ledgerKey] ?? AbuseRecord()
+            var bucket = record.bucket ?? TokenBucket(limit: limit, now: now)
+            let waiting = bucket.take(limit: limit, now: now)
+            record.bucket = bucket
+            records[key.ledgerKey] = record
+            return waiting
         }
         if waiting > 0 {
             throw KiiError.tooManyRequests(
@@ -96,11 +113,18 @@ final class AbuseGuard: Sendable {
         /// As many attempts as a lockout key admits are being checked now (`admit` waits for
         /// them, and says so only when they stayed in flight for as long as it waits).
         case busy
+        /// The shared records could not be read (the database is unreachable).
+        case unavailable
     }
 
     /// 429 for a check that waited for its turn as long as `admit` waits.
     static func busy() -> KiiError {
         KiiError.tooManyRequests("Too many checks of this account at once; try again.", retryAfterMillis: 1_000)
+    }
+
+    /// 503 when the records shared by the gateways cannot be reached: no check without them.
+    static func unavailable() -> KiiError {
+        KiiError(.temporarilyUnavailable, "The service is temporarily unavailable; try again.")
     }
 
     /// `begin`, waiting while a key is only busy: concurrent checks of one account (a user's
@@ -115,7 +139,7 @@ final class AbuseGuard: Sendable {
         let deadline = ContinuousClock.now + .seconds(30)
         while true {
             do throws(Refusal) {
-                return try begin(appID: appID, address: address, lockouts: lockouts, appBudget: appBudget)
+                return try await begin(appID: appID, address: address, lockouts: lockouts, appBudget: appBudget)
             } catch .busy {
                 guard ContinuousClock.now < deadline else { throw .busy }
                 try? await Task.sleep(for: .milliseconds(5))
@@ -129,54 +153,105 @@ final class AbuseGuard: Sendable {
     /// `appBudget: false` leaves the app's failure budget out (the admin's client credentials
     /// must not be locked out by users' wrong passwords). Every admitted attempt must be ended
     /// with `end(_:succeeded:)`.
-    func begin(appID: AppID, address: String?, lockouts: [Key], appBudget: Bool = true) throws(Refusal) -> Attempt {
+    func begin(appID: AppID, address: String?, lockouts: [Key], appBudget: Bool = true) async throws(Refusal)
+        -> Attempt
+    {
         let now = time.now()
-        var limits = failureLimits(appID: appID, address: address)
-        if !appBudget { limits.removeAll { if case .loginFailuresInApp = $0.0 { true } else { false } } }
-        let outcome = state.withLock { state -> Result<Attempt, Refusal> in
-            let waiting = limits.map { key, limit in state.buckets[key]?.wait(limit: limit, now: now) ?? 0 }.max() ?? 0
-            if waiting > 0 { return .failure(.budgetSpent(retryAfterMillis: waiting)) }
-            for key in lockouts {
-                let lockout = state.lockouts[key] ?? LockoutState()
-                let pending = state.pending[key, default: 0]
-                switch lockout.admission(policy: policy(of: key), pending: pending, now: now) {
-                case .admitted: continue
-                case .busy: return .failure(.busy)
-                case .locked: return .failure(.locked(retryAfterMillis: max(lockout.remainingLock(now: now), 1_000)))
+        var counted = failureLimits(appID: appID, address: address)
+        if !appBudget { counted.removeAll { if case .loginFailuresInApp = $0.0 { true } else { false } } }
+        let limits = counted
+        let outcome: Result<Attempt, Refusal>
+        do {
+            outcome = try await step(limits.map(\.0) + lockouts, now: now) { records -> Result<Attempt, Refusal> in
+                let waiting =
+                    limits.map { key, limit -> Int64 in
+                        var bucket = records[key.ledgerKey]?.bucket
+                        return bucket?.wait(limit: limit, now: now) ?? 0
+                    }.max() ?? 0
+                if waiting > 0 { return .failure(.budgetSpent(retryAfterMillis: waiting)) }
+                for key in lockouts {
+                    let record = records[key.ledgerKey]
+                    let lockout = record?.lockout ?? LockoutState()
+                    let pending = record?.pending(now: now) ?? 0
+                    switch lockout.admission(policy: self.policy(of: key), pending: pending, now: now) {
+                    case .admitted: continue
+                    case .busy: return .failure(.busy)
+                    case .locked:
+                        return .failure(.locked(retryAfterMillis: max(lockout.remainingLock(now: now), 1_000)))
+                    }
                 }
+                for (key, limit) in limits {
+                    var record = records[key.ledgerKey] ?? AbuseRecord()
+                    var bucket = record.bucket ?? TokenBucket(limit: limit, now: now)
+                    bucket.spend(limit: limit, now: now)
+                    record.bucket = bucket
+                    records[key.ledgerKey] = record
+                }
+                for key in lockouts {
+                    records[key.ledgerKey, default: AbuseRecord()].beginCheck(until: now + Self.checkTimeoutMillis)
+                }
+                return .success(Attempt(budgets: limits.map(\.0), lockouts: lockouts))
             }
-            for (key, limit) in limits {
-                state.buckets[key, default: TokenBucket(limit: limit, now: now)].spend(limit: limit, now: now)
-            }
-            for key in lockouts { state.pending[key, default: 0] += 1 }
-            prune(&state, now: now)
-            return .success(Attempt(budgets: limits.map(\.0), lockouts: lockouts))
+        } catch {
+            throw .unavailable
         }
         return try outcome.get()
     }
 
     /// Ends an admitted attempt. A failure counts toward each lockout key; a success gives the
     /// budget tokens back and forgets the failures of the account keys (an address's lockout
-    /// keeps counting).
-    func end(_ attempt: Attempt, succeeded: Bool) {
+    /// keeps counting). When the shared records cannot be reached, the attempt stops counting
+    /// as in flight after `checkTimeoutMillis`.
+    func end(_ attempt: Attempt, succeeded: Bool) async {
         let now = time.now()
-        state.withLock { state in
+        _ = try? await step(attempt.lockouts + attempt.budgets, now: now) { records in
             for key in attempt.lockouts {
-                let pending = state.pending[key, default: 1] - 1
-                state.pending[key] = pending > 0 ? pending : nil
+                var record = records[key.ledgerKey] ?? AbuseRecord()
+                record.endCheck(now: now)
                 if succeeded {
-                    if case .linkLoginsFromAddress = key { continue }
-                    state.lockouts.removeValue(forKey: key)
+                    if case .linkLoginsFromAddress = key {} else { record.lockout = nil }
                 } else {
-                    state.lockouts[key, default: LockoutState()].recordFailure(policy: policy(of: key), now: now)
+                    var lockout = record.lockout ?? LockoutState()
+                    lockout.recordFailure(policy: self.policy(of: key), now: now)
+                    record.lockout = lockout
                 }
+                records[key.ledgerKey] = record
             }
             if succeeded {
                 for key in attempt.budgets {
-                    guard let limit = limit(of: key) else { continue }
-                    state.buckets[key]?.refund(limit: limit, now: now)
+                    guard let limit = self.limit(of: key) else { continue }
+                    records[key.ledgerKey]?.bucket?.refund(limit: limit, now: now)
                 }
             }
+        }
+    }
+
+    /// One step on the records of `keys` in the ledger; afterwards each record's expiry is set
+    /// from what it holds, and a record that holds nothing is dropped. An unreachable ledger
+    /// is a 503.
+    private func step<Result: Sendable>(
+        _ keys: [Key], now: Int64, _ body: @escaping @Sendable (inout [String: AbuseRecord]) -> Result
+    ) async throws(KiiError) -> Result {
+        do {
+            return try await ledger.withRecords(keys.map(\.ledgerKey), now: now) { records in
+                let result = body(&records)
+                for key in keys {
+                    guard var record = records[key.ledgerKey] else { continue }
+                    record.pendingUntil.removeAll { $0 <= now }
+                    var expiry = record.pendingUntil.max() ?? 0
+                    if let bucket = record.bucket, let limit = self.limit(of: key) {
+                        expiry = max(expiry, bucket.fullAt(limit: limit))
+                    }
+                    if let lockout = record.lockout {
+                        expiry = max(expiry, lockout.forgottenAt(policy: self.policy(of: key)))
+                    }
+                    record.expiresAt = expiry
+                    records[key.ledgerKey] = expiry > now ? record : nil
+                }
+                return result
+            }
+        } catch {
+            throw Self.unavailable()
         }
     }
 
@@ -187,20 +262,6 @@ final class AbuseGuard: Sendable {
         }
         if let limit = controls.loginFailuresPerApp { limits.append((.loginFailuresInApp(appID), limit)) }
         return limits
-    }
-
-    /// Every few thousand operations past the threshold, drops full buckets and forgotten
-    /// lockouts: what remains is only what still limits someone.
-    private func prune(_ state: inout State, now: Int64) {
-        state.operations += 1
-        guard state.buckets.count + state.lockouts.count > pruneThreshold, state.operations % 1024 == 0 else { return }
-        state.buckets = state.buckets.filter { key, bucket in
-            guard let limit = limit(of: key) else { return false }
-            return !bucket.isFull(limit: limit, now: now)
-        }
-        state.lockouts = state.lockouts.filter { key, lockout in
-            !lockout.isForgotten(policy: policy(of: key), now: now)
-        }
     }
 
     private func limit(of key: Key) -> RateLimit? {

@@ -64,15 +64,17 @@ struct PasswordCheck: Sendable {
             throw Self.locked(retryAfterMillis: millis, style: style)
         } catch .busy {
             throw AbuseGuard.busy()
+        } catch .unavailable {
+            throw AbuseGuard.unavailable()
         }
         let matches: Bool
         do {
             matches = try await hasher.verify(password, hash: hash)
         } catch {
-            abuse.end(attempt, succeeded: false)
+            await abuse.end(attempt, succeeded: false)
             throw error
         }
-        abuse.end(attempt, succeeded: matches)
+        await abuse.end(attempt, succeeded: matches)
         if !matches {
             try await audit.record(
                 .loginFailed, appID: account.appID, actor: actor, subjectID: account.subjectID,

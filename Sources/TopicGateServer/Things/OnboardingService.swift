@@ -25,7 +25,7 @@ struct OnboardingService: Sendable {
                 thing = existing
             } else {
                 // A new thing counts like a sign-up.
-                try things.admitSignup(caller)
+                try await things.admitSignup(caller)
                 thing = try await things.insert(
                     appID: caller.appID, vendorThingID: vendorThingID, password: request.thingPassword, fields: fields)
             }

@@ -18,7 +18,7 @@ struct ThingService: Sendable {
     /// Registers a thing from a Cloud API body (`_vendorThingID`, `_password`, fields). With
     /// `authorize`, also issues its token.
     func register(caller: Caller, request: ThingRegistrationRequest, authorize: Bool) async throws -> (Thing, String?) {
-        try admitSignup(caller)
+        try await admitSignup(caller)
         let thing = try await insert(
             appID: caller.appID, vendorThingID: request.vendorThingID, password: request.password,
             fields: request.fields)
@@ -63,8 +63,8 @@ struct ThingService: Sendable {
     }
 
     /// Registrations by anyone but the admin count like sign-ups.
-    func admitSignup(_ caller: Caller) throws {
-        if caller.principal != .admin { try abuse.admitSignup(appID: caller.appID, address: caller.address) }
+    func admitSignup(_ caller: Caller) async throws {
+        if caller.principal != .admin { try await abuse.admitSignup(appID: caller.appID, address: caller.address) }
     }
 
     func delete(caller: Caller, reference: ThingReference) async throws {

@@ -80,7 +80,7 @@ struct ThingStateService: Sendable {
             error.context["maximumBytes"] = .int(Int64(abuse.controls.maximumStateBytes))
             throw error
         }
-        try abuse.admitState(appID: appID, thing: thing)
+        try await abuse.admitState(appID: appID, thing: thing)
         let now = time.now()
         try await store.recordState(
             appID: appID, thing: thing, ThingStateRecord(state: state, recordedAt: now), keepSince: now - retention,

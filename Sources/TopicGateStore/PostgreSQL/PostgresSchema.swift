@@ -7,7 +7,7 @@ import PostgresNIO
 enum PostgresSchema {
     static let migrations: [(version: String, sql: String)] = [
         ("v1-schema", version1),
-        ("v2-claims-and-job-leases", version2),
+        ("v2-fleet", version2),
     ]
 
     /// Applies the migrations the database has not seen. A transaction-scoped advisory lock makes
@@ -34,7 +34,8 @@ enum PostgresSchema {
         }
     }
 
-    /// Which gateway delivers a message, until when; which runs a scheduled job.
+    /// Which gateway delivers a message, until when; which runs a scheduled job; the abuse
+    /// controls' records that the gateways share.
     static let version2 = """
         ALTER TABLE outbox ADD COLUMN claimed_by TEXT;
         ALTER TABLE outbox ADD COLUMN lease_until BIGINT NOT NULL DEFAULT 0;
@@ -44,6 +45,12 @@ enum PostgresSchema {
             holder TEXT NOT NULL,
             lease_until BIGINT NOT NULL
         );
+        CREATE TABLE abuse_records (
+            key TEXT PRIMARY KEY,
+            record TEXT NOT NULL,
+            expires_at BIGINT NOT NULL
+        );
+        CREATE INDEX abuse_records_expiry ON abuse_records(expires_at);
         """
 
     static let version1 = """

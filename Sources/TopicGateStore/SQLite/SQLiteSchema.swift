@@ -273,8 +273,9 @@ enum SQLiteSchema {
                     CREATE INDEX account_links_user ON account_links(app_id, user_id);
                     """)
         }
-        migrator.registerMigration("v8-claims-and-job-leases") { db in
-            // Which gateway delivers a message, until when; which runs a scheduled job.
+        migrator.registerMigration("v8-fleet") { db in
+            // Which gateway delivers a message, until when; which runs a scheduled job; the
+            // abuse controls' records when gateways share them.
             try db.execute(
                 sql: """
                     ALTER TABLE outbox ADD COLUMN claimed_by TEXT;
@@ -283,6 +284,11 @@ enum SQLiteSchema {
                         job TEXT PRIMARY KEY,
                         holder TEXT NOT NULL,
                         lease_until INTEGER NOT NULL
+                    );
+                    CREATE TABLE abuse_records (
+                        key TEXT PRIMARY KEY,
+                        record TEXT NOT NULL,
+                        expires_at INTEGER NOT NULL
                     );
                     """)
         }
