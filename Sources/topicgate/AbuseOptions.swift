@@ -18,8 +18,18 @@ struct AbuseOptions: ParsableArguments {
     @Option(help: "Failed logins per app before 429 (env TOPICGATE_LOGIN_FAILURE_LIMIT_PER_APP; default 5000/h).")
     var loginFailureLimitPerApp: String?
 
-    @Flag(help: "Take the client address from X-Forwarded-For's last hop (behind a trusted proxy only).")
+    @Flag(
+        help: ArgumentHelp(
+            "Take the client address from X-Forwarded-For's last hop whoever sends it (only when every request "
+                + "comes through your proxy; env TOPICGATE_TRUST_FORWARDED_FOR=1)."))
     var trustForwardedFor = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Take X-Forwarded-For only from these proxies: addresses or IPv4 ranges, comma-separated, e.g. "
+                + "172.28.0.10 or 10.0.0.0/8 (env TOPICGATE_TRUSTED_PROXIES).",
+            valueName: "addresses"))
+    var trustedProxies: String?
 
     @Option(
         help:
@@ -56,7 +66,14 @@ struct AbuseOptions: ParsableArguments {
             loginFailureLimit, "TOPICGATE_LOGIN_FAILURE_LIMIT", controls.loginFailuresPerAddress)
         controls.loginFailuresPerApp = try limit(
             loginFailureLimitPerApp, "TOPICGATE_LOGIN_FAILURE_LIMIT_PER_APP", controls.loginFailuresPerApp)
-        controls.trustForwardedFor = trustForwardedFor || environment["TOPICGATE_TRUST_FORWARDED_FOR"] == "1"
+        if let proxies = trustedProxies ?? environment["TOPICGATE_TRUSTED_PROXIES"], !proxies.isEmpty {
+            guard let trust = ProxyTrust(parsing: proxies) else {
+                throw ValidationError("Trusted proxies are addresses or IPv4 ranges (10.0.0.0/8), not '\(proxies)'.")
+            }
+            controls.proxyTrust = trust
+        } else if trustForwardedFor || environment["TOPICGATE_TRUST_FORWARDED_FOR"] == "1" {
+            controls.proxyTrust = .anyPeer
+        }
         controls.statesPerThing = try limit(stateLimit, "TOPICGATE_STATE_LIMIT", controls.statesPerThing)
         if let bytes = try maxStateBytes ?? environment["TOPICGATE_MAX_STATE_BYTES"].map(ServerOptions.integer) {
             guard bytes >= 2 else { throw ValidationError("A state may be at least 2 bytes ({}).") }

@@ -16,7 +16,7 @@ struct AbuseControlTests {
     func signupLimits() async throws {
         let clock = ManualClock()
         var abuse = AbuseControls()
-        abuse.trustForwardedFor = true
+        abuse.proxyTrust = .anyPeer
         abuse.signupsPerAddress = RateLimit(count: 3, periodMillis: 60_000)
         abuse.signupsPerApp = RateLimit(count: 5, periodMillis: 60_000)
         let server = try await TestServer.make(abuse: abuse, clock: clock)
@@ -54,7 +54,7 @@ struct AbuseControlTests {
     @Test("Failed logins from one address spend its budget: then 429, even with the right password")
     func loginFailureLimit() async throws {
         var abuse = AbuseControls()
-        abuse.trustForwardedFor = true
+        abuse.proxyTrust = .anyPeer
         abuse.loginFailuresPerAddress = RateLimit(count: 3, periodMillis: 3_600_000)
         let server = try await TestServer.make(abuse: abuse)
         try await server.run { client in

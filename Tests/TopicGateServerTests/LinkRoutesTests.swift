@@ -268,7 +268,7 @@ struct LinkRoutesTests {
     @Test("Failed link logins from one client address lock that address out, for every external ID")
     func addressLockout() async throws {
         var abuse = AbuseControls()
-        abuse.trustForwardedFor = true
+        abuse.proxyTrust = .anyPeer
         let server = try await TestServer.make(abuse: abuse)
         try await server.run { client in
             let ann = try await client.pseudoUser()

@@ -14,7 +14,7 @@ struct PasswordGuessingTests {
 
     static func trusting() -> AbuseControls {
         var abuse = AbuseControls()
-        abuse.trustForwardedFor = true
+        abuse.proxyTrust = .anyPeer
         return abuse
     }
 

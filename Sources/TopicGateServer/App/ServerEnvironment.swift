@@ -43,7 +43,7 @@ struct ServerEnvironment: Sendable {
         self.link = link
         let tokens = TokenIssuer(store: store, time: time)
         authenticator = Authenticator(
-            store: store, time: time, trustForwardedFor: configuration.abuse.trustForwardedFor)
+            store: store, time: time, proxyTrust: configuration.abuse.proxyTrust)
         body = RequestBody(maximumSize: configuration.maximumBodySize)
         // One gateway keeps the abuse records in memory; a fleet shares them in its database.
         abuse = AbuseGuard(

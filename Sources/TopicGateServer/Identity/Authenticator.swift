@@ -14,7 +14,7 @@ struct Authenticator: Sendable {
     let store: any Store
     let time: TimeSource
     /// Whether the client address is taken from `X-Forwarded-For` (see `ClientAddress`).
-    let trustForwardedFor: Bool
+    let proxyTrust: ProxyTrust
     /// How stale a user's last-seen time may get before a request writes it again.
     let lastSeenResolution: Int64 = 60_000
 
@@ -35,7 +35,7 @@ struct Authenticator: Sendable {
 
     func caller(_ request: Request, _ context: some RequestContext, appID: String) async throws -> Caller {
         var caller = try await caller(request, appID: appID)
-        caller.address = ClientAddress.of(request, context: context, trustForwardedFor: trustForwardedFor)
+        caller.address = ClientAddress.of(request, context: context, proxyTrust: proxyTrust)
         return caller
     }
 
@@ -43,7 +43,7 @@ struct Authenticator: Sendable {
     func anonymous(_ request: Request, _ context: some RequestContext, appID: String) async throws -> Caller {
         Caller(
             app: try await app(appID), principal: .anonymous, tokenHash: nil,
-            address: ClientAddress.of(request, context: context, trustForwardedFor: trustForwardedFor))
+            address: ClientAddress.of(request, context: context, proxyTrust: proxyTrust))
     }
 
     func caller(_ request: Request, appID: String) async throws -> Caller {

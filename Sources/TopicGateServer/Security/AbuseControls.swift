@@ -22,9 +22,9 @@ public struct AbuseControls: Sendable {
     public var accountLockout: LockoutPolicy = .perAccount
     /// Lockout of one client address after failed link logins.
     public var addressLockout: LockoutPolicy = .perAddress
-    /// Take the client address from `X-Forwarded-For` (its last hop) when a trusted reverse
-    /// proxy sets it; otherwise it is the connection's peer.
-    public var trustForwardedFor = false
+    /// Whose `X-Forwarded-For` (its last hop) is taken as the client address; for everyone
+    /// else it is the connection's peer.
+    public var proxyTrust: ProxyTrust = .nobody
 
     public init() {}
 
