@@ -11,6 +11,9 @@ public struct BenchOptions: Sendable {
     public var signUps = 5_000
     public var logins = 64
     public var connections = 10_000
+    /// The gateway the bench starts keeps its data in a PostgreSQL server the bench starts too
+    /// (durable, PostgreSQL's defaults) instead of the SQLite file.
+    public var postgres = false
     /// Scenarios to run (all when empty): send, fanout, commands, authorization, signup, connections.
     public var only: Set<String> = []
 

@@ -22,7 +22,7 @@ public struct BenchRunner {
 
     public func run() async throws -> [BenchRow] {
         Self.raiseDescriptorLimit()
-        let world = BenchWorld(executable: executable, given: target)
+        let world = BenchWorld(executable: executable, given: target, postgres: options.postgres)
         do {
             progress(target == nil ? "starting the gateway and its broker" : "checking the given gateway")
             try await world.start()

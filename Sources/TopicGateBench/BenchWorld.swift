@@ -22,15 +22,19 @@ final class BenchWorld: @unchecked Sendable {
     let given: BenchTarget?
     let group: MultiThreadedEventLoopGroup
     private(set) var gateway: ChildProcess?
+    /// The PostgreSQL server of the gateway, when the bench runs it on PostgreSQL.
+    private(set) var database: PostgresServer?
+    let postgres: Bool
     private(set) var appID = ""
     private(set) var clientID = ""
     private(set) var clientSecret = ""
     private(set) var signer: MQTTCredentialSigner?
 
     /// A world that starts its own gateway with `executable`, or measures `given`.
-    init(executable: String, given: BenchTarget? = nil) {
+    init(executable: String, given: BenchTarget? = nil, postgres: Bool = false) {
         self.executable = executable
         self.given = given
+        self.postgres = postgres
         directory =
             FileManager.default.temporaryDirectory.appendingPathComponent("topicgate-bench-\(UUID().uuidString)").path
         httpPort = TCPProbe.freePort()
@@ -65,10 +69,16 @@ final class BenchWorld: @unchecked Sendable {
             try await waitUntilReady(deadline: .now + .seconds(10))
             return
         }
+        var storage: [String] = []
+        if postgres {
+            let database = try await PostgresServer.start(durable: true)
+            self.database = database
+            storage = ["--database", database.url()]
+        }
         let gateway = try ChildProcess.spawn(
             executable: executable,
-            arguments: [
-                "serve", "--port", "\(httpPort)", "--mqtt-port", "\(mqttPort)", "--data-dir", directory, "--log-level",
+            arguments: ["serve"] + storage + [
+                "--port", "\(httpPort)", "--mqtt-port", "\(mqttPort)", "--data-dir", directory, "--log-level",
                 "error",
                 "--signup-limit", "off", "--signup-limit-per-app", "off", "--login-failure-limit", "off",
                 "--login-failure-limit-per-app", "off", "--mqtt-ws-port", "0",
@@ -109,6 +119,7 @@ final class BenchWorld: @unchecked Sendable {
     /// Stops the gateway it started; removes its data unless `keep` (after a failure, for its logs).
     func stop(keep: Bool = false) async {
         if let gateway { _ = await gateway.stop() }
+        await database?.stop()
         try? await group.shutdownGracefully()
         guard !keep else { return }
         try? FileManager.default.removeItem(atPath: directory)

@@ -15,6 +15,8 @@ struct BenchCommand: AsyncParsableCommand {
 
     @Flag(help: "A small run that only shows every scenario works (seconds, not minutes).") var quick = false
     @Flag(help: "Print JSON instead of a table.") var json = false
+    @Flag(help: "Run the gateway it starts on a PostgreSQL server it starts too (initdb; durable settings).")
+    var postgres = false
     @Option(help: "Messages in the send → device scenario.") var messages: Int?
     @Option(help: "Concurrent HTTP requests (keep-alive connections).") var concurrency: Int?
     @Option(help: "Devices held in the connections scenario.") var connections: Int?
@@ -37,6 +39,7 @@ struct BenchCommand: AsyncParsableCommand {
         if let concurrency { options.concurrency = max(1, concurrency) }
         if let connections { options.connections = connections }
         options.only = Set(only)
+        options.postgres = postgres
         let executable =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
