@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import TopicGateCore
+import TopicGateStore
 
 /// Turns every error into a Kii-style body: `KiiError`s as they are, the framework's own
 /// (unknown route, body too large) into the nearest Kii code, anything else into a logged
@@ -23,6 +24,11 @@ struct KiiErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                     ])
             }
             return try error.response(from: request, context: context)
+        } catch let error as StoreUnavailable {
+            context.logger.warning("Database unavailable", metadata: ["error": "\(error)"])
+            var unavailable = KiiError(.temporarilyUnavailable, "The service is temporarily unavailable; try again.")
+            unavailable.setRetryAfter(millis: 1_000)
+            return try unavailable.response(from: request, context: context)
         } catch is NIOTooManyBytesError {
             return try KiiError(.requestTooLarge, "The request body is too large.").response(
                 from: request, context: context)

@@ -1,5 +1,6 @@
 import Logging
 public import PostgresNIO
+import Synchronization
 import TopicGateCore
 
 /// The store for several gateways: one PostgreSQL database, reached through a pool of
@@ -43,9 +44,77 @@ public final class PostgresStore: Sendable {
 
     deinit { running.cancel() }
 
+    /// How long a request waits for a connection of the pool before it is told the database is
+    /// unavailable (a database that is down would otherwise keep it waiting).
+    static let leaseTimeout: Duration = .seconds(5)
+
     /// Runs `body` on one connection of the pool (each statement commits on its own).
-    func read<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        try await client.withConnection { connection in try await body(connection) }
+    func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        do {
+            return try await withConnection(body)
+        } catch {
+            throw Self.unavailable(error) ?? error
+        }
+    }
+
+    /// `body` on a connection of the pool, or `StoreUnavailable` when none was handed out within
+    /// `leaseTimeout`. Once `body` runs it is never cut short (a write is committed or not, and
+    /// its caller learns which).
+    private func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T)
+        async throws -> T
+    {
+        let started = LeaseStarted()
+        let client = self.client
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                try await client.withConnection { connection in
+                    started.flag.withLock { $0 = true }
+                    return try await body(connection)
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: Self.leaseTimeout)
+                if !started.flag.withLock({ $0 }) {
+                    throw StoreUnavailable("PostgreSQL: no connection within \(Self.leaseTimeout)")
+                }
+                return nil
+            }
+            defer { group.cancelAll() }
+            while let result = try await group.next() {
+                if let result { return result }
+            }
+            throw CancellationError()
+        }
+    }
+
+    /// `StoreUnavailable` for an error that says the database cannot be reached now (the
+    /// connection failed or closed, the server shuts down or has no connection left, the pool
+    /// gave up connecting); nil for the rest (a Kii error, a bug).
+    static func unavailable(_ error: any Error) -> StoreUnavailable? {
+        switch error {
+        case is KiiError, is CancellationError, is PostgresDecodingError, is StoreUnavailable:
+            return nil
+        case let error as PSQLError:
+            let connection: [PSQLError.Code] = [
+                .clientClosedConnection, .serverClosedConnection, .connectionError, .uncleanShutdown, .poolClosed,
+                .sslUnsupported, .failedToAddSSLHandler,
+            ]
+            // SQLSTATE classes: 08 connection exception, 53 insufficient resources, 57 operator
+            // intervention (shutdown), 58 system error.
+            let state = error.serverInfo?[.sqlState] ?? ""
+            guard connection.contains(error.code) || ["08", "53", "57", "58"].contains(String(state.prefix(2))) else {
+                return nil
+            }
+            return StoreUnavailable("PostgreSQL: \(error.code)\(state.isEmpty ? "" : " (\(state))")")
+        default:
+            // The pool's own errors (it could not connect).
+            return StoreUnavailable("PostgreSQL: \(error)")
+        }
+    }
+
+    /// Set once the pool handed out the connection.
+    private final class LeaseStarted: Sendable {
+        let flag = Mutex(false)
     }
 
     /// Runs `body` in one transaction, committed when it returns and rolled back when it throws
@@ -53,11 +122,11 @@ public final class PostgresStore: Sendable {
     /// conflict error `conflict` names for the index, when it names one.
     func write<T: Sendable>(
         conflict: (String) -> KiiError? = { _ in nil },
-        _ body: (PostgresConnection) async throws -> T
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         let logger = self.logger
         do {
-            return try await client.withConnection { connection in
+            return try await withConnection { connection in
                 try await connection.query("BEGIN", logger: logger)
                 do {
                     let value = try await body(connection)
@@ -71,6 +140,8 @@ public final class PostgresStore: Sendable {
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
             if let mapped = conflict(error.serverInfo?[.constraintName] ?? "") { throw mapped }
             throw error
+        } catch {
+            throw Self.unavailable(error) ?? error
         }
     }
 
