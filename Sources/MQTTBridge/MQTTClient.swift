@@ -121,7 +121,7 @@ public final class MQTTClient: @unchecked Sendable {
                 } else { [] }
             let received = MQTTMessage(
                 topic: topic, payload: payload, qos: MQTTQoS(rawValue: message.pointee.qos) ?? .atMostOnce,
-                retained: message.pointee.retain)
+                retained: message.pointee.retain, receivedAt: Int64(Date().timeIntervalSince1970 * 1000))
             Unmanaged<MQTTClient>.fromOpaque(context).takeUnretainedValue().messageSink.yield(received)
         }
     }

@@ -4,12 +4,27 @@ public struct MQTTMessage: Sendable, Hashable {
     public let payload: [UInt8]
     public let qos: MQTTQoS
     public let retained: Bool
+    /// When it arrived (Unix milliseconds), taken as libmosquitto handed it over: the order of
+    /// arrival even when the messages wait to be handled. Not part of equality.
+    public let receivedAt: Int64
 
-    public init(topic: String, payload: [UInt8], qos: MQTTQoS, retained: Bool = false) {
+    public init(topic: String, payload: [UInt8], qos: MQTTQoS, retained: Bool = false, receivedAt: Int64 = 0) {
         self.topic = topic
         self.payload = payload
         self.qos = qos
         self.retained = retained
+        self.receivedAt = receivedAt
+    }
+
+    public static func == (lhs: MQTTMessage, rhs: MQTTMessage) -> Bool {
+        lhs.topic == rhs.topic && lhs.payload == rhs.payload && lhs.qos == rhs.qos && lhs.retained == rhs.retained
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(topic)
+        hasher.combine(payload)
+        hasher.combine(qos)
+        hasher.combine(retained)
     }
 
     /// The payload as UTF-8 text.

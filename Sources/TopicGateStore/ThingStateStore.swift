@@ -7,6 +7,7 @@ public protocol ThingStateStore: Sendable {
     /// its newest `keepAtMost`.
     func recordState(appID: AppID, thing: ThingID, _ record: ThingStateRecord, keepSince: Int64, keepAtMost: Int)
         async throws
+    /// The state recorded last in time (of two at one millisecond, the one written last).
     func latestState(appID: AppID, thing: ThingID) async throws -> ThingStateRecord?
     /// States recorded in `from...to` (ms), oldest first, at most `limit` and, past the first,
     /// no more than `maximumBytes` of stored JSON; `complete` is false when a limit cut the page.

@@ -92,6 +92,74 @@ struct FleetTests {
         #expect(spent.status == .tooManyRequests)
     }
 
+    /// A broker and gateway A (a `PushWorld`) and gateway B on the same broker and a new
+    /// database, with a 2 s outbox lease.
+    static func twoGatewaysWithBroker() async throws -> (PushWorld, ServerProcess) {
+        let url = try await TestPostgres.shared.newDatabase()
+        let shared = ["--database", url, "--outbox-lease", "2"]
+        let world = try PushWorld(arguments: shared)
+        try await world.start()
+        let b = ServerProcess(
+            dataDirectory: world.directory + "-b",
+            arguments: [
+                "--broker", "mqtt://127.0.0.1:\(world.broker.port)", "--mqtt-secret-file", world.broker.secretFile,
+            ] + shared, credentialsOf: world.server)
+        try await b.start()
+        return (world, b)
+    }
+
+    @Test("A command through A, its results through B: the commandID reaches the issuer's device only; states once")
+    func commandsAcrossGateways() async throws {
+        let (world, b) = try await Self.twoGatewaysWithBroker()
+        let owner = try await world.pseudoUser()
+        let outsider = try await b.pseudoUser()
+        let ownerDevice = try await world.connectedDevice(try await world.install(token: owner.token))
+        let outsiderDevice = try await world.connectedDevice(try await world.install(token: outsider.token))
+        let thing = try await world.onboardThing("fleet-lamp", owner: owner)
+        let thingDevice = try await world.connectedDevice(thing.endpoint)
+        defer { for device in [ownerDevice, outsiderDevice, thingDevice] { device.shutdown() } }
+        let (ownerInbox, outsiderInbox, thingInbox) =
+            (ReceivedMessages(ownerDevice), ReceivedMessages(outsiderDevice), ReceivedMessages(thingDevice))
+
+        let base = "/thing-if/apps/\(world.appID)/targets/thing:\(thing.id)"
+        let created = try await world.call(
+            .post, "\(base)/commands", token: owner.token, contentType: "application/json",
+            json: ["actions": [["turnPower": ["power": true]]], "issuer": .string("user:\(owner.id)")])
+        let commandID = try #require(created.object["commandID"]?.stringValue)
+        #expect(await thingInbox.wait(for: 1).first?.object["commandID"]?.stringValue == commandID)
+        try await b.call(
+            .put, "\(base)/commands/\(commandID)/action-results", token: thing.token,
+            contentType: "application/vnd.kii.CommandResultsUpdateRequest+json",
+            json: ["actionResults": [["turnPower": ["succeeded": true]]]]
+        ).expect(.noContent)
+        #expect(await ownerInbox.wait(for: 1).first?.object["commandID"]?.stringValue == commandID)
+        #expect(await outsiderInbox.before(marker: try await b.marker(to: outsider)) == [])
+        #expect(
+            try await b.call(.get, "\(base)/commands/\(commandID)", token: owner.token).object["commandState"]?
+                .stringValue == "DONE")
+
+        // Both gateways share the state subscription: each published state is recorded once, in
+        // the order the broker handed them out (by arrival; states 20 ms apart, as a busy
+        // thing's are, never trade places).
+        for brightness in 1...5 {
+            try await thingDevice.publish(
+                thing.endpoint.topic + "/state", payload: Array(#"{"brightness":\#(brightness)}"#.utf8))
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(
+            try await eventually {
+                try await b.call(.get, "\(base)/states", token: owner.token).object["brightness"]?.intValue == 5
+            })
+        try await Task.sleep(for: .milliseconds(500))
+        let history = try await world.call(.get, "\(base)/states/history", token: owner.token)
+        #expect(
+            history.object["states"]?.arrayValue?.compactMap {
+                $0.objectValue?["state"]?.objectValue?["brightness"]?.intValue
+            } == [1, 2, 3, 4, 5])
+        _ = try? await b.stop(signal: SIGTERM)
+        try await world.stop()
+    }
+
     /// Polls `condition` until it holds; how long that took, or nil after `limit`.
     func waitFor(within limit: Duration, _ condition: () async throws -> Bool) async throws -> Duration? {
         let start = ContinuousClock.now
@@ -103,16 +171,7 @@ struct FleetTests {
 
     @Test("kill -9 of one gateway during a stream of sends through both: every send answered 201 is delivered")
     func gatewayKilledMidStream() async throws {
-        let url = try await TestPostgres.shared.newDatabase()
-        let shared = ["--database", url, "--outbox-lease", "2"]
-        let world = try PushWorld(arguments: shared)
-        try await world.start()
-        let b = ServerProcess(
-            dataDirectory: world.directory + "-b",
-            arguments: [
-                "--broker", "mqtt://127.0.0.1:\(world.broker.port)", "--mqtt-secret-file", world.broker.secretFile,
-            ] + shared, credentialsOf: world.server)
-        try await b.start()
+        let (world, b) = try await Self.twoGatewaysWithBroker()
         let scene = try await world.subscribedMember()
         let device = try await world.connectedDevice(scene.endpoint)
         defer { device.shutdown() }

@@ -81,7 +81,9 @@ public func buildApplication(
     }
     // States that things publish on `<mqttTopic>/state` reach the state service.
     let states = environment.states
-    brokerLink?.receiveStates { topic, payload in await states.ingest(topic: topic, payload: payload) }
+    brokerLink?.receiveStates { message in
+        await states.ingest(topic: message.topic, payload: message.payload, receivedAt: message.receivedAt)
+    }
     return Application(
         router: buildRouter(environment: environment),
         server: try configuration.tls.map {

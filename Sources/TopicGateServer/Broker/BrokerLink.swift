@@ -16,7 +16,7 @@ final class BrokerLink: DeviceLink, Service {
     let onConnected: @Sendable () -> Void
     let logger: Logger
     /// Where messages on `<mqttTopic>/state` go (set once, before the link runs).
-    private let stateHandler = Mutex<(@Sendable (String, [UInt8]) async -> Void)?>(nil)
+    private let stateHandler = Mutex<(@Sendable (MQTTMessage) async -> Void)?>(nil)
     /// The gateways share the state subscription: each published state reaches one of them.
     static let stateFilter = "$share/topicgate/+/state"
     /// The broker's `max_packet_size`: larger packets are never sent.
@@ -48,7 +48,7 @@ final class BrokerLink: DeviceLink, Service {
     var isReady: Bool { client.isConnected }
 
     /// Hands every state a device publishes to `handler`.
-    func receiveStates(_ handler: @escaping @Sendable (String, [UInt8]) async -> Void) {
+    func receiveStates(_ handler: @escaping @Sendable (MQTTMessage) async -> Void) {
         stateHandler.withLock { $0 = handler }
     }
 
@@ -106,7 +106,7 @@ final class BrokerLink: DeviceLink, Service {
     private func forwardStates() async {
         for await message in client.messages {
             guard let handler = stateHandler.withLock({ $0 }) else { continue }
-            await handler(message.topic, message.payload)
+            await handler(message)
         }
     }
 

@@ -27,8 +27,10 @@ struct ThingStateService: Sendable {
 
     /// A state published on MQTT to `<mqttTopic>/state` (the broker lets only that device
     /// publish there). Anything that is not a thing's live installation or not a JSON object is
-    /// dropped with a log line.
-    func ingest(topic: String, payload: [UInt8]) async {
+    /// dropped with a log line. `receivedAt` (when the gateway got it from the broker) is the
+    /// state's time: gateways sharing the state subscription record one thing's states in the
+    /// order they arrived, whichever handled them first.
+    func ingest(topic: String, payload: [UInt8], receivedAt: Int64? = nil) async {
         guard topic.hasSuffix("/state") else { return }
         let mqttTopic = String(topic.dropLast("/state".count))
         do {
@@ -41,7 +43,7 @@ struct ThingStateService: Sendable {
                 return
             }
             let report = try StateReportRequest(payload: try? JSONReader.value(payload))
-            try await record(appID: installation.appID, thing: thing, state: report.state)
+            try await record(appID: installation.appID, thing: thing, state: report.state, at: receivedAt)
         } catch {
             logger.info("State published over MQTT dropped", metadata: ["topic": "\(topic)", "error": "\(error)"])
         }
@@ -71,7 +73,7 @@ struct ThingStateService: Sendable {
 
     /// Stores a state within the caps: its size (400 naming the limit), the thing's rate (429)
     /// and its row cap (the oldest rows go).
-    private func record(appID: AppID, thing: ThingID, state: [String: JSONValue]) async throws {
+    private func record(appID: AppID, thing: ThingID, state: [String: JSONValue], at time: Int64? = nil) async throws {
         let size = JSONWriter.bytes(.object(state)).count
         guard size <= abuse.controls.maximumStateBytes else {
             var error = KiiError.invalidInput(
@@ -81,7 +83,7 @@ struct ThingStateService: Sendable {
             throw error
         }
         try await abuse.admitState(appID: appID, thing: thing)
-        let now = time.now()
+        let now = time ?? self.time.now()
         try await store.recordState(
             appID: appID, thing: thing, ThingStateRecord(state: state, recordedAt: now), keepSince: now - retention,
             keepAtMost: abuse.controls.maximumStatesPerThing)

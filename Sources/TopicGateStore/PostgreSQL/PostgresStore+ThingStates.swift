@@ -32,7 +32,7 @@ extension PostgresStore: ThingStateStore {
             try await connection.first(
                 """
                 SELECT * FROM thing_states WHERE app_id = \(appID) AND thing_id = \(thing)
-                ORDER BY sequence DESC LIMIT 1
+                ORDER BY recorded_at DESC, sequence DESC LIMIT 1
                 """
             ).flatMap(Self.stateRecord)
         }

@@ -34,7 +34,9 @@ extension SQLiteStore: ThingStateStore {
         try await read { db in
             try Row.fetchOne(
                 db.cachedStatement(
-                    sql: "SELECT * FROM thing_states WHERE app_id = ? AND thing_id = ? ORDER BY sequence DESC LIMIT 1"),
+                    sql:
+                        "SELECT * FROM thing_states WHERE app_id = ? AND thing_id = ? ORDER BY recorded_at DESC, sequence DESC LIMIT 1"
+                ),
                 arguments: [appID.rawValue, thing.rawValue]
             ).flatMap(Self.stateRecord)
         }
