@@ -13,15 +13,24 @@ public final class PostgresServer: Sendable {
     public let port: Int
     public let directory: String
     public let user = "topicgate"
-    private let process: ChildProcess
+    private let process: Mutex<ChildProcess>
+    private let launch: Launch
+
+    /// How the server process is started again after `pause()`.
+    private struct Launch: Sendable {
+        let executable: String
+        let arguments: [String]
+        let log: String
+    }
 
     /// Servers still running when the process exits are stopped then (a crash leaves them).
     private static let running = Mutex<[pid_t]>([])
 
-    private init(port: Int, directory: String, process: ChildProcess) {
+    private init(port: Int, directory: String, process: ChildProcess, launch: Launch) {
         self.port = port
         self.directory = directory
-        self.process = process
+        self.process = Mutex(process)
+        self.launch = launch
     }
 
     /// `postgres://topicgate@127.0.0.1:PORT/database?sslmode=disable`
@@ -53,8 +62,7 @@ public final class PostgresServer: Sendable {
             throw ChildProcessError(description: "initdb failed: \(Self.tail(directory + "/initdb.log"))")
         }
         let port = TCPProbe.freePort()
-        let log = directory + "/postgres.log"
-        let server = try ChildProcess.spawn(
+        let launch = Launch(
             executable: runAs.executable(binaries.postgres),
             arguments: runAs.arguments(binaries.postgres) + [
                 "-D", data, "-p", String(port), "-k", directory, "-c", "listen_addresses=127.0.0.1",
@@ -62,24 +70,47 @@ public final class PostgresServer: Sendable {
                 "-c", "synchronous_commit=\(durable ? "on" : "off")", "-c",
                 "full_page_writes=\(durable ? "on" : "off")",
             ],
-            logPath: log)
+            log: directory + "/postgres.log")
+        let server = try await run(launch)
+        return PostgresServer(port: port, directory: directory, process: server, launch: launch)
+    }
+
+    /// Starts the server process and waits until its log says it accepts connections.
+    private static func run(_ launch: Launch) async throws -> ChildProcess {
+        try? FileManager.default.removeItem(atPath: launch.log)
+        let server = try ChildProcess.spawn(
+            executable: launch.executable, arguments: launch.arguments, logPath: launch.log)
         running.withLock { $0.append(server.pid) }
         if running.withLock({ $0.count }) == 1 { atexit { PostgresServer.stopAllAtExit() } }
         let deadline = ContinuousClock.now + .seconds(60)
-        while !((try? String(contentsOfFile: log, encoding: .utf8))?.contains("ready to accept connections") ?? false) {
+        while !((try? String(contentsOfFile: launch.log, encoding: .utf8))?.contains("ready to accept connections")
+            ?? false)
+        {
             guard server.isRunning, ContinuousClock.now < deadline else {
                 server.killNow()
-                throw ChildProcessError(description: "postgres did not start: \(Self.tail(log))")
+                throw ChildProcessError(description: "postgres did not start: \(Self.tail(launch.log))")
             }
             try await Task.sleep(for: .milliseconds(50))
         }
-        return PostgresServer(port: port, directory: directory, process: server)
+        return server
+    }
+
+    /// Stops the server (fast shutdown) and keeps its data, for `resume()`: a database outage.
+    public func pause() async {
+        let server = process.withLock { $0 }
+        _ = await server.stop(signal: SIGINT, grace: .seconds(20))
+        Self.running.withLock { $0.removeAll { $0 == server.pid } }
+    }
+
+    /// Starts the server again on the same port and data after `pause()`.
+    public func resume() async throws {
+        let server = try await Self.run(launch)
+        process.withLock { $0 = server }
     }
 
     /// Fast shutdown (SIGINT: open transactions roll back), then the directory goes.
     public func stop() async {
-        _ = await process.stop(signal: SIGINT, grace: .seconds(20))
-        Self.running.withLock { $0.removeAll { $0 == process.pid } }
+        await pause()
         try? FileManager.default.removeItem(atPath: directory)
     }
 

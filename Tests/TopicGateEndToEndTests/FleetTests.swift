@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import MQTTBridge
+import ProcessSupport
 import TestSupport
 import Testing
 import TopicGateCore
@@ -158,6 +159,42 @@ struct FleetTests {
             } == [1, 2, 3, 4, 5])
         _ = try? await b.stop(signal: SIGTERM)
         try await world.stop()
+    }
+
+    @Test("PostgreSQL down: requests answer 503 with Retry-After within seconds, never hang; then work again")
+    func databaseOutage() async throws {
+        let database = try await PostgresServer.start()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-\(UUID().uuidString)").path
+        let gateway = ServerProcess(
+            dataDirectory: directory, arguments: ["--database", database.url(), "--broker", "none"])
+        try await gateway.start()
+        defer {
+            Task {
+                try? await gateway.stop(signal: SIGTERM)
+                await database.stop()
+            }
+        }
+        let user = try await gateway.normalUser("before")
+
+        await database.pause()
+        let started = ContinuousClock.now
+        let refused = try await gateway.call(.get, "\(gateway.app)/users/me", token: user.token)
+        #expect(refused.status == .serviceUnavailable)
+        #expect(refused.object["errorCode"]?.stringValue == "RESOURCE_TEMPORARILY_UNAVAILABLE")
+        #expect(refused.headers[.retryAfter] == "1")
+        #expect(ContinuousClock.now - started < .seconds(30), "the request waited \(ContinuousClock.now - started)")
+        let signup = try await gateway.call(
+            .post, "\(gateway.app)/users", contentType: "application/vnd.kii.RegistrationRequest+json",
+            body: #"{"loginName":"during","password":"password123"}"#)
+        #expect(signup.status == .serviceUnavailable)
+        #expect(try await gateway.call(.get, "/ready").status == .serviceUnavailable)
+
+        try await database.resume()
+        #expect(
+            try await eventually(timeout: .seconds(30)) {
+                try await gateway.call(.get, "\(gateway.app)/users/me", token: user.token).status == .ok
+            })
+        _ = try await gateway.normalUser("after")
     }
 
     /// Polls `condition` until it holds; how long that took, or nil after `limit`.
