@@ -14,6 +14,9 @@ public struct BenchOptions: Sendable {
     /// The gateway the bench starts keeps its data in a PostgreSQL server the bench starts too
     /// (durable, PostgreSQL's defaults) instead of the SQLite file.
     public var postgres = false
+    /// Gateways the bench starts: 2 runs two on one PostgreSQL and one broker, its HTTP
+    /// connections spread over both.
+    public var gateways = 1
     /// Scenarios to run (all when empty): send, fanout, commands, authorization, signup, connections.
     public var only: Set<String> = []
 

@@ -22,7 +22,8 @@ public struct BenchRunner {
 
     public func run() async throws -> [BenchRow] {
         Self.raiseDescriptorLimit()
-        let world = BenchWorld(executable: executable, given: target, postgres: options.postgres)
+        let world = BenchWorld(
+            executable: executable, given: target, postgres: options.postgres, gateways: options.gateways)
         do {
             progress(target == nil ? "starting the gateway and its broker" : "checking the given gateway")
             try await world.start()

@@ -22,19 +22,25 @@ final class BenchWorld: @unchecked Sendable {
     let given: BenchTarget?
     let group: MultiThreadedEventLoopGroup
     private(set) var gateway: ChildProcess?
+    /// The second gateway of a two-gateway run (same database and broker), and its HTTP port.
+    private(set) var secondGateway: ChildProcess?
+    private(set) var secondHTTPPort: Int?
     /// The PostgreSQL server of the gateway, when the bench runs it on PostgreSQL.
     private(set) var database: PostgresServer?
     let postgres: Bool
+    /// Gateways to start: 1, or 2 on one PostgreSQL and one broker (`postgres` then).
+    let gateways: Int
     private(set) var appID = ""
     private(set) var clientID = ""
     private(set) var clientSecret = ""
     private(set) var signer: MQTTCredentialSigner?
 
     /// A world that starts its own gateway with `executable`, or measures `given`.
-    init(executable: String, given: BenchTarget? = nil, postgres: Bool = false) {
+    init(executable: String, given: BenchTarget? = nil, postgres: Bool = false, gateways: Int = 1) {
         self.executable = executable
         self.given = given
-        self.postgres = postgres
+        self.postgres = postgres || gateways > 1
+        self.gateways = gateways
         directory =
             FileManager.default.temporaryDirectory.appendingPathComponent("topicgate-bench-\(UUID().uuidString)").path
         httpPort = TCPProbe.freePort()
@@ -86,6 +92,7 @@ final class BenchWorld: @unchecked Sendable {
             logPath: directory + ".out")
         self.gateway = gateway
         try await waitUntilReady(deadline: .now + .seconds(60))
+        if gateways > 1 { try await startSecondGateway(storage: storage) }
         let output = try String(contentsOfFile: directory + ".out", encoding: .utf8)
         func value(_ key: String) -> String? {
             output.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix(key + ":") }
@@ -102,8 +109,32 @@ final class BenchWorld: @unchecked Sendable {
                 .trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
+    /// A second gateway on the same database, using the first one's broker and MQTT secret.
+    private func startSecondGateway(storage: [String]) async throws {
+        let port = TCPProbe.freePort()
+        let second = try ChildProcess.spawn(
+            executable: executable,
+            arguments: ["serve"] + storage + [
+                "--port", "\(port)", "--broker", "mqtt://127.0.0.1:\(mqttPort)", "--mqtt-secret-file",
+                directory + "/mqtt-secret", "--data-dir", directory + "-2", "--log-level", "error",
+                "--signup-limit", "off", "--signup-limit-per-app", "off", "--login-failure-limit", "off",
+                "--login-failure-limit-per-app", "off", "--mqtt-ws-port", "0",
+            ],
+            logPath: directory + "-2.out")
+        secondGateway = second
+        secondHTTPPort = port
+        try await waitUntilReady(port: port, process: second, deadline: .now + .seconds(60))
+    }
+
     /// Polls `GET /ready` until it answers 200.
     func waitUntilReady(deadline: ContinuousClock.Instant) async throws {
+        try await waitUntilReady(port: httpPort, process: gateway, deadline: deadline)
+    }
+
+    /// Polls `GET /ready` of the gateway on `port` until it answers 200.
+    func waitUntilReady(port httpPort: Int, process gateway: ChildProcess?, deadline: ContinuousClock.Instant)
+        async throws
+    {
         while ContinuousClock.now < deadline {
             if let gateway, !gateway.isRunning { throw BenchError("topicgate serve exited; see \(directory).out") }
             if let connection = try? await BenchHTTPConnection.open(group: group, host: httpHost, port: httpPort) {
@@ -118,23 +149,29 @@ final class BenchWorld: @unchecked Sendable {
 
     /// Stops the gateway it started; removes its data unless `keep` (after a failure, for its logs).
     func stop(keep: Bool = false) async {
+        if let secondGateway { _ = await secondGateway.stop() }
         if let gateway { _ = await gateway.stop() }
         await database?.stop()
         try? await group.shutdownGracefully()
         guard !keep else { return }
         try? FileManager.default.removeItem(atPath: directory)
         try? FileManager.default.removeItem(atPath: directory + ".out")
+        try? FileManager.default.removeItem(atPath: directory + "-2")
+        try? FileManager.default.removeItem(atPath: directory + "-2.out")
     }
 
     static func close(_ connections: [BenchHTTPConnection]) async {
         for connection in connections { await connection.close() }
     }
 
-    /// `count` keep-alive HTTP connections to the gateway.
+    /// `count` keep-alive HTTP connections to the gateway (to both, alternately, when two run:
+    /// as a round-robin load balancer would spread them).
     func connections(_ count: Int) async throws -> [BenchHTTPConnection] {
         var connections: [BenchHTTPConnection] = []
-        for _ in 0..<count {
-            connections.append(try await BenchHTTPConnection.open(group: group, host: httpHost, port: httpPort))
+        let ports = [httpPort] + (secondHTTPPort.map { [$0] } ?? [])
+        for index in 0..<count {
+            connections.append(
+                try await BenchHTTPConnection.open(group: group, host: httpHost, port: ports[index % ports.count]))
         }
         return connections
     }

@@ -17,6 +17,8 @@ struct BenchCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON instead of a table.") var json = false
     @Flag(help: "Run the gateway it starts on a PostgreSQL server it starts too (initdb; durable settings).")
     var postgres = false
+    @Option(help: "Gateways to start: 1, or 2 on one PostgreSQL and one broker, the load spread over both.")
+    var gateways = 1
     @Option(help: "Messages in the send → device scenario.") var messages: Int?
     @Option(help: "Concurrent HTTP requests (keep-alive connections).") var concurrency: Int?
     @Option(help: "Devices held in the connections scenario.") var connections: Int?
@@ -39,7 +41,10 @@ struct BenchCommand: AsyncParsableCommand {
         if let concurrency { options.concurrency = max(1, concurrency) }
         if let connections { options.connections = connections }
         options.only = Set(only)
+        guard (1...2).contains(gateways) else { throw ValidationError("--gateways is 1 or 2.") }
+        guard gateways == 1 || broker == nil else { throw ValidationError("--gateways 2 starts its own gateways.") }
         options.postgres = postgres
+        options.gateways = gateways
         let executable =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
