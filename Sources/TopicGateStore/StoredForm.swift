@@ -104,6 +104,22 @@ enum StoredForm {
             createdAt: createdAt, modifiedAt: modifiedAt)
     }
 
+    /// A page key of a thing's commands: `<createdAt>:<commandID>` of the last command of the
+    /// previous page (nil when there is none, or it is not one).
+    static func commandCursor(_ key: String?) -> (createdAt: Int64, commandID: String)? {
+        guard let parts = key?.split(separator: ":", maxSplits: 1), parts.count == 2, let at = Int64(parts[0]) else {
+            return nil
+        }
+        return (at, String(parts[1]))
+    }
+
+    /// A page of commands read with one more than `limit`: the page, and the key of the next.
+    static func commandPage(_ read: [Command], limit: Int) -> (commands: [Command], next: String?) {
+        guard read.count > limit else { return (read, nil) }
+        let page = Array(read.prefix(limit))
+        return (page, page.last.map { "\($0.createdAt.rawValue):\($0.id)" })
+    }
+
     static func changeContext(_ index: Int, _ change: ACLChange) -> [String: JSONValue] {
         ["failedChangeIndex": .int(Int64(index)), "failedChange": .string(change.description)]
     }

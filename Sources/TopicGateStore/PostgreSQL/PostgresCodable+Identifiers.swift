@@ -22,7 +22,12 @@ extension Identifier: PostgresNonThrowingEncodable, PostgresDecodable {
     }
 }
 
-extension UnixMillis: PostgresNonThrowingEncodable, PostgresDecodable {
+/// A type that is an Int64 underneath: a BIGINT column.
+protocol BigIntColumn: PostgresNonThrowingEncodable, PostgresDecodable, RawRepresentable where RawValue == Int64 {
+    init(_ rawValue: Int64)
+}
+
+extension BigIntColumn {
     public static var psqlType: PostgresDataType { Int64.psqlType }
     public static var psqlFormat: PostgresFormat { Int64.psqlFormat }
 
@@ -40,20 +45,5 @@ extension UnixMillis: PostgresNonThrowingEncodable, PostgresDecodable {
     }
 }
 
-extension UnixSeconds: PostgresNonThrowingEncodable, PostgresDecodable {
-    public static var psqlType: PostgresDataType { Int64.psqlType }
-    public static var psqlFormat: PostgresFormat { Int64.psqlFormat }
-
-    public func encode<JSONEncoder: PostgresJSONEncoder>(
-        into buffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>
-    ) {
-        rawValue.encode(into: &buffer, context: context)
-    }
-
-    public init<JSONDecoder: PostgresJSONDecoder>(
-        from buffer: inout ByteBuffer, type: PostgresDataType, format: PostgresFormat,
-        context: PostgresDecodingContext<JSONDecoder>
-    ) throws {
-        self.init(try Int64(from: &buffer, type: type, format: format, context: context))
-    }
-}
+extension UnixMillis: BigIntColumn {}
+extension UnixSeconds: BigIntColumn {}

@@ -26,12 +26,7 @@ extension PostgresStore: CommandStore {
     public func commands(appID: AppID, thing: ThingID, limit: Int, after paginationKey: String?) async throws
         -> (commands: [Command], next: String?)
     {
-        // The key is "<createdAt>:<commandID>" of the last command of the previous page.
-        let cursor = paginationKey.flatMap { key -> (Int64, String)? in
-            let parts = key.split(separator: ":", maxSplits: 1)
-            guard parts.count == 2, let at = Int64(parts[0]) else { return nil }
-            return (at, String(parts[1]))
-        }
+        let cursor = StoredForm.commandCursor(paginationKey)
         let query: PostgresQuery
         if let (at, id) = cursor {
             query = """
@@ -46,13 +41,7 @@ extension PostgresStore: CommandStore {
                 """
         }
         return try await read { connection in
-            var page = try await connection.rows(query).compactMap(Self.command)
-            var next: String?
-            if page.count > limit {
-                page.removeLast()
-                next = page.last.map { "\($0.createdAt.rawValue):\($0.id)" }
-            }
-            return (page, next)
+            return StoredForm.commandPage(try await connection.rows(query).compactMap(Self.command), limit: limit)
         }
     }
 

@@ -84,46 +84,32 @@ extension PostgresStore: TopicStore {
             }
             let topicID: Int64 = try row("topic_id")
             try await Self.notify(connection, .topic(appID, address))
-            var entries = try await Self.entries(connection, topicID: topicID)
-            for (index, change) in changes.enumerated() {
-                let before = entries.map(\.description)
-                let existing = entries.firstIndex { $0.matches(change.entry) }
-                let action = change.entry.action.rawValue
-                let subject = change.entry.subject.description
-                switch (change.kind, existing) {
-                case (.grant, nil):
+            let plan = try ACLChangePlan(
+                entries: try await Self.entries(connection, topicID: topicID), changes: changes)
+            for step in plan.steps {
+                let (action, subject) = (step.change.entry.action.rawValue, step.change.entry.subject.description)
+                if step.change.kind == .grant {
                     try await connection.run(
                         """
                         INSERT INTO acl_entries (topic_id, action, subject, is_default)
                         VALUES (\(topicID), \(action), \(subject), false)
                         """)
-                    entries.append(ACLEntry(change.entry.action, change.entry.subject))
-                case (.revoke, let index?):
+                } else {
                     try await connection.run(
                         """
                         DELETE FROM acl_entries WHERE topic_id = \(topicID) AND action = \(action) AND subject = \(subject)
                         """)
-                    entries.remove(at: index)
-                case (.grant, _?):
-                    throw KiiError(
-                        .aclAlreadyExists, "The entry \(change.entry) exists already.",
-                        context: StoredForm.changeContext(index, change))
-                case (.revoke, nil):
-                    throw KiiError(
-                        .aclNotFound, "There is no entry \(change.entry).",
-                        context: StoredForm.changeContext(index, change))
                 }
-                entries.sort()
                 try await connection.run(
                     """
                     INSERT INTO acl_audit (app_id, scope_kind, scope_id, name, actor, change, action, subject, before,
                         after, at)
                     VALUES (\(appID), \(kind), \(id), \(address.name.rawValue), \(actor.description),
-                        \(change.kind.rawValue), \(action), \(subject), \(StoredForm.entryList(before)),
-                        \(StoredForm.entryList(entries.map(\.description))), \(time))
+                        \(step.change.kind.rawValue), \(action), \(subject), \(StoredForm.entryList(step.before)),
+                        \(StoredForm.entryList(step.after)), \(time))
                     """)
             }
-            return entries
+            return plan.entries
         }
     }
 

@@ -31,12 +31,7 @@ extension SQLiteStore: CommandStore {
     public func commands(appID: AppID, thing: ThingID, limit: Int, after paginationKey: String?) async throws
         -> (commands: [Command], next: String?)
     {
-        // The key is "<createdAt>:<commandID>" of the last command of the previous page.
-        let cursor = paginationKey.flatMap { key -> (Int64, String)? in
-            let parts = key.split(separator: ":", maxSplits: 1)
-            guard parts.count == 2, let at = Int64(parts[0]) else { return nil }
-            return (at, String(parts[1]))
-        }
+        let cursor = StoredForm.commandCursor(paginationKey)
         return try await read { db in
             var sql = "SELECT * FROM commands WHERE app_id = ? AND thing_id = ?"
             var arguments: StatementArguments = [appID.rawValue, thing.rawValue]
@@ -46,13 +41,8 @@ extension SQLiteStore: CommandStore {
             }
             sql += " ORDER BY created_at DESC, command_id DESC LIMIT ?"
             arguments += [limit + 1]
-            var page = try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap(Self.command)
-            var next: String?
-            if page.count > limit {
-                page.removeLast()
-                next = page.last.map { "\($0.createdAt.rawValue):\($0.id)" }
-            }
-            return (page, next)
+            return StoredForm.commandPage(
+                try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap(Self.command), limit: limit)
         }
     }
 

@@ -71,31 +71,18 @@ extension SQLiteStore: TopicStore {
                 throw KiiError.topicNotFound(appID: appID, address)
             }
             let topicID: Int64 = row["topic_id"]
-            var entries = try Self.entries(db, topicID: topicID)
-            for (index, change) in changes.enumerated() {
-                let before = entries.map(\.description)
-                let existing = entries.firstIndex { $0.matches(change.entry) }
-                switch (change.kind, existing) {
-                case (.grant, nil):
+            let plan = try ACLChangePlan(entries: try Self.entries(db, topicID: topicID), changes: changes)
+            for step in plan.steps {
+                let (action, subject) = (step.change.entry.action.rawValue, step.change.entry.subject.description)
+                if step.change.kind == .grant {
                     try db.cachedStatement(
                         sql: "INSERT INTO acl_entries (topic_id, action, subject, is_default) VALUES (?, ?, ?, 0)"
-                    ).execute(arguments: [topicID, change.entry.action.rawValue, change.entry.subject.description])
-                    entries.append(ACLEntry(change.entry.action, change.entry.subject))
-                case (.revoke, let index?):
+                    ).execute(arguments: [topicID, action, subject])
+                } else {
                     try db.cachedStatement(
                         sql: "DELETE FROM acl_entries WHERE topic_id = ? AND action = ? AND subject = ?"
-                    ).execute(arguments: [topicID, change.entry.action.rawValue, change.entry.subject.description])
-                    entries.remove(at: index)
-                case (.grant, _?):
-                    throw KiiError(
-                        .aclAlreadyExists, "The entry \(change.entry) exists already.",
-                        context: StoredForm.changeContext(index, change))
-                case (.revoke, nil):
-                    throw KiiError(
-                        .aclNotFound, "There is no entry \(change.entry).",
-                        context: StoredForm.changeContext(index, change))
+                    ).execute(arguments: [topicID, action, subject])
                 }
-                entries.sort()
                 try db.cachedStatement(
                     sql: """
                         INSERT INTO acl_audit (app_id, scope_kind, scope_id, name, actor, change, action, subject,
@@ -103,12 +90,11 @@ extension SQLiteStore: TopicStore {
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """
                 ).execute(arguments: [
-                    appID.rawValue, kind, id, address.name.rawValue, actor.description, change.kind.rawValue,
-                    change.entry.action.rawValue, change.entry.subject.description,
-                    StoredForm.entryList(before), StoredForm.entryList(entries.map(\.description)), time,
+                    appID.rawValue, kind, id, address.name.rawValue, actor.description, step.change.kind.rawValue,
+                    action, subject, StoredForm.entryList(step.before), StoredForm.entryList(step.after), time,
                 ])
             }
-            return entries
+            return plan.entries
         }
     }
 

@@ -1,0 +1,45 @@
+import TopicGateCore
+
+/// Applying a list of ACL changes to a topic's entries, worked out before anything is written:
+/// every store runs the same steps (one row added or removed, one audit record each) in one
+/// transaction, or throws before writing when a change cannot apply.
+struct ACLChangePlan {
+    /// One change that applies, with the entries before and after it (for its audit record).
+    struct Step {
+        let change: ACLChange
+        let before: [String]
+        let after: [String]
+    }
+
+    let steps: [Step]
+    /// The entries once every change applied, sorted.
+    let entries: [ACLEntry]
+
+    /// A grant of an entry that exists throws `ACL_ALREADY_EXISTS`, a revoke of one that does
+    /// not `ACL_NOT_FOUND`, each with the index of the change.
+    init(entries current: [ACLEntry], changes: [ACLChange]) throws {
+        var entries = current.sorted()
+        var steps: [Step] = []
+        for (index, change) in changes.enumerated() {
+            let before = entries.map(\.description)
+            switch (change.kind, entries.firstIndex { $0.matches(change.entry) }) {
+            case (.grant, nil):
+                entries.append(ACLEntry(change.entry.action, change.entry.subject))
+            case (.revoke, let existing?):
+                entries.remove(at: existing)
+            case (.grant, _?):
+                throw KiiError(
+                    .aclAlreadyExists, "The entry \(change.entry) exists already.",
+                    context: StoredForm.changeContext(index, change))
+            case (.revoke, nil):
+                throw KiiError(
+                    .aclNotFound, "There is no entry \(change.entry).", context: StoredForm.changeContext(index, change)
+                )
+            }
+            entries.sort()
+            steps.append(Step(change: change, before: before, after: entries.map(\.description)))
+        }
+        self.steps = steps
+        self.entries = entries
+    }
+}
