@@ -55,3 +55,12 @@ extension BenchCommandTests {
         try await world.stop()
     }
 }
+
+extension BenchCommandTests {
+    @Test("Two gateways on a PostgreSQL the bench starts: sends and commands measured through both")
+    func twoGateways() async throws {
+        let rows = try Self.bench(["--gateways", "2", "--only", "send", "commands"])
+        #expect(Set(rows.compactMap { $0["scenario"] as? String }) == ["send → device", "commands"])
+        #expect(rows.allSatisfy { ($0["ratio"] as? Double ?? 0) > 0 })
+    }
+}
