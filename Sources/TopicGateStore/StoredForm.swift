@@ -49,6 +49,16 @@ enum StoredForm {
         }
     }
 
+    /// The subscriber an ACL subject names (users and things subscribe; groups and the
+    /// special subjects do not).
+    static func subscriber(of subject: ACLSubject) -> Subscriber? {
+        switch subject {
+        case .user(let id): .user(id)
+        case .thing(let id): .thing(id)
+        default: nil
+        }
+    }
+
     /// `user:ID` or `thing:ID`, as `Subscriber.description` writes it.
     static func subscriber(_ text: Substring) -> Subscriber? {
         switch TypedID(parsing: text) {

@@ -141,10 +141,7 @@ extension PostgresStore: TopicStore {
     {
         let (kind, id) = StoredForm.columns(subscriber)
         return try await write { connection in
-            guard let row = try await Self.topicRow(connection, appID, address) else {
-                throw KiiError.topicNotFound(appID: appID, address)
-            }
-            let topicID: Int64 = try row("topic_id")
+            let topicID = try await Self.existingTopicID(connection, appID, address)
             return try await connection.count(
                 """
                 INSERT INTO subscriptions (topic_id, subscriber_kind, subscriber_id, created_at)
@@ -156,10 +153,7 @@ extension PostgresStore: TopicStore {
     public func unsubscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool {
         let (kind, id) = StoredForm.columns(subscriber)
         return try await write { connection in
-            guard let row = try await Self.topicRow(connection, appID, address) else {
-                throw KiiError.topicNotFound(appID: appID, address)
-            }
-            let topicID: Int64 = try row("topic_id")
+            let topicID = try await Self.existingTopicID(connection, appID, address)
             return try await connection.count(
                 """
                 DELETE FROM subscriptions
@@ -171,10 +165,7 @@ extension PostgresStore: TopicStore {
     public func isSubscribed(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool {
         let (kind, id) = StoredForm.columns(subscriber)
         return try await read { connection in
-            guard let row = try await Self.topicRow(connection, appID, address) else {
-                throw KiiError.topicNotFound(appID: appID, address)
-            }
-            let topicID: Int64 = try row("topic_id")
+            let topicID = try await Self.existingTopicID(connection, appID, address)
             return try await connection.first(
                 """
                 SELECT 1 FROM subscriptions
@@ -259,13 +250,7 @@ extension PostgresStore: TopicStore {
             DELETE FROM acl_entries
             WHERE subject = \(subject.description) AND topic_id IN (SELECT topic_id FROM topics WHERE app_id = \(appID))
             """)
-        let subscriber: Subscriber? =
-            switch subject {
-            case .user(let id): .user(id)
-            case .thing(let id): .thing(id)
-            default: nil
-            }
-        if let subscriber {
+        if let subscriber = StoredForm.subscriber(of: subject) {
             let (kind, id) = StoredForm.columns(subscriber)
             try await connection.run(
                 """
@@ -285,6 +270,16 @@ extension PostgresStore: TopicStore {
             WHERE app_id = \(appID) AND scope_kind = \(kind) AND scope_id = \(id) AND name = \(address.name.rawValue)
             \(unescaped: forUpdate ? "FOR UPDATE" : "")
             """)
+    }
+
+    /// The topic's row ID; `TOPIC_NOT_FOUND` when there is no such topic.
+    static func existingTopicID(_ connection: PostgresConnection, _ appID: AppID, _ address: TopicAddress)
+        async throws -> Int64
+    {
+        guard let row = try await topicRow(connection, appID, address) else {
+            throw KiiError.topicNotFound(appID: appID, address)
+        }
+        return try row("topic_id")
     }
 
     static func entries(_ connection: PostgresConnection, topicID: Int64) async throws -> [ACLEntry] {

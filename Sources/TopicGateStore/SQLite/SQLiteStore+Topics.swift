@@ -67,10 +67,7 @@ extension SQLiteStore: TopicStore {
     ) async throws -> [ACLEntry] {
         let (kind, id) = StoredForm.columns(address.scope)
         return try await write { db in
-            guard let row = try Self.topicRow(db, appID, address) else {
-                throw KiiError.topicNotFound(appID: appID, address)
-            }
-            let topicID: Int64 = row["topic_id"]
+            let topicID = try Self.existingTopicID(db, appID, address)
             let plan = try ACLChangePlan(entries: try Self.entries(db, topicID: topicID), changes: changes)
             for step in plan.steps {
                 let (action, subject) = (step.change.entry.action.rawValue, step.change.entry.subject.description)
@@ -127,15 +124,13 @@ extension SQLiteStore: TopicStore {
     {
         let (kind, id) = StoredForm.columns(subscriber)
         return try await write { db in
-            guard let row = try Self.topicRow(db, appID, address) else {
-                throw KiiError.topicNotFound(appID: appID, address)
-            }
+            let topicID = try Self.existingTopicID(db, appID, address)
             try db.cachedStatement(
                 sql: """
                     INSERT OR IGNORE INTO subscriptions (topic_id, subscriber_kind, subscriber_id, created_at)
                     VALUES (?, ?, ?, ?)
                     """
-            ).execute(arguments: [row["topic_id"] as Int64, kind, id, time])
+            ).execute(arguments: [topicID, kind, id, time])
             return db.changesCount > 0
         }
     }
@@ -143,12 +138,10 @@ extension SQLiteStore: TopicStore {
     public func unsubscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool {
         let (kind, id) = StoredForm.columns(subscriber)
         return try await write { db in
-            guard let row = try Self.topicRow(db, appID, address) else {
-                throw KiiError.topicNotFound(appID: appID, address)
-            }
+            let topicID = try Self.existingTopicID(db, appID, address)
             try db.cachedStatement(
                 sql: "DELETE FROM subscriptions WHERE topic_id = ? AND subscriber_kind = ? AND subscriber_id = ?"
-            ).execute(arguments: [row["topic_id"] as Int64, kind, id])
+            ).execute(arguments: [topicID, kind, id])
             return db.changesCount > 0
         }
     }
@@ -156,16 +149,14 @@ extension SQLiteStore: TopicStore {
     public func isSubscribed(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool {
         let (kind, id) = StoredForm.columns(subscriber)
         return try await read { db in
-            guard let row = try Self.topicRow(db, appID, address) else {
-                throw KiiError.topicNotFound(appID: appID, address)
-            }
+            let topicID = try Self.existingTopicID(db, appID, address)
             return try Bool.fetchOne(
                 db.cachedStatement(
                     sql: """
                         SELECT EXISTS (SELECT 1 FROM subscriptions WHERE topic_id = ? AND subscriber_kind = ?
                             AND subscriber_id = ?)
                         """),
-                arguments: [row["topic_id"] as Int64, kind, id]) ?? false
+                arguments: [topicID, kind, id]) ?? false
         }
     }
 
@@ -253,13 +244,7 @@ extension SQLiteStore: TopicStore {
                 "DELETE FROM acl_entries WHERE subject = ? AND topic_id IN (SELECT topic_id FROM topics WHERE "
                 + "app_id = ?)"
         ).execute(arguments: [subject.description, appID])
-        let subscriber: Subscriber? =
-            switch subject {
-            case .user(let id): .user(id)
-            case .thing(let id): .thing(id)
-            default: nil
-            }
-        if let subscriber {
+        if let subscriber = StoredForm.subscriber(of: subject) {
             let (kind, id) = StoredForm.columns(subscriber)
             try db.cachedStatement(
                 sql: """
@@ -276,6 +261,12 @@ extension SQLiteStore: TopicStore {
             db.cachedStatement(
                 sql: "SELECT * FROM topics WHERE app_id = ? AND scope_kind = ? AND scope_id = ? AND name = ?"),
             arguments: [appID.rawValue, kind, id, address.name.rawValue])
+    }
+
+    /// The topic's row ID; `TOPIC_NOT_FOUND` when there is no such topic.
+    static func existingTopicID(_ db: Database, _ appID: AppID, _ address: TopicAddress) throws -> Int64 {
+        guard let row = try topicRow(db, appID, address) else { throw KiiError.topicNotFound(appID: appID, address) }
+        return row["topic_id"]
     }
 
     static func entries(_ db: Database, topicID: Int64) throws -> [ACLEntry] {
