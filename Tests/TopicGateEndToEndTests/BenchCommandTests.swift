@@ -3,11 +3,14 @@ import TestSupport
 import Testing
 
 /// `topicgate bench --quick` as a user runs it: every scenario prints its figure, its
-/// baseline and the ratio (a check that the benchmark works, not a timed test).
-@Suite("topicgate bench")
+/// baseline and the ratio (a check that the benchmark works, not a timed test). One run at a
+/// time: each loads both cores.
+@Suite("topicgate bench", .serialized)
 struct BenchCommandTests {
     /// Runs `topicgate bench <arguments> --quick --json` and returns its rows.
-    static func bench(_ arguments: [String], environment extra: [String: String] = [:]) throws -> [[String: Any]] {
+    static func bench(_ arguments: [String], environment extra: [String: String] = [:]) async throws
+        -> [[String: Any]]
+    {
         let process = Process()
         process.executableURL = ServerProcess.executable
         process.arguments = ["bench", "--quick", "--json"] + arguments
@@ -16,8 +19,15 @@ struct BenchCommandTests {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        // Read and wait on a thread of its own: a bench run lasts long enough to starve the
+        // other suites if it held one of the few threads Swift's tasks share.
+        let data = await withCheckedContinuation { (done: CheckedContinuation<Data, Never>) in
+            Thread.detachNewThread {
+                let data = output.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                done.resume(returning: data)
+            }
+        }
         #expect(process.terminationStatus == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         return try #require(object["rows"] as? [[String: Any]])
@@ -25,7 +35,7 @@ struct BenchCommandTests {
 
     @Test("A quick run prints every scenario with a baseline and a ratio, as JSON")
     func quickRun() async throws {
-        let rows = try Self.bench([])
+        let rows = try await Self.bench([])
         let scenarios = Set(rows.compactMap { $0["scenario"] as? String })
         #expect(scenarios == ["send → device", "fan-out 20", "commands", "authorization", "sign-up", "connections"])
         for row in rows {
@@ -41,7 +51,7 @@ extension BenchCommandTests {
     func givenGateway() async throws {
         let world = try await PushWorld.started()
         let credentials = try world.server.adminCredentials()
-        let rows = try Self.bench(
+        let rows = try await Self.bench(
             [
                 "--only", "send", "authorization", "--server", "http://127.0.0.1:\(world.server.port)", "--broker",
                 "mqtt://127.0.0.1:\(world.broker.port)", "--mqtt-secret-file", world.broker.secretFile,
@@ -59,7 +69,7 @@ extension BenchCommandTests {
 extension BenchCommandTests {
     @Test("Two gateways on a PostgreSQL the bench starts: sends and commands measured through both")
     func twoGateways() async throws {
-        let rows = try Self.bench(["--gateways", "2", "--only", "send", "commands"])
+        let rows = try await Self.bench(["--gateways", "2", "--only", "send", "commands"])
         #expect(Set(rows.compactMap { $0["scenario"] as? String }) == ["send → device", "commands"])
         #expect(rows.allSatisfy { ($0["ratio"] as? Double ?? 0) > 0 })
     }

@@ -64,7 +64,11 @@ public struct ServerConfiguration: Sendable {
 
     /// `host-pid-random`: names a gateway process in the logs and the outbox's claims.
     public static func newGatewayID() -> String {
-        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "gateway"
+        // gethostname: the machine's name as set, without a DNS lookup.
+        var name = [CChar](repeating: 0, count: 256)
+        let host =
+            gethostname(&name, name.count - 1) == 0
+            ? String(cString: name).split(separator: ".").first.map(String.init) ?? "gateway" : "gateway"
         return "\(host)-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
     }
 }
