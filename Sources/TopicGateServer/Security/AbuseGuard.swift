@@ -204,7 +204,9 @@ final class AbuseGuard: Sendable {
     /// as in flight after `checkTimeoutMillis`.
     func end(_ attempt: Attempt, succeeded: Bool) async {
         let now = time.now()
-        _ = try? await step(attempt.lockouts + attempt.budgets, now: now) { records in
+        // The budgets change only when a success gives their tokens back: a failure locks (and,
+        // on a shared ledger, waits for) the account's rows alone, not the app-wide budget's.
+        _ = try? await step(attempt.lockouts + (succeeded ? attempt.budgets : []), now: now) { records in
             for key in attempt.lockouts {
                 var record = records[key.ledgerKey] ?? AbuseRecord()
                 record.endCheck(now: now)
