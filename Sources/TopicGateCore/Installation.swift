@@ -22,11 +22,13 @@ public struct Installation: Sendable, Hashable {
     public var credentialsExpireAt: UnixSeconds?
     /// When it was revoked; nil while live.
     public var revokedAt: UnixMillis?
+    /// The broker that serves it, by name, when the gateways run several; nil: the first one.
+    public var broker: String?
 
     public init(
         id: InstallationID, appID: AppID, principal: Principal, deviceType: String, registrationID: String,
         mqttTopic: String, development: Bool, createdAt: UnixMillis, tokenHash: String?,
-        credentialsExpireAt: UnixSeconds? = nil, revokedAt: UnixMillis? = nil
+        credentialsExpireAt: UnixSeconds? = nil, revokedAt: UnixMillis? = nil, broker: String? = nil
     ) {
         self.id = id
         self.appID = appID
@@ -39,6 +41,7 @@ public struct Installation: Sendable, Hashable {
         self.tokenHash = tokenHash
         self.credentialsExpireAt = credentialsExpireAt
         self.revokedAt = revokedAt
+        self.broker = broker
     }
 
     public var isLive: Bool { revokedAt == nil }

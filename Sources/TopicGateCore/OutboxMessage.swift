@@ -14,12 +14,16 @@ public struct OutboxMessage: Sendable, Hashable {
     public var commandID: String?
     /// Deliveries that failed so far (a message that failed is tried again on its own).
     public var attempts: Int
+    /// The brokers (by name) that acknowledged it for all their devices already, when the
+    /// gateways run several and another one was down: a retry goes to the others only.
+    public var deliveredBrokers: Set<String>
 
     public init(
         id: String, appID: AppID, payload: [UInt8], recipients: [Subscriber], acceptedAt: Int64,
         commandID: String? = nil,
-        attempts: Int = 0
+        attempts: Int = 0, deliveredBrokers: Set<String> = []
     ) {
+        self.deliveredBrokers = deliveredBrokers
         self.commandID = commandID
         self.attempts = attempts
         self.id = id

@@ -29,6 +29,10 @@ public protocol InstallationStore: Sendable {
     /// the installation is live: false when it was revoked meanwhile (then no credentials may
     /// be handed out, since the broker was told to refuse only those it knew of).
     func recordCredentials(appID: AppID, id: InstallationID, expiresAt: UnixSeconds) async throws -> Bool
+    /// Moves an installation to another broker (its endpoint names the new one from now on).
+    func assignBroker(appID: AppID, id: InstallationID, broker: String) async throws
+    /// How many live installations each broker serves (nil: those assigned none).
+    func liveInstallationsByBroker() async throws -> [String?: Int]
     /// Revokes the selected live installations at `now`; returns those it revoked.
     func revokeInstallations(appID: AppID, _ selection: InstallationSelection, now: Int64) async throws
         -> [Installation]

@@ -12,6 +12,12 @@ public protocol OutboxStore: Sendable {
     /// `now` (a gateway that died). It holds them until `leaseUntil`; while a lease runs no
     /// other gateway takes the message.
     func claimMessages(gateway: String, limit: Int, now: Int64, leaseUntil: Int64) async throws -> [OutboxMessage]
+    /// Records the brokers that acknowledged a message for all their devices (the others are
+    /// still to be delivered).
+    func recordProgress(id: String, deliveredBrokers: Set<String>) async throws
+    /// Lets go of messages that wait for a broker that is down: no gateway takes them again
+    /// before `until`, and waiting costs no attempt.
+    func postponeMessages(ids: [String], until: Int64) async throws
     /// Removes delivered messages.
     func completeMessages(ids: [String]) async throws
     func pendingMessageCount() async throws -> Int

@@ -77,6 +77,15 @@ enum StoredForm {
         text.split(separator: "\n").compactMap(subscriber)
     }
 
+    /// An outbox row's delivered brokers: one name a line, in order; nil when none.
+    static func brokers(_ names: Set<String>) -> String? {
+        names.isEmpty ? nil : names.sorted().joined(separator: "\n")
+    }
+
+    static func brokers(_ text: String?) -> Set<String> {
+        Set((text ?? "").split(separator: "\n").map(String.init))
+    }
+
     /// The actor of an ACL audit record, as `Principal.description` wrote it.
     static func actor(_ text: String) -> Principal {
         if let typed = TypedID(parsing: text) {

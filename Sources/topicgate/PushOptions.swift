@@ -11,7 +11,9 @@ struct PushOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "mqtt://host:port of a running broker that loads TopicGate's plugin, or 'none' to run without push "
-                + "(env TOPICGATE_BROKER; default: start Mosquitto).",
+                + "(env TOPICGATE_BROKER; default: start Mosquitto). Several brokers, comma-separated, spread the "
+                + "devices over them; each may add ?name=N&public=HOST&tcp=P&ssl=P&ws=P&wss=P (what its devices are "
+                + "told; default: its own host and port, and --mqtt-public-ports).",
             valueName: "url"))
     var broker: String?
 
@@ -125,7 +127,8 @@ struct PushOptions: ParsableArguments {
         let broker: PushConfiguration.Broker
         if let brokerURL {
             if brokerURL.lowercased() == "none" { return nil }
-            broker = try Self.external(brokerURL)
+            let brokers = brokerURL.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            broker = brokers.count > 1 ? .several([]) : try Self.external(brokerURL)
         } else {
             broker = .embedded(try embedded(dataDirectory: dataDirectory, environment: environment))
         }
@@ -153,6 +156,18 @@ struct PushOptions: ParsableArguments {
                     "The MQTT public ports are four ports: tcp,ssl,ws,wss (e.g. 1883,8883,12470,12473; 0 for none).")
             }
             push.publicPorts = MQTTPorts(tcp: tcp, ssl: ssl, ws: ws, wss: wss)
+        }
+        if case .several = push.broker, let list = brokerURL {
+            let brokers = try list.split(separator: ",").map {
+                try Self.brokerAddress(
+                    $0.trimmingCharacters(in: .whitespaces),
+                    publicHost: mqttPublicHost ?? environment["TOPICGATE_MQTT_PUBLIC_HOST"],
+                    publicPorts: push.publicPorts)
+            }
+            guard Set(brokers.map(\.name)).count == brokers.count else {
+                throw ValidationError("Each broker needs its own name (add ?name=… to tell them apart).")
+            }
+            push.broker = .several(brokers)
         }
         if let ttl = try mqttCredentialTTL ?? environment["TOPICGATE_MQTT_CREDENTIAL_TTL"].map(Self.seconds) {
             guard ttl >= 60 else { throw ValidationError("The MQTT credential TTL is at least 60 seconds.") }
@@ -212,6 +227,40 @@ struct PushOptions: ParsableArguments {
         let port = components.port ?? 1883
         guard (1...65535).contains(port) else { throw ValidationError("The broker port \(port) is not a port.") }
         return .external(host: host, port: port)
+    }
+
+    /// One of several brokers: `mqtt://host:port` where the gateways reach it, then optionally
+    /// `?name=…&public=…&tcp=…&ssl=…&ws=…&wss=…`: its name in the store (default host:port), and
+    /// the host and ports its devices are told (default `publicHost` or its own host, and
+    /// `publicPorts` or its own port with no TLS or WebSockets).
+    static func brokerAddress(_ url: String, publicHost: String?, publicPorts: MQTTPorts?) throws -> BrokerAddress {
+        guard case .external(let host, let port) = try external(url), let components = URLComponents(string: url)
+        else { throw ValidationError("The broker is given as mqtt://host:port, not '\(url)'.") }
+        var query: [String: String] = [:]
+        for item in components.queryItems ?? [] {
+            guard let value = item.value, !value.isEmpty,
+                ["name", "public", "tcp", "ssl", "ws", "wss"].contains(item.name)
+            else {
+                throw ValidationError(
+                    "A broker takes ?name=, public=, tcp=, ssl=, ws= and wss= with a value, not '\(item.name)' (\(url))."
+                )
+            }
+            query[item.name] = value
+        }
+        var ports = publicPorts ?? MQTTPorts(tcp: port, ssl: 0, ws: 0, wss: 0)
+        for (key, path) in [("tcp", \MQTTPorts.tcp), ("ssl", \.ssl), ("ws", \.ws), ("wss", \.wss)] {
+            guard let text = query[key] else { continue }
+            guard let value = Int(text), (key == "tcp" ? 1...65535 : 0...65535).contains(value) else {
+                throw ValidationError("The broker's \(key) port '\(text)' is not a port (\(url)).")
+            }
+            ports[keyPath: path] = value
+        }
+        let name = query["name"] ?? "\(host):\(port)"
+        guard name.count <= 128, !name.contains(where: { $0 == "\n" || $0 == "," }) else {
+            throw ValidationError("A broker's name is up to 128 characters, with no comma or newline.")
+        }
+        return BrokerAddress(
+            name: name, host: host, port: port, publicHost: query["public"] ?? publicHost ?? host, publicPorts: ports)
     }
 
     func embedded(dataDirectory: String, environment: [String: String]) throws -> EmbeddedBrokerConfiguration {

@@ -54,18 +54,29 @@ struct ServeCommand: AsyncParsableCommand {
                 if listeners.tls != nil { print("MQTT over TLS: \(listeners.host):\(listeners.tlsPort)") }
             case .external(let host, let port):
                 print("MQTT: broker at mqtt://\(host):\(port)")
+            case .several(let brokers):
+                for broker in brokers {
+                    let ports = broker.publicPorts
+                    print(
+                        "MQTT: broker \(broker.name) at mqtt://\(broker.host):\(broker.port); its devices are told host "
+                            + "\(broker.publicHost), ports tcp \(ports.tcp), ssl \(ports.ssl), ws \(ports.ws), wss "
+                            + "\(ports.wss)")
+                }
+                print("New installations go to the broker that serves fewest; WebSockets are each broker's own.")
             }
-            if let ws = listeners.webSocketPort {
+            if push.relaysWebSockets, let ws = listeners.webSocketPort {
                 print("MQTT over WebSockets: ws://\(listeners.host):\(ws)/mqtt (relayed to the broker)")
                 if listeners.tls != nil {
                     print("MQTT over secure WebSockets: wss://\(listeners.host):\(listeners.secureWebSocketPort)/mqtt")
                 }
             }
-            let ports = push.advertisedPorts
-            print(
-                "Devices are told: host \(push.advertisedHost), ports tcp \(ports.tcp), ssl \(ports.ssl), ws "
-                    + "\(ports.ws), wss \(ports.wss) (0: not served)"
-            )
+            if push.brokers.count == 1 {
+                let ports = push.advertisedPorts
+                print(
+                    "Devices are told: host \(push.advertisedHost), ports tcp \(ports.tcp), ssl \(ports.ssl), ws "
+                        + "\(ports.ws), wss \(ports.wss) (0: not served)"
+                )
+            }
         } else {
             print("MQTT: off (--broker none); sends are accepted but not delivered")
         }

@@ -63,4 +63,74 @@ struct PushDeliveryIsolationTests {
         #expect(letters.first?.letter.message.attempts == 3)
         #expect(letters.first?.letter.reason.contains("3 attempts") == true)
     }
+
+    /// Two brokers, "a" and "b"; the one named in `down` is not connected.
+    final class TwoBrokers: DeviceLink, @unchecked Sendable {
+        // @unchecked: the delivery service calls it from one task at a time.
+        var down: Set<String> = []
+        var delivered: [String] = []  // "broker topic payload"
+        var isReady: Bool { down.count < 2 }
+
+        func broker(serving installation: Installation) -> String { installation.broker ?? "a" }
+
+        func deliver(_ publications: [DevicePublication]) async -> [Int: DeliveryFailure] {
+            var failures: [Int: DeliveryFailure] = [:]
+            for (index, publication) in publications.enumerated() {
+                if down.contains(publication.broker) {
+                    failures[index] = .brokerUnavailable
+                } else {
+                    delivered.append(
+                        "\(publication.broker) \(publication.topic) \(String(decoding: publication.payload, as: UTF8.self))"
+                    )
+                }
+            }
+            return failures
+        }
+
+        func revoke(_ installations: [Installation]) async {}
+    }
+
+    @Test("A broker that is down holds up only its own devices; they get the message, once, when it is back")
+    func brokerDown() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-brk-\(UUID().uuidString)")
+            .path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try await openStore(configuration: ServerConfiguration(dataDirectory: directory))
+        let (app, _) = try await AppRegistry(store: store).defaultApp()
+        let user = User(id: UserID("u1"), appID: app.id, createdAt: 1, modifiedAt: 1)
+        try await store.insertUser(user)
+        for (topic, broker) in [("on-a", "a"), ("on-b", "b"), ("unnamed", nil)] as [(String, String?)] {
+            try await store.insertInstallation(
+                Installation(
+                    id: InstallationID(topic), appID: app.id, principal: .user(user.id), deviceType: "MQTT",
+                    registrationID: topic, mqttTopic: topic, development: false, createdAt: UnixMillis(1),
+                    tokenHash: nil, broker: broker))
+        }
+        let clock = ManualClock()
+        try await store.enqueue([
+            OutboxMessage(
+                id: "m1", appID: app.id, payload: Array("one".utf8), recipients: [.user(user.id)], acceptedAt: 1)
+        ])
+        let link = TwoBrokers()
+        link.down = ["b"]
+        let service = PushDeliveryService(
+            store: store, link: link, wakeup: Wakeup(), time: clock.timeSource, logger: Logger(label: "test"),
+            metrics: ServerMetrics())
+        #expect(await service.deliverBatch() == .idle)
+        #expect(link.delivered.sorted() == ["a on-a one", "a unnamed one"])
+        // Waiting is no attempt, and the message is left alone meanwhile.
+        #expect(try await store.pendingMessages(limit: 10).map(\.attempts) == [0])
+        #expect(await service.deliverBatch() == .idle)
+        #expect(link.delivered.count == 2)
+        // Still down a second later: postponed again, never dead-lettered.
+        clock.advance(seconds: 2)
+        #expect(await service.deliverBatch() == .idle)
+        #expect(link.delivered.count == 2)
+        #expect(try await store.deadLetterCount() == 0)
+        link.down = []
+        clock.advance(seconds: 2)
+        #expect(await service.deliverBatch() == .idle)
+        #expect(link.delivered.sorted() == ["a on-a one", "a unnamed one", "b on-b one"])
+        #expect(try await store.pendingMessageCount() == 0)
+    }
 }

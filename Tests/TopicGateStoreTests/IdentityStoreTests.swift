@@ -183,4 +183,27 @@ struct IdentityStoreTests {
         #expect(
             try await store.liveInstallations(appID: appID, principals: [.thing(thing.id)]).map(\.id.rawValue) == ["c"])
     }
+
+    @Test(
+        "An installation keeps the broker that serves it; live ones are counted per broker; one can be moved",
+        arguments: StoreEngine.allCases)
+    func installationBrokers(_ engine: StoreEngine) async throws {
+        let store = try await newStore(engine)
+        try await store.insertUser(user("u1"))
+        for (id, broker) in [("a", "one"), ("b", "two"), ("c", "two"), ("d", nil), ("e", "two")] as [(String, String?)]
+        {
+            try await store.insertInstallation(
+                Installation(
+                    id: InstallationID(id), appID: appID, principal: .user(UserID("u1")), deviceType: "MQTT",
+                    registrationID: id, mqttTopic: "topic-\(id)", development: false, createdAt: UnixMillis(1),
+                    tokenHash: nil, broker: broker))
+        }
+        _ = try await store.revokeInstallations(appID: appID, .one(InstallationID("e")), now: 2)
+        #expect(try await store.liveInstallationsByBroker() == ["one": 1, "two": 2, nil: 1])
+        #expect(try await store.installation(appID: appID, id: InstallationID("b"))?.broker == "two")
+        #expect(try await store.installation(appID: appID, id: InstallationID("d"))?.broker == nil)
+        try await store.assignBroker(appID: appID, id: InstallationID("b"), broker: "one")
+        #expect(try await store.liveInstallation(mqttTopic: "topic-b")?.broker == "one")
+        #expect(try await store.liveInstallationsByBroker() == ["one": 2, "two": 1, nil: 1])
+    }
 }

@@ -101,4 +101,26 @@ struct OutboxStoreTests {
         #expect(try await store.takeJobLease("cleanup", gateway: "b", now: 191, until: 291))
         #expect(try await store.takeJobLease("cleanup", gateway: "a", now: 200, until: 300) == false)
     }
+
+    @Test(
+        "A message waiting for a broker keeps the brokers that have it and is postponed for every gateway",
+        arguments: StoreEngine.allCases)
+    func brokerProgress(_ engine: StoreEngine) async throws {
+        let store = try await engine.newStore(appID: appID)
+        try await store.enqueue([message("m1"), message("m2")])
+        #expect(try await store.claimMessages(gateway: "a", limit: 10, now: 100, leaseUntil: 200).count == 2)
+        try await store.recordProgress(id: "m1", deliveredBrokers: ["one", "three"])
+        try await store.postponeMessages(ids: ["m1"], until: 150)
+        // Not even its last holder takes it before then; afterwards anyone does.
+        #expect(try await store.claimMessages(gateway: "a", limit: 10, now: 120, leaseUntil: 220).map(\.id) == ["m2"])
+        #expect(try await store.claimMessages(gateway: "b", limit: 10, now: 140, leaseUntil: 240).isEmpty)
+        let later = try await store.claimMessages(gateway: "b", limit: 10, now: 151, leaseUntil: 251)
+        #expect(later.map(\.id) == ["m1"])
+        #expect(later.first?.deliveredBrokers == ["one", "three"])
+        #expect(later.first?.attempts == 0)
+        #expect(try await store.pendingMessages(limit: 10).last?.deliveredBrokers == [])
+        try await store.deadLetter(ids: ["m1"], reason: "gave up", at: 300)
+        let letter = try await store.deadLetters(appID: appID, limit: 1, before: nil).first?.letter
+        #expect(letter?.message.deliveredBrokers == ["one", "three"])
+    }
 }

@@ -38,7 +38,7 @@ public func buildApplication(
     var signer: MQTTCredentialSigner?
     var pushDispatcher: any PushDispatcher = dispatcher ?? RecordingPushDispatcher()
     var outbox: Outbox?
-    var brokerLink: BrokerLink?
+    var brokers: BrokerFleet?
     if let push = configuration.push {
         let pushSigner = MQTTCredentialSigner(
             secret: try MQTTSecret.loadOrCreate(at: push.secretFile), form: push.credentialForm)
@@ -52,21 +52,28 @@ public func buildApplication(
                     configuration: embedded, secretFile: push.secretFile, maximumPacketSize: push.maximumPacketSize,
                     listeners: push.listeners, logger: logger))
         }
-        let link = try BrokerLink(
-            configuration: push, signer: pushSigner, store: store, time: time, logger: logger,
-            onConnected: { wakeup.signal() })
-        services.append(link)
-        services += try MQTTWebSocketRelay.services(push: push, logger: logger)
-        brokerLink = link
+        // One link per broker; new installations go to the broker that serves fewest.
+        let directory = BrokerDirectory(
+            brokers: push.brokers, served: push.brokers.count > 1 ? try await store.liveInstallationsByBroker() : [:])
+        let fleet = BrokerFleet(
+            directory: directory,
+            links: try push.brokers.map { address in
+                try BrokerLink(
+                    address: address, configuration: push, signer: pushSigner, store: store, time: time,
+                    logger: logger, onConnected: { wakeup.signal() })
+            })
+        services += fleet.links as [any Service]
+        if push.relaysWebSockets { services += try MQTTWebSocketRelay.services(push: push, logger: logger) }
+        brokers = fleet
         if dispatcher == nil { pushDispatcher = OutboxPushDispatcher(outbox: pushOutbox) }
         services.append(
             PushDeliveryService(
-                store: store, link: link, wakeup: wakeup, time: time, logger: logger, metrics: metrics,
+                store: store, link: fleet, wakeup: wakeup, time: time, logger: logger, metrics: metrics,
                 gatewayID: configuration.gatewayID, outboxLease: configuration.outboxLease))
     }
     let environment = ServerEnvironment(
         configuration: configuration, store: store, time: time, hasher: hasher, dispatcher: pushDispatcher,
-        link: brokerLink ?? DisconnectedDeviceLink(),
+        link: brokers ?? DisconnectedDeviceLink(), brokers: brokers?.directory,
         signer: signer, outbox: outbox, logger: logger, metrics: metrics)
     if let feed = store as? any StoreChangeFeed {
         services.append(
@@ -81,7 +88,7 @@ public func buildApplication(
     }
     // States that things publish on `<mqttTopic>/state` reach the state service.
     let states = environment.states
-    brokerLink?.receiveStates { message in
+    brokers?.receiveStates { message in
         await states.ingest(topic: message.topic, payload: message.payload, receivedAt: message.receivedAt)
     }
     return Application(

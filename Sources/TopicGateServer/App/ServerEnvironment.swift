@@ -33,7 +33,8 @@ struct ServerEnvironment: Sendable {
 
     init(
         configuration: ServerConfiguration, store: any Store, time: TimeSource, hasher: PasswordHasher,
-        dispatcher: any PushDispatcher, link: any DeviceLink, signer: MQTTCredentialSigner?, outbox: Outbox?,
+        dispatcher: any PushDispatcher, link: any DeviceLink, brokers: BrokerDirectory? = nil,
+        signer: MQTTCredentialSigner?, outbox: Outbox?,
         logger: Logger, metrics: ServerMetrics
     ) {
         self.metrics = metrics
@@ -64,7 +65,8 @@ struct ServerEnvironment: Sendable {
             store: store, hasher: hasher, passwords: passwords, tokens: tokens, time: time, revocation: revocation,
             audit: audit, abuse: abuse, status: status, topicCache: topicCache)
         installations = InstallationService(
-            store: store, time: time, push: configuration.push, signer: signer, revocation: revocation)
+            store: store, time: time, push: configuration.push, brokers: brokers, signer: signer,
+            revocation: revocation)
         onboarding = OnboardingService(
             store: store, tokens: tokens, things: things, installations: installations)
         commands = CommandService(

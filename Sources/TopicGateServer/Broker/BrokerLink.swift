@@ -5,11 +5,12 @@ import Synchronization
 import TopicGateCore
 import TopicGateStore
 
-/// The gateway's own MQTT connection (the plugin's superuser account): delivers payloads to
-/// device topics with QoS 1 and sends revocations on the plugin's control topic. Whenever it
-/// (re)connects it sends every outstanding revocation again, so a restarted broker forgets
-/// nothing, and wakes the outbox.
-final class BrokerLink: DeviceLink, Service {
+/// The gateway's own MQTT connection to one broker (the plugin's superuser account): delivers
+/// payloads to device topics with QoS 1 and sends revocations on the plugin's control topic.
+/// Whenever it (re)connects it sends every outstanding revocation again, so a restarted broker
+/// forgets nothing, and wakes the outbox.
+final class BrokerLink: Service {
+    let address: BrokerAddress
     let client: MQTTClient
     let store: any InstallationStore
     let time: TimeSource
@@ -25,22 +26,25 @@ final class BrokerLink: DeviceLink, Service {
     let acknowledgementTimeout: Duration = .seconds(10)
 
     init(
-        configuration: PushConfiguration, signer: MQTTCredentialSigner, store: any InstallationStore, time: TimeSource,
-        logger: Logger, onConnected: @escaping @Sendable () -> Void
+        address: BrokerAddress, configuration: PushConfiguration, signer: MQTTCredentialSigner,
+        store: any InstallationStore, time: TimeSource, logger: Logger, onConnected: @escaping @Sendable () -> Void
     ) throws {
         let now = time.now() / 1000
         let client = try MQTTClient(
             configuration: MQTTClientConfiguration(
-                host: configuration.brokerHost, port: configuration.broker.port,
+                host: address.host, port: address.port,
                 clientID: "\(configuration.gatewayUsername)-\(Secrets.randomHex(bytes: 6))",
                 username: configuration.gatewayUsername,
                 password: signer.gatewayPassword(
                     username: configuration.gatewayUsername, issuedAt: now, expiresAt: now + 10 * 365 * 24 * 3600),
                 cleanSession: true, keepAlive: 30, reconnectDelay: (1, 4), maxInflightMessages: 1000))
+        self.address = address
         self.client = client
         self.maximumPacketSize = configuration.maximumPacketSize
         self.store = store
         self.time = time
+        var logger = logger
+        logger[metadataKey: "broker"] = "\(address.name)"
         self.logger = logger
         self.onConnected = onConnected
     }

@@ -1,35 +1,48 @@
 import TopicGateCore
 
-/// One payload for one device topic.
+/// One payload for one device topic on the broker that serves the device.
 struct DevicePublication: Sendable, Hashable {
     let topic: String
     let payload: [UInt8]
+    /// The name of the broker that serves the device (`DeviceLink.broker(serving:)`).
+    var broker = ""
 }
 
 /// Why a publication was not delivered.
 enum DeliveryFailure: Sendable, Hashable {
     /// The broker can never take it (larger than its packet limit): trying again is useless.
     case refused(String)
-    /// Not acknowledged in time: the broker stalled, or dropped the connection.
+    /// Not acknowledged in time by a broker that is connected: it stalled.
     case unacknowledged
+    /// Its broker is not connected (down, or the connection dropped meanwhile): the device
+    /// waits for it, and waiting is not a failed attempt.
+    case brokerUnavailable
 }
 
-/// The gateway's connection to devices: the broker, seen from the services.
+/// The gateway's connection to devices: the brokers, seen from the services.
 protocol DeviceLink: Sendable {
-    /// True while publications can be handed to the broker.
+    /// True while publications can be handed to at least one broker.
     var isReady: Bool { get }
-    /// Publishes each payload with QoS 1, in order, and returns the failures by index: those
-    /// the broker did not acknowledge, and those it would refuse (never handed to it).
+    /// The name of the broker that serves `installation`.
+    func broker(serving installation: Installation) -> String
+    /// Publishes each payload with QoS 1, in order, on its broker, and returns the failures by
+    /// index: those the broker did not acknowledge, those whose broker is not connected, and
+    /// those the broker would refuse (never handed to it).
     func deliver(_ publications: [DevicePublication]) async -> [Int: DeliveryFailure]
-    /// Tells the broker to refuse and disconnect these installations' MQTT credentials.
+    /// Tells every broker to refuse and disconnect these installations' MQTT credentials
+    /// (any broker would take valid credentials, so each one must know).
     func revoke(_ installations: [Installation]) async
+}
+
+extension DeviceLink {
+    func broker(serving installation: Installation) -> String { installation.broker ?? "" }
 }
 
 /// The link when push is not configured: nothing is ever delivered, nothing to revoke.
 struct DisconnectedDeviceLink: DeviceLink {
     var isReady: Bool { false }
     func deliver(_ publications: [DevicePublication]) async -> [Int: DeliveryFailure] {
-        Dictionary(uniqueKeysWithValues: publications.indices.map { ($0, .unacknowledged) })
+        Dictionary(uniqueKeysWithValues: publications.indices.map { ($0, .brokerUnavailable) })
     }
     func revoke(_ installations: [Installation]) async {}
 }

@@ -9,6 +9,8 @@ struct InstallationService: Sendable {
     let time: TimeSource
     /// Nil when the server runs without push: installations are kept, endpoints are not ready.
     let push: PushConfiguration?
+    /// The brokers devices are spread over (nil without push).
+    let brokers: BrokerDirectory?
     let signer: MQTTCredentialSigner?
     let revocation: DeviceRevocation
 
@@ -59,7 +61,7 @@ struct InstallationService: Sendable {
             id: InstallationID(Secrets.randomAlphanumeric(25)), appID: appID, principal: principal,
             deviceType: deviceType, registrationID: registrationID ?? Secrets.randomAlphanumeric(25),
             mqttTopic: Secrets.randomAlphanumeric(25), development: development, createdAt: time.millis(),
-            tokenHash: tokenHash)
+            tokenHash: tokenHash, broker: deviceType == "MQTT" ? brokers?.assign() : nil)
         try await store.insertInstallation(installation)
         return installation
     }
@@ -112,13 +114,28 @@ struct InstallationService: Sendable {
             // Revoked while this request ran: the broker refuses only the credentials it knew.
             throw Self.notFound(appID: installation.appID, installation.id.rawValue)
         }
-        let ports = push.advertisedPorts
+        let broker = try await broker(serving: installation, push: push)
+        let ports = broker.publicPorts
         return MQTTEndpoint(
             installationID: installation.id, username: installation.mqttTopic,
             password: signer.devicePassword(
                 topic: installation.mqttTopic, issuedAt: now.rawValue, expiresAt: expiresAt.rawValue),
-            mqttTopic: installation.mqttTopic, host: push.advertisedHost, portTCP: ports.tcp, portSSL: ports.ssl,
+            mqttTopic: installation.mqttTopic, host: broker.publicHost, portTCP: ports.tcp, portSSL: ports.ssl,
             portWS: ports.ws, portWSS: ports.wss, ttl: push.credentialTTL)
+    }
+
+    /// The broker an endpoint names: the installation's own; a new one (the least loaded) when
+    /// its broker was taken out of the configuration, so that the device moves on its next
+    /// connect.
+    private func broker(serving installation: Installation, push: PushConfiguration) async throws -> BrokerAddress {
+        guard let brokers else { return push.brokers[0] }
+        if installation.broker != nil, brokers.configured(installation.broker) == nil, let moved = brokers.assign(),
+            let address = brokers.configured(moved)
+        {
+            try await store.assignBroker(appID: installation.appID, id: installation.id, broker: moved)
+            return address
+        }
+        return brokers.broker(serving: installation)
     }
 
     static func notFound(appID: AppID, _ reference: String) -> KiiError {

@@ -10,6 +10,8 @@ public struct PushConfiguration: Sendable {
         case embedded(EmbeddedBrokerConfiguration)
         /// A broker that runs on its own (it must load TopicGate's plugin with the same secret).
         case external(host: String, port: Int)
+        /// Several brokers that run on their own, each serving the devices assigned to it.
+        case several([BrokerAddress])
     }
 
     public var broker: Broker
@@ -69,7 +71,26 @@ extension PushConfiguration {
         switch broker {
         case .embedded: listeners.localHost
         case .external(let host, _): host
+        case .several(let brokers): brokers[0].host
         }
+    }
+
+    /// True when the gateway relays MQTT over WebSockets to its broker: with one broker only
+    /// (with several, a relay could not know which one serves the device; each broker serves
+    /// its own WebSockets listener, named in its endpoint).
+    public var relaysWebSockets: Bool {
+        if case .several = broker { return false }
+        return listeners.webSocketPort != nil
+    }
+
+    /// The brokers devices are spread over: the one broker, or each of several.
+    public var brokers: [BrokerAddress] {
+        if case .several(let brokers) = broker { return brokers }
+        return [
+            BrokerAddress(
+                name: "\(brokerHost):\(broker.port)", host: brokerHost, port: broker.port, publicHost: advertisedHost,
+                publicPorts: advertisedPorts)
+        ]
     }
 }
 
@@ -78,6 +99,7 @@ extension PushConfiguration.Broker {
         switch self {
         case .embedded(let embedded): embedded.port
         case .external(_, let port): port
+        case .several(let brokers): brokers[0].port
         }
     }
 }

@@ -14,6 +14,10 @@ import TopicGateStore
 /// the lease runs; what a gateway that died had claimed is taken by another once its lease ran
 /// out.
 ///
+/// With several brokers, each publication goes to the broker that serves its device. A broker
+/// that is down holds up only its own devices: the message goes to the others, remembers which
+/// brokers have it, and waits (postponed, no attempt counted) until its broker is back.
+///
 /// One message can never hold up the others. A message whose delivery failed is tried again
 /// on its own, before the fresh ones; one that the broker would refuse (over its packet
 /// limit), or that fails `deadLetterAfter` times on its own, moves to the dead letters (for
@@ -33,6 +37,8 @@ struct PushDeliveryService: Service {
     var batchSize = 200
     /// Failed deliveries after which a message is a dead letter.
     var deadLetterAfter = 3
+    /// How long a message that waits for a broker that is down is left alone.
+    var brokerRetry: Duration = .seconds(1)
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
@@ -69,7 +75,9 @@ struct PushDeliveryService: Service {
 
     /// Publishes `batch` and settles each message: delivered ones leave the outbox, refused
     /// ones become dead letters, failed ones count an attempt (and, tried `alone` for the
-    /// last allowed time, become dead letters). True when everything was delivered.
+    /// last allowed time, become dead letters), and those that wait only for a broker that is
+    /// down are postponed without one. A message remembers the brokers that have it, so a
+    /// retry goes only to the others. True unless a publication failed on a connected broker.
     private func deliver(_ batch: [OutboxMessage], alone: Bool) async throws -> Bool {
         // The live MQTT installations of every recipient of the batch, one read per app.
         var devices: [String: [Installation]] = [:]
@@ -85,35 +93,53 @@ struct PushDeliveryService: Service {
         for (index, message) in batch.enumerated() {
             for recipient in message.recipients {
                 for installation in devices[message.appID.rawValue + "\n" + recipient.principal.description] ?? [] {
-                    publications.append(DevicePublication(topic: installation.mqttTopic, payload: message.payload))
+                    let broker = link.broker(serving: installation)
+                    guard !message.deliveredBrokers.contains(broker) else { continue }
+                    publications.append(
+                        DevicePublication(topic: installation.mqttTopic, payload: message.payload, broker: broker))
                     owners.append(index)
                 }
             }
         }
         let failures = await link.deliver(publications)
-        metrics.pushes(published: publications.count, failed: failures.count)
+        metrics.pushes(
+            published: publications.count - failures.values.filter { $0 == .brokerUnavailable }.count,
+            failed: failures.values.filter { $0 != .brokerUnavailable }.count)
         var refused: [Int: String] = [:]
         var failed: Set<Int> = []
-        for (publication, failure) in failures {
-            let index = owners[publication]
-            switch failure {
+        var waiting: Set<Int> = []
+        var unfinished: [Int: Set<String>] = [:]  // by message: brokers that do not have it yet
+        var acknowledged: Set<Int> = []  // messages the broker acknowledged for at least one device
+        for (publication, index) in owners.enumerated() {
+            switch failures[publication] {
+            case nil: acknowledged.insert(index)
             case .refused(let reason): refused[index] = reason
             case .unacknowledged: failed.insert(index)
+            case .brokerUnavailable: waiting.insert(index)
             }
+            if failures[publication] != nil { unfinished[index, default: []].insert(publications[publication].broker) }
         }
         failed.subtract(refused.keys)
+        waiting.subtract(failed.union(refused.keys))
         let now = time.now()
         for (index, reason) in refused {
             try await deadLetter(batch[index], reason: "refused: \(reason)", at: now)
         }
-        let delivered = batch.indices.filter { !failed.contains($0) && refused[$0] == nil }
+        // What each unfinished message's brokers have now, so that a retry skips them.
+        for index in failed.union(waiting) {
+            let tried = Set(owners.indices.filter { owners[$0] == index }.map { publications[$0].broker })
+            let finished = tried.subtracting(unfinished[index] ?? [])
+            if !finished.isEmpty {
+                try await store.recordProgress(
+                    id: batch[index].id, deliveredBrokers: batch[index].deliveredBrokers.union(finished))
+            }
+        }
+        let delivered = batch.indices.filter { !failed.contains($0) && !waiting.contains($0) && refused[$0] == nil }
         try await store.completeMessages(ids: delivered.map { batch[$0].id })
-        // A command is DELIVERED once the broker acknowledged it for one of its thing's
+        try await store.postponeMessages(ids: waiting.map { batch[$0].id }, until: now + brokerRetry.wholeMilliseconds)
+        // A command is DELIVERED once a broker acknowledged it for one of its thing's
         // installations (a thing with none keeps it SENDING).
-        let published = Set(owners)
-        for (appID, indices) in Dictionary(
-            grouping: delivered.filter { published.contains($0) }, by: { batch[$0].appID })
-        {
+        for (appID, indices) in Dictionary(grouping: acknowledged.subtracting(refused.keys), by: { batch[$0].appID }) {
             let commands = indices.compactMap { batch[$0].commandID }
             if !commands.isEmpty { try await store.markDelivered(appID: appID, ids: commands, at: now) }
         }

@@ -8,6 +8,7 @@ enum PostgresSchema {
     static let migrations: [(version: String, sql: String)] = [
         ("v1-schema", version1),
         ("v2-fleet", version2),
+        ("v3-brokers", version3),
     ]
 
     /// Applies the migrations the database has not seen. A transaction-scoped advisory lock makes
@@ -51,6 +52,13 @@ enum PostgresSchema {
             expires_at BIGINT NOT NULL
         );
         CREATE INDEX abuse_records_expiry ON abuse_records(expires_at);
+        """
+
+    /// Which broker serves an installation; which brokers have a message already.
+    static let version3 = """
+        ALTER TABLE installations ADD COLUMN broker TEXT;
+        ALTER TABLE outbox ADD COLUMN delivered_brokers TEXT;
+        ALTER TABLE dead_letters ADD COLUMN delivered_brokers TEXT;
         """
 
     static let version1 = """

@@ -8,11 +8,12 @@ extension PostgresStore: InstallationStore {
             try await connection.run(
                 """
                 INSERT INTO installations (installation_id, app_id, principal_kind, principal_id, device_type,
-                    registration_id, mqtt_topic, development, created_at, token_hash, credentials_expire_at, revoked_at)
+                    registration_id, mqtt_topic, development, created_at, token_hash, credentials_expire_at, revoked_at,
+                    broker)
                 VALUES (\(installation.id.rawValue), \(installation.appID), \(kind), \(id), \(installation.deviceType),
                     \(installation.registrationID), \(installation.mqttTopic), \(installation.development),
                     \(installation.createdAt), \(installation.tokenHash), \(installation.credentialsExpireAt),
-                    \(installation.revokedAt))
+                    \(installation.revokedAt), \(installation.broker))
                 """)
         }
     }
@@ -73,6 +74,27 @@ extension PostgresStore: InstallationStore {
             UPDATE installations SET credentials_expire_at = GREATEST(COALESCE(credentials_expire_at, 0), \(expiresAt))
             WHERE app_id = \(appID) AND installation_id = \(id.rawValue) AND revoked_at IS NULL RETURNING 1
             """)
+    }
+
+    public func assignBroker(appID: AppID, id: InstallationID, broker: String) async throws {
+        try await write { connection in
+            try await connection.run(
+                """
+                UPDATE installations SET broker = \(broker) WHERE app_id = \(appID) AND installation_id = \(id.rawValue)
+                """)
+        }
+    }
+
+    public func liveInstallationsByBroker() async throws -> [String?: Int] {
+        try await read { connection in
+            var counts: [String?: Int] = [:]
+            for row in try await connection.rows(
+                "SELECT broker, COUNT(*) AS n FROM installations WHERE revoked_at IS NULL GROUP BY broker")
+            {
+                counts.updateValue(Int(try row("n", as: Int64.self)), forKey: try row("broker", as: String?.self))
+            }
+            return counts
+        }
     }
 
     public func revokeInstallations(appID: AppID, _ selection: InstallationSelection, now: Int64) async throws
@@ -139,6 +161,6 @@ extension PostgresStore: InstallationStore {
             principal: principal, deviceType: try row("device_type"), registrationID: try row("registration_id"),
             mqttTopic: try row("mqtt_topic"), development: try row("development"), createdAt: try row("created_at"),
             tokenHash: try row("token_hash"), credentialsExpireAt: try row("credentials_expire_at"),
-            revokedAt: try row("revoked_at"))
+            revokedAt: try row("revoked_at"), broker: try row("broker"))
     }
 }

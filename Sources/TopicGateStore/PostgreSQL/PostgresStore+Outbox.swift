@@ -47,6 +47,24 @@ extension PostgresStore: OutboxStore {
         }
     }
 
+    public func recordProgress(id: String, deliveredBrokers: Set<String>) async throws {
+        try await write { connection in
+            try await connection.run(
+                """
+                UPDATE outbox SET delivered_brokers = \(StoredForm.brokers(deliveredBrokers)) WHERE message_id = \(id)
+                """)
+        }
+    }
+
+    public func postponeMessages(ids: [String], until: Int64) async throws {
+        guard !ids.isEmpty else { return }
+        try await write { connection in
+            // Held by no gateway ('' names none) until `until`: claimable again only then.
+            try await connection.run(
+                "UPDATE outbox SET claimed_by = '', lease_until = \(until) WHERE message_id = ANY(\(ids))")
+        }
+    }
+
     public func recordFailedAttempt(ids: [String]) async throws {
         guard !ids.isEmpty else { return }
         try await write { connection in
@@ -60,8 +78,10 @@ extension PostgresStore: OutboxStore {
             try await connection.run(
                 """
                 INSERT INTO dead_letters
-                    (message_id, app_id, payload, recipients, accepted_at, command_id, attempts, failed_at, reason)
-                SELECT message_id, app_id, payload, recipients, accepted_at, command_id, attempts + 1, \(at), \(reason)
+                    (message_id, app_id, payload, recipients, accepted_at, command_id, attempts, failed_at, reason,
+                        delivered_brokers)
+                SELECT message_id, app_id, payload, recipients, accepted_at, command_id, attempts + 1, \(at), \(reason),
+                    delivered_brokers
                 FROM outbox WHERE message_id = ANY(\(ids)) ORDER BY sequence
                 """)
             try await connection.run(
@@ -114,6 +134,7 @@ extension PostgresStore: OutboxStore {
             payload: Array(try row("payload", as: ByteBuffer.self).readableBytesView),
             recipients: StoredForm.recipients(try row("recipients", as: String.self)),
             acceptedAt: try row("accepted_at"), commandID: try row("command_id"),
-            attempts: Int(try row("attempts", as: Int32.self)))
+            attempts: Int(try row("attempts", as: Int32.self)),
+            deliveredBrokers: StoredForm.brokers(try row("delivered_brokers", as: String?.self)))
     }
 }

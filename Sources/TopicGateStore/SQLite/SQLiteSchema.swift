@@ -292,6 +292,15 @@ enum SQLiteSchema {
                     );
                     """)
         }
+        migrator.registerMigration("v9-brokers") { db in
+            // Which broker serves an installation; which brokers have a message already.
+            try db.execute(
+                sql: """
+                    ALTER TABLE installations ADD COLUMN broker TEXT;
+                    ALTER TABLE outbox ADD COLUMN delivered_brokers TEXT;
+                    ALTER TABLE dead_letters ADD COLUMN delivered_brokers TEXT;
+                    """)
+        }
         return migrator
     }
 }

@@ -9,14 +9,14 @@ extension SQLiteStore: InstallationStore {
                 sql: """
                     INSERT INTO installations (installation_id, app_id, principal_kind, principal_id, device_type,
                         registration_id, mqtt_topic, development, created_at, token_hash, credentials_expire_at,
-                            revoked_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            revoked_at, broker)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """
             ).execute(arguments: [
                 installation.id.rawValue, installation.appID.rawValue, kind, id, installation.deviceType,
                 installation.registrationID, installation.mqttTopic, installation.development,
                 installation.createdAt.rawValue, installation.tokenHash, installation.credentialsExpireAt?.rawValue,
-                installation.revokedAt?.rawValue,
+                installation.revokedAt?.rawValue, installation.broker,
             ])
         }
     }
@@ -84,6 +84,25 @@ extension SQLiteStore: InstallationStore {
             UPDATE installations SET credentials_expire_at = MAX(COALESCE(credentials_expire_at, 0), ?)
             WHERE app_id = ? AND installation_id = ? AND revoked_at IS NULL
             """, [expiresAt.rawValue, appID.rawValue, id.rawValue])
+    }
+
+    public func assignBroker(appID: AppID, id: InstallationID, broker: String) async throws {
+        try await write { db in
+            try db.cachedStatement(sql: "UPDATE installations SET broker = ? WHERE app_id = ? AND installation_id = ?")
+                .execute(arguments: [broker, appID.rawValue, id.rawValue])
+        }
+    }
+
+    public func liveInstallationsByBroker() async throws -> [String?: Int] {
+        try await read { db in
+            var counts: [String?: Int] = [:]
+            for row in try Row.fetchAll(
+                db, sql: "SELECT broker, COUNT(*) AS n FROM installations WHERE revoked_at IS NULL GROUP BY broker")
+            {
+                counts.updateValue(row["n"], forKey: row["broker"] as String?)
+            }
+            return counts
+        }
     }
 
     public func revokeInstallations(appID: AppID, _ selection: InstallationSelection, now: Int64) async throws
@@ -157,6 +176,6 @@ extension SQLiteStore: InstallationStore {
             principal: principal, deviceType: row["device_type"], registrationID: row["registration_id"],
             mqttTopic: row["mqtt_topic"], development: row["development"], createdAt: UnixMillis(createdAt),
             tokenHash: row["token_hash"], credentialsExpireAt: credentialsExpireAt.map { UnixSeconds($0) },
-            revokedAt: revokedAt.map { UnixMillis($0) })
+            revokedAt: revokedAt.map { UnixMillis($0) }, broker: row["broker"])
     }
 }

@@ -62,7 +62,24 @@ extension SQLiteStore: OutboxStore {
         return OutboxMessage(
             id: row["message_id"], appID: AppID(row["app_id"] as String), payload: Array(row["payload"] as Data),
             recipients: recipients, acceptedAt: row["accepted_at"], commandID: row["command_id"],
-            attempts: row["attempts"])
+            attempts: row["attempts"], deliveredBrokers: StoredForm.brokers(row["delivered_brokers"] as String?))
+    }
+
+    public func recordProgress(id: String, deliveredBrokers: Set<String>) async throws {
+        try await write { db in
+            try db.cachedStatement(sql: "UPDATE outbox SET delivered_brokers = ? WHERE message_id = ?")
+                .execute(arguments: [StoredForm.brokers(deliveredBrokers), id])
+        }
+    }
+
+    public func postponeMessages(ids: [String], until: Int64) async throws {
+        guard !ids.isEmpty else { return }
+        try await write { db in
+            // Held by no gateway ('' names none) until `until`: claimable again only then.
+            let statement = try db.cachedStatement(
+                sql: "UPDATE outbox SET claimed_by = '', lease_until = ? WHERE message_id = ?")
+            for id in ids { try statement.execute(arguments: [until, id]) }
+        }
     }
 
     public func recordFailedAttempt(ids: [String]) async throws {
@@ -82,8 +99,9 @@ extension SQLiteStore: OutboxStore {
                     sql: """
                         INSERT INTO dead_letters
                             (message_id, app_id, payload, recipients, accepted_at, command_id, attempts, failed_at,
-                                reason)
-                        SELECT message_id, app_id, payload, recipients, accepted_at, command_id, attempts + 1, ?, ?
+                                reason, delivered_brokers)
+                        SELECT message_id, app_id, payload, recipients, accepted_at, command_id, attempts + 1, ?, ?,
+                            delivered_brokers
                         FROM outbox WHERE message_id = ?
                         """, arguments: [at, reason, id])
                 try db.execute(

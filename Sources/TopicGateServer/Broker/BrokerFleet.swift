@@ -1,0 +1,52 @@
+import MQTTBridge
+import TopicGateCore
+
+/// The gateway's links to every broker, as one `DeviceLink`: each publication goes to the
+/// broker that serves its device, all brokers at once; a broker that is down holds up only
+/// its own publications; revocations go to every broker.
+struct BrokerFleet: DeviceLink {
+    let directory: BrokerDirectory
+    /// One link per broker, in the directory's order.
+    let links: [BrokerLink]
+
+    var isReady: Bool { links.contains { $0.isReady } }
+
+    func broker(serving installation: Installation) -> String {
+        directory.broker(serving: installation).name
+    }
+
+    /// Hands every state a device publishes on any broker to `handler`.
+    func receiveStates(_ handler: @escaping @Sendable (MQTTMessage) async -> Void) {
+        for link in links { link.receiveStates(handler) }
+    }
+
+    func deliver(_ publications: [DevicePublication]) async -> [Int: DeliveryFailure] {
+        let byBroker = Dictionary(grouping: publications.indices, by: { publications[$0].broker })
+        return await withTaskGroup(of: [Int: DeliveryFailure].self) { group in
+            for (name, indices) in byBroker {
+                let link = links.first { $0.address.name == name }
+                group.addTask {
+                    guard let link, link.isReady else {
+                        return Dictionary(uniqueKeysWithValues: indices.map { ($0, .brokerUnavailable) })
+                    }
+                    let failures = await link.deliver(indices.map { publications[$0] })
+                    // Unacknowledged because the connection dropped: the broker is down, not stalled.
+                    let down = !link.isReady
+                    return Dictionary(
+                        uniqueKeysWithValues: failures.map { offset, failure in
+                            (indices[offset], down && failure == .unacknowledged ? .brokerUnavailable : failure)
+                        })
+                }
+            }
+            var all: [Int: DeliveryFailure] = [:]
+            for await failures in group { all.merge(failures) { first, _ in first } }
+            return all
+        }
+    }
+
+    func revoke(_ installations: [Installation]) async {
+        await withTaskGroup(of: Void.self) { group in
+            for link in links { group.addTask { await link.revoke(installations) } }
+        }
+    }
+}
