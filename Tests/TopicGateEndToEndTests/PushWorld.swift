@@ -80,40 +80,6 @@ final class PushWorld: KiiAPI, @unchecked Sendable {
         try await send(topic, token: token, message: message).expect(.created).require("pushMessageID")
     }
 
-    /// Onboards thing `vendorThingID` with `owner` (a pseudo user): its ID, token and endpoint.
-    func onboardThing(_ vendorThingID: String, owner: (id: String, token: String)) async throws
-        -> (id: String, token: String, endpoint: Endpoint)
-    {
-        let onboarded = try await call(
-            .post, "/thing-if/apps/\(appID)/onboardings", token: owner.token,
-            contentType: "application/vnd.kii.OnboardingWithVendorThingIDByOwner+json",
-            json: [
-                "vendorThingID": .string(vendorThingID), "thingPassword": "thing-secret",
-                "owner": .string("user:\(owner.id)"),
-            ]
-        ).expect(.ok)
-        guard case .object(let endpoint)? = onboarded.object["mqttEndpoint"] else {
-            throw TestFailure("onboarding answered no mqttEndpoint: \(onboarded.object)")
-        }
-        return (
-            try #require(onboarded.object["thingID"]?.stringValue),
-            try #require(onboarded.object["accessToken"]?.stringValue),
-            Endpoint(installationID: endpoint["installationID"]?.stringValue ?? "", object: endpoint)
-        )
-    }
-
-    /// Installs an MQTT device for `token` and reads its endpoint (the installation ID and the
-    /// endpoint's JSON).
-    func install(token: String) async throws -> Endpoint {
-        let id = try await call(
-            .post, "\(app)/installations", token: token,
-            contentType: "application/vnd.kii.InstallationCreationRequest+json",
-            json: ["deviceType": "MQTT", "development": "true"]
-        ).expect(.created).require("installationID")
-        let endpoint = try await call(.get, "\(app)/installations/\(id)/mqtt-endpoint", token: token).expect(.ok)
-        return Endpoint(installationID: id, object: endpoint.object, headers: endpoint.headers)
-    }
-
     struct Endpoint {
         init(installationID: String, object: [String: JSONValue], headers: HTTPFields = [:]) {
             self.installationID = installationID
@@ -131,22 +97,6 @@ final class PushWorld: KiiAPI, @unchecked Sendable {
         var portTCP: Int { object["portTCP"]?.intValue.map(Int.init) ?? 0 }
     }
 
-    /// An MQTT client configured from `endpoint` exactly as Kii's SDKs do (client ID = topic).
-    func device(_ endpoint: Endpoint, password: String? = nil, cleanSession: Bool = true) throws -> MQTTClient {
-        try MQTTClient(
-            configuration: MQTTClientConfiguration(
-                host: endpoint.host, port: endpoint.portTCP, clientID: endpoint.topic, username: endpoint.username,
-                password: password ?? endpoint.password, cleanSession: cleanSession, reconnectDelay: (1, 1)))
-    }
-
-    /// Connects `endpoint`'s device and subscribes it to its topic.
-    func connectedDevice(_ endpoint: Endpoint, cleanSession: Bool = true) async throws -> MQTTClient {
-        let client = try device(endpoint, cleanSession: cleanSession)
-        try await client.connect(timeout: .seconds(5))
-        try await client.subscribe(endpoint.topic)
-        return client
-    }
-
     func stop() async throws {
         _ = try await server.stop(signal: SIGTERM)
         if !embedded { try await broker.stop() }
@@ -158,4 +108,58 @@ final class PushWorld: KiiAPI, @unchecked Sendable {
 extension MQTTMessage {
     /// The payload as a JSON object.
     var object: [String: JSONValue] { (try? JSONReader.object(payload)) ?? [:] }
+}
+
+/// Devices as a Kii SDK makes them, through any gateway: install, read the endpoint, connect.
+extension KiiAPI {
+    /// Onboards thing `vendorThingID` with `owner` (a pseudo user): its ID, token and endpoint.
+    func onboardThing(_ vendorThingID: String, owner: (id: String, token: String)) async throws
+        -> (id: String, token: String, endpoint: PushWorld.Endpoint)
+    {
+        let onboarded = try await call(
+            .post, "/thing-if/apps/\(appID)/onboardings", token: owner.token,
+            contentType: "application/vnd.kii.OnboardingWithVendorThingIDByOwner+json",
+            json: [
+                "vendorThingID": .string(vendorThingID), "thingPassword": "thing-secret",
+                "owner": .string("user:\(owner.id)"),
+            ]
+        ).expect(.ok)
+        guard case .object(let endpoint)? = onboarded.object["mqttEndpoint"] else {
+            throw TestFailure("onboarding answered no mqttEndpoint: \(onboarded.object)")
+        }
+        return (
+            try #require(onboarded.object["thingID"]?.stringValue),
+            try #require(onboarded.object["accessToken"]?.stringValue),
+            PushWorld.Endpoint(installationID: endpoint["installationID"]?.stringValue ?? "", object: endpoint)
+        )
+    }
+
+    /// Installs an MQTT device for `token` and reads its endpoint (the installation ID and the
+    /// endpoint's JSON).
+    func install(token: String) async throws -> PushWorld.Endpoint {
+        let id = try await call(
+            .post, "\(app)/installations", token: token,
+            contentType: "application/vnd.kii.InstallationCreationRequest+json",
+            json: ["deviceType": "MQTT", "development": "true"]
+        ).expect(.created).require("installationID")
+        let endpoint = try await call(.get, "\(app)/installations/\(id)/mqtt-endpoint", token: token).expect(.ok)
+        return PushWorld.Endpoint(installationID: id, object: endpoint.object, headers: endpoint.headers)
+    }
+
+    /// An MQTT client configured from `endpoint` exactly as Kii's SDKs do (client ID = topic).
+    func device(_ endpoint: PushWorld.Endpoint, password: String? = nil, cleanSession: Bool = true) throws -> MQTTClient
+    {
+        try MQTTClient(
+            configuration: MQTTClientConfiguration(
+                host: endpoint.host, port: endpoint.portTCP, clientID: endpoint.topic, username: endpoint.username,
+                password: password ?? endpoint.password, cleanSession: cleanSession, reconnectDelay: (1, 1)))
+    }
+
+    /// Connects `endpoint`'s device and subscribes it to its topic.
+    func connectedDevice(_ endpoint: PushWorld.Endpoint, cleanSession: Bool = true) async throws -> MQTTClient {
+        let client = try device(endpoint, cleanSession: cleanSession)
+        try await client.connect(timeout: .seconds(5))
+        try await client.subscribe(endpoint.topic)
+        return client
+    }
 }

@@ -53,10 +53,8 @@ public func buildApplication(
                     listeners: push.listeners, logger: logger))
         }
         // One link per broker; new installations go to the broker that serves fewest.
-        let directory = BrokerDirectory(
-            brokers: push.brokers, served: push.brokers.count > 1 ? try await store.liveInstallationsByBroker() : [:])
         let fleet = BrokerFleet(
-            directory: directory,
+            directory: BrokerDirectory(brokers: push.brokers),
             links: try push.brokers.map { address in
                 try BrokerLink(
                     address: address, configuration: push, signer: pushSigner, store: store, time: time,

@@ -1,18 +1,14 @@
-import Synchronization
 import TopicGateCore
 
 /// The brokers devices are spread over: which one serves an installation, and which one a new
 /// installation gets. With one broker, installations name none (the first broker serves
 /// those, so a second broker can be added later without moving anyone).
-final class BrokerDirectory: Sendable {
+struct BrokerDirectory: Sendable {
     let brokers: [BrokerAddress]
-    private let load: Mutex<BrokerLoad>
 
-    /// `served`: the store's count of live installations per broker name.
-    init(brokers: [BrokerAddress], served: [String?: Int] = [:]) {
+    init(brokers: [BrokerAddress]) {
         precondition(!brokers.isEmpty, "a directory has at least one broker")
         self.brokers = brokers
-        self.load = Mutex(BrokerLoad(names: brokers.map(\.name), served: served))
     }
 
     /// True when devices are spread over several brokers.
@@ -30,9 +26,10 @@ final class BrokerDirectory: Sendable {
         return brokers.first { $0.name == name }
     }
 
-    /// The broker for a new installation: none with a single broker, else the one serving fewest.
-    func assign() -> String? {
-        guard spreads else { return nil }
-        return load.withLock { $0.assign() }
+    /// The broker for a new installation, given how many each serves now (the store's count,
+    /// shared by every gateway): the one serving fewest.
+    func assign(served: [String?: Int]) -> String? {
+        var load = BrokerLoad(names: brokers.map(\.name), served: served)
+        return load.assign()
     }
 }

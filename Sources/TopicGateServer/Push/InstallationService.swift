@@ -61,7 +61,7 @@ struct InstallationService: Sendable {
             id: InstallationID(Secrets.randomAlphanumeric(25)), appID: appID, principal: principal,
             deviceType: deviceType, registrationID: registrationID ?? Secrets.randomAlphanumeric(25),
             mqttTopic: Secrets.randomAlphanumeric(25), development: development, createdAt: time.millis(),
-            tokenHash: tokenHash, broker: deviceType == "MQTT" ? brokers?.assign() : nil)
+            tokenHash: tokenHash, broker: deviceType == "MQTT" ? try await newBroker() : nil)
         try await store.insertInstallation(installation)
         return installation
     }
@@ -124,12 +124,20 @@ struct InstallationService: Sendable {
             portWS: ports.ws, portWSS: ports.wss, ttl: push.credentialTTL)
     }
 
+    /// The broker for a new MQTT installation: none with a single broker; of several, the one
+    /// serving fewest installations now.
+    private func newBroker() async throws -> String? {
+        guard let brokers, brokers.spreads else { return nil }
+        return brokers.assign(served: try await store.liveInstallationsByBroker())
+    }
+
     /// The broker an endpoint names: the installation's own; a new one (the least loaded) when
     /// its broker was taken out of the configuration, so that the device moves on its next
     /// connect.
     private func broker(serving installation: Installation, push: PushConfiguration) async throws -> BrokerAddress {
         guard let brokers else { return push.brokers[0] }
-        if installation.broker != nil, brokers.configured(installation.broker) == nil, let moved = brokers.assign(),
+        if installation.broker != nil, brokers.configured(installation.broker) == nil,
+            let moved = try await newBroker(),
             let address = brokers.configured(moved)
         {
             try await store.assignBroker(appID: installation.appID, id: installation.id, broker: moved)

@@ -59,6 +59,7 @@ enum PostgresSchema {
         ALTER TABLE installations ADD COLUMN broker TEXT;
         ALTER TABLE outbox ADD COLUMN delivered_brokers TEXT;
         ALTER TABLE dead_letters ADD COLUMN delivered_brokers TEXT;
+        CREATE INDEX installations_broker ON installations(broker) WHERE revoked_at IS NULL;
         """
 
     static let version1 = """

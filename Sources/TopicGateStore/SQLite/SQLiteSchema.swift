@@ -299,6 +299,7 @@ enum SQLiteSchema {
                     ALTER TABLE installations ADD COLUMN broker TEXT;
                     ALTER TABLE outbox ADD COLUMN delivered_brokers TEXT;
                     ALTER TABLE dead_letters ADD COLUMN delivered_brokers TEXT;
+                    CREATE INDEX installations_broker ON installations(broker) WHERE revoked_at IS NULL;
                     """)
         }
         return migrator
