@@ -5,14 +5,13 @@ import Foundation
 /// lines, header case, chunked bodies, MQTT packets), with no client library in between.
 public final class RawConnection {
     private let descriptor: Int32
+    private let timeout: Duration
 
     /// Connects to 127.0.0.1:`port`; every read gives up after `timeout`.
     public init(port: Int, timeout: Duration = .seconds(10)) throws {
+        self.timeout = timeout
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw TestFailure("socket() failed: errno \(errno)") }
-        let seconds = timeout.components.seconds
-        var limit = timeval(tv_sec: Int(seconds), tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -42,18 +41,26 @@ public final class RawConnection {
     }
 
     /// Up to `count` bytes as they arrive; empty when the peer closed. Throws on the timeout.
-    public func receive(upTo count: Int = 65536) throws -> [UInt8] {
+    /// Waits by polling with short sleeps, never blocking a task thread (a blocked thread
+    /// would starve every other suite on a 2-core machine).
+    public func receive(upTo count: Int = 65536) async throws -> [UInt8] {
+        let deadline = ContinuousClock.now + timeout
+        var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        while poll(&ready, 1, 0) == 0 {
+            guard ContinuousClock.now < deadline else { throw TestFailure("no bytes within \(timeout)") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
         var buffer = [UInt8](repeating: 0, count: count)
         let read = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, count, 0) }
-        guard read >= 0 else { throw TestFailure("no bytes within the timeout (errno \(errno))") }
+        guard read >= 0 else { throw TestFailure("recv failed (errno \(errno))") }
         return Array(buffer[0..<read])
     }
 
     /// Exactly `count` bytes. Throws when the peer closes first or the timeout passes.
-    public func receive(exactly count: Int) throws -> [UInt8] {
+    public func receive(exactly count: Int) async throws -> [UInt8] {
         var bytes: [UInt8] = []
         while bytes.count < count {
-            let chunk = try receive(upTo: count - bytes.count)
+            let chunk = try await receive(upTo: count - bytes.count)
             guard !chunk.isEmpty else { throw TestFailure("connection closed after \(bytes.count) of \(count) bytes") }
             bytes += chunk
         }
@@ -62,10 +69,10 @@ public final class RawConnection {
 
     /// Everything until the peer closes the connection, as a client that reads a response
     /// "until the server closes" does. Throws when the server keeps the connection open.
-    public func receiveUntilClosed() throws -> [UInt8] {
+    public func receiveUntilClosed() async throws -> [UInt8] {
         var bytes: [UInt8] = []
         while true {
-            let chunk = try receive()
+            let chunk = try await receive()
             if chunk.isEmpty { return bytes }
             bytes += chunk
         }

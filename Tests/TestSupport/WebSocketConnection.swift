@@ -8,7 +8,7 @@ public final class WebSocketConnection {
     public private(set) var subprotocol: String?
     private var pending: [UInt8] = []
 
-    public init(port: Int, path: String = "/mqtt", offering offered: String = "mqtt") throws {
+    public init(port: Int, path: String = "/mqtt", offering offered: String = "mqtt") async throws {
         connection = try RawConnection(port: port)
         let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         try connection.send(
@@ -17,7 +17,7 @@ public final class WebSocketConnection {
                 + "Origin: http://127.0.0.1\r\n\r\n")
         var head: [UInt8] = []
         while !(head.count >= 4 && Array(head.suffix(4)) == [13, 10, 13, 10]) {
-            let byte = try connection.receive(upTo: 1)
+            let byte = try await connection.receive(upTo: 1)
             guard !byte.isEmpty else { throw TestFailure("closed during the WebSocket upgrade") }
             head += byte
         }
@@ -42,23 +42,23 @@ public final class WebSocketConnection {
     }
 
     /// The next MQTT packet from the binary frames received (which may split or join packets).
-    public func nextPacket() throws -> (header: UInt8, body: [UInt8]) {
+    public func nextPacket() async throws -> (header: UInt8, body: [UInt8]) {
         while true {
             if let packet = MQTTPackets.next(from: &pending) { return packet }
-            pending += try nextFramePayload()
+            pending += try await nextFramePayload()
         }
     }
 
-    private func nextFramePayload() throws -> [UInt8] {
-        let head = try connection.receive(exactly: 2)
+    private func nextFramePayload() async throws -> [UInt8] {
+        let head = try await connection.receive(exactly: 2)
         var length = Int(head[1] & 0x7F)
         if length == 126 {
-            let extended = try connection.receive(exactly: 2)
+            let extended = try await connection.receive(exactly: 2)
             length = Int(extended[0]) << 8 | Int(extended[1])
         } else if length == 127 {
-            length = try connection.receive(exactly: 8).reduce(0) { $0 << 8 | Int($1) }
+            length = try await connection.receive(exactly: 8).reduce(0) { $0 << 8 | Int($1) }
         }
-        let payload = length > 0 ? try connection.receive(exactly: length) : []
+        let payload = length > 0 ? try await connection.receive(exactly: length) : []
         switch head[0] & 0x0F {
         case 0x8: throw TestFailure("the server closed the WebSocket")
         case 0x9, 0xA: return []  // ping, pong

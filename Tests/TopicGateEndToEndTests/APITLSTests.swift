@@ -10,14 +10,14 @@ struct APITLSTests {
     func https() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-https-\(UUID().uuidString)")
             .path
-        let certificate = try TestCertificate(in: directory + "-cert")
+        let certificate = try await TestCertificate(in: directory + "-cert")
         let server = ServerProcess(
             dataDirectory: directory,
             arguments: ["--broker", "none", "--tls-cert", certificate.certificate, "--tls-key", certificate.privateKey])
         try await server.startWithoutProbe()
         var answer = ""
         for _ in 0..<200 where !answer.contains("HTTP/1.1 200") {
-            answer = try TLSClient.exchange(
+            answer = try await TLSClient.exchange(
                 "GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: Close\r\n\r\n", port: server.port,
                 certificate: certificate)
             if !answer.contains("HTTP/1.1 200") { try await Task.sleep(for: .milliseconds(100)) }
@@ -27,7 +27,7 @@ struct APITLSTests {
         // A plain-HTTP client gets no HTTP answer from the TLS port.
         let plain = try RawConnection(port: server.port, timeout: .seconds(5))
         try plain.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
-        let reply = String(decoding: (try? plain.receiveUntilClosed()) ?? [], as: UTF8.self)
+        let reply = String(decoding: (try? await plain.receiveUntilClosed()) ?? [], as: UTF8.self)
         #expect(!reply.contains("HTTP/1.1 200"))
         _ = try await server.stop(signal: SIGTERM)
     }
@@ -36,7 +36,7 @@ struct APITLSTests {
     func badFiles() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-https-\(UUID().uuidString)")
             .path
-        let certificate = try TestCertificate(in: directory + "-cert")
+        let certificate = try await TestCertificate(in: directory + "-cert")
         for arguments in [
             ["--tls-cert", certificate.certificate],
             ["--tls-cert", certificate.certificate, "--tls-key", directory + "/missing.pem"],

@@ -29,7 +29,7 @@ struct ConnectionCloseTests {
         for request in requests {
             let connection = try RawConnection(port: server.port, timeout: .seconds(10))
             try connection.send(request)
-            let response = String(decoding: try connection.receiveUntilClosed(), as: UTF8.self)
+            let response = String(decoding: try await connection.receiveUntilClosed(), as: UTF8.self)
             #expect(response.hasPrefix("HTTP/1.1 200"), "\(request)")
             #expect(response.lowercased().contains("connection: close"), "\(request)")
         }
@@ -44,7 +44,7 @@ struct ConnectionCloseTests {
             let connection = try RawConnection(port: server.port, timeout: .seconds(10))
             for _ in 0..<2 {
                 try connection.send(request)
-                let response = String(decoding: try connection.receive(), as: UTF8.self)
+                let response = String(decoding: try await connection.receive(), as: UTF8.self)
                 #expect(response.hasPrefix("HTTP/1.1 200"), "\(request)")
                 #expect(!response.lowercased().contains("connection: close"), "\(request)")
             }

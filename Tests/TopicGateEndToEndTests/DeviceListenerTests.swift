@@ -15,7 +15,7 @@ struct DeviceListenerTests {
     func world() async throws -> (PushWorld, TestCertificate, tls: Int, wss: Int) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-cert-\(UUID().uuidString)")
             .path
-        let certificate = try TestCertificate(in: directory)
+        let certificate = try await TestCertificate(in: directory)
         let (tls, wss) = (FreePort.next(), FreePort.next())
         let world = try await PushWorld.started(
             embedded: true,
@@ -36,15 +36,15 @@ struct DeviceListenerTests {
     }
 
     /// A device over WebSockets: upgrade, CONNECT, CONNACK; returns the connection.
-    func webSocketDevice(_ endpoint: PushWorld.Endpoint, port: Int, password: String? = nil) throws
+    func webSocketDevice(_ endpoint: PushWorld.Endpoint, port: Int, password: String? = nil) async throws
         -> (WebSocketConnection, returnCode: UInt8)
     {
-        let socket = try WebSocketConnection(port: port)
+        let socket = try await WebSocketConnection(port: port)
         #expect(socket.subprotocol == "mqtt")
         try socket.send(
             MQTTPackets.connect(
                 clientID: endpoint.topic, username: endpoint.username, password: password ?? endpoint.password))
-        let connack = try socket.nextPacket()
+        let connack = try await socket.nextPacket()
         #expect(connack.header == 0x20)
         return (socket, connack.body.last ?? 0xFF)
     }
@@ -74,13 +74,13 @@ struct DeviceListenerTests {
 
         // Over WebSockets (a second installation of the same member, as a browser would make).
         let browser = try await world.install(token: scene.member.token)
-        let (socket, code) = try webSocketDevice(browser, port: world.server.webSocketPort)
+        let (socket, code) = try await webSocketDevice(browser, port: world.server.webSocketPort)
         #expect(code == 0)
         try socket.send(MQTTPackets.subscribe(browser.topic))
-        let suback = try socket.nextPacket()
+        let suback = try await socket.nextPacket()
         #expect(suback.header == 0x90 && suback.body.last == 0)
         try await world.push(scene.topic, token: scene.owner.token, message: "over-websockets")
-        let publish = try socket.nextPacket()
+        let publish = try await socket.nextPacket()
         let publication = try #require(MQTTPackets.publication(publish.header, publish.body))
         #expect(publication.topic == browser.topic)
         #expect((try? JSONReader.object(publication.payload))?["msg"] == .string("over-websockets"))
@@ -91,7 +91,7 @@ struct DeviceListenerTests {
             "GET /mqtt HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: "
             + "mqtt\r\n\r\n"
-        let upgrade = try TLSClient.exchange(
+        let upgrade = try await TLSClient.exchange(
             Array(upgradeRequest.utf8) + [0x88, 0x80, 0x01, 0x02, 0x03, 0x04], port: wss, certificate: certificate)
         #expect(upgrade.hasPrefix("HTTP/1.1 101"))
         #expect(upgrade.lowercased().contains("sec-websocket-protocol: mqtt"))
@@ -113,11 +113,11 @@ struct DeviceListenerTests {
         }
 
         let browser = try await world.install(token: scene.member.token)
-        let (socket, code) = try webSocketDevice(browser, port: world.server.webSocketPort)
+        let (socket, code) = try await webSocketDevice(browser, port: world.server.webSocketPort)
         #expect(code == 0)
         for (index, filter) in ["#", "+", other.topic, "$SYS/#"].enumerated() {
             try socket.send(MQTTPackets.subscribe(filter, packetID: UInt16(index + 1)))
-            let suback = try socket.nextPacket()
+            let suback = try await socket.nextPacket()
             #expect(suback.header == 0x90 && suback.body.last == 0x80, "WebSockets \(filter)")
         }
         // The member's topic receives; nothing reaches either device meanwhile.
@@ -128,9 +128,10 @@ struct DeviceListenerTests {
         #expect(await received.before(marker: try await world.marker(to: scene.member)) == [])
 
         // Another device's password, or a made-up one, does not open a WebSocket session.
-        let (_, stolen) = try webSocketDevice(browser, port: world.server.webSocketPort, password: other.password)
+        let (_, stolen) = try await webSocketDevice(browser, port: world.server.webSocketPort, password: other.password)
         #expect(stolen != 0)
-        let (_, forged) = try webSocketDevice(browser, port: world.server.webSocketPort, password: "k1.9999999999.AAAA")
+        let (_, forged) = try await webSocketDevice(
+            browser, port: world.server.webSocketPort, password: "k1.9999999999.AAAA")
         #expect(forged != 0)
         device.disconnect()
         try await world.stop()
@@ -157,7 +158,7 @@ struct DeviceListenerTests {
         #expect(TCPProbe.accepts(port: world.server.mqttPort))
         #expect(TCPProbe.accepts(port: world.server.webSocketPort))
         // A device still connects through the relay (reached here over loopback).
-        let (_, code) = try webSocketDevice(endpoint, port: world.server.webSocketPort)
+        let (_, code) = try await webSocketDevice(endpoint, port: world.server.webSocketPort)
         #expect(code == 0)
         try await world.stop()
     }

@@ -21,7 +21,7 @@ struct EbisuHTTP {
     func call(
         _ method: String, _ path: String, token: String? = nil, contentType: String? = nil, body: String = "",
         chunkSize: Int = 32
-    ) throws -> Reply {
+    ) async throws -> Reply {
         let host = "127.0.0.1:\(port)"
         var request = "\(method) http://\(host)\(path) HTTP/1.1\r\nHOST: \(host)\r\n"
         request += "X-Kii-Appid: \(appID)\r\nX-Kii-Appkey: k\r\n"
@@ -39,7 +39,7 @@ struct EbisuHTTP {
         try connection.send(request)
         // ebisu reads until the server closes; a server that keeps the connection open makes
         // this throw on the timeout.
-        let response = String(decoding: try connection.receiveUntilClosed(), as: UTF8.self)
+        let response = String(decoding: try await connection.receiveUntilClosed(), as: UTF8.self)
         guard let split = response.range(of: "\r\n\r\n"), response.hasPrefix("HTTP/1.") else {
             throw TestFailure("not an HTTP response: \(response)")
         }

@@ -20,13 +20,13 @@ struct EbisuThingTests {
         let thingIF = "/thing-if/apps/\(world.appID)"
 
         // An anonymous token with ebisu's dummy client secret, then onboarding by the thing.
-        let anonymous = try ebisu.call(
+        let anonymous = try await ebisu.call(
             "POST", "/api/apps/\(world.appID)/oauth2/token", contentType: "application/json",
             body: #"{"grant_type":"client_credentials","client_id":"\#(world.appID)","client_secret":"dummy"}"#)
         #expect(anonymous.status == 200)
         #expect(anonymous.headers.lowercased().contains("connection: close"))
         let anonymousToken = try #require(anonymous.object["access_token"]?.stringValue)
-        let onboarded = try ebisu.call(
+        let onboarded = try await ebisu.call(
             "POST", "\(thingIF)/onboardings", token: anonymousToken,
             contentType: "application/vnd.kii.OnboardingWithVendorThingIDByThing+json",
             body:
@@ -38,7 +38,7 @@ struct EbisuThingTests {
         let thingToken = try #require(onboarded.object["accessToken"]?.stringValue)
         #expect(thingToken.count <= 127)
         // The thing's own login, as ebisu sends it (with grant_type).
-        let login = try ebisu.call(
+        let login = try await ebisu.call(
             "POST", "/api/apps/\(world.appID)/oauth2/token", contentType: "application/json",
             body: #"{"username":"VENDOR_THING_ID:ebisu-1","password":"thing-pass","grant_type":"password"}"#)
         #expect(login.status == 200)
@@ -52,13 +52,13 @@ struct EbisuThingTests {
         #expect(claimed.status == .ok)
 
         // Installation with "development" as a string, then the endpoint (a chunked GET).
-        let installed = try ebisu.call(
+        let installed = try await ebisu.call(
             "POST", "/api/apps/\(world.appID)/installations", token: thingToken,
             contentType: "application/vnd.kii.InstallationCreationRequest+json",
             body: #"{"deviceType":"MQTT", "development": "false"}"#)
         #expect(installed.status == 201)
         let installationID = try #require(installed.object["installationID"]?.stringValue)
-        let endpoint = try ebisu.call(
+        let endpoint = try await ebisu.call(
             "GET", "/api/apps/\(world.appID)/installations/\(installationID)/mqtt-endpoint", token: thingToken)
         #expect(endpoint.status == 200)
         for (key, limit) in Self.limits {
@@ -75,9 +75,9 @@ struct EbisuThingTests {
         try mqtt.send(
             MQTTPackets.connect(
                 protocol: MQTTPackets.mqtt31, clientID: username, username: username, password: password))
-        #expect(try mqtt.receive(exactly: 4) == [0x20, 0x02, 0x00, 0x00])
+        #expect(try await mqtt.receive(exactly: 4) == [0x20, 0x02, 0x00, 0x00])
         try mqtt.send(MQTTPackets.subscribe(topic, qos: 0))
-        #expect(try mqtt.receive(exactly: 5) == [0x90, 0x03, 0x00, 0x01, 0x00])
+        #expect(try await mqtt.receive(exactly: 5) == [0x90, 0x03, 0x00, 0x01, 0x00])
 
         // The owner sends a command; it arrives at QoS 0 with its commandID and actions.
         let sent = try await world.call(
@@ -93,7 +93,7 @@ struct EbisuThingTests {
                 #expect(packet.header == 0x30, "QoS 0 PUBLISH")
                 publication = MQTTPackets.publication(packet.header, packet.body)
             } else {
-                let bytes = try mqtt.receive()
+                let bytes = try await mqtt.receive()
                 if bytes.isEmpty { throw TestFailure("the broker closed the thing's connection") }
                 pending += bytes
             }
@@ -104,7 +104,7 @@ struct EbisuThingTests {
         #expect(command["actions"] != nil)
 
         // Results, as ebisu's command parser writes them, then the state.
-        let results = try ebisu.call(
+        let results = try await ebisu.call(
             "PUT", "\(thingIF)/targets/thing:\(thingID)/commands/\(commandID)/action-results", token: thingToken,
             contentType: "application/vnd.kii.CommandResultsUpdateRequest+json",
             body: #"{"actionResults":[{"LampAlias":[{"turnPower":{"succeeded":true}}]}]}"#)
@@ -113,7 +113,7 @@ struct EbisuThingTests {
             .get, "\(thingIF)/targets/thing:\(thingID)/commands/\(commandID)", token: owner.token)
         #expect(read.object["commandState"]?.stringValue == "DONE")
         let state = #"{"LampAlias":{"power":true,"brightness":80}}"#
-        let uploaded = try ebisu.call(
+        let uploaded = try await ebisu.call(
             "PUT", "\(thingIF)/targets/thing:\(thingID)/states", token: thingToken,
             contentType: "application/vnd.kii.MultipleTraitState+json", body: state)
         #expect(uploaded.status == 204)

@@ -164,6 +164,10 @@ struct FleetBrokerTests {
             let first = await inboxOne.wait(for: 10)
             #expect(Set(first.compactMap { $0.object["pushMessageID"]?.stringValue }) == Set(accepted))
             #expect(inboxTwo.all.isEmpty)
+            // Still ready (broker one serves its devices), and /ready says which broker is down.
+            let ready = try await a.call(.get, "/ready")
+            #expect(ready.status == .ok)
+            #expect(ready.object["brokers"]?.objectValue == ["one": "connected", "two": "disconnected"])
 
             try await fleet.two.start()
             let second = await inboxTwo.wait(for: 10, timeout: .seconds(30))

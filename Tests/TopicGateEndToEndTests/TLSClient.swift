@@ -5,11 +5,23 @@ import Foundation
 enum TLSClient {
     /// Sends `request` over TLS to 127.0.0.1:`port` (SNI localhost). Returns the server's bytes
     /// once it closes the connection.
-    static func exchange(_ request: String, port: Int, certificate: TestCertificate) throws -> String {
-        try exchange(Array(request.utf8), port: port, certificate: certificate)
+    static func exchange(_ request: String, port: Int, certificate: TestCertificate) async throws -> String {
+        try await exchange(Array(request.utf8), port: port, certificate: certificate)
     }
 
-    static func exchange(_ request: [UInt8], port: Int, certificate: TestCertificate) throws -> String {
+    /// Runs on a thread of its own: the client waits for the server to close, which can take
+    /// seconds, and a blocked task thread would starve every other suite on a 2-core machine.
+    static func exchange(_ request: [UInt8], port: Int, certificate: TestCertificate) async throws -> String {
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<String, any Error>) in
+            DispatchQueue.global().async {
+                done.resume(with: Result { try exchangeBlocking(request, port: port, certificate: certificate) })
+            }
+        }
+    }
+
+    private static func exchangeBlocking(_ request: [UInt8], port: Int, certificate: TestCertificate) throws
+        -> String
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
         process.arguments = [

@@ -11,6 +11,11 @@ struct BrokerFleet: DeviceLink {
 
     var isReady: Bool { links.contains { $0.isReady } }
 
+    var brokerConnections: [String: Bool] {
+        guard directory.spreads else { return [:] }
+        return Dictionary(uniqueKeysWithValues: links.map { ($0.address.name, $0.isReady) })
+    }
+
     func broker(serving installation: Installation) -> String {
         directory.broker(serving: installation).name
     }

@@ -25,6 +25,8 @@ protocol DeviceLink: Sendable {
     var isReady: Bool { get }
     /// The name of the broker that serves `installation`.
     func broker(serving installation: Installation) -> String
+    /// Whether each broker is connected, by name, when devices are spread over several.
+    var brokerConnections: [String: Bool] { get }
     /// Publishes each payload with QoS 1, in order, on its broker, and returns the failures by
     /// index: those the broker did not acknowledge, those whose broker is not connected, and
     /// those the broker would refuse (never handed to it).
@@ -36,6 +38,7 @@ protocol DeviceLink: Sendable {
 
 extension DeviceLink {
     func broker(serving installation: Installation) -> String { installation.broker ?? "" }
+    var brokerConnections: [String: Bool] { [:] }
 }
 
 /// The link when push is not configured: nothing is ever delivered, nothing to revoke.

@@ -27,6 +27,11 @@ struct HealthController<Context: RequestContext>: Sendable {
                 "database": .string(database ? "ok" : "unreachable"),
                 "broker": .string(!pushOn ? "off" : broker ? "connected" : "disconnected"),
             ]
+            // With several brokers: ready while one is connected (the others' devices wait),
+            // and each one's state.
+            if let connections = link?.brokerConnections, !connections.isEmpty {
+                body["brokers"] = .object(connections.mapValues { .string($0 ? "connected" : "disconnected") })
+            }
             guard database && broker else {
                 body["errorCode"] = .string("NOT_READY")
                 body["message"] = .string(
