@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import MQTTBridge
+import Synchronization
 import TestSupport
 import Testing
 import TopicGateCore
@@ -177,5 +178,105 @@ struct FleetBrokerTests {
             #expect(await inboxOne.before(marker: try await b.marker(to: owner), since: 10) == [])
             #expect(try await a.metricsText().contains("\ntopicgate_dead_letters 0"))
         }
+    }
+
+    @Test(
+        "Things on both brokers publish states: each gateway shares each broker's subscription, so every state is recorded once"
+    )
+    func statesOnBothBrokers() async throws {
+        try await Self.withFleet { fleet in
+            let (a, b) = (fleet.a, fleet.b)
+            let owner = try await a.pseudoUser()
+            let first = try await a.onboardThing("lamp-1", owner: owner)
+            let second = try await b.onboardThing("lamp-2", owner: owner)
+            #expect([first.endpoint, second.endpoint].map(fleet.broker) == ["one", "two"])
+            for thing in [first, second] {
+                let device = try await a.connectedDevice(thing.endpoint)
+                defer { device.shutdown() }
+                for brightness in 1...5 {
+                    // The last one well after the others: it is the latest, whichever gateway took it.
+                    if brightness == 5 { try await Task.sleep(for: .milliseconds(500)) }
+                    try await device.publish(
+                        thing.endpoint.topic + "/state", payload: Array(#"{"brightness":\#(brightness)}"#.utf8))
+                }
+                let base = "/thing-if/apps/\(a.appID)/targets/thing:\(thing.id)"
+                #expect(
+                    try await eventually {
+                        try await b.call(.get, "\(base)/states", token: owner.token).object["brightness"]?.intValue == 5
+                    })
+                try await Task.sleep(for: .milliseconds(500))
+                let history = try await a.call(.get, "\(base)/states/history", token: owner.token)
+                let recorded = history.object["states"]?.arrayValue?.compactMap {
+                    $0.objectValue?["state"]?.objectValue?["brightness"]?.intValue
+                }
+                #expect(recorded?.sorted() == [1, 2, 3, 4, 5], "\(thing.id) recorded \(recorded ?? [])")
+                #expect(recorded?.last == 5)
+            }
+        }
+    }
+
+    @Test(
+        "kill -9 of one gateway during a stream of sends through both: every send answered 201 reaches the devices on both brokers"
+    )
+    func gatewayKilledMidStream() async throws {
+        try await Self.withFleet { fleet in
+            let (a, b) = (fleet.a, fleet.b)
+            let owner = try await a.pseudoUser()
+            let endpoints = [try await a.install(token: owner.token), try await b.install(token: owner.token)]
+            #expect(endpoints.map(fleet.broker) == ["one", "two"])
+            var devices: [MQTTClient] = []
+            for endpoint in endpoints { devices.append(try await b.connectedDevice(endpoint)) }
+            defer { for device in devices { device.shutdown() } }
+            let inboxes = devices.map(ReceivedMessages.init)
+            let topic = try await a.groupTopic(owner: owner.token, members: [])
+            try await a.subscribe(topic, userID: owner.id, token: owner.token)
+
+            /// Sends `count` messages through `gateway`, one after another, until one is not
+            /// answered (its gateway died): the pushMessageIDs of those answered 201.
+            let answeredByA = Counter()
+            @Sendable func stream(_ gateway: ServerProcess, _ name: String, count: Int) async -> [String] {
+                var accepted: [String] = []
+                for i in 0..<count {
+                    guard let reply = try? await gateway.send(topic, token: owner.token, message: "\(name)\(i)"),
+                        reply.status == .created, let id = reply.object["pushMessageID"]?.stringValue
+                    else { break }
+                    accepted.append(id)
+                    if name == "a" { answeredByA.add() }
+                }
+                return accepted
+            }
+            async let throughA = stream(a, "a", count: 1000)
+            async let throughB = stream(b, "b", count: 150)
+            // Killed while its stream runs (after 20 answered sends, however slow the machine).
+            _ = try await eventually(timeout: .seconds(60)) { answeredByA.value >= 20 }
+            try await a.stop(signal: SIGKILL)
+            let accepted = Set(await throughA + throughB)
+            let fromA = await throughA.count
+            #expect(fromA >= 20 && fromA < 1000, "A answered \(fromA) sends: the kill was not mid-stream")
+
+            // What A had accepted (and perhaps claimed) is delivered by B once A's lease ran out,
+            // on both brokers. (At least once: A may have published some before it died.)
+            for (inbox, broker) in zip(inboxes, ["one", "two"]) {
+                var delivered: Set<String> = []
+                let deadline = ContinuousClock.now + .seconds(30)
+                while !accepted.isSubset(of: delivered), ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(100))
+                    delivered = Set(inbox.all.compactMap { $0.object["pushMessageID"]?.stringValue })
+                }
+                #expect(
+                    accepted.subtracting(delivered).isEmpty,
+                    "broker \(broker): \(accepted.subtracting(delivered).count) of \(accepted.count) lost")
+            }
+            print(
+                "FleetBrokerTests: \(accepted.count) sends answered 201 (\(fromA) by the killed gateway), all delivered "
+                    + "on both brokers")
+        }
+    }
+
+    /// A count shared by concurrent tasks.
+    final class Counter: Sendable {
+        private let count = Mutex(0)
+        var value: Int { count.withLock { $0 } }
+        func add() { count.withLock { $0 += 1 } }
     }
 }

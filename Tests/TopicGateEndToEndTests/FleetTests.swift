@@ -1,8 +1,6 @@
 import Foundation
 import HTTPTypes
-import MQTTBridge
 import ProcessSupport
-import Synchronization
 import TestSupport
 import Testing
 import TopicGateCore
@@ -103,74 +101,6 @@ struct FleetTests {
         }
     }
 
-    /// A broker and gateway A (a `PushWorld`) and gateway B on the same broker and a new
-    /// database, with a 2 s outbox lease.
-    static func twoGatewaysWithBroker() async throws -> (PushWorld, ServerProcess) {
-        let url = try await TestPostgres.shared.newDatabase()
-        let shared = ["--database", url, "--outbox-lease", "2"]
-        let world = try PushWorld(arguments: shared)
-        try await world.start()
-        let b = ServerProcess(
-            dataDirectory: world.directory + "-b",
-            arguments: [
-                "--broker", "mqtt://127.0.0.1:\(world.broker.port)", "--mqtt-secret-file", world.broker.secretFile,
-            ] + shared, credentialsOf: world.server)
-        try await b.start()
-        return (world, b)
-    }
-
-    @Test("A command through A, its results through B: the commandID reaches the issuer's device only; states once")
-    func commandsAcrossGateways() async throws {
-        let (world, b) = try await Self.twoGatewaysWithBroker()
-        let owner = try await world.pseudoUser()
-        let outsider = try await b.pseudoUser()
-        let ownerDevice = try await world.connectedDevice(try await world.install(token: owner.token))
-        let outsiderDevice = try await world.connectedDevice(try await world.install(token: outsider.token))
-        let thing = try await world.onboardThing("fleet-lamp", owner: owner)
-        let thingDevice = try await world.connectedDevice(thing.endpoint)
-        defer { for device in [ownerDevice, outsiderDevice, thingDevice] { device.shutdown() } }
-        let (ownerInbox, outsiderInbox, thingInbox) =
-            (ReceivedMessages(ownerDevice), ReceivedMessages(outsiderDevice), ReceivedMessages(thingDevice))
-
-        let base = "/thing-if/apps/\(world.appID)/targets/thing:\(thing.id)"
-        let created = try await world.call(
-            .post, "\(base)/commands", token: owner.token, contentType: "application/json",
-            json: ["actions": [["turnPower": ["power": true]]], "issuer": .string("user:\(owner.id)")])
-        let commandID = try #require(created.object["commandID"]?.stringValue)
-        #expect(await thingInbox.wait(for: 1).first?.object["commandID"]?.stringValue == commandID)
-        try await b.call(
-            .put, "\(base)/commands/\(commandID)/action-results", token: thing.token,
-            contentType: "application/vnd.kii.CommandResultsUpdateRequest+json",
-            json: ["actionResults": [["turnPower": ["succeeded": true]]]]
-        ).expect(.noContent)
-        #expect(await ownerInbox.wait(for: 1).first?.object["commandID"]?.stringValue == commandID)
-        #expect(await outsiderInbox.before(marker: try await b.marker(to: outsider)) == [])
-        #expect(
-            try await b.call(.get, "\(base)/commands/\(commandID)", token: owner.token).object["commandState"]?
-                .stringValue == "DONE")
-
-        // Both gateways share the state subscription: each published state is recorded once, at
-        // its arrival; the last one, sent well after the others, is the latest.
-        for brightness in 1...5 {
-            if brightness == 5 { try await Task.sleep(for: .milliseconds(500)) }
-            try await thingDevice.publish(
-                thing.endpoint.topic + "/state", payload: Array(#"{"brightness":\#(brightness)}"#.utf8))
-        }
-        #expect(
-            try await eventually {
-                try await b.call(.get, "\(base)/states", token: owner.token).object["brightness"]?.intValue == 5
-            })
-        try await Task.sleep(for: .milliseconds(500))
-        let history = try await world.call(.get, "\(base)/states/history", token: owner.token)
-        let recorded = history.object["states"]?.arrayValue?.compactMap {
-            $0.objectValue?["state"]?.objectValue?["brightness"]?.intValue
-        }
-        #expect(recorded?.sorted() == [1, 2, 3, 4, 5], "recorded \(recorded ?? [])")
-        #expect(recorded?.last == 5)
-        _ = try? await b.stop(signal: SIGTERM)
-        try await world.stop()
-    }
-
     @Test("PostgreSQL down: requests answer 503 with Retry-After within seconds, never hang; then work again")
     func databaseOutage() async throws {
         let database = try await PostgresServer.start()
@@ -216,60 +146,5 @@ struct FleetTests {
             if try await condition() { return ContinuousClock.now - start }
         }
         return nil
-    }
-
-    @Test("kill -9 of one gateway during a stream of sends through both: every send answered 201 is delivered")
-    func gatewayKilledMidStream() async throws {
-        let (world, b) = try await Self.twoGatewaysWithBroker()
-        let scene = try await world.subscribedMember()
-        let device = try await world.connectedDevice(scene.endpoint)
-        defer { device.shutdown() }
-        let received = ReceivedMessages(device)
-
-        /// Sends `count` messages through `gateway`, one after another, until one is not
-        /// answered (its gateway died): the pushMessageIDs of those answered 201.
-        let answeredByA = Counter()
-        @Sendable func stream(_ gateway: any KiiAPI, _ name: String, count: Int) async -> [String] {
-            var accepted: [String] = []
-            for i in 0..<count {
-                guard
-                    let reply = try? await gateway.send(scene.topic, token: scene.owner.token, message: "\(name)\(i)"),
-                    reply.status == .created, let id = reply.object["pushMessageID"]?.stringValue
-                else { break }
-                accepted.append(id)
-                if name == "a" { answeredByA.add() }
-            }
-            return accepted
-        }
-        async let throughA = stream(world, "a", count: 1000)
-        async let throughB = stream(b, "b", count: 150)
-        // Killed while its stream runs (after 20 answered sends, however slow the machine).
-        _ = try await eventually(timeout: .seconds(60)) { answeredByA.value >= 20 }
-        try await world.server.stop(signal: SIGKILL)
-        let accepted = Set(await throughA + throughB)
-        let fromA = await throughA.count
-        #expect(fromA >= 20 && fromA < 1000, "A answered \(fromA) sends: the kill was not mid-stream")
-
-        // What A had accepted (and perhaps claimed) is delivered by B, its lease run out.
-        // (At least once: A may have published some before it died; they come twice.)
-        var delivered: Set<String> = []
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !accepted.isSubset(of: delivered), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(100))
-            delivered = Set(received.all.compactMap { $0.object["pushMessageID"]?.stringValue })
-        }
-        #expect(
-            accepted.subtracting(delivered).isEmpty,
-            "\(accepted.subtracting(delivered).count) of \(accepted.count) lost")
-        print("FleetTests: \(accepted.count) sends answered 201 (\(fromA) by the killed gateway), all delivered")
-        _ = try? await b.stop(signal: SIGTERM)
-        try await world.stop()
-    }
-
-    /// A count shared by concurrent tasks.
-    final class Counter: Sendable {
-        private let count = Mutex(0)
-        var value: Int { count.withLock { $0 } }
-        func add() { count.withLock { $0 += 1 } }
     }
 }
