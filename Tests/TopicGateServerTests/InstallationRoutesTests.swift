@@ -3,6 +3,7 @@ import HTTPTypes
 import TestSupport
 import Testing
 import TopicGateCore
+import TopicGateStore
 
 /// Installations and mqtt-endpoint over HTTP: the shapes SDKs send, the errors, who may read.
 @Suite("Installations over HTTP")
@@ -53,6 +54,43 @@ struct InstallationRoutesTests {
             #expect(reply.status == .badRequest, "\(body): \(reply.text)")
             #expect(reply.errorCode != nil)
             #expect(reply.string("message")?.isEmpty == false)
+        }
+    }
+
+    @Test("With several brokers, installations go to the one serving fewest; one whose broker was removed moves")
+    func severalBrokers() async throws {
+        let server = try await TestServer.make(push: true, brokers: ["a", "b"])
+        try await server.run { client in
+            let ann = try await client.pseudoUser()
+            var hosts: [String] = []
+            for _ in 0..<3 {
+                let id = try await client.call(
+                    .post, "\(client.app)/installations", token: ann.token, contentType: Self.mediaType,
+                    body: #"{"deviceType":"MQTT"}"#
+                ).require("installationID")
+                let endpoint = try await client.call(
+                    .get, "\(client.app)/installations/\(id)/mqtt-endpoint", token: ann.token)
+                hosts.append(endpoint.string("host") ?? "")
+            }
+            #expect(hosts == ["a.example.com", "b.example.com", "a.example.com"])
+            // A push-notification installation takes no broker.
+            try await client.call(
+                .post, "\(client.app)/installations", token: ann.token, contentType: Self.mediaType,
+                body: #"{"deviceType":"ANDROID","installationRegistrationID":"fcm-1"}"#
+            ).expect(.created)
+            #expect(try await server.store.liveInstallationsByBroker() == ["a": 2, "b": 1, nil: 1])
+
+            // Its broker was taken out of the configuration: the next endpoint names the one
+            // serving fewest, and the installation stays there.
+            try await server.store.insertInstallation(
+                Installation(
+                    id: InstallationID("moved"), appID: server.app.id, principal: .user(UserID(ann.id)),
+                    deviceType: "MQTT", registrationID: "moved", mqttTopic: "moved-topic", development: false,
+                    createdAt: UnixMillis(1), tokenHash: nil, broker: "gone"))
+            let moved = try await client.call(.get, "\(client.app)/installations/moved/mqtt-endpoint", token: ann.token)
+            #expect(moved.string("host") == "b.example.com")
+            #expect(
+                try await server.store.installation(appID: server.app.id, id: InstallationID("moved"))?.broker == "b")
         }
     }
 

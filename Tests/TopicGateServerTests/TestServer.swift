@@ -23,11 +23,12 @@ struct TestServer {
     let time: TimeSource
 
     /// `push: true` configures MQTT push with a broker that is never started (the router test
-    /// runs no services): installations and endpoints work, nothing is delivered. `abuse`
-    /// replaces the default limits; `clock` lets a test move time.
-    static func make(push: Bool = false, abuse: AbuseControls? = nil, clock: ManualClock? = nil) async throws
-        -> TestServer
-    {
+    /// runs no services): installations and endpoints work, nothing is delivered; `brokers`
+    /// names several such brokers instead (`<name>.example.com` for devices). `abuse` replaces
+    /// the default limits; `clock` lets a test move time.
+    static func make(
+        push: Bool = false, brokers: [String] = [], abuse: AbuseControls? = nil, clock: ManualClock? = nil
+    ) async throws -> TestServer {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("topicgate-test-\(UUID().uuidString)").path
         var configuration = ServerConfiguration(dataDirectory: directory, logLevel: .error, passwordHashCost: 4)
@@ -37,6 +38,14 @@ struct TestServer {
                 broker: .external(host: "127.0.0.1", port: FreePort.next()), secretFile: directory + "/mqtt-secret",
                 advertisedHost: "mqtt.example.com")
             configuration.push?.publicPorts = MQTTPorts(tcp: 1883, ssl: 8883, ws: 12470, wss: 12473)
+            if !brokers.isEmpty {
+                configuration.push?.broker = .several(
+                    brokers.map {
+                        BrokerAddress(
+                            name: $0, host: "127.0.0.1", port: FreePort.next(), publicHost: "\($0).example.com",
+                            publicPorts: MQTTPorts(tcp: 1883, ssl: 8883, ws: 0, wss: 0))
+                    })
+            }
         }
         if ProcessInfo.processInfo.environment["TOPICGATE_TEST_STORE"] == "postgres" {
             configuration.database = PostgresLocation(url: try await TestPostgres.shared.newDatabase())
