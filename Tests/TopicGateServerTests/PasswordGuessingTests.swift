@@ -116,8 +116,8 @@ struct PasswordGuessingTests {
             let replies = try await withThrowingTaskGroup(of: String?.self) { group in
                 for index in 0..<40 {
                     group.addTask {
-                        try await login(client, "bob", "wrong-\(index)", from: "203.0.113.\(index)").string(
-                            "error_description")
+                        let reply = try await login(client, "bob", "wrong-\(index)", from: "203.0.113.\(index)")
+                        return reply.string("error_description") ?? reply.string("message")
                     }
                 }
                 var all: [String?] = []
@@ -126,7 +126,14 @@ struct PasswordGuessingTests {
             }
             let evaluated = replies.filter { $0 == "The username or password is wrong." }.count
             #expect(evaluated <= 5)
-            #expect(replies.filter { $0 == "The login name is locked" }.count >= 35)
+            // The others are refused unevaluated: locked, or, on a machine far behind (the whole
+            // suite on 2 cores), told to try again (a check kept waiting 30 s behind the ones in
+            // flight, or the database's pool busy for 5 s). None is let in.
+            let refusals = [
+                "The login name is locked", "Too many logins at once; try again.",
+                "The service is temporarily unavailable; try again.",
+            ]
+            #expect(replies.filter { refusals.contains($0 ?? "") }.count == 40 - evaluated, "\(replies)")
             let failures = try await server.store.securityEvents(appID: server.app.id, limit: 100, before: nil)
                 .filter { $0.event.kind == .loginFailed }
             #expect(failures.count <= 5)

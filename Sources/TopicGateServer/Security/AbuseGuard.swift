@@ -137,12 +137,16 @@ final class AbuseGuard: Sendable {
         -> Attempt
     {
         let deadline = ContinuousClock.now + .seconds(30)
+        // Backing off (5 ms doubling to 80 ms): on a shared ledger each try is a transaction,
+        // and many waiters trying at once would crowd out the checks they wait for.
+        var pause = 5
         while true {
             do throws(Refusal) {
                 return try await begin(appID: appID, address: address, lockouts: lockouts, appBudget: appBudget)
             } catch .busy {
                 guard ContinuousClock.now < deadline else { throw .busy }
-                try? await Task.sleep(for: .milliseconds(5))
+                try? await Task.sleep(for: .milliseconds(pause))
+                pause = min(pause * 2, 80)
             }
         }
     }
