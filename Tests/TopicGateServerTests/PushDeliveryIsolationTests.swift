@@ -29,22 +29,33 @@ struct PushDeliveryIsolationTests {
         func revoke(_ installations: [Installation]) async {}
     }
 
-    @Test(
-        "A message that keeps failing is tried alone, then dead-lettered after three attempts; the others are delivered"
-    )
-    func isolation() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-iso-\(UUID().uuidString)")
+    /// A new SQLite store (in the returned folder) with its default app, one user, and an MQTT
+    /// device of that user per (topic, broker).
+    static func storeWithUser(devices: [(topic: String, broker: String?)]) async throws
+        -> (store: any Store, app: App, user: User, directory: String)
+    {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-push-\(UUID().uuidString)")
             .path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try await openStore(configuration: ServerConfiguration(dataDirectory: directory))
         let (app, _) = try await AppRegistry(store: store).defaultApp()
         let user = User(id: UserID("u1"), appID: app.id, createdAt: 1, modifiedAt: 1)
         try await store.insertUser(user)
-        try await store.insertInstallation(
-            Installation(
-                id: InstallationID("i1"), appID: app.id, principal: .user(user.id), deviceType: "MQTT",
-                registrationID: "i1", mqttTopic: "topic-1", development: false, createdAt: UnixMillis(1), tokenHash: nil
-            ))
+        for device in devices {
+            try await store.insertInstallation(
+                Installation(
+                    id: InstallationID(device.topic), appID: app.id, principal: .user(user.id), deviceType: "MQTT",
+                    registrationID: device.topic, mqttTopic: device.topic, development: false,
+                    createdAt: UnixMillis(1), tokenHash: nil, broker: device.broker))
+        }
+        return (store, app, user, directory)
+    }
+
+    @Test(
+        "A message that keeps failing is tried alone, then dead-lettered after three attempts; the others are delivered"
+    )
+    func isolation() async throws {
+        let (store, app, user, directory) = try await Self.storeWithUser(devices: [("topic-1", nil)])
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         func message(_ id: String, _ text: String) -> OutboxMessage {
             OutboxMessage(id: id, appID: app.id, payload: Array(text.utf8), recipients: [.user(user.id)], acceptedAt: 1)
         }
@@ -92,20 +103,10 @@ struct PushDeliveryIsolationTests {
 
     @Test("A broker that is down holds up only its own devices; they get the message, once, when it is back")
     func brokerDown() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-brk-\(UUID().uuidString)")
-            .path
+        let (store, app, user, directory) = try await Self.storeWithUser(devices: [
+            ("on-a", "a"), ("on-b", "b"), ("unnamed", nil),
+        ])
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = try await openStore(configuration: ServerConfiguration(dataDirectory: directory))
-        let (app, _) = try await AppRegistry(store: store).defaultApp()
-        let user = User(id: UserID("u1"), appID: app.id, createdAt: 1, modifiedAt: 1)
-        try await store.insertUser(user)
-        for (topic, broker) in [("on-a", "a"), ("on-b", "b"), ("unnamed", nil)] as [(String, String?)] {
-            try await store.insertInstallation(
-                Installation(
-                    id: InstallationID(topic), appID: app.id, principal: .user(user.id), deviceType: "MQTT",
-                    registrationID: topic, mqttTopic: topic, development: false, createdAt: UnixMillis(1),
-                    tokenHash: nil, broker: broker))
-        }
         let clock = ManualClock()
         try await store.enqueue([
             OutboxMessage(

@@ -108,9 +108,11 @@ struct PushDeliveryService: Service {
         var refused: [Int: String] = [:]
         var failed: Set<Int> = []
         var waiting: Set<Int> = []
-        var unfinished: [Int: Set<String>] = [:]  // by message: brokers that do not have it yet
+        var tried: [Int: Set<String>] = [:]  // by message: the brokers it was published on
+        var unfinished: [Int: Set<String>] = [:]  // by message: those that do not have it yet
         var acknowledged: Set<Int> = []  // messages the broker acknowledged for at least one device
         for (publication, index) in owners.enumerated() {
+            tried[index, default: []].insert(publications[publication].broker)
             switch failures[publication] {
             case nil: acknowledged.insert(index)
             case .refused(let reason): refused[index] = reason
@@ -127,8 +129,7 @@ struct PushDeliveryService: Service {
         }
         // What each unfinished message's brokers have now, so that a retry skips them.
         for index in failed.union(waiting) {
-            let tried = Set(owners.indices.filter { owners[$0] == index }.map { publications[$0].broker })
-            let finished = tried.subtracting(unfinished[index] ?? [])
+            let finished = (tried[index] ?? []).subtracting(unfinished[index] ?? [])
             if !finished.isEmpty {
                 try await store.recordProgress(
                     id: batch[index].id, deliveredBrokers: batch[index].deliveredBrokers.union(finished))
