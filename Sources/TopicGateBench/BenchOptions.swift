@@ -8,6 +8,7 @@ public struct BenchOptions: Sendable {
     public var commandRounds = 1_000
     public var decisions = 5_000_000
     public var refusals = 10_000
+    public var reads = 50_000
     public var signUps = 5_000
     public var logins = 64
     public var connections = 10_000
@@ -17,7 +18,8 @@ public struct BenchOptions: Sendable {
     /// Gateways the bench starts: 2 runs two on one PostgreSQL and one broker, its HTTP
     /// connections spread over both.
     public var gateways = 1
-    /// Scenarios to run (all when empty): send, fanout, commands, authorization, signup, connections.
+    /// Scenarios to run (all when empty): send, fanout, commands, authorization, reads, signup,
+    /// connections.
     public var only: Set<String> = []
 
     public init() {}
@@ -33,6 +35,7 @@ public struct BenchOptions: Sendable {
         options.commandRounds = 10
         options.decisions = 100_000
         options.refusals = 100
+        options.reads = 200
         options.signUps = 100
         options.logins = 4
         options.connections = 200

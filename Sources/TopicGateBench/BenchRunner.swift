@@ -46,6 +46,10 @@ public struct BenchRunner {
                 progress("authorization")
                 rows += try await AuthorizationScenario(world: world, options: options).run()
             }
+            if options.runs("reads") {
+                progress("reads")
+                rows += try await ReadScenario(world: world, options: options).run()
+            }
             if options.runs("signup") {
                 progress("sign-up")
                 rows += try await SignUpScenario(world: world, options: options).run()

@@ -1,12 +1,10 @@
-import Foundation
-
 /// Parses request bodies into `JSONValue`s, turning every failure into the Kii error a client
 /// expects (`INVALID_JSON`, `INVALID_INPUT_DATA`).
 public enum JSONReader {
     /// The value encoded in `bytes`; `INVALID_JSON` when they are not JSON.
     public static func value(_ bytes: some Collection<UInt8>) throws(KiiError) -> JSONValue {
         do {
-            return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+            return try JSONParser.parse(Array(bytes))
         } catch {
             throw KiiError(.invalidJSON, "The request body is not valid JSON.")
         }

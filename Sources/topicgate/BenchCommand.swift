@@ -24,7 +24,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Devices held in the connections scenario.") var connections: Int?
     @Option(
         parsing: .upToNextOption,
-        help: "Only these scenarios: send, fanout, commands, authorization, signup, connections.")
+        help: "Only these scenarios: send, fanout, commands, authorization, reads, signup, connections.")
     var only: [String] = []
 
     @OptionGroup(title: "A running gateway (with --broker)") var admin: AdminOptions
