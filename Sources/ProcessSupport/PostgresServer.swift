@@ -23,8 +23,9 @@ public final class PostgresServer: Sendable {
         let log: String
     }
 
-    /// Servers still running when the process exits are stopped then (a crash leaves them).
-    private static let running = Mutex<[pid_t]>([])
+    /// Servers still running when the process exits (by process ID, with their folders) are
+    /// stopped then and their folders removed (a crash leaves them).
+    private static let running = Mutex<[pid_t: String]>([:])
 
     private init(port: Int, directory: String, process: ChildProcess, launch: Launch) {
         self.port = port
@@ -80,8 +81,11 @@ public final class PostgresServer: Sendable {
         try? FileManager.default.removeItem(atPath: launch.log)
         let server = try ChildProcess.spawn(
             executable: launch.executable, arguments: launch.arguments, logPath: launch.log)
-        running.withLock { $0.append(server.pid) }
-        if running.withLock({ $0.count }) == 1 { atexit { PostgresServer.stopAllAtExit() } }
+        let first = running.withLock { running in
+            running[server.pid] = (launch.log as NSString).deletingLastPathComponent
+            return running.count == 1
+        }
+        if first { _ = registerExitHandler }
         let deadline = ContinuousClock.now + .seconds(60)
         while !((try? String(contentsOfFile: launch.log, encoding: .utf8))?.contains("ready to accept connections")
             ?? false)
@@ -99,7 +103,7 @@ public final class PostgresServer: Sendable {
     public func pause() async {
         let server = process.withLock { $0 }
         _ = await server.stop(signal: SIGINT, grace: .seconds(20))
-        Self.running.withLock { $0.removeAll { $0 == server.pid } }
+        _ = Self.running.withLock { $0.removeValue(forKey: server.pid) }
     }
 
     /// Starts the server again on the same port and data after `pause()`.
@@ -114,8 +118,19 @@ public final class PostgresServer: Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
+    /// Registers `stopAllAtExit` once per process.
+    private static let registerExitHandler: Void = { atexit { PostgresServer.stopAllAtExit() } }()
+
+    /// Stops every server still running (fast shutdown), waits up to 10 s for them, and removes
+    /// their folders: a test run leaves no data behind (each cluster is tens of megabytes).
     private static func stopAllAtExit() {
-        for pid in running.withLock({ $0 }) { kill(pid, SIGINT) }
+        let servers = running.withLock { $0 }
+        for pid in servers.keys { kill(pid, SIGINT) }
+        for (pid, directory) in servers {
+            var status: Int32 = 0
+            for _ in 0..<400 where waitpid(pid, &status, WNOHANG) == 0 { usleep(25_000) }
+            try? FileManager.default.removeItem(atPath: directory)
+        }
     }
 
     private static func tail(_ path: String) -> String {

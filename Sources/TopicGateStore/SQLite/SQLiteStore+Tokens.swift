@@ -24,7 +24,7 @@ extension SQLiteStore: TokenStore {
     }
 
     public func tokenHolder(hash: String) async throws -> TokenHolder? {
-        try await read { db in
+        try await readOneStatement { db in
             guard
                 let row = try Row.fetchOne(
                     db.cachedStatement(

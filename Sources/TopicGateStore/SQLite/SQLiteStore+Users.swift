@@ -20,7 +20,7 @@ extension SQLiteStore: UserStore {
     }
 
     public func user(appID: AppID, id: UserID) async throws -> User? {
-        try await read { db in
+        try await readOneStatement { db in
             try Row.fetchOne(
                 db.cachedStatement(sql: "SELECT * FROM users WHERE app_id = ? AND user_id = ?"),
                 arguments: [appID.rawValue, id.rawValue]

@@ -51,6 +51,15 @@ public final class SQLiteStore: Sendable {
         let readNow = { () throws -> T in try pool.read(value) }
         return try readNow()
     }
+
+    /// `read` for one statement: a single SELECT is atomic on its own, so it runs without the
+    /// transaction (BEGIN, savepoint, COMMIT) that `read` opens to make several statements see
+    /// one snapshot. Only for closures that run exactly one statement.
+    func readOneStatement<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        let pool = self.pool
+        let readNow = { () throws -> T in try pool.unsafeRead(value) }
+        return try readNow()
+    }
 }
 
 extension SQLiteStore: Store {}
