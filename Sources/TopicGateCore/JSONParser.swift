@@ -78,12 +78,8 @@ public struct JSONParser {
     private mutating func object() throws(Failure) -> JSONValue {
         try enter()
         var members: [String: JSONValue] = [:]
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            depth -= 1
-            return .object(members)
-        }
-        while true {
+        if closes(UInt8(ascii: "}")) { return .object(members) }
+        repeat {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure }
             let key = try string()
             skipWhitespace()
@@ -91,44 +87,40 @@ public struct JSONParser {
             index += 1
             skipWhitespace()
             members[key] = try value()
-            skipWhitespace()
-            guard index < bytes.count else { throw failure }
-            switch bytes[index] {
-            case UInt8(ascii: ","):
-                index += 1
-                skipWhitespace()
-            case UInt8(ascii: "}"):
-                index += 1
-                depth -= 1
-                return .object(members)
-            default: throw failure
-            }
-        }
+        } while try another(closing: UInt8(ascii: "}"))
+        return .object(members)
     }
 
     private mutating func array() throws(Failure) -> JSONValue {
         try enter()
         var elements: [JSONValue] = []
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            depth -= 1
-            return .array(elements)
-        }
-        while true {
+        if closes(UInt8(ascii: "]")) { return .array(elements) }
+        repeat {
             elements.append(try value())
+        } while try another(closing: UInt8(ascii: "]"))
+        return .array(elements)
+    }
+
+    /// True (and the container left) when `closing` follows at once: an empty container.
+    private mutating func closes(_ closing: UInt8) -> Bool {
+        guard index < bytes.count, bytes[index] == closing else { return false }
+        index += 1
+        depth -= 1
+        return true
+    }
+
+    /// After a member or an element: a comma (true: another one follows) or `closing` (false:
+    /// the container is left).
+    private mutating func another(closing: UInt8) throws(Failure) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw failure }
+        if bytes[index] == UInt8(ascii: ",") {
+            index += 1
             skipWhitespace()
-            guard index < bytes.count else { throw failure }
-            switch bytes[index] {
-            case UInt8(ascii: ","):
-                index += 1
-                skipWhitespace()
-            case UInt8(ascii: "]"):
-                index += 1
-                depth -= 1
-                return .array(elements)
-            default: throw failure
-            }
+            return true
         }
+        guard closes(closing) else { throw failure }
+        return false
     }
 
     /// A string at `index` (its opening quote), unescaped.
