@@ -124,11 +124,24 @@ struct PushOptions: ParsableArguments {
         // Checked even without a broker: a wrong TLS file is reported, not ignored.
         let listeners = try self.listeners(environment: environment)
         let brokerURL = broker ?? environment["TOPICGATE_BROKER"]
+        if brokerURL?.lowercased() == "none" { return nil }
+        let publicPorts = try self.publicPorts(environment: environment)
         let broker: PushConfiguration.Broker
         if let brokerURL {
-            if brokerURL.lowercased() == "none" { return nil }
-            let brokers = brokerURL.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            broker = brokers.count > 1 ? .several([]) : try Self.external(brokerURL)
+            let listed = brokerURL.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            if listed.count > 1 {
+                let brokers = try listed.map {
+                    try Self.brokerAddress(
+                        $0, publicHost: mqttPublicHost ?? environment["TOPICGATE_MQTT_PUBLIC_HOST"],
+                        publicPorts: publicPorts)
+                }
+                guard Set(brokers.map(\.name)).count == brokers.count else {
+                    throw ValidationError("Each broker needs its own name (add ?name=… to tell them apart).")
+                }
+                broker = .several(brokers)
+            } else {
+                broker = try Self.external(brokerURL)
+            }
         } else {
             broker = .embedded(try embedded(dataDirectory: dataDirectory, environment: environment))
         }
@@ -145,30 +158,7 @@ struct PushOptions: ParsableArguments {
             guard !username.isEmpty else { throw ValidationError("The gateway's MQTT username cannot be empty.") }
             push.gatewayUsername = username
         }
-        if let ports = mqttPublicPorts ?? environment["TOPICGATE_MQTT_PUBLIC_PORTS"] {
-            let parsed = ports.split(separator: ",", omittingEmptySubsequences: false).map {
-                Int($0.trimmingCharacters(in: .whitespaces))
-            }
-            guard parsed.count == 4, let tcp = parsed[0], let ssl = parsed[1], let ws = parsed[2], let wss = parsed[3],
-                (1...65535).contains(tcp), [ssl, ws, wss].allSatisfy({ (0...65535).contains($0) })
-            else {
-                throw ValidationError(
-                    "The MQTT public ports are four ports: tcp,ssl,ws,wss (e.g. 1883,8883,12470,12473; 0 for none).")
-            }
-            push.publicPorts = MQTTPorts(tcp: tcp, ssl: ssl, ws: ws, wss: wss)
-        }
-        if case .several = push.broker, let list = brokerURL {
-            let brokers = try list.split(separator: ",").map {
-                try Self.brokerAddress(
-                    $0.trimmingCharacters(in: .whitespaces),
-                    publicHost: mqttPublicHost ?? environment["TOPICGATE_MQTT_PUBLIC_HOST"],
-                    publicPorts: push.publicPorts)
-            }
-            guard Set(brokers.map(\.name)).count == brokers.count else {
-                throw ValidationError("Each broker needs its own name (add ?name=… to tell them apart).")
-            }
-            push.broker = .several(brokers)
-        }
+        push.publicPorts = publicPorts
         if let ttl = try mqttCredentialTTL ?? environment["TOPICGATE_MQTT_CREDENTIAL_TTL"].map(Self.seconds) {
             guard ttl >= 60 else { throw ValidationError("The MQTT credential TTL is at least 60 seconds.") }
             push.credentialTTL = ttl
@@ -187,6 +177,21 @@ struct PushOptions: ParsableArguments {
             push.credentialForm = parsed
         }
         return push
+    }
+
+    /// `--mqtt-public-ports`: tcp,ssl,ws,wss, or nil when not given.
+    func publicPorts(environment: [String: String]) throws -> MQTTPorts? {
+        guard let ports = mqttPublicPorts ?? environment["TOPICGATE_MQTT_PUBLIC_PORTS"] else { return nil }
+        let parsed = ports.split(separator: ",", omittingEmptySubsequences: false).map {
+            Int($0.trimmingCharacters(in: .whitespaces))
+        }
+        guard parsed.count == 4, let tcp = parsed[0], let ssl = parsed[1], let ws = parsed[2], let wss = parsed[3],
+            (1...65535).contains(tcp), [ssl, ws, wss].allSatisfy({ (0...65535).contains($0) })
+        else {
+            throw ValidationError(
+                "The MQTT public ports are four ports: tcp,ssl,ws,wss (e.g. 1883,8883,12470,12473; 0 for none).")
+        }
+        return MQTTPorts(tcp: tcp, ssl: ssl, ws: ws, wss: wss)
     }
 
     /// The device listeners of `--mqtt-host`, `--mqtt-tls-*` and `--mqtt-ws*-port`.

@@ -71,7 +71,7 @@ public func buildApplication(
     }
     let environment = ServerEnvironment(
         configuration: configuration, store: store, time: time, hasher: hasher, dispatcher: pushDispatcher,
-        link: brokers ?? DisconnectedDeviceLink(), brokers: brokers?.directory,
+        link: brokers ?? DisconnectedDeviceLink(),
         signer: signer, outbox: outbox, logger: logger, metrics: metrics)
     if let feed = store as? any StoreChangeFeed {
         services.append(

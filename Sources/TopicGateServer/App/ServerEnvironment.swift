@@ -33,8 +33,7 @@ struct ServerEnvironment: Sendable {
 
     init(
         configuration: ServerConfiguration, store: any Store, time: TimeSource, hasher: PasswordHasher,
-        dispatcher: any PushDispatcher, link: any DeviceLink, brokers: BrokerDirectory? = nil,
-        signer: MQTTCredentialSigner?, outbox: Outbox?,
+        dispatcher: any PushDispatcher, link: any DeviceLink, signer: MQTTCredentialSigner?, outbox: Outbox?,
         logger: Logger, metrics: ServerMetrics
     ) {
         self.metrics = metrics
@@ -65,7 +64,8 @@ struct ServerEnvironment: Sendable {
             store: store, hasher: hasher, passwords: passwords, tokens: tokens, time: time, revocation: revocation,
             audit: audit, abuse: abuse, status: status, topicCache: topicCache)
         installations = InstallationService(
-            store: store, time: time, push: configuration.push, brokers: brokers, signer: signer,
+            store: store, time: time, push: configuration.push,
+            brokers: configuration.push.map { BrokerDirectory(brokers: $0.brokers) }, signer: signer,
             revocation: revocation)
         onboarding = OnboardingService(
             store: store, tokens: tokens, things: things, installations: installations)

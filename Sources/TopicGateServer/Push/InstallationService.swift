@@ -9,7 +9,7 @@ struct InstallationService: Sendable {
     let time: TimeSource
     /// Nil when the server runs without push: installations are kept, endpoints are not ready.
     let push: PushConfiguration?
-    /// The brokers devices are spread over (nil without push).
+    /// The brokers devices are spread over (`push`'s; nil without push).
     let brokers: BrokerDirectory?
     let signer: MQTTCredentialSigner?
     let revocation: DeviceRevocation
@@ -102,7 +102,7 @@ struct InstallationService: Sendable {
 
     /// Signs fresh credentials for `installation` and records their expiry.
     func endpoint(for installation: Installation) async throws -> MQTTEndpoint {
-        guard let push, let signer else {
+        guard let push, let signer, let brokers else {
             throw KiiError(
                 .mqttEndpointNotReady, "This server runs without an MQTT broker.",
                 context: ["installationID": .string(installation.id.rawValue), "retryAfter": 5])
@@ -114,7 +114,7 @@ struct InstallationService: Sendable {
             // Revoked while this request ran: the broker refuses only the credentials it knew.
             throw Self.notFound(appID: installation.appID, installation.id.rawValue)
         }
-        let broker = try await broker(serving: installation, push: push)
+        let broker = try await broker(serving: installation, in: brokers)
         let ports = broker.publicPorts
         return MQTTEndpoint(
             installationID: installation.id, username: installation.mqttTopic,
@@ -134,8 +134,9 @@ struct InstallationService: Sendable {
     /// The broker an endpoint names: the installation's own; a new one (the least loaded) when
     /// its broker was taken out of the configuration, so that the device moves on its next
     /// connect.
-    private func broker(serving installation: Installation, push: PushConfiguration) async throws -> BrokerAddress {
-        guard let brokers else { return push.brokers[0] }
+    private func broker(serving installation: Installation, in brokers: BrokerDirectory) async throws
+        -> BrokerAddress
+    {
         if installation.broker != nil, brokers.configured(installation.broker) == nil,
             let moved = try await newBroker(),
             let address = brokers.configured(moved)
