@@ -38,6 +38,8 @@ final class AbuseGuard: Sendable {
     let controls: AbuseControls
     let time: TimeSource
     let ledger: any AbuseLedger
+    /// Waiting checks of one account take turns trying the ledger.
+    private let admissions = Turnstile()
     /// A check its gateway never ended (it died) stops counting as in flight after this.
     static let checkTimeoutMillis: Int64 = 60_000
 
@@ -137,18 +139,24 @@ final class AbuseGuard: Sendable {
         -> Attempt
     {
         let deadline = ContinuousClock.now + .seconds(30)
-        // Backing off (5 ms doubling to 80 ms): on a shared ledger each try is a transaction,
-        // and many waiters trying at once would crowd out the checks they wait for.
-        var pause = 5
-        while true {
-            do throws(Refusal) {
-                return try await begin(appID: appID, address: address, lockouts: lockouts, appBudget: appBudget)
-            } catch .busy {
-                guard ContinuousClock.now < deadline else { throw .busy }
-                try? await Task.sleep(for: .milliseconds(pause))
-                pause = min(pause * 2, 80)
+        // One waiting check per account tries the ledger at a time, backing off (5 ms doubling
+        // to 80 ms): on a shared ledger each try is a transaction, and many waiters trying at
+        // once would crowd out the checks they wait for.
+        let waitForAdmission = { () async throws(Refusal) -> Attempt in
+            var pause = 5
+            while true {
+                do throws(Refusal) {
+                    return try await self.begin(
+                        appID: appID, address: address, lockouts: lockouts, appBudget: appBudget)
+                } catch .busy {
+                    guard ContinuousClock.now < deadline else { throw .busy }
+                    try? await Task.sleep(for: .milliseconds(pause))
+                    pause = min(pause * 2, 80)
+                }
             }
         }
+        guard let account = lockouts.first?.ledgerKey else { return try await waitForAdmission() }
+        return try await admissions.inTurn(account, waitForAdmission)
     }
 
     /// Admits one check of a secret, atomically: refused when a failure budget is spent or a
