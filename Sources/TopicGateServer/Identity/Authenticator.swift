@@ -21,6 +21,16 @@ struct Authenticator: Sendable {
     /// Apps read in the last two seconds (every request names its app; apps change rarely,
     /// and `topicgate apps reset-secret`, run beside the server, takes effect within that).
     let apps = AppCache(lifetime: 2_000)
+    /// Token holders by token hash, while no token was revoked and no user or thing disabled
+    /// or deleted since they were read.
+    let holders: AccessFactCache<String, TokenHolder>
+
+    init(store: any Store, time: TimeSource, proxyTrust: ProxyTrust) {
+        self.store = store
+        self.time = time
+        self.proxyTrust = proxyTrust
+        holders = AccessFactCache(generation: store.accessGeneration)
+    }
 
     /// The app named by `appID`; `APP_NOT_FOUND` when there is none.
     func app(_ appID: String) async throws -> App {
@@ -64,7 +74,8 @@ struct Authenticator: Sendable {
     func bearer(_ token: String, app: App) async throws -> Caller {
         let hash = Secrets.sha256(token)
         let now = time.now()
-        guard let holder = try await store.tokenHolder(hash: hash), holder.token.appID == app.id,
+        guard let holder = try await holders.value(hash, load: { try await store.tokenHolder(hash: hash) }),
+            holder.token.appID == app.id,
             holder.token.isValid(at: UnixMillis(now))
         else { throw wrongToken(app) }
         switch holder.token.principal {
@@ -74,6 +85,7 @@ struct Authenticator: Sendable {
             }
             if now - (holder.lastSeenAt ?? 0) > lastSeenResolution {
                 try await store.touchUser(appID: app.id, id: id, at: now)
+                holders.modify(hash) { $0.lastSeenAt = now }
             }
         case .thing(let id):
             if holder.disabled {

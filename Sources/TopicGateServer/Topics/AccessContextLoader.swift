@@ -2,11 +2,41 @@ import TopicGateCore
 import TopicGateStore
 
 /// Loads the facts `AccessPolicy` needs about principals: a user's groups and owned things.
+/// Both, and each topic's subscribers with theirs, are kept while no membership, ownership,
+/// subscription or principal changed since they were read.
 struct AccessContextLoader: Sendable {
+    struct SubscribersKey: Hashable, Sendable {
+        let appID: AppID
+        let address: TopicAddress
+    }
+
+    struct UserKey: Hashable, Sendable {
+        let appID: AppID
+        let user: UserID
+    }
+
     let store: any Store
+    let users: AccessFactCache<UserKey, AccessContext>
+    let subscribers: AccessFactCache<SubscribersKey, [Subscriber: AccessContext]>
+
+    init(store: any Store) {
+        self.store = store
+        users = AccessFactCache(generation: store.accessGeneration)
+        subscribers = AccessFactCache(generation: store.accessGeneration, capacity: 10_000)
+    }
 
     func context(appID: AppID, principal: Principal) async throws -> AccessContext {
         guard case .user(let id) = principal else { return AccessContext(principal: principal) }
-        return try await store.accessContexts(appID: appID, users: [id])[id] ?? AccessContext(principal: principal)
+        let context = try await users.value(UserKey(appID: appID, user: id)) {
+            try await store.accessContexts(appID: appID, users: [id])[id]
+        }
+        return context ?? AccessContext(principal: principal)
+    }
+
+    /// Each subscriber of the topic with its context.
+    func subscriberContexts(appID: AppID, address: TopicAddress) async throws -> [Subscriber: AccessContext] {
+        try await subscribers.value(SubscribersKey(appID: appID, address: address)) {
+            try await store.subscriberContexts(appID: appID, address: address)
+        } ?? [:]
     }
 }

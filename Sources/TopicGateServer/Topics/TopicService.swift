@@ -190,7 +190,7 @@ struct TopicService: Sendable {
         let message = PushMessage(
             id: Secrets.randomHex(bytes: 12), appID: caller.appID, topic: topic.address, sender: caller.principal,
             sentAt: time.now(), request: request)
-        let subscriberContexts = try await store.subscriberContexts(appID: caller.appID, address: topic.address)
+        let subscriberContexts = try await contexts.subscriberContexts(appID: caller.appID, address: topic.address)
         let recipients = subscriberContexts.compactMap { subscriber, context in
             AccessPolicy.evaluate(context, .subscribe, on: topic, entries: entries).allowed ? subscriber : nil
         }.sorted()

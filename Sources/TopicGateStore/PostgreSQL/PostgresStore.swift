@@ -152,4 +152,8 @@ public final class PostgresStore: Sendable {
     }
 }
 
-extension PostgresStore: Store {}
+extension PostgresStore: Store {
+    /// None: other gateways change the database too, and their changes reach this one only
+    /// through the change feed, milliseconds later.
+    public var accessGeneration: AccessGeneration? { nil }
+}

@@ -5,6 +5,8 @@ import TopicGateCore
 /// a write that returned is on disk and survives `kill -9` (and a power cut) at any moment.
 public final class SQLiteStore: Sendable {
     let pool: DatabasePool
+    /// Moves on with each committed change that can alter access (see `AccessChangeObserver`).
+    public let accessGeneration: AccessGeneration?
 
     /// Opens (creating and migrating) the database file at `path`.
     public init(path: String) throws {
@@ -15,6 +17,9 @@ public final class SQLiteStore: Sendable {
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         try SQLiteSchema.migrator.migrate(pool)
+        let generation = AccessGeneration()
+        accessGeneration = generation
+        pool.add(transactionObserver: AccessChangeObserver(generation: generation), extent: .databaseLifetime)
     }
 
     /// Runs `updates` in one write transaction, turning unique-constraint violations into the

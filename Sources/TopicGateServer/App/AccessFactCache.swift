@@ -1,0 +1,51 @@
+import Synchronization
+import TopicGateStore
+
+/// Facts about access read from the store (a token's holder, a user's groups and things, a
+/// topic's subscribers), kept in memory while the store's `AccessGeneration` stays where it
+/// was when they were read. Any change that could alter them moves the generation on, before
+/// its request returns, and every value read before it stops counting at once.
+///
+/// With a store that has no generation (shared by several gateways) nothing is kept.
+final class AccessFactCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    private struct Entry {
+        let generation: UInt64
+        var value: Value
+    }
+
+    private let generation: AccessGeneration?
+    private let entries = Mutex<[Key: Entry]>([:])
+    /// At most this many values are kept; past it the cache starts over.
+    let capacity: Int
+
+    init(generation: AccessGeneration?, capacity: Int = 100_000) {
+        self.generation = generation
+        self.capacity = capacity
+    }
+
+    /// The value kept for `key` if still current; otherwise `load`'s, kept unless a change
+    /// committed while it was read.
+    func value(_ key: Key, load: () async throws -> Value?) async throws -> Value? {
+        guard let generation else { return try await load() }
+        // Taken before the read: a change committed meanwhile makes the read stale.
+        let readAt = generation.current
+        if let entry = entries.withLock({ $0[key] }), entry.generation == readAt { return entry.value }
+        guard let value = try await load() else { return nil }
+        entries.withLock { entries in
+            guard generation.current == readAt else { return }
+            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            entries[key] = Entry(generation: readAt, value: value)
+        }
+        return value
+    }
+
+    /// Changes a kept value in place (for what the store changed without moving the generation,
+    /// such as a user's last-seen time).
+    func modify(_ key: Key, _ change: (inout Value) -> Void) {
+        entries.withLock { entries in
+            guard var entry = entries[key] else { return }
+            change(&entry.value)
+            entries[key] = entry
+        }
+    }
+}

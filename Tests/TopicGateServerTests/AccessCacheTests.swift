@@ -1,0 +1,95 @@
+import HTTPTypes
+import TestSupport
+import Testing
+import TopicGateCore
+
+/// Token holders, access contexts and subscribers are kept in memory between requests; each
+/// test first makes the gateway keep them (a request that reads them), then changes them and
+/// shows that the very next request, right after the change returned, decides on the change.
+@Suite("Access facts kept in memory never outlive a change")
+struct AccessCacheTests {
+    @Test("A disabled user's token stops at once, works again once enabled; a password change ends old tokens")
+    func tokens() async throws {
+        try await TestServer.make().run { client in
+            let admin = try await client.adminToken()
+            let ann = try await client.normalUser("ann")
+            // A second session, which the password change ends (the changing one goes on).
+            let other = try await client.login("ann", password: "password123")
+            try await client.call(.get, "\(client.app)/users/me", token: ann.token).expect(.ok)
+            try await client.call(.get, "\(client.app)/users/me", token: other).expect(.ok)
+            for disabled in [true, false] {
+                try await client.call(
+                    .put, "\(client.app)/users/\(ann.id)/status", token: admin, json: ["disabled": .bool(disabled)]
+                ).expect(.noContent)
+                let me = try await client.call(.get, "\(client.app)/users/me", token: ann.token)
+                #expect(disabled ? me.errorCode == "USER_DISABLED" : me.status == .ok)
+            }
+            try await client.call(
+                .put, "\(client.app)/users/me/password", token: ann.token,
+                contentType: "application/vnd.kii.ChangePasswordRequest+json",
+                json: ["oldPassword": "password123", "newPassword": "password456"]
+            ).expect(.noContent)
+            #expect(try await client.call(.get, "\(client.app)/users/me", token: other).errorCode == "WRONG_TOKEN")
+            try await client.call(.get, "\(client.app)/users/me", token: ann.token).expect(.ok)
+        }
+    }
+
+    @Test("A member removed from a group can no longer send to the group's topic, from the next request on")
+    func membership() async throws {
+        try await TestServer.make().run { client in
+            let bob = try await client.normalUser("bob")
+            let ann = try await client.normalUser("ann")
+            let topic = try await client.groupTopic(owner: bob.token, members: [ann.id])
+            let group = topic.split(separator: "/")[4]
+            // Members may send to a group's topic by default.
+            try await client.send(topic, token: ann.token).expect(.created)
+            try await client.call(.delete, "\(client.app)/groups/\(group)/members/\(ann.id)", token: bob.token)
+                .expect(.noContent)
+            let refused = try await client.send(topic, token: ann.token)
+            #expect(refused.status == .forbidden)
+        }
+    }
+
+    @Test("An unsubscribed user is no recipient of the next send; a new subscriber is")
+    func subscribers() async throws {
+        try await TestServer.make().run { client in
+            let ann = try await client.normalUser("ann")
+            let bob = try await client.normalUser("bob")
+            let topic = "\(client.app)/users/\(ann.id)/topics/inbox"
+            try await client.call(.put, topic, token: ann.token).expect(.noContent)
+            try await client.subscribe(topic, userID: ann.id, token: ann.token)
+            try await client.send(topic, token: ann.token).expect(.created)
+            #expect(client.lastRecipients == [.user(UserID(ann.id))])
+            try await client.call(.delete, "\(topic)/push/subscriptions/users/\(ann.id)", token: ann.token)
+                .expect(.noContent)
+            try await client.send(topic, token: ann.token).expect(.created)
+            #expect(client.lastRecipients == [])
+            // Bob may subscribe once the topic lets him; he is then a recipient.
+            try await client.call(.put, "\(topic)/acl/SUBSCRIBE_TO_TOPIC/UserID:\(bob.id)", token: ann.token)
+                .expect(.noContent)
+            try await client.subscribe(topic, userID: bob.id, token: bob.token)
+            try await client.send(topic, token: ann.token).expect(.created)
+            #expect(client.lastRecipients == [.user(UserID(bob.id))])
+        }
+    }
+
+    @Test("A deleted user's topic subscribers and token are gone at once")
+    func deletion() async throws {
+        try await TestServer.make().run { client in
+            let admin = try await client.adminToken()
+            let ann = try await client.normalUser("ann")
+            let bob = try await client.normalUser("bob")
+            let topic = "\(client.app)/topics/news"
+            try await client.call(.put, topic, token: admin).expect(.noContent)
+            try await client.call(.put, "\(topic)/acl/SUBSCRIBE_TO_TOPIC/UserID:ANY_AUTHENTICATED_USER", token: admin)
+            try await client.subscribe(topic, userID: ann.id, token: ann.token)
+            try await client.subscribe(topic, userID: bob.id, token: bob.token)
+            try await client.send(topic, token: admin).expect(.created)
+            #expect(client.lastRecipients?.count == 2)
+            try await client.call(.delete, "\(client.app)/users/\(ann.id)", token: admin).expect(.noContent)
+            #expect(try await client.call(.get, "\(client.app)/users/me", token: ann.token).errorCode == "WRONG_TOKEN")
+            try await client.send(topic, token: admin).expect(.created)
+            #expect(client.lastRecipients == [.user(UserID(bob.id))])
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+import TopicGateCore
+import TopicGateStore
+
+/// The embedded store's access generation: every committed change that can alter a decision
+/// moves it on before the write returns (the caches of token holders, access contexts and
+/// subscribers rely on it); new principals, new tokens and last-seen times do not.
+@Suite("Store: access generation (SQLite)")
+struct AccessGenerationTests {
+    let appID = AppID("app1")
+    let ann = UserID("ann")
+    let bob = UserID("bob")
+    let group = GroupID("g")
+    let lamp = ThingID("lamp")
+
+    var news: TopicAddress { TopicAddress(scope: .app, name: TopicName(rawValue: "news")!) }
+
+    /// A store with users ann and bob, ann's token, ann's group g, thing lamp and the app topic
+    /// news.
+    func newStore() async throws -> (any Store, AccessGeneration) {
+        let store = try await StoreEngine.sqlite.newStore(appID: appID)
+        let generation = try #require(store.accessGeneration)
+        for id in [ann, bob] {
+            try await store.insertUser(User(id: id, appID: appID, passwordHash: "h", createdAt: 1, modifiedAt: 1))
+        }
+        try await store.insertToken(
+            AccessToken(hash: "t", appID: appID, principal: .user(ann), expiresAt: nil, createdAt: UnixMillis(1)))
+        _ = try await store.insertGroup(
+            Group(id: group, appID: appID, name: "g", owner: ann, createdAt: 1, modifiedAt: 1), members: [])
+        try await store.insertThing(
+            Thing(
+                id: lamp, appID: appID, vendorThingID: "v-lamp", passwordHash: "h", fields: ThingFields(), createdAt: 1,
+                modifiedAt: 1))
+        try await store.insertTopic(Topic(appID: appID, address: news, creator: .admin, createdAt: 1), entries: [])
+        return (store, generation)
+    }
+
+    /// Whether `change` moved the generation on by the time it returned.
+    func moves(_ change: (any Store) async throws -> Void) async throws -> Bool {
+        let (store, generation) = try await newStore()
+        let before = generation.current
+        try await change(store)
+        return generation.current != before
+    }
+
+    @Test("Revoking tokens, disabling or deleting a user or thing moves it on")
+    func principals() async throws {
+        #expect(try await moves { _ = try await $0.revokeTokens(appID: appID, principal: .user(ann), keeping: nil) })
+        #expect(try await moves { _ = try await $0.setDisabled(appID: appID, .user(ann), disabled: true, at: 2) })
+        #expect(try await moves { _ = try await $0.setDisabled(appID: appID, .thing(lamp), disabled: true, at: 2) })
+        #expect(try await moves { _ = try await $0.deleteUser(appID: appID, id: ann) })
+        #expect(try await moves { _ = try await $0.deleteThing(appID: appID, id: lamp) })
+    }
+
+    @Test("Memberships, ownerships, subscriptions and topics move it on")
+    func memberships() async throws {
+        #expect(try await moves { _ = try await $0.addMember(appID: appID, group: group, user: bob) })
+        #expect(try await moves { _ = try await $0.deleteGroup(appID: appID, id: group) })
+        #expect(try await moves { _ = try await $0.addOwner(appID: appID, thing: lamp, owner: .user(ann)) })
+        #expect(
+            try await moves { _ = try await $0.subscribe(appID: appID, address: news, subscriber: .user(ann), at: 2) })
+        #expect(try await moves { _ = try await $0.deleteTopic(appID: appID, address: news) })
+    }
+
+    @Test("New users and tokens and a last-seen time leave it where it was")
+    func inserts() async throws {
+        #expect(
+            try await !moves {
+                try await $0.insertUser(
+                    User(id: UserID("cy"), appID: appID, passwordHash: "h", createdAt: 1, modifiedAt: 1))
+            })
+        #expect(
+            try await !moves {
+                try await $0.insertToken(
+                    AccessToken(
+                        hash: "t2", appID: appID, principal: .user(ann), expiresAt: nil, createdAt: UnixMillis(1)))
+            })
+        #expect(try await !moves { try await $0.touchUser(appID: appID, id: ann, at: 5) })
+    }
+
+    @Test("A write that changed nothing watched, or rolled back, leaves it where it was")
+    func unchanged() async throws {
+        // Removing a member who is not one deletes no row.
+        #expect(try await !moves { _ = try await $0.removeMember(appID: appID, group: group, user: bob) })
+        // A second subscription of the same subscriber is refused inside its transaction.
+        let (store, generation) = try await newStore()
+        _ = try await store.subscribe(appID: appID, address: news, subscriber: .user(ann), at: 2)
+        let before = generation.current
+        _ = try? await store.subscribe(appID: appID, address: news, subscriber: .user(ann), at: 3)
+        #expect(generation.current == before)
+    }
+}
