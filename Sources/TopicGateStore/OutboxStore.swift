@@ -5,6 +5,9 @@ public protocol OutboxStore: Sendable {
     /// Durably records `messages` in one transaction (one disk sync); when this returns they
     /// survive a crash. All or none.
     func enqueue(_ messages: [OutboxMessage]) async throws
+    /// `enqueue`, the messages held by `gateway` until `leaseUntil` from the start: the gateway
+    /// that accepted them delivers them from memory, and no other takes them while it may.
+    func enqueue(_ messages: [OutboxMessage], claimedBy gateway: String, leaseUntil: Int64) async throws
     /// The oldest `limit` waiting messages, oldest first (whoever holds them).
     func pendingMessages(limit: Int) async throws -> [OutboxMessage]
     /// Takes up to `limit` waiting messages for `gateway` to deliver, oldest first: those no

@@ -134,4 +134,36 @@ struct PushDeliveryIsolationTests {
         #expect(link.delivered.sorted() == ["a on-a one", "a unnamed one", "b on-b one"])
         #expect(try await store.pendingMessageCount() == 0)
     }
+
+    @Test(
+        "A push the outbox writer hands over is delivered once, from memory: the outbox claim skips it, and a failed one is tried again from the outbox"
+    )
+    func handedOver() async throws {
+        let (store, app, user, directory) = try await Self.storeWithUser(devices: [("topic-1", nil)])
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fresh = FreshPushes()
+        let outbox = Outbox(
+            store: store, wakeup: Wakeup(), fresh: fresh, gatewayID: "gw-1", lease: .seconds(30), time: .system)
+        for (id, text) in [("a", "fine-1"), ("b", "poison"), ("c", "fine-2")] {
+            try await outbox.enqueue(
+                OutboxMessage(
+                    id: id, appID: app.id, payload: Array(text.utf8), recipients: [.user(user.id)], acceptedAt: 1))
+        }
+        // Stored claimed by the gateway that wrote them: another gateway leaves them alone.
+        #expect(try await store.claimMessages(gateway: "gw-2", limit: 10, now: 2, leaseUntil: 3).isEmpty)
+        let link = PickyLink()
+        let service = PushDeliveryService(
+            store: store, link: link, wakeup: Wakeup(), time: .system, logger: Logger(label: "test"),
+            metrics: ServerMetrics(), fresh: fresh, gatewayID: "gw-1")
+        // The writer's own claim skips what waits in memory.
+        #expect(fresh.unreserved(try await store.pendingMessages(limit: 10)).isEmpty)
+        #expect(await service.deliverBatch(checkingOutbox: false) == .failed)
+        #expect(link.delivered == ["fine-1", "fine-2"])
+        #expect(await service.deliverBatch(checkingOutbox: false) == .handed)
+        // The failed one, recorded with its attempt, comes back from the outbox, alone.
+        #expect(try await store.pendingMessages(limit: 10).map(\.id) == ["b"])
+        #expect(await service.deliverBatch() == .failed)
+        #expect(link.delivered == ["fine-1", "fine-2"])
+        #expect(try await store.pendingMessages(limit: 10).map(\.attempts) == [2])
+    }
 }

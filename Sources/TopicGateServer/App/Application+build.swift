@@ -44,7 +44,10 @@ public func buildApplication(
             secret: try MQTTSecret.loadOrCreate(at: push.secretFile), form: push.credentialForm)
         signer = pushSigner
         let wakeup = Wakeup()
-        let pushOutbox = Outbox(store: store, wakeup: wakeup)
+        let fresh = FreshPushes()
+        let pushOutbox = Outbox(
+            store: store, wakeup: wakeup, fresh: fresh, gatewayID: configuration.gatewayID,
+            lease: configuration.outboxLease, time: time)
         outbox = pushOutbox
         if case .embedded(let embedded) = push.broker {
             services.append(
@@ -67,7 +70,7 @@ public func buildApplication(
         services.append(
             PushDeliveryService(
                 store: store, link: fleet, wakeup: wakeup, time: time, logger: logger, metrics: metrics,
-                gatewayID: configuration.gatewayID, outboxLease: configuration.outboxLease))
+                fresh: fresh, gatewayID: configuration.gatewayID, outboxLease: configuration.outboxLease))
     }
     let environment = ServerEnvironment(
         configuration: configuration, store: store, time: time, hasher: hasher, dispatcher: pushDispatcher,

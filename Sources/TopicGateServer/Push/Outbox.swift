@@ -3,7 +3,8 @@ import TopicGateCore
 import TopicGateStore
 
 /// The way to devices: writes a message to the durable outbox (so that whoever enqueued it may
-/// answer its request once it survives a crash) and wakes the delivery service.
+/// answer its request once it survives a crash), claimed by this gateway, and hands it to the
+/// delivery service in memory (`FreshPushes`), waking it.
 ///
 /// Group commit: while one transaction is being synced to disk, the messages that arrive wait
 /// and go together in the next one, so that N concurrent sends cost one sync, not N. Each
@@ -18,11 +19,22 @@ final class Outbox: Sendable {
 
     let store: any OutboxStore
     let wakeup: Wakeup
+    let fresh: FreshPushes
+    /// This gateway, as the claims of what it writes name it, and how long they last.
+    let gatewayID: String
+    let lease: Duration
+    let time: TimeSource
     private let state = Mutex(State())
 
-    init(store: any OutboxStore, wakeup: Wakeup) {
+    init(
+        store: any OutboxStore, wakeup: Wakeup, fresh: FreshPushes, gatewayID: String, lease: Duration, time: TimeSource
+    ) {
         self.store = store
         self.wakeup = wakeup
+        self.fresh = fresh
+        self.gatewayID = gatewayID
+        self.lease = lease
+        self.time = time
     }
 
     func enqueue(_ message: OutboxMessage) async throws {
@@ -49,13 +61,13 @@ final class Outbox: Sendable {
             }
             guard !batch.isEmpty else { return }
             do {
-                try await store.enqueue(batch.map(\.message))
+                try await write(batch.map(\.message))
                 for waiter in batch { waiter.continuation.resume() }
             } catch {
                 // One bad message must not fail the others: each alone.
                 for waiter in batch {
                     do {
-                        try await store.enqueue([waiter.message])
+                        try await write([waiter.message])
                         waiter.continuation.resume()
                     } catch {
                         waiter.continuation.resume(throwing: error)
@@ -63,5 +75,18 @@ final class Outbox: Sendable {
                 }
             }
         }
+    }
+
+    /// Writes `messages` in one transaction and hands them to the delivery service.
+    private func write(_ messages: [OutboxMessage]) async throws {
+        fresh.reserve(messages)
+        do {
+            try await store.enqueue(
+                messages, claimedBy: gatewayID, leaseUntil: time.now() + lease.wholeMilliseconds)
+        } catch {
+            fresh.release(messages.map(\.id))
+            throw error
+        }
+        fresh.handOver(messages)
     }
 }

@@ -29,6 +29,8 @@ struct PushDeliveryService: Service {
     let time: TimeSource
     let logger: Logger
     let metrics: ServerMetrics
+    /// What this gateway's outbox writer hands over once on disk.
+    var fresh = FreshPushes()
     /// This gateway, as its outbox claims name it.
     var gatewayID = ServerConfiguration.newGatewayID()
     /// How long a claim keeps other gateways off a message.
@@ -42,31 +44,50 @@ struct PushDeliveryService: Service {
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
+            // The outbox is read at start, after a failure, and at least once a second (for
+            // retries, postponed messages and what a gateway that died left); fresh pushes
+            // come from memory in between.
+            var outboxDue = ContinuousClock.now
             while !Task.isCancelled {
-                switch await deliverBatch() {
+                let outcome = await deliverBatch(checkingOutbox: ContinuousClock.now >= outboxDue)
+                switch outcome {
                 case .more: continue
-                case .idle: await wakeup.wait(upTo: .seconds(1))
-                case .failed: await wakeup.wait(upTo: .seconds(1))
+                case .idle, .handed:
+                    if outcome == .idle { outboxDue = .now + .seconds(1) }
+                    await wakeup.wait(upTo: .seconds(1))
+                case .failed:
+                    outboxDue = .now
+                    await wakeup.wait(upTo: .seconds(1))
                 }
             }
         }
     }
 
-    enum Outcome { case more, idle, failed }
+    /// `handed`: nothing waits in memory and the outbox was not read.
+    enum Outcome { case more, idle, handed, failed }
 
-    /// Delivers the oldest batch of the outbox: a message that failed before goes alone.
-    func deliverBatch() async -> Outcome {
+    /// Delivers what this gateway accepted last, from memory, or else the oldest batch of the
+    /// outbox: a message that failed before goes alone.
+    func deliverBatch(checkingOutbox: Bool = true) async -> Outcome {
         guard link.isReady else { return .failed }
         do {
+            let handed = fresh.take(limit: batchSize)
+            if !handed.isEmpty {
+                // Settled either way: delivered, or recorded in the outbox for another try.
+                defer { fresh.release(handed.map(\.id)) }
+                return try await deliver(handed, alone: false) ? .more : .failed
+            }
+            guard checkingOutbox else { return .handed }
             let now = time.now()
-            let pending = try await store.claimMessages(
+            let claimed = try await store.claimMessages(
                 gateway: gatewayID, limit: batchSize, now: now, leaseUntil: now + outboxLease.wholeMilliseconds)
-            guard !pending.isEmpty else { return .idle }
+            let pending = fresh.unreserved(claimed)
+            guard !pending.isEmpty else { return claimed.count == batchSize ? .more : .idle }
             if let suspect = pending.first(where: { $0.attempts > 0 }) {
                 return try await deliver([suspect], alone: true) ? .more : .failed
             }
             guard try await deliver(pending, alone: false) else { return .failed }
-            return pending.count == batchSize ? .more : .idle
+            return claimed.count == batchSize ? .more : .idle
         } catch {
             logger.error("Push delivery failed", metadata: ["error": "\(error)"])
             return .failed

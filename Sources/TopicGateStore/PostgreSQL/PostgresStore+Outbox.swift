@@ -4,13 +4,23 @@ public import TopicGateCore
 
 extension PostgresStore: OutboxStore {
     public func enqueue(_ messages: [OutboxMessage]) async throws {
+        try await insert(messages, claimedBy: nil, leaseUntil: nil)
+    }
+
+    public func enqueue(_ messages: [OutboxMessage], claimedBy gateway: String, leaseUntil: Int64) async throws {
+        try await insert(messages, claimedBy: gateway, leaseUntil: leaseUntil)
+    }
+
+    private func insert(_ messages: [OutboxMessage], claimedBy gateway: String?, leaseUntil: Int64?) async throws {
         try await write { connection in
             for message in messages {
                 try await connection.run(
                     """
-                    INSERT INTO outbox (message_id, app_id, payload, recipients, accepted_at, command_id)
+                    INSERT INTO outbox (message_id, app_id, payload, recipients, accepted_at, command_id, claimed_by,
+                        lease_until)
                     VALUES (\(message.id), \(message.appID), \(ByteBuffer(bytes: message.payload)),
-                        \(StoredForm.recipients(message.recipients)), \(message.acceptedAt), \(message.commandID))
+                        \(StoredForm.recipients(message.recipients)), \(message.acceptedAt), \(message.commandID),
+                        \(gateway), \(leaseUntil ?? 0))
                     """)
             }
         }

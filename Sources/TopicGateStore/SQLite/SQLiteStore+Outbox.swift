@@ -4,17 +4,25 @@ public import TopicGateCore
 
 extension SQLiteStore: OutboxStore {
     public func enqueue(_ messages: [OutboxMessage]) async throws {
+        try await insert(messages, claimedBy: nil, leaseUntil: nil)
+    }
+
+    public func enqueue(_ messages: [OutboxMessage], claimedBy gateway: String, leaseUntil: Int64) async throws {
+        try await insert(messages, claimedBy: gateway, leaseUntil: leaseUntil)
+    }
+
+    private func insert(_ messages: [OutboxMessage], claimedBy gateway: String?, leaseUntil: Int64?) async throws {
         try await write { db in
             let statement = try db.cachedStatement(
                 sql: """
-                    INSERT INTO outbox (message_id, app_id, payload, recipients, accepted_at, command_id) VALUES (?,
-                        ?, ?, ?, ?, ?)
+                    INSERT INTO outbox (message_id, app_id, payload, recipients, accepted_at, command_id, claimed_by,
+                        lease_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             for message in messages {
                 try statement.execute(arguments: [
                     message.id, message.appID.rawValue, Data(message.payload),
                     StoredForm.recipients(message.recipients), message.acceptedAt,
-                    message.commandID,
+                    message.commandID, gateway, leaseUntil ?? 0,
                 ])
             }
         }

@@ -1,0 +1,59 @@
+import Synchronization
+import TopicGateCore
+
+/// Messages this gateway accepted, handed from the outbox writer straight to the delivery
+/// service once they are on disk, so that a fresh push costs no outbox read and no claim (they
+/// are stored claimed by this gateway). The outbox stays the record: what is not delivered
+/// from here (a failed publish, a crash) is found there again.
+///
+/// A message is *reserved* before its write begins and stays so until the delivery service has
+/// settled it; the outbox claims of this gateway skip reserved messages, so a message is never
+/// delivered from memory and from the outbox at once.
+final class FreshPushes: Sendable {
+    private struct State {
+        var queue: [OutboxMessage] = []
+        var reserved: Set<String> = []
+    }
+
+    private let state = Mutex(State())
+    /// At most this many messages wait in memory; past it they wait in the outbox only (a
+    /// broker that is down for long must not fill the memory).
+    let capacity: Int
+
+    init(capacity: Int = 20_000) { self.capacity = capacity }
+
+    /// Before the messages are written.
+    func reserve(_ messages: [OutboxMessage]) {
+        state.withLock { $0.reserved.formUnion(messages.map(\.id)) }
+    }
+
+    /// Once they are on disk: they wait here for the delivery service, in the order written.
+    /// Past the capacity they are left to the outbox.
+    func handOver(_ messages: [OutboxMessage]) {
+        state.withLock { state in
+            let room = max(0, capacity - state.queue.count)
+            state.queue += messages.prefix(room)
+            state.reserved.subtract(messages.dropFirst(room).map(\.id))
+        }
+    }
+
+    /// Messages that were not written, or that the delivery service settled (delivered, or
+    /// recorded in the outbox for another try).
+    func release(_ ids: some Sequence<String>) {
+        state.withLock { $0.reserved.subtract(ids) }
+    }
+
+    /// Up to `limit` waiting messages, oldest first; they stay reserved until released.
+    func take(limit: Int) -> [OutboxMessage] {
+        state.withLock { state in
+            let batch = Array(state.queue.prefix(limit))
+            state.queue.removeFirst(batch.count)
+            return batch
+        }
+    }
+
+    /// `messages` without those reserved here.
+    func unreserved(_ messages: [OutboxMessage]) -> [OutboxMessage] {
+        state.withLock { state in messages.filter { !state.reserved.contains($0.id) } }
+    }
+}
