@@ -5,6 +5,8 @@ import TopicGateCore
 /// a write that returned is on disk and survives `kill -9` (and a power cut) at any moment.
 public final class SQLiteStore: Sendable {
     let pool: DatabasePool
+    /// Every write goes through it: concurrent writes share a transaction and its disk sync.
+    let writer: GroupCommit
     /// Moves on with each committed change that can alter access (see `AccessChangeObserver`).
     public let accessGeneration: AccessGeneration?
 
@@ -17,19 +19,21 @@ public final class SQLiteStore: Sendable {
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         try SQLiteSchema.migrator.migrate(pool)
+        writer = GroupCommit(pool: pool)
         let generation = AccessGeneration()
         accessGeneration = generation
         pool.add(transactionObserver: AccessChangeObserver(generation: generation), extent: .databaseLifetime)
     }
 
-    /// Runs `updates` in one write transaction, turning unique-constraint violations into the
+    /// Runs `updates` in a write transaction (shared with the writes that wait alongside, each
+    /// in its own savepoint: see `GroupCommit`), turning unique-constraint violations into the
     /// Kii conflict error `conflict` names for the failed index.
     func write<T: Sendable>(
         conflict: @escaping @Sendable (String) -> KiiError? = { _ in nil },
         _ updates: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
         do {
-            return try await pool.write(updates)
+            return try await writer.write(updates)
         } catch let error as DatabaseError
             where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE
             || error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY
