@@ -1,3 +1,5 @@
+import Foundation
+import TestSupport
 import Testing
 import TopicGateCore
 import TopicGateStore
@@ -47,5 +49,37 @@ struct GroupCommitTests {
             }
             #expect((stored != nil) == !taken)
         }
+    }
+}
+
+/// The log is copied into the database file in the background, not by the writer.
+@Suite("Store: background checkpoint (SQLite)")
+struct BackgroundCheckpointTests {
+    @Test("Written pages reach the database file without the writer's own checkpoint, and survive reopening")
+    func copied() async throws {
+        let location = try await StoreEngine.sqlite.newLocation()
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: location + suffix) }
+        }
+        let appID = AppID("app1")
+        var store: (any Store)? = try await StoreEngine.sqlite.open(location)
+        try await store?.insertApp(
+            App(id: appID, key: "key", clientID: "client", clientSecretHash: "hash", name: "test", createdAt: 1))
+        func fileSize() -> Int {
+            ((try? FileManager.default.attributesOfItem(atPath: location))?[.size] as? Int) ?? 0
+        }
+        let before = fileSize()
+        // About 1 MiB of log: far below the 64 MiB at which the writer checkpoints itself.
+        for index in 0..<1000 {
+            try await store?.insertUser(
+                User(
+                    id: UserID("u\(index)"), appID: appID, loginName: "user-\(index)", passwordHash: "h",
+                    profile: UserProfile(displayName: String(repeating: "x", count: 500)), createdAt: 1,
+                    modifiedAt: 1))
+        }
+        #expect(try await eventually(timeout: .seconds(5)) { fileSize() > before + 500_000 })
+        store = nil
+        let reopened = try await StoreEngine.sqlite.open(location)
+        #expect(try await reopened.user(appID: appID, id: UserID("u999"))?.loginName == "user-999")
     }
 }

@@ -7,6 +7,7 @@ public final class SQLiteStore: Sendable {
     let pool: DatabasePool
     /// Every write goes through it: concurrent writes share a transaction and its disk sync.
     let writer: GroupCommit
+    private let checkpoint: BackgroundCheckpoint
     /// Moves on with each committed change that can alter access (see `AccessChangeObserver`).
     public let accessGeneration: AccessGeneration?
 
@@ -16,10 +17,16 @@ public final class SQLiteStore: Sendable {
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            // Checkpoints are mostly `BackgroundCheckpoint`'s: the writer's own (which alone
+            // starts the log over) comes every 64 MiB of log instead of every 4, and the log
+            // file is cut back to that size after.
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 16384")
+            try db.execute(sql: "PRAGMA journal_size_limit = 67108864")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         try SQLiteSchema.migrator.migrate(pool)
         writer = GroupCommit(pool: pool)
+        checkpoint = try BackgroundCheckpoint(path: path)
         let generation = AccessGeneration()
         accessGeneration = generation
         pool.add(transactionObserver: AccessChangeObserver(generation: generation), extent: .databaseLifetime)
