@@ -58,12 +58,14 @@ struct Authenticator: Sendable {
 
     func caller(_ request: Request, appID: String) async throws -> Caller {
         let app = try await app(appID)
-        guard let header = request.headers[.authorization]?.trimmingCharacters(in: .whitespaces), !header.isEmpty else {
+        guard let value = request.headers[.authorization], case let header = HeaderValue.trimmed(value[...]),
+            !header.isEmpty
+        else {
             return Caller(app: app, principal: .anonymous, tokenHash: nil)
         }
         let parts = header.split(separator: " ", maxSplits: 1)
         let scheme = parts.first.map { $0.lowercased() } ?? ""
-        let credential = parts.count > 1 ? String(parts[1]).trimmingCharacters(in: .whitespaces) : ""
+        let credential = parts.count > 1 ? String(HeaderValue.trimmed(parts[1])) : ""
         switch scheme {
         case "bearer": return try await bearer(credential, app: app)
         case "basic": return try basic(credential, app: app)
