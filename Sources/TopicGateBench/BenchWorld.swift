@@ -126,6 +126,29 @@ final class BenchWorld: @unchecked Sendable {
         try await waitUntilReady(port: port, process: second, deadline: .now + .seconds(60))
     }
 
+    /// Starts the minimal durable write-and-publish handler (`topicgate bench-bound`) on the
+    /// gateway's broker and account: the process and its HTTP port. Nil for a gateway the bench
+    /// did not start (its broker's secret is not at hand to share).
+    func startBound() async throws -> (process: ChildProcess, port: Int)? {
+        guard given == nil else { return nil }
+        let port = TCPProbe.freePort()
+        let process = try ChildProcess.spawn(
+            executable: executable,
+            arguments: [
+                "bench-bound", "--port", "\(port)", "--data-dir", directory + "-bound", "--broker",
+                "mqtt://127.0.0.1:\(mqttPort)", "--mqtt-secret-file", directory + "/mqtt-secret",
+                "--mqtt-gateway-username", gatewayUsername,
+            ],
+            logPath: directory + "-bound.out")
+        do {
+            try await waitUntilReady(port: port, process: process, deadline: .now + .seconds(30))
+        } catch {
+            _ = await process.stop()
+            throw error
+        }
+        return (process, port)
+    }
+
     /// Polls `GET /ready` until it answers 200.
     func waitUntilReady(deadline: ContinuousClock.Instant) async throws {
         try await waitUntilReady(port: httpPort, process: gateway, deadline: deadline)
@@ -158,6 +181,8 @@ final class BenchWorld: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: directory + ".out")
         try? FileManager.default.removeItem(atPath: directory + "-2")
         try? FileManager.default.removeItem(atPath: directory + "-2.out")
+        try? FileManager.default.removeItem(atPath: directory + "-bound")
+        try? FileManager.default.removeItem(atPath: directory + "-bound.out")
     }
 
     static func close(_ connections: [BenchHTTPConnection]) async {

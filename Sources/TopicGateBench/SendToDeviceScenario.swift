@@ -1,6 +1,7 @@
 import Foundation
 import MQTTBridge
 import NIOHTTP1
+import ProcessSupport
 import Synchronization
 import TopicGateCore
 
@@ -42,6 +43,9 @@ struct SendToDeviceScenario {
         }
         let raw = try await measure(count: count, receipts: receipts, rate: nil, publish)
         receipts.reset()
+        // The bound: a minimal handler that writes each message durably and publishes it.
+        let bound = try await measureBound(count: count, topic: endpoint.topic, receipts: receipts)
+        receipts.reset()
 
         // Paced at half TopicGate's maximum, for about three seconds, both ways.
         let pace = gateway.rate / 2
@@ -59,6 +63,19 @@ struct SendToDeviceScenario {
                 scenario: "send → device", metric: metric, unit: unit, topicGate: tg, baseline: base,
                 baselineName: "raw QoS 1 publish", gatewayPeakBytes: peak)
         }
+        var boundRows: [BenchRow] = []
+        if let bound {
+            boundRows.append(
+                BenchRow(
+                    scenario: "send → device", metric: "messages/s against the durable bound", unit: "msg/s",
+                    topicGate: gateway.rate, baseline: bound.rate,
+                    baselineName: "minimal handler: SQLite write + QoS 1 publish", gatewayPeakBytes: peak))
+            boundRows.append(
+                BenchRow(
+                    scenario: "send → device", metric: "p50 at full speed against the durable bound", unit: "ms",
+                    topicGate: gateway.latency.p50.milliseconds, baseline: bound.latency.p50.milliseconds,
+                    baselineName: "minimal handler: SQLite write + QoS 1 publish", gatewayPeakBytes: peak))
+        }
         return [
             row("messages/s (\(options.concurrency) concurrent)", "msg/s", gateway.rate, raw.rate),
             row("p50 at full speed", "ms", gateway.latency.p50.milliseconds, raw.latency.p50.milliseconds),
@@ -72,7 +89,32 @@ struct SendToDeviceScenario {
             row(
                 "p999 at \(Int(pace)) msg/s (half max)", "ms", pacedGateway.latency.p999.milliseconds,
                 pacedRaw.latency.p999.milliseconds),
-        ]
+        ] + boundRows
+    }
+
+    /// The same sends against `topicgate bench-bound` (nil when the bench did not start the
+    /// gateway): what a gateway that only writes each message durably and publishes it gets.
+    func measureBound(count: Int, topic: String, receipts: ReceiptLog) async throws -> Measurement? {
+        guard let (process, port) = try await world.startBound() else { return nil }
+        var connections: [BenchHTTPConnection] = []
+        do {
+            for _ in 0..<options.concurrency {
+                connections.append(try await BenchHTTPConnection.open(group: world.group, port: port))
+            }
+            let open = connections
+            let measurement = try await measure(count: count, receipts: receipts, rate: nil) { worker, sequence in
+                let response = try await open[worker].send(
+                    .POST, "/messages?topic=\(topic)", body: #"{"seq":\#(sequence)}"#)
+                guard response.status == 201 else { throw BenchError("the bound answered \(response.status)") }
+            }
+            await BenchWorld.close(connections)
+            _ = await process.stop()
+            return measurement
+        } catch {
+            await BenchWorld.close(connections)
+            _ = await process.stop()
+            throw error
+        }
     }
 
     struct Measurement {

@@ -49,6 +49,12 @@ struct BenchCommandTests {
             }
         }
         #expect(rows.contains { $0["gatewayPeakBytes"] as? Int ?? 0 > 0 })
+        // Sends are also held against the minimal durable write-and-publish handler.
+        #expect(
+            rows.contains {
+                ($0["baselineName"] as? String)?.contains("SQLite write + QoS 1 publish") == true
+                    && ($0["ratio"] as? Double ?? 0) > 0
+            })
     }
 }
 
