@@ -19,14 +19,17 @@ run: build
 	$(TOPICGATE) serve $(ARGS)
 
 ## test: install what is missing, build everything, run the whole test suite, then the router
-##       tests again on PostgreSQL (the store contract runs on both engines in the first pass).
+##       tests again on PostgreSQL (the store contract runs on both engines in the first pass),
+##       one test at a time: a hundred at once, each with its own database and pool, starved
+##       PostgreSQL on two cores until pools handed out no connection within their 5 s (503s);
+##       one at a time it takes no longer.
 ##       Two tests run on their own afterwards: the descriptor test holds 1100 descriptors
 ##       (Foundation's Process crashes when another test spawns a process meanwhile), and the API
 ##       fuzzing test loads both cores for a few minutes.
 test: deps test-deps fuzz-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip "APIFuzzTests|MQTTClientDescriptorTests"
-	TOPICGATE_TEST_STORE=postgres $(SWIFT) test --skip-build --filter TopicGateServerTests
+	TOPICGATE_TEST_STORE=postgres $(SWIFT) test --skip-build --no-parallel --filter TopicGateServerTests
 	$(SWIFT) test --skip-build --filter MQTTClientDescriptorTests
 	$(SWIFT) test --skip-build --filter APIFuzzTests
 
