@@ -143,13 +143,14 @@ struct MQTTClientBrokerTests {
 }
 
 extension MQTTClientBrokerTests {
-    /// Calls `shutdown()` on another thread and waits up to `limit` for it to return.
+    /// Calls `shutdown()` on a thread of its own (not a global queue's, which other tests'
+    /// blocking work can keep busy) and waits up to `limit` for it to return.
     static func shutsDown(_ client: MQTTClient, within limit: Duration = .seconds(15)) async -> Bool {
         let done = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        Thread {
             client.shutdown()
             done.signal()
-        }
+        }.start()
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             if done.wait(timeout: .now()) == .success { return true }

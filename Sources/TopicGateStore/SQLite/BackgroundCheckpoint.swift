@@ -10,17 +10,24 @@ import GRDB
 final class BackgroundCheckpoint: Sendable {
     private let task: Task<Void, Never>
 
-    init(path: String, interval: Duration = .milliseconds(100)) throws {
+    /// `commits` counts the writer's commits: a store that committed nothing since the last
+    /// checkpoint is left alone (an idle gateway does not touch its disk ten times a second).
+    init(path: String, commits: @escaping @Sendable () -> UInt64, interval: Duration = .milliseconds(100)) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         let connection = try DatabaseQueue(path: path, configuration: configuration)
         task = Task.detached(priority: .utility) {
+            var checkpointed: UInt64 = 0
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
+                let committed = commits()
+                guard committed != checkpointed else { continue }
                 // Passive: never waits for the writer or readers; what it could not copy now
                 // is copied next time.
-                _ = try? await connection.writeWithoutTransaction { db in try db.checkpoint(.passive) }
+                if (try? await connection.writeWithoutTransaction({ db in try db.checkpoint(.passive) })) != nil {
+                    checkpointed = committed
+                }
             }
         }
     }

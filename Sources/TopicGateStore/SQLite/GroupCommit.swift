@@ -20,6 +20,7 @@ final class GroupCommit: Sendable {
 
     private let pool: DatabasePool
     private let state = Mutex(State())
+    private let commitCount = Atomic<UInt64>(0)
     /// At most this many writes share a transaction (a long one would hold the first ones up).
     let batchLimit: Int
 
@@ -27,6 +28,9 @@ final class GroupCommit: Sendable {
         self.pool = pool
         self.batchLimit = batchLimit
     }
+
+    /// Transactions committed so far (for `BackgroundCheckpoint`, which skips an idle store).
+    var commits: UInt64 { commitCount.load(ordering: .relaxed) }
 
     func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
         let outcome = Outcome<T>()
@@ -76,6 +80,7 @@ final class GroupCommit: Sendable {
                         return .commit
                     }
                 }
+                commitCount.add(1, ordering: .relaxed)
                 for write in batch { write.finish(nil) }
             } catch {
                 for write in batch { write.finish(error) }

@@ -26,7 +26,8 @@ public final class SQLiteStore: Sendable {
         pool = try DatabasePool(path: path, configuration: configuration)
         try SQLiteSchema.migrator.migrate(pool)
         writer = GroupCommit(pool: pool)
-        checkpoint = try BackgroundCheckpoint(path: path)
+        let writer = self.writer
+        checkpoint = try BackgroundCheckpoint(path: path, commits: { writer.commits })
         let generation = AccessGeneration()
         accessGeneration = generation
         pool.add(transactionObserver: AccessChangeObserver(generation: generation), extent: .databaseLifetime)
