@@ -65,7 +65,10 @@ struct ServerEnvironment: Sendable {
             audit: audit, abuse: abuse, status: status, topicCache: topicCache)
         installations = InstallationService(
             store: store, time: time, push: configuration.push,
-            brokers: configuration.push.map { BrokerDirectory(brokers: $0.brokers) }, signer: signer,
+            balancer: configuration.push.map {
+                BrokerBalancer(directory: BrokerDirectory(brokers: $0.brokers), store: store)
+            },
+            signer: signer,
             revocation: revocation)
         onboarding = OnboardingService(
             store: store, tokens: tokens, things: things, installations: installations)

@@ -10,7 +10,9 @@ struct InstallationService: Sendable {
     /// Nil when the server runs without push: installations are kept, endpoints are not ready.
     let push: PushConfiguration?
     /// The brokers devices are spread over (`push`'s; nil without push).
-    let brokers: BrokerDirectory?
+    var brokers: BrokerDirectory? { balancer?.directory }
+    /// Picks the broker of a new installation (nil without push).
+    let balancer: BrokerBalancer?
     let signer: MQTTCredentialSigner?
     let revocation: DeviceRevocation
 
@@ -127,8 +129,7 @@ struct InstallationService: Sendable {
     /// The broker for a new MQTT installation: none with a single broker; of several, the one
     /// serving fewest installations now.
     private func newBroker() async throws -> String? {
-        guard let brokers, brokers.spreads else { return nil }
-        return brokers.assign(served: try await store.liveInstallationsByBroker())
+        try await balancer?.assign()
     }
 
     /// The broker an endpoint names: the installation's own; a new one (the least loaded) when
