@@ -3,7 +3,9 @@ public import TopicGateCore
 /// Users. Login names, email addresses and phone numbers are unique within an app; a write
 /// that would break that throws `USER_ALREADY_EXISTS`.
 public protocol UserStore: Sendable {
-    func insertUser(_ user: User) async throws
+    /// Inserts `user` and, in the same transaction, its first access token (so that a sign-up
+    /// that answers with a token is one durable write).
+    func insertUser(_ user: User, token: AccessToken?) async throws
     func user(appID: AppID, id: UserID) async throws -> User?
     func user(appID: AppID, address: LoginIdentifier) async throws -> User?
     func updateUser(_ user: User) async throws
@@ -17,4 +19,8 @@ public protocol UserStore: Sendable {
     func idlePseudoUsers(appID: AppID?, lastSeenBefore cutoff: Int64, limit: Int) async throws -> [User]
     /// Records that the user was seen (its token used) at `time`.
     func touchUser(appID: AppID, id: UserID, at time: Int64) async throws
+}
+
+extension UserStore {
+    public func insertUser(_ user: User) async throws { try await insertUser(user, token: nil) }
 }

@@ -48,6 +48,25 @@ struct IdentityStoreTests {
         #expect(error?.context["field"] == "loginName")
     }
 
+    @Test(
+        "A user and its first token are stored in one transaction: a user refused as a duplicate leaves no token",
+        arguments: StoreEngine.allCases)
+    func userWithToken(_ engine: StoreEngine) async throws {
+        let store = try await newStore(engine)
+        func token(_ hash: String, _ user: String) -> AccessToken {
+            AccessToken(hash: hash, appID: appID, principal: .user(UserID(user)), expiresAt: nil, createdAt: 1)
+        }
+        try await store.insertUser(user("u1", loginName: "ann"), token: token("t1", "u1"))
+        #expect(try await store.tokenHolder(hash: "t1") != nil)
+        #expect(try await store.user(appID: appID, id: UserID("u1"))?.loginName == "ann")
+        let refused = await #expect(throws: KiiError.self) {
+            try await store.insertUser(user("u2", loginName: "Ann"), token: token("t2", "u2"))
+        }
+        #expect(refused?.code == .userAlreadyExists)
+        #expect(try await store.token(hash: "t2") == nil)
+        #expect(try await store.user(appID: appID, id: UserID("u2")) == nil)
+    }
+
     @Test("Revoking tokens can keep the one in use; other principals' tokens stay", arguments: StoreEngine.allCases)
     func tokens(_ engine: StoreEngine) async throws {
         let store = try await newStore(engine)

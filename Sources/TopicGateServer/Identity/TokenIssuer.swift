@@ -11,12 +11,22 @@ struct TokenIssuer: Sendable {
 
     /// A new token for `principal`, valid until `expiresAt` or for ever.
     func issue(appID: AppID, principal: Principal, expiresAt: UnixMillis? = nil) async throws -> String {
+        let (token, stored) = make(appID: appID, principal: principal, expiresAt: expiresAt)
+        try await store.insertToken(stored)
+        return token
+    }
+
+    /// A new token and the record of it to store (only its hash), for a caller that stores it
+    /// together with something else.
+    func make(appID: AppID, principal: Principal, expiresAt: UnixMillis? = nil) -> (token: String, stored: AccessToken)
+    {
         let token = Secrets.accessToken()
-        try await store.insertToken(
+        return (
+            token,
             AccessToken(
                 hash: Secrets.sha256(token), appID: appID, principal: principal, expiresAt: expiresAt,
-                createdAt: time.millis()))
-        return token
+                createdAt: time.millis())
+        )
     }
 
     /// The token endpoint's response for `token`.

@@ -28,8 +28,8 @@ struct UserService: Sendable {
         let now = time.millis()
         let user = User(
             id: UserID(Secrets.userID()), appID: caller.appID, profile: fields.profile, createdAt: now, modifiedAt: now)
-        try await store.insertUser(user)
-        let token = try await tokens.issue(appID: caller.appID, principal: .user(user.id))
+        let (token, stored) = tokens.make(appID: caller.appID, principal: .user(user.id))
+        try await store.insertUser(user, token: stored)
         return (user, token)
     }
 
@@ -48,9 +48,9 @@ struct UserService: Sendable {
             id: UserID(Secrets.userID()), appID: caller.appID, loginName: fields.loginName,
             emailAddress: fields.emailAddress, phoneNumber: fields.phoneNumber,
             passwordHash: try await hasher.hash(password), profile: fields.profile, createdAt: now, modifiedAt: now)
-        try await store.insertUser(user)
-        let token = authorize ? try await tokens.issue(appID: caller.appID, principal: .user(user.id)) : nil
-        return (user, token)
+        let issued = authorize ? tokens.make(appID: caller.appID, principal: .user(user.id)) : nil
+        try await store.insertUser(user, token: issued?.stored)
+        return (user, issued?.token)
     }
 
     /// The user named by `reference`, as the caller may see it: all fields for the user itself

@@ -3,17 +3,19 @@ public import TopicGateCore
 
 extension SQLiteStore: TokenStore {
     public func insertToken(_ token: AccessToken) async throws {
+        try await write { db in try Self.insertTokenRow(db, token) }
+    }
+
+    static func insertTokenRow(_ db: Database, _ token: AccessToken) throws {
         let (kind, id) = StoredForm.columns(token.principal)
-        try await write { db in
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO tokens (token_hash, app_id, principal_kind, principal_id, expires_at, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?)
-                    """
-            ).execute(arguments: [
-                token.hash, token.appID.rawValue, kind, id, token.expiresAt?.rawValue, token.createdAt.rawValue,
-            ])
-        }
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO tokens (token_hash, app_id, principal_kind, principal_id, expires_at, created_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [
+            token.hash, token.appID.rawValue, kind, id, token.expiresAt?.rawValue, token.createdAt.rawValue,
+        ])
     }
 
     public func token(hash: String) async throws -> AccessToken? {

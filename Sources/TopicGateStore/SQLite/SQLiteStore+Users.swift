@@ -2,21 +2,26 @@ import GRDB
 public import TopicGateCore
 
 extension SQLiteStore: UserStore {
-    public func insertUser(_ user: User) async throws {
+    public func insertUser(_ user: User, token: AccessToken?) async throws {
         try await write(conflict: StoredForm.userConflict) { db in
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO users (app_id, user_id, login_name, email_address, phone_number, password_hash,
-                        display_name, country, locale, custom_fields, disabled, created_at, modified_at, last_seen_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """
-            ).execute(arguments: [
-                user.appID.rawValue, user.id.rawValue, user.loginName, user.emailAddress, user.phoneNumber,
-                user.passwordHash, user.profile.displayName, user.profile.country, user.profile.locale,
-                JSONWriter.string(.object(user.profile.customFields)), user.disabled, user.createdAt,
-                user.modifiedAt, user.lastSeenAt,
-            ])
+            try Self.insertUserRow(db, user)
+            if let token { try Self.insertTokenRow(db, token) }
         }
+    }
+
+    static func insertUserRow(_ db: Database, _ user: User) throws {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO users (app_id, user_id, login_name, email_address, phone_number, password_hash,
+                    display_name, country, locale, custom_fields, disabled, created_at, modified_at, last_seen_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [
+            user.appID.rawValue, user.id.rawValue, user.loginName, user.emailAddress, user.phoneNumber,
+            user.passwordHash, user.profile.displayName, user.profile.country, user.profile.locale,
+            JSONWriter.string(.object(user.profile.customFields)), user.disabled, user.createdAt,
+            user.modifiedAt, user.lastSeenAt,
+        ])
     }
 
     public func user(appID: AppID, id: UserID) async throws -> User? {
