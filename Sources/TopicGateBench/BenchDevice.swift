@@ -15,12 +15,17 @@ final class BenchDevice: @unchecked Sendable {
     }
 
     /// Connects and waits for CONNACK; throws unless the broker accepted.
+    /// `localAddress` binds the client's end first (a loopback address of 127.0.0.0/8, so that
+    /// more devices connect than one source address has ephemeral ports).
     func connect(
         group: any EventLoopGroup, host: String = "127.0.0.1", port: Int, clientID: String, username: String?,
-        password: String?
+        password: String?, localAddress: SocketAddress? = nil
     ) async throws {
         let handler = self.handler
-        let channel = try await ClientBootstrap(group: group)
+        var bootstrap = ClientBootstrap(group: group)
+        if let localAddress { bootstrap = bootstrap.bind(to: localAddress) }
+        let channel =
+            try await bootstrap
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }

@@ -11,7 +11,10 @@ public struct BenchOptions: Sendable {
     public var reads = 50_000
     public var signUps = 5_000
     public var logins = 64
-    public var connections = 10_000
+    public var connections = 100_000
+    /// Devices of the connections scenario per holder process and per broker; nil: as many as
+    /// the descriptor limit leaves room for, at most 15 000.
+    public var devicesPerProcess: Int?
     /// The gateway the bench starts keeps its data in a PostgreSQL server the bench starts too
     /// (durable, PostgreSQL's defaults) instead of the SQLite file.
     public var postgres = false

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessSupport
 
 /// `topicgate bench`: starts a gateway with its broker, runs each scenario through TopicGate and
 /// as raw MQTT against the same broker, and returns the rows.
@@ -21,7 +22,10 @@ public struct BenchRunner {
     }
 
     public func run() async throws -> [BenchRow] {
-        Self.raiseDescriptorLimit()
+        // Held devices are descriptors of the holders and the brokers (which inherit the limit
+        // through the gateway); the connections scenario spreads them so that each process stays
+        // under it.
+        DescriptorLimit.raise()
         let world = BenchWorld(
             executable: executable, given: target, postgres: options.postgres, gateways: options.gateways)
         do {
@@ -67,14 +71,5 @@ public struct BenchRunner {
                     + "\(world.directory)/broker)"
             )
         }
-    }
-
-    /// Ten thousand connections need more descriptors than the usual soft limit; raise it to
-    /// the hard limit (the gateway and its broker inherit it).
-    static func raiseDescriptorLimit() {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
-        limit.rlim_cur = limit.rlim_max
-        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 }

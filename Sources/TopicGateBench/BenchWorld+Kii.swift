@@ -7,6 +7,8 @@ extension BenchWorld {
     /// A device's MQTT credentials, as `mqtt-endpoint` hands them out.
     struct Endpoint: Sendable {
         let topic: String
+        /// The broker's plain MQTT port (brokers differ when the gateway spreads devices over several).
+        let port: Int
         let username: String
         let password: String
     }
@@ -48,9 +50,14 @@ extension BenchWorld {
         let id = installed["installationID"]?.stringValue ?? ""
         let endpoint = try await call(
             connection, .GET, "\(api)/installations/\(id)/mqtt-endpoint", token: token, expected: 200)
-        return Endpoint(
-            topic: endpoint["mqttTopic"]?.stringValue ?? "", username: endpoint["username"]?.stringValue ?? "",
-            password: endpoint["password"]?.stringValue ?? "")
+        return self.endpoint(endpoint)
+    }
+
+    /// The credentials in an `mqtt-endpoint` answer (or an onboarding's `mqttEndpoint`).
+    func endpoint(_ fields: [String: JSONValue]) -> Endpoint {
+        Endpoint(
+            topic: fields["mqttTopic"]?.stringValue ?? "", port: fields["portTCP"]?.intValue.map(Int.init) ?? mqttPort,
+            username: fields["username"]?.stringValue ?? "", password: fields["password"]?.stringValue ?? "")
     }
 
     /// Connects a benchmark device with `endpoint`'s credentials and subscribes it to its topic.

@@ -84,30 +84,37 @@ final class BenchWorld: @unchecked Sendable {
         let gateway = try ChildProcess.spawn(
             executable: executable,
             arguments: ["serve"] + storage + [
-                "--port", "\(httpPort)", "--mqtt-port", "\(mqttPort)", "--data-dir", directory, "--log-level",
-                "error",
-                "--signup-limit", "off", "--signup-limit-per-app", "off", "--login-failure-limit", "off",
-                "--login-failure-limit-per-app", "off", "--mqtt-ws-port", "0",
-            ],
+                "--port", "\(httpPort)", "--mqtt-port", "\(mqttPort)", "--data-dir", directory,
+            ] + Self.unlimited,
             logPath: directory + ".out")
         self.gateway = gateway
         try await waitUntilReady(deadline: .now + .seconds(60))
         if gateways > 1 { try await startSecondGateway(storage: storage) }
-        let output = try String(contentsOfFile: directory + ".out", encoding: .utf8)
+        (appID, clientID, clientSecret) = try Self.appCredentials(printedTo: directory + ".out")
+        signer = MQTTCredentialSigner(
+            secret: try String(contentsOfFile: directory + "/mqtt-secret", encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// The default app's credentials as a new gateway printed them to `path`.
+    static func appCredentials(printedTo path: String) throws -> (appID: String, clientID: String, secret: String) {
+        let output = try String(contentsOfFile: path, encoding: .utf8)
         func value(_ key: String) -> String? {
             output.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix(key + ":") }
                 .map { String($0.split(separator: ":", maxSplits: 1)[1]).trimmingCharacters(in: .whitespaces) }
         }
         guard let appID = value("appID"), let clientID = value("clientID"), let secret = value("clientSecret") else {
-            throw BenchError("the gateway did not print its app credentials; see \(directory).out")
+            throw BenchError("the gateway did not print its app credentials; see \(path)")
         }
-        self.appID = appID
-        self.clientID = clientID
-        self.clientSecret = secret
-        signer = MQTTCredentialSigner(
-            secret: try String(contentsOfFile: directory + "/mqtt-secret", encoding: .utf8)
-                .trimmingCharacters(in: .whitespacesAndNewlines))
+        return (appID, clientID, secret)
     }
+
+    /// The arguments of `topicgate serve` that turn its abuse limits off (the bench would meet
+    /// its own 429s) and the WebSockets relay (a port the bench does not use).
+    static let unlimited = [
+        "--log-level", "error", "--signup-limit", "off", "--signup-limit-per-app", "off", "--login-failure-limit",
+        "off", "--login-failure-limit-per-app", "off", "--mqtt-ws-port", "0",
+    ]
 
     /// A second gateway on the same database, using the first one's broker and MQTT secret.
     private func startSecondGateway(storage: [String]) async throws {
@@ -116,10 +123,8 @@ final class BenchWorld: @unchecked Sendable {
             executable: executable,
             arguments: ["serve"] + storage + [
                 "--port", "\(port)", "--broker", "mqtt://127.0.0.1:\(mqttPort)", "--mqtt-secret-file",
-                directory + "/mqtt-secret", "--data-dir", directory + "-2", "--log-level", "error",
-                "--signup-limit", "off", "--signup-limit-per-app", "off", "--login-failure-limit", "off",
-                "--login-failure-limit-per-app", "off", "--mqtt-ws-port", "0",
-            ],
+                directory + "/mqtt-secret", "--data-dir", directory + "-2",
+            ] + Self.unlimited,
             logPath: directory + "-2.out")
         secondGateway = second
         secondHTTPPort = port
@@ -203,12 +208,13 @@ final class BenchWorld: @unchecked Sendable {
 
     /// An MQTT client on the gateway's own account (the plugin's superuser), as the raw
     /// baselines' publisher: the same library and QoS the gateway publishes with.
-    func rawPublisher(maxInflight: Int = 100) async throws -> MQTTClient {
+    func rawPublisher(maxInflight: Int = 100, port: Int? = nil) async throws -> MQTTClient {
         guard let signer else { throw BenchError("the gateway is not started") }
         let now = Int64(Date().timeIntervalSince1970)
         let client = try MQTTClient(
             configuration: MQTTClientConfiguration(
-                host: mqttHost, port: mqttPort, clientID: "\(gatewayUsername)-bench-\(UUID().uuidString.prefix(8))",
+                host: mqttHost, port: port ?? mqttPort,
+                clientID: "\(gatewayUsername)-bench-\(UUID().uuidString.prefix(8))",
                 username: gatewayUsername,
                 password: signer.gatewayPassword(username: gatewayUsername, issuedAt: now, expiresAt: now + 3600),
                 cleanSession: true, maxInflightMessages: maxInflight))

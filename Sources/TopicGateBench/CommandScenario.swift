@@ -25,9 +25,7 @@ struct CommandScenario {
         guard let thingID = onboarded["thingID"]?.stringValue, let thingToken = onboarded["accessToken"]?.stringValue,
             let endpoint = onboarded["mqttEndpoint"]?.objectValue
         else { throw BenchError("onboarding answered no thing or endpoint") }
-        let thingEndpoint = BenchWorld.Endpoint(
-            topic: endpoint["mqttTopic"]?.stringValue ?? "", username: endpoint["username"]?.stringValue ?? "",
-            password: endpoint["password"]?.stringValue ?? "")
+        let thingEndpoint = world.endpoint(endpoint)
 
         let (phoneReceipts, phoneInbox) = AsyncStream.makeStream(of: String.self)
         let (thingReceipts, thingInbox) = AsyncStream.makeStream(of: String.self)

@@ -1,30 +1,221 @@
 import Foundation
+import MQTTBridge
+import NIOCore
 import NIOHTTP1
 import ProcessSupport
 import Synchronization
 import TopicGateCore
 
-/// connections: devices connecting through the auth plugin (JWT credentials as the gateway
-/// issues them) and held, against a second Mosquitto from the same executable with the same
-/// settings but no plugin and anonymous access. Connects per second and the broker's memory
-/// per held connection.
+/// connections: N devices, each a pseudo user's MQTT installation subscribed to one app topic,
+/// connect through the auth plugin with the credentials the gateway issued them, subscribe to
+/// their topics and are held all at once; one send to the topic then reaches every one of them.
+/// Against Mosquittos from the same executable with the same settings but no plugin and
+/// anonymous access (the connects), and one raw QoS 1 publish to each device's topic (the push).
+/// Connects per second, the brokers' memory per held connection, the time until the last device
+/// has the push.
+///
+/// A process holds no more connections than it may open descriptors (the hard limit, 20 000 on
+/// some machines, cannot be raised without privileges), so above `perProcess` devices the bench
+/// spreads them over several `topicgate bench-hold` children and several brokers (`BenchFleet`).
+/// Each device's socket is bound to one of the loopback source addresses 127.0.R.2…17 (R the
+/// run), so that more of them connect than one source address has ephemeral ports.
 struct ConnectionScenario {
     let world: BenchWorld
     let options: BenchOptions
 
-    struct Measurement {
+    /// Source addresses the devices of one run are spread over.
+    static let sourceAddresses = 16
+
+    /// Devices per holder process and per broker: below the descriptor limit, with room for
+    /// the process's own files.
+    static var perProcess: Int { max(1_000, min(15_000, DescriptorLimit.current - 2_000)) }
+
+    /// A set of devices held by holder processes.
+    struct Held {
+        let holders: [HolderProcess]
         let rate: Double
-        /// Nil when the broker does not run on this machine.
+        /// Nil when the brokers do not run on this machine.
         let bytesPerConnection: Double?
+        /// The same once each device subscribed to its topic.
+        let bytesPerDevice: Double?
+
+        func close() async {
+            await withTaskGroup(of: Void.self) { group in
+                for holder in holders { group.addTask { await holder.close() } }
+            }
+        }
     }
 
     func run() async throws -> [BenchRow] {
-        world.resetGatewayPeak()
-        let withPlugin = try await hold(
-            host: world.mqttHost, port: world.mqttPort, brokerPID: world.brokerPID, authenticated: true)
+        let share = max(1, options.devicesPerProcess ?? Self.perProcess)
+        let processes = (options.connections + share - 1) / share
+        let fleet = try await BenchFleet.start(main: world, brokers: processes)
+        do {
+            let rows = try await measure(fleet, processes: processes)
+            await fleet.stop()
+            return rows
+        } catch {
+            await fleet.stop()
+            throw error
+        }
+    }
 
+    func measure(_ fleet: BenchFleet, processes: Int) async throws -> [BenchRow] {
+        let gateway = fleet.world
+        let count = options.connections
+        let connections = try await gateway.connections(max(16, options.concurrency))
+        let admin = try await gateway.adminToken(connections[0])
+        let topic = "\(gateway.api)/topics/everyone\(count)"
+        _ = try await gateway.call(connections[0], .PUT, topic, token: admin, expected: 204)
+        // The installations are made before the clock starts: they are the gateway's HTTP work,
+        // measured by the other scenarios.
+        let endpoints = try await installations(count, subscribedTo: topic, gateway: gateway, connections: connections)
+        let used = Set(endpoints.map(\.port))
+        guard used.count == fleet.brokers.count else {
+            throw BenchError("the gateway put \(count) devices on \(used.count) of its \(fleet.brokers.count) brokers")
+        }
+
+        gateway.resetGatewayPeak()
+        let receipts = ReceiptLog()
+        let devices = endpoints.enumerated().map { index, endpoint in
+            DeviceHolder.Device(
+                host: gateway.mqttHost, port: endpoint.port, source: source(index, run: 1, host: gateway.mqttHost),
+                clientID: endpoint.topic, username: endpoint.username, password: endpoint.password,
+                topic: endpoint.topic)
+        }
+        let withPlugin = try await hold(
+            devices, processes: processes, brokerPIDs: fleet.brokers.map(\.pid), receipts: receipts)
+        do {
+            let began = ContinuousClock.now
+            _ = try await gateway.call(
+                connections[0], .POST, "\(topic)/push/messages", token: admin,
+                contentType: "application/vnd.kii.SendPushMessageRequest+json", body: #"{"data":{"seq":0}}"#,
+                expected: 201)
+            guard let pushed = await receipts.wait(for: 0, copies: count, timeout: .seconds(600)) else {
+                throw BenchError(
+                    "the send to \(count) held devices reached \(receipts.receipt(0)?.count ?? 0) of them in 600 s")
+            }
+            let gatewayTime = pushed.last - began
+            let rawTime = try await rawPush(to: endpoints, fleet: fleet, receipts: receipts)
+            let peak = gateway.gatewayPeak
+            await withPlugin.close()
+            await BenchWorld.close(connections)
+            let withoutAuth = try await holdWithoutAuth(count, processes: processes)
+            return rows(
+                count, withPlugin: withPlugin, withoutAuth: withoutAuth, gatewayTime: gatewayTime, rawTime: rawTime,
+                peak: peak)
+        } catch {
+            await withPlugin.close()
+            throw error
+        }
+    }
+
+    func rows(
+        _ count: Int, withPlugin: Held, withoutAuth: Held, gatewayTime: Duration, rawTime: Duration, peak: Int?
+    ) -> [BenchRow] {
+        let noAuth = "same Mosquitto, no auth"
+        let rawPublish = "raw: one publish per device topic"
+        var rows = [
+            BenchRow(
+                scenario: "connections", metric: "connects/s, \(count) held", unit: "conn/s",
+                topicGate: withPlugin.rate,
+                baseline: withoutAuth.rate, baselineName: noAuth, gatewayPeakBytes: peak)
+        ]
+        if let bytes = withPlugin.bytesPerConnection, let baseline = withoutAuth.bytesPerConnection {
+            rows.append(
+                BenchRow(
+                    scenario: "connections", metric: "broker memory per connection", unit: "bytes", topicGate: bytes,
+                    baseline: baseline, baselineName: noAuth, gatewayPeakBytes: peak))
+        }
+        if let bytes = withPlugin.bytesPerDevice, let baseline = withoutAuth.bytesPerDevice {
+            rows.append(
+                BenchRow(
+                    scenario: "connections", metric: "broker memory per device with its subscription", unit: "bytes",
+                    topicGate: bytes, baseline: baseline, baselineName: noAuth, gatewayPeakBytes: peak))
+        }
+        return rows + [
+            BenchRow(
+                scenario: "connections", metric: "one send to all \(count): time to the last device", unit: "ms",
+                topicGate: gatewayTime.milliseconds, baseline: rawTime.milliseconds, baselineName: rawPublish,
+                gatewayPeakBytes: peak),
+            BenchRow(
+                scenario: "connections", metric: "one send to all \(count): deliveries/s", unit: "msg/s",
+                topicGate: rate(count, gatewayTime), baseline: rate(count, rawTime), baselineName: rawPublish,
+                gatewayPeakBytes: peak),
+        ]
+    }
+
+    /// The loopback source address of device `index` in `run`; none for a broker elsewhere.
+    func source(_ index: Int, run: Int, host: String) -> SocketAddress? {
+        guard host.hasPrefix("127.") else { return nil }
+        return try? SocketAddress(ipAddress: "127.0.\(run).\(2 + index % Self.sourceAddresses)", port: 0)
+    }
+
+    /// `count` pseudo users, each subscribed to `topic` with one MQTT installation: their endpoints.
+    func installations(
+        _ count: Int, subscribedTo topic: String, gateway: BenchWorld, connections: [BenchHTTPConnection]
+    ) async throws -> [BenchWorld.Endpoint] {
+        let endpoints = Mutex<[BenchWorld.Endpoint?]>(Array(repeating: nil, count: count))
+        try await concurrently(workers: connections.count, items: count) { worker, index in
+            let connection = connections[worker]
+            let user = try await gateway.pseudoUser(connection)
+            _ = try await gateway.call(
+                connection, .PUT, "\(topic)/push/subscriptions/users/\(user.id)", token: user.token, expected: 204)
+            let endpoint = try await gateway.install(connection, token: user.token)
+            endpoints.withLock { $0[index] = endpoint }
+        }
+        return endpoints.withLock { $0.compactMap { $0 } }
+    }
+
+    /// One QoS 1 publish to each device's topic on its broker, from the gateway's account: the
+    /// time until the last device has it.
+    func rawPush(to endpoints: [BenchWorld.Endpoint], fleet: BenchFleet, receipts: ReceiptLog) async throws
+        -> Duration
+    {
+        var publishers: [Int: MQTTClient] = [:]
+        for broker in fleet.brokers {
+            publishers[broker.port] = try await fleet.world.rawPublisher(maxInflight: 1000, port: broker.port)
+        }
+        defer { for publisher in publishers.values { publisher.shutdown() } }
+        let sequence = 1_000_000
+        let payload = Array(#"{"seq":\#(sequence)}"#.utf8)
+        let began = ContinuousClock.now
+        let publications = try endpoints.map { endpoint in
+            guard let publisher = publishers[endpoint.port] else {
+                throw BenchError("a device was told a broker port (\(endpoint.port)) the bench did not start")
+            }
+            return try publisher.startPublishing(endpoint.topic, payload: payload)
+        }
+        for publication in publications { try await publication.acknowledged(timeout: .seconds(600)) }
+        guard let pushed = await receipts.wait(for: sequence, copies: endpoints.count, timeout: .seconds(600)) else {
+            throw BenchError("the raw publishes to \(endpoints.count) held devices did not all arrive in 600 s")
+        }
+        return pushed.last - began
+    }
+
+    /// As many devices against as many Mosquittos without the plugin, anonymous; closed again.
+    func holdWithoutAuth(_ count: Int, processes: Int) async throws -> Held {
+        var brokers: [(port: Int, process: ChildProcess)] = []
+        defer { for broker in brokers { broker.process.killNow() } }
+        for index in 0..<processes { brokers.append(try await startAnonymousBroker(index)) }
+        let prefix = UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(10).lowercased()
+        let devices = (0..<count).map { index in
+            DeviceHolder.Device(
+                host: "127.0.0.1", port: brokers[index % brokers.count].port,
+                source: source(index, run: 2, host: "127.0.0.1"), clientID: "c\(prefix)\(index)", username: nil,
+                password: nil, topic: "c\(prefix)\(index)")
+        }
+        let held = try await hold(
+            devices, processes: processes, brokerPIDs: brokers.map(\.process.pid), receipts: ReceiptLog())
+        await held.close()
+        for broker in brokers { _ = await broker.process.stop() }
+        return held
+    }
+
+    /// A Mosquitto with the embedded broker's settings, but anonymous and without the plugin.
+    func startAnonymousBroker(_ index: Int) async throws -> (port: Int, process: ChildProcess) {
         guard let mosquitto = MosquittoExecutable.find() else { throw BenchError("mosquitto is not installed") }
-        let directory = world.directory + "/noauth"
+        let directory = world.directory + "/noauth\(index)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let port = TCPProbe.freePort()
         let config = """
@@ -48,50 +239,52 @@ struct ConnectionScenario {
         let broker = try ChildProcess.spawn(
             executable: mosquitto, arguments: ["-c", directory + "/mosquitto.conf"], logPath: directory + "/stderr.log")
         for _ in 0..<200 where !TCPProbe.accepts(port: port) { try await Task.sleep(for: .milliseconds(25)) }
-        let withoutAuth = try await hold(host: "127.0.0.1", port: port, brokerPID: broker.pid, authenticated: false)
-        _ = await broker.stop()
-        let peak = world.gatewayPeak
-        var rows = [
-            BenchRow(
-                scenario: "connections", metric: "connects/s, \(options.connections) held", unit: "conn/s",
-                topicGate: withPlugin.rate, baseline: withoutAuth.rate, baselineName: "same Mosquitto, no auth",
-                gatewayPeakBytes: peak)
-        ]
-        if let bytes = withPlugin.bytesPerConnection, let baseline = withoutAuth.bytesPerConnection {
-            rows.append(
-                BenchRow(
-                    scenario: "connections", metric: "broker memory per connection", unit: "bytes", topicGate: bytes,
-                    baseline: baseline, baselineName: "same Mosquitto, no auth", gatewayPeakBytes: peak))
-        }
-        return rows
+        return (port, broker)
     }
 
-    /// Opens `options.connections` connections (64 at a time), holds them all, measures, closes.
-    func hold(host: String, port: Int, brokerPID: pid_t?, authenticated: Bool) async throws -> Measurement {
-        let before = brokerPID.flatMap(ProcessMemory.resident)
-        let devices = Mutex<[BenchDevice]>([])
-        let prefix = UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(10).lowercased()
-        // Credentials are made before the clock starts: signing is the gateway's work, not the broker's.
-        let topics = (0..<options.connections).map { "c\(prefix)\($0)" }
-        let passwords = authenticated ? topics.map(world.devicePassword) : []
-        let began = ContinuousClock.now
-        try await concurrently(workers: 64, items: options.connections) { _, index in
-            let topic = topics[index]
-            let device = BenchDevice()
-            try await device.connect(
-                group: world.group, host: host, port: port, clientID: topic, username: authenticated ? topic : nil,
-                password: authenticated ? passwords[index] : nil)
-            devices.withLock { $0.append(device) }
+    /// Spreads `devices` over `processes` holders, connects them all at once, and measures the
+    /// rate and the brokers' memory once all are connected, and again once each subscribed to
+    /// its topic. The devices stay connected until `close`.
+    func hold(_ devices: [DeviceHolder.Device], processes: Int, brokerPIDs: [pid_t?], receipts: ReceiptLog)
+        async throws -> Held
+    {
+        let share = (devices.count + processes - 1) / max(1, processes)
+        var holders: [HolderProcess] = []
+        for start in stride(from: 0, to: devices.count, by: max(1, share)) {
+            holders.append(
+                try HolderProcess(
+                    executable: world.executable, devices: Array(devices[start..<min(devices.count, start + share)]),
+                    receipts: receipts, logPath: world.directory + "/holder\(holders.count).log"))
         }
-        let elapsed = ContinuousClock.now - began
-        try await Task.sleep(for: .milliseconds(500))
-        let after = brokerPID.flatMap(ProcessMemory.resident)
-        let held = devices.withLock { $0 }
-        try await concurrently(workers: 64, items: held.count) { _, index in await held[index].close() }
-        return Measurement(
-            rate: rate(options.connections, elapsed),
-            bytesPerConnection: before.flatMap { before in
-                after.map { Double(max(0, $0 - before)) / Double(max(1, options.connections)) }
-            })
+        func memory() -> Int? {
+            let readings = brokerPIDs.map { $0.flatMap(ProcessMemory.resident) }
+            return readings.contains(where: { $0 == nil }) ? nil : readings.reduce(0) { $0 + ($1 ?? 0) }
+        }
+        func perDevice(_ before: Int?, _ after: Int?) -> Double? {
+            guard let before, let after else { return nil }
+            return Double(max(0, after - before)) / Double(max(1, devices.count))
+        }
+        do {
+            let before = memory()
+            let began = ContinuousClock.now
+            for holder in holders { holder.go() }
+            var connected = 0
+            for holder in holders { connected += try await holder.connected(timeout: .seconds(600)) }
+            let elapsed = ContinuousClock.now - began
+            guard connected == devices.count else {
+                throw BenchError("\(connected) of \(devices.count) devices connected")
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            let afterConnecting = memory()
+            for holder in holders { holder.subscribe() }
+            for holder in holders { _ = try await holder.held(timeout: .seconds(600)) }
+            try await Task.sleep(for: .milliseconds(500))
+            return Held(
+                holders: holders, rate: rate(devices.count, elapsed),
+                bytesPerConnection: perDevice(before, afterConnecting), bytesPerDevice: perDevice(before, memory()))
+        } catch {
+            await Held(holders: holders, rate: 0, bytesPerConnection: nil, bytesPerDevice: nil).close()
+            throw error
+        }
     }
 }

@@ -23,6 +23,11 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Concurrent HTTP requests (keep-alive connections).") var concurrency: Int?
     @Option(help: "Devices held in the connections scenario.") var connections: Int?
     @Option(
+        help: ArgumentHelp(
+            "Devices per broker and per holder process in the connections scenario (default: what the descriptor "
+                + "limit allows, at most 15 000); more devices start more brokers."))
+    var devicesPerProcess: Int?
+    @Option(
         parsing: .upToNextOption,
         help: "Only these scenarios: send, fanout, commands, authorization, reads, signup, connections.")
     var only: [String] = []
@@ -40,6 +45,7 @@ struct BenchCommand: AsyncParsableCommand {
         if let messages { options.messages = messages }
         if let concurrency { options.concurrency = max(1, concurrency) }
         if let connections { options.connections = connections }
+        if let devicesPerProcess { options.devicesPerProcess = devicesPerProcess }
         options.only = Set(only)
         guard (1...2).contains(gateways) else { throw ValidationError("--gateways is 1 or 2.") }
         guard gateways == 1 || broker == nil else { throw ValidationError("--gateways 2 starts its own gateways.") }

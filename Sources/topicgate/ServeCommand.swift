@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
+import ProcessSupport
 import TopicGateCore
 import TopicGateServer
 import TopicGateStore
@@ -17,6 +18,8 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         // Nothing the gateway creates (database, secret, logs) is readable by others.
         umask(0o077)
+        // Each device the embedded broker holds is one of its descriptors, inherited from here.
+        let descriptors = DescriptorLimit.raise()
         var configuration = try options.configuration()
         configuration.push = try push.configuration(dataDirectory: configuration.dataDirectory)
         try abuse.apply(to: &configuration)
@@ -49,7 +52,7 @@ struct ServeCommand: AsyncParsableCommand {
             case .embedded(let broker):
                 print(
                     "MQTT: embedded Mosquitto on \(listeners.host):\(broker.port) (config and log in "
-                        + "\(broker.directory))"
+                        + "\(broker.directory)); it may hold up to \(descriptors) open descriptors (one per device)"
                 )
                 if listeners.tls != nil { print("MQTT over TLS: \(listeners.host):\(listeners.tlsPort)") }
             case .external(let host, let port):

@@ -9,7 +9,7 @@ struct TopicGateCommand: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, AppsCommand.self, ACLCommand.self, UsersCommand.self, EmulateCommand.self,
             BenchCommand.self,
-            OpenAPICommand.self, BenchBoundCommand.self,
+            OpenAPICommand.self, BenchBoundCommand.self, BenchHoldCommand.self,
         ],
         defaultSubcommand: ServeCommand.self)
 }

@@ -59,6 +59,22 @@ struct BenchCommandTests {
 }
 
 extension BenchCommandTests {
+    @Test(
+        "The connections scenario spreads its devices over several brokers and holder processes, and the one send reaches all of them"
+    )
+    func connectionsOverSeveralBrokers() async throws {
+        let rows = try await Self.bench(["--only", "connections", "--connections", "90", "--devices-per-process", "30"])
+        let metrics = Set(rows.compactMap { $0["metric"] as? String })
+        #expect(
+            metrics == [
+                "connects/s, 90 held", "broker memory per connection", "broker memory per device with its subscription",
+                "one send to all 90: time to the last device",
+                "one send to all 90: deliveries/s",
+            ])
+        // Memory grows by whole pages: ninety devices may not move it.
+        #expect(rows.filter { $0["unit"] as? String != "bytes" }.allSatisfy { ($0["ratio"] as? Double ?? 0) > 0 })
+    }
+
     @Test("Against a given running gateway and broker")
     func givenGateway() async throws {
         let world = try await PushWorld.started()

@@ -1,0 +1,114 @@
+import Foundation
+import NIOCore
+import ProcessSupport
+
+/// The brokers of the connections scenario and the gateway the devices install through. One
+/// broker: the bench's own gateway and its embedded Mosquitto. More (one Mosquitto process holds
+/// no more devices than it may open descriptors, 20 000 on some machines, and uses one core):
+/// that broker and more Mosquittos started from its configuration (the same plugin and secret),
+/// with a gateway of their own that spreads installations over all of them, as
+/// `topicgate serve --broker mqtt://…,mqtt://…` does in production.
+final class BenchFleet: Sendable {
+    struct Broker: Sendable {
+        let port: Int
+        let pid: pid_t?
+        /// Nil for the bench gateway's embedded broker.
+        let process: ChildProcess?
+    }
+
+    let world: BenchWorld
+    let brokers: [Broker]
+    private let gateway: ChildProcess?
+    /// The folders and files of the fleet's own processes, removed by `stop`.
+    private let paths: [String]
+
+    private init(world: BenchWorld, brokers: [Broker], gateway: ChildProcess?, paths: [String] = []) {
+        self.world = world
+        self.brokers = brokers
+        self.gateway = gateway
+        self.paths = paths
+    }
+
+    static func start(main: BenchWorld, brokers count: Int) async throws -> BenchFleet {
+        let embedded = Broker(port: main.mqttPort, pid: main.brokerPID, process: nil)
+        guard count > 1 else { return BenchFleet(world: main, brokers: [embedded], gateway: nil) }
+        guard main.given == nil else {
+            throw BenchError(
+                "the connections scenario needs \(count) brokers; against a given gateway, lower --connections")
+        }
+        let template = try String(contentsOfFile: main.directory + "/broker/mosquitto.conf", encoding: .utf8)
+        var brokers = [embedded]
+        var gateway: ChildProcess?
+        do {
+            for index in 1..<count {
+                brokers.append(try await startBroker(template: template, directory: main.directory + "-broker\(index)"))
+            }
+            let list = brokers.enumerated().map { "mqtt://127.0.0.1:\($1.port)?name=b\($0)" }.joined(separator: ",")
+            let httpPort = TCPProbe.freePort()
+            let output = main.directory + "-fleet.out"
+            let started = try ChildProcess.spawn(
+                executable: main.executable,
+                arguments: [
+                    "serve", "--port", "\(httpPort)", "--broker", list, "--mqtt-secret-file",
+                    main.directory + "/mqtt-secret", "--data-dir", main.directory + "-fleet",
+                ] + BenchWorld.unlimited,
+                logPath: output)
+            gateway = started
+            let probe = BenchWorld(executable: main.executable)
+            try await probe.waitUntilReady(port: httpPort, process: started, deadline: .now + .seconds(60))
+            try? await probe.group.shutdownGracefully()
+            let credentials = try BenchWorld.appCredentials(printedTo: output)
+            let world = BenchWorld(
+                executable: main.executable,
+                given: BenchTarget(
+                    httpHost: "127.0.0.1", httpPort: httpPort, mqttHost: "127.0.0.1", mqttPort: main.mqttPort,
+                    mqttSecret: try String(contentsOfFile: main.directory + "/mqtt-secret", encoding: .utf8)
+                        .trimmingCharacters(in: .whitespacesAndNewlines),
+                    gatewayUsername: main.gatewayUsername, appID: credentials.appID, clientID: credentials.clientID,
+                    clientSecret: credentials.secret, gatewayPID: started.pid, brokerPID: main.brokerPID))
+            try await world.start()
+            let paths = [main.directory + "-fleet", output] + (1..<count).map { main.directory + "-broker\($0)" }
+            return BenchFleet(world: world, brokers: brokers, gateway: started, paths: paths)
+        } catch {
+            if let gateway { _ = await gateway.stop() }
+            for broker in brokers { if let process = broker.process { _ = await process.stop() } }
+            throw error
+        }
+    }
+
+    /// A Mosquitto from the embedded broker's configuration with its own port and folders.
+    private static func startBroker(template: String, directory: String) async throws -> Broker {
+        guard let mosquitto = MosquittoExecutable.find() else { throw BenchError("mosquitto is not installed") }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let port = TCPProbe.freePort()
+        let config = template.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            if line.hasPrefix("listener ") { return "listener \(port) 127.0.0.1" }
+            if line.hasPrefix("pid_file ") { return "pid_file \(directory)/mosquitto.pid" }
+            if line.hasPrefix("persistence_location ") { return "persistence_location \(directory)/" }
+            // The folder is the bench's: the broker stays the user that can write it.
+            if line.hasPrefix("user ") { return geteuid() == 0 ? "user root" : "" }
+            return String(line)
+        }.joined(separator: "\n")
+        try config.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
+        let process = try ChildProcess.spawn(
+            executable: mosquitto, arguments: ["-c", directory + "/mosquitto.conf"],
+            logPath: directory + "/mosquitto.log")
+        for _ in 0..<400 where !TCPProbe.accepts(port: port) {
+            guard process.isRunning else { break }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        guard TCPProbe.accepts(port: port) else {
+            _ = await process.stop()
+            throw BenchError("a Mosquitto of the fleet did not start; see \(directory)/mosquitto.log")
+        }
+        return Broker(port: port, pid: process.pid, process: process)
+    }
+
+    func stop() async {
+        guard let gateway else { return }
+        await world.stop()
+        _ = await gateway.stop()
+        for broker in brokers { if let process = broker.process { _ = await process.stop() } }
+        for path in paths { try? FileManager.default.removeItem(atPath: path) }
+    }
+}
