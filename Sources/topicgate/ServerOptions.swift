@@ -34,7 +34,7 @@ struct ServerOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "This gateway's name among those sharing --database, in claims and logs (env TOPICGATE_GATEWAY_ID; "
-                + "default host-pid-random).",
+                + "default host-pid-random; with SQLite, kept in <data-dir>/gateway-id).",
             valueName: "name"))
     var gatewayID: String?
 
@@ -64,6 +64,23 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "PEM private key for HTTPS on the API (env TOPICGATE_TLS_KEY).")
     var tlsKey: String?
 
+    /// The name of the one gateway of a SQLite file, kept in `<data-dir>/gateway-id`: the same
+    /// after a restart, so that what the gateway had claimed in the outbox when it died is its
+    /// own again at once rather than after the lease (no other gateway shares the file).
+    static func embeddedGatewayID(dataDirectory: String) throws -> String {
+        let path = dataDirectory + "/gateway-id"
+        if let kept = try? String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines),
+            IDSyntax.isWellFormed(kept)
+        {
+            return kept
+        }
+        let id = ServerConfiguration.newGatewayID()
+        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        try (id + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        return id
+    }
+
     func configuration() throws -> ServerConfiguration {
         let environment = ProcessInfo.processInfo.environment
         var configuration = ServerConfiguration()
@@ -87,6 +104,8 @@ struct ServerOptions: ParsableArguments {
                 throw ValidationError("A gateway ID is 1 to 128 letters, digits, '-', '_' or '.'.")
             }
             configuration.gatewayID = id
+        } else if configuration.database == nil {
+            configuration.gatewayID = try Self.embeddedGatewayID(dataDirectory: configuration.dataDirectory)
         }
         if let level = logLevel ?? environment["TOPICGATE_LOG_LEVEL"] {
             guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
