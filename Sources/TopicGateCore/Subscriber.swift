@@ -13,5 +13,14 @@ public enum Subscriber: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     public var description: String { principal.description }
 
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.description < rhs.description }
+    /// In the order of `description` ("thing:…" before "user:…", then by ID), without building
+    /// it: a fan-out sorts its recipients, a hundred thousand of them at times.
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case (.thing(let left), .thing(let right)): left.rawValue < right.rawValue
+        case (.user(let left), .user(let right)): left.rawValue < right.rawValue
+        case (.thing, .user): true
+        case (.user, .thing): false
+        }
+    }
 }
