@@ -9,6 +9,19 @@ import Synchronization
 /// Loopback TCP ports: whether something accepts connections on one (the embedded broker's
 /// listener is up), and one that is free.
 public enum TCPProbe {
+    /// Waits until something accepts TCP connections on `port` (true), or `timeout` passed or
+    /// `alive` (the process that should listen) turned false.
+    public static func waitUntilAccepts(
+        host: String = "127.0.0.1", port: Int, timeout: Duration, alive: () -> Bool = { true }
+    ) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !accepts(host: host, port: port) {
+            guard ContinuousClock.now < deadline, alive() else { return false }
+            try? await Task.sleep(for: .milliseconds(25))
+        }
+        return true
+    }
+
     /// True when something accepts TCP connections on `host` (an IPv4 address; loopback
     /// otherwise) at `port`.
     public static func accepts(host: String = "127.0.0.1", port: Int) -> Bool {

@@ -1,5 +1,4 @@
 import Foundation
-import NIOCore
 import ProcessSupport
 
 /// The brokers of the connections scenario and the gateway the devices install through. One
@@ -54,9 +53,9 @@ final class BenchFleet: Sendable {
                 ] + BenchWorld.unlimited,
                 logPath: output)
             gateway = started
-            let probe = BenchWorld(executable: main.executable)
-            try await probe.waitUntilReady(port: httpPort, process: started, deadline: .now + .seconds(60))
-            try? await probe.group.shutdownGracefully()
+            // It prints its app's credentials before it listens; `world.start()` then waits for /ready.
+            guard await TCPProbe.waitUntilAccepts(port: httpPort, timeout: .seconds(60), alive: { started.isRunning })
+            else { throw BenchError("the fleet's gateway did not start; see \(output)") }
             let credentials = try BenchWorld.appCredentials(printedTo: output)
             let world = BenchWorld(
                 executable: main.executable,
@@ -66,6 +65,7 @@ final class BenchFleet: Sendable {
                         .trimmingCharacters(in: .whitespacesAndNewlines),
                     gatewayUsername: main.gatewayUsername, appID: credentials.appID, clientID: credentials.clientID,
                     clientSecret: credentials.secret, gatewayPID: started.pid, brokerPID: main.brokerPID))
+            try await world.waitUntilReady(port: httpPort, process: started, deadline: .now + .seconds(60))
             try await world.start()
             let paths = [main.directory + "-fleet", output] + (1..<count).map { main.directory + "-broker\($0)" }
             return BenchFleet(world: world, brokers: brokers, gateway: started, paths: paths)
@@ -93,11 +93,7 @@ final class BenchFleet: Sendable {
         let process = try ChildProcess.spawn(
             executable: mosquitto, arguments: ["-c", directory + "/mosquitto.conf"],
             logPath: directory + "/mosquitto.log")
-        for _ in 0..<400 where !TCPProbe.accepts(port: port) {
-            guard process.isRunning else { break }
-            try await Task.sleep(for: .milliseconds(25))
-        }
-        guard TCPProbe.accepts(port: port) else {
+        guard await TCPProbe.waitUntilAccepts(port: port, timeout: .seconds(10), alive: { process.isRunning }) else {
             _ = await process.stop()
             throw BenchError("a Mosquitto of the fleet did not start; see \(directory)/mosquitto.log")
         }

@@ -43,6 +43,15 @@ extension BenchWorld {
         return (created["userID"]?.stringValue ?? "", created["_accessToken"]?.stringValue ?? "")
     }
 
+    /// A new pseudo user subscribed to `topic` (its path) with one MQTT installation: the
+    /// installation's endpoint.
+    func subscribedDevice(_ connection: BenchHTTPConnection, topic: String) async throws -> Endpoint {
+        let user = try await pseudoUser(connection)
+        _ = try await call(
+            connection, .PUT, "\(topic)/push/subscriptions/users/\(user.id)", token: user.token, expected: 204)
+        return try await install(connection, token: user.token)
+    }
+
     /// Installs an MQTT device for `token` and reads its endpoint.
     func install(_ connection: BenchHTTPConnection, token: String) async throws -> Endpoint {
         let installed = try await call(

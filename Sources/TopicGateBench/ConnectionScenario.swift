@@ -157,11 +157,7 @@ struct ConnectionScenario {
     ) async throws -> [BenchWorld.Endpoint] {
         let endpoints = Mutex<[BenchWorld.Endpoint?]>(Array(repeating: nil, count: count))
         try await concurrently(workers: connections.count, items: count) { worker, index in
-            let connection = connections[worker]
-            let user = try await gateway.pseudoUser(connection)
-            _ = try await gateway.call(
-                connection, .PUT, "\(topic)/push/subscriptions/users/\(user.id)", token: user.token, expected: 204)
-            let endpoint = try await gateway.install(connection, token: user.token)
+            let endpoint = try await gateway.subscribedDevice(connections[worker], topic: topic)
             endpoints.withLock { $0[index] = endpoint }
         }
         return endpoints.withLock { $0.compactMap { $0 } }
@@ -238,7 +234,10 @@ struct ConnectionScenario {
         try config.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
         let broker = try ChildProcess.spawn(
             executable: mosquitto, arguments: ["-c", directory + "/mosquitto.conf"], logPath: directory + "/stderr.log")
-        for _ in 0..<200 where !TCPProbe.accepts(port: port) { try await Task.sleep(for: .milliseconds(25)) }
+        guard await TCPProbe.waitUntilAccepts(port: port, timeout: .seconds(5), alive: { broker.isRunning }) else {
+            _ = await broker.stop()
+            throw BenchError("a Mosquitto without authentication did not start; see \(directory)/stderr.log")
+        }
         return (port, broker)
     }
 

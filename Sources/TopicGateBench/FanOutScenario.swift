@@ -22,11 +22,7 @@ struct FanOutScenario {
         let endpoints = Mutex<[BenchWorld.Endpoint]>([])
         let devices = Mutex<[BenchDevice]>([])
         try await concurrently(workers: options.concurrency, items: size) { worker, _ in
-            let connection = connections[worker]
-            let user = try await world.pseudoUser(connection)
-            _ = try await world.call(
-                connection, .PUT, "\(topic)/push/subscriptions/users/\(user.id)", token: user.token, expected: 204)
-            let endpoint = try await world.install(connection, token: user.token)
+            let endpoint = try await world.subscribedDevice(connections[worker], topic: topic)
             let device = try await world.connectDevice(endpoint) { payload, at in
                 receipts.record(payload: payload, at: at)
             }
