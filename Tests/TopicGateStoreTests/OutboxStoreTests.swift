@@ -31,6 +31,44 @@ struct OutboxStoreTests {
     }
 
     @Test(
+        "A command and its push, its results and theirs, are each stored in one transaction: all or nothing",
+        arguments: StoreEngine.allCases)
+    func commandWithPush(_ engine: StoreEngine) async throws {
+        let store = try await engine.newStore(appID: appID)
+        let thing = ThingID("t1")
+        try await store.insertThing(
+            Thing(
+                id: thing, appID: appID, vendorThingID: "v", passwordHash: "h", fields: ThingFields(), createdAt: 1,
+                modifiedAt: 1))
+        let request = try CommandRequest(body: ["actions": [["turnPower": true]], "issuer": "user:u1"])
+        let command = Command(
+            id: "c1", appID: appID, thing: thing, issuer: request.issuer, request: request, createdAt: 1, modifiedAt: 1)
+        func queued(_ id: String) -> QueuedPush {
+            QueuedPush(message: message(id, commandID: "c1"), claimedBy: "gw-1", leaseUntil: 99)
+        }
+        try await store.insertCommand(command, queueing: queued("m1"))
+        #expect(try await store.command(appID: appID, id: "c1")?.state == .sending)
+        #expect(try await store.pendingMessages(limit: 10) == [message("m1", commandID: "c1")])
+        // Stored claimed by the gateway that publishes it: another gateway does not take it.
+        #expect(try await store.claimMessages(gateway: "gw-2", limit: 10, now: 50, leaseUntil: 200).isEmpty)
+        // The same command again: refused whole, no second push.
+        await #expect(throws: (any Error).self) { try await store.insertCommand(command, queueing: queued("m2")) }
+        #expect(try await store.pendingMessages(limit: 10).map(\.id) == ["m1"])
+
+        try await store.recordResults(
+            appID: appID, id: "c1", results: [["turnPower": ["succeeded": true]]], state: .done, at: 5,
+            queueing: queued("m3"))
+        #expect(try await store.command(appID: appID, id: "c1")?.state == .done)
+        #expect(try await store.pendingMessages(limit: 10).map(\.id) == ["m1", "m3"])
+        // Results whose push cannot be stored (its ID is taken) are not recorded either.
+        await #expect(throws: (any Error).self) {
+            try await store.recordResults(
+                appID: appID, id: "c1", results: [], state: .incomplete, at: 6, queueing: queued("m3"))
+        }
+        #expect(try await store.command(appID: appID, id: "c1")?.state == .done)
+    }
+
+    @Test(
         "A dead letter leaves the outbox, keeps its attempts, and fails the command it carried",
         arguments: StoreEngine.allCases)
     func deadLetters(_ engine: StoreEngine) async throws {

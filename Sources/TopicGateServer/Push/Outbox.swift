@@ -50,6 +50,23 @@ final class Outbox: Sendable {
         wakeup.signal()
     }
 
+    /// Stores `message` through `store`, which writes it (as the `QueuedPush` it is given) in the
+    /// same transaction as the record it belongs to, then hands it to the delivery service. One
+    /// durable write for both, instead of the record's and then the outbox's own.
+    func enqueue(_ message: OutboxMessage, storing store: (QueuedPush) async throws -> Void) async throws {
+        fresh.reserve([message])
+        do {
+            try await store(
+                QueuedPush(
+                    message: message, claimedBy: gatewayID, leaseUntil: time.now() + lease.wholeMilliseconds))
+        } catch {
+            fresh.release([message.id])
+            throw error
+        }
+        fresh.handOver([message])
+        wakeup.signal()
+    }
+
     /// Writes what waits, batch after batch, until nothing does.
     private func writeWaiting() async {
         while true {

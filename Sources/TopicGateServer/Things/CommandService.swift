@@ -35,11 +35,14 @@ struct CommandService: Sendable {
             request: request, createdAt: now, modifiedAt: now)
         let payload = JSONWriter.bytes(command.thingPayload)
         try sizeLimit?.check(payload, field: "actions")
-        try await store.insertCommand(command)
-        try await outbox?.enqueue(
-            OutboxMessage(
-                id: Secrets.randomHex(bytes: 12), appID: caller.appID, payload: payload, recipients: [.thing(thing.id)],
-                acceptedAt: now.rawValue, commandID: command.id))
+        guard let outbox else {
+            try await store.insertCommand(command)
+            return command
+        }
+        let message = OutboxMessage(
+            id: Secrets.randomHex(bytes: 12), appID: caller.appID, payload: payload, recipients: [.thing(thing.id)],
+            acceptedAt: now.rawValue, commandID: command.id)
+        try await outbox.enqueue(message) { push in try await store.insertCommand(command, queueing: push) }
         return command
     }
 
@@ -67,20 +70,24 @@ struct CommandService: Sendable {
         }
         let command = try await find(caller: caller, thing: thing, id: id)
         let now = time.now()
-        try await store.recordResults(
-            appID: caller.appID, id: command.id, results: .array(results.results), state: results.state, at: now)
         let members: [UserID] =
             if case .group(let group) = command.issuer {
                 try await store.members(appID: caller.appID, group: group)
             } else { [] }
         let recipients = CommandRouting.resultRecipients(issuer: command.issuer, groupMembers: members)
-        guard let outbox, !recipients.isEmpty else { return }
+        let store = self.store
+        func record(_ push: QueuedPush?) async throws {
+            try await store.recordResults(
+                appID: caller.appID, id: command.id, results: .array(results.results), state: results.state, at: now,
+                queueing: push)
+        }
+        guard let outbox, !recipients.isEmpty else { return try await record(nil) }
         let pushMessageID = Secrets.randomHex(bytes: 12)
-        try await outbox.enqueue(
-            OutboxMessage(
-                id: pushMessageID, appID: caller.appID,
-                payload: JSONWriter.bytes(command.resultPayload(pushMessageID: pushMessageID, at: now)),
-                recipients: recipients, acceptedAt: now))
+        let message = OutboxMessage(
+            id: pushMessageID, appID: caller.appID,
+            payload: JSONWriter.bytes(command.resultPayload(pushMessageID: pushMessageID, at: now)),
+            recipients: recipients, acceptedAt: now)
+        try await outbox.enqueue(message) { push in try await record(push) }
     }
 
     /// Commands are read by the thing's owners and the admin, not by the thing itself.

@@ -2,8 +2,12 @@ import PostgresNIO
 public import TopicGateCore
 
 extension PostgresStore: CommandStore {
-    public func insertCommand(_ command: Command) async throws {
+    public func insertCommand(_ command: Command, queueing push: QueuedPush?) async throws {
         try await write { connection in
+            if let push {
+                try await Self.insertOutboxRows(
+                    connection, [push.message], claimedBy: push.claimedBy, leaseUntil: push.leaseUntil)
+            }
             try await connection.run(
                 """
                 INSERT INTO commands (app_id, command_id, thing_id, issuer, request, action_results, state, created_at,
@@ -45,10 +49,14 @@ extension PostgresStore: CommandStore {
         }
     }
 
-    public func recordResults(appID: AppID, id: String, results: JSONValue, state: CommandState, at now: Int64)
-        async throws
-    {
+    public func recordResults(
+        appID: AppID, id: String, results: JSONValue, state: CommandState, at now: Int64, queueing push: QueuedPush?
+    ) async throws {
         try await write { connection in
+            if let push {
+                try await Self.insertOutboxRows(
+                    connection, [push.message], claimedBy: push.claimedBy, leaseUntil: push.leaseUntil)
+            }
             try await connection.run(
                 """
                 UPDATE commands SET action_results = \(JSONWriter.string(results)), state = \(state.rawValue),

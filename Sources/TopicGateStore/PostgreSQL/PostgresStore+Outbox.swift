@@ -13,16 +13,22 @@ extension PostgresStore: OutboxStore {
 
     private func insert(_ messages: [OutboxMessage], claimedBy gateway: String?, leaseUntil: Int64?) async throws {
         try await write { connection in
-            for message in messages {
-                try await connection.run(
-                    """
-                    INSERT INTO outbox (message_id, app_id, payload, recipients, accepted_at, command_id, claimed_by,
-                        lease_until)
-                    VALUES (\(message.id), \(message.appID), \(ByteBuffer(bytes: message.payload)),
-                        \(StoredForm.recipients(message.recipients)), \(message.acceptedAt), \(message.commandID),
-                        \(gateway), \(leaseUntil ?? 0))
-                    """)
-            }
+            try await Self.insertOutboxRows(connection, messages, claimedBy: gateway, leaseUntil: leaseUntil)
+        }
+    }
+
+    static func insertOutboxRows(
+        _ connection: PostgresConnection, _ messages: [OutboxMessage], claimedBy gateway: String?, leaseUntil: Int64?
+    ) async throws {
+        for message in messages {
+            try await connection.run(
+                """
+                INSERT INTO outbox (message_id, app_id, payload, recipients, accepted_at, command_id, claimed_by,
+                    lease_until)
+                VALUES (\(message.id), \(message.appID), \(ByteBuffer(bytes: message.payload)),
+                    \(StoredForm.recipients(message.recipients)), \(message.acceptedAt), \(message.commandID),
+                    \(gateway), \(leaseUntil ?? 0))
+                """)
         }
     }
 

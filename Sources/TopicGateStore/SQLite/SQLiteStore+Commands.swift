@@ -3,8 +3,11 @@ import GRDB
 public import TopicGateCore
 
 extension SQLiteStore: CommandStore {
-    public func insertCommand(_ command: Command) async throws {
+    public func insertCommand(_ command: Command, queueing push: QueuedPush?) async throws {
         try await write { db in
+            if let push {
+                try Self.insertOutboxRows(db, [push.message], claimedBy: push.claimedBy, leaseUntil: push.leaseUntil)
+            }
             try db.cachedStatement(
                 sql: """
                     INSERT INTO commands (app_id, command_id, thing_id, issuer, request, action_results, state,
@@ -46,10 +49,13 @@ extension SQLiteStore: CommandStore {
         }
     }
 
-    public func recordResults(appID: AppID, id: String, results: JSONValue, state: CommandState, at now: Int64)
-        async throws
-    {
+    public func recordResults(
+        appID: AppID, id: String, results: JSONValue, state: CommandState, at now: Int64, queueing push: QueuedPush?
+    ) async throws {
         try await write { db in
+            if let push {
+                try Self.insertOutboxRows(db, [push.message], claimedBy: push.claimedBy, leaseUntil: push.leaseUntil)
+            }
             try db.cachedStatement(
                 sql:
                     "UPDATE commands SET action_results = ?, state = ?, modified_at = ? WHERE app_id = ? AND "

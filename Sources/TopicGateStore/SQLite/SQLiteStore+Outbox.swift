@@ -12,19 +12,23 @@ extension SQLiteStore: OutboxStore {
     }
 
     private func insert(_ messages: [OutboxMessage], claimedBy gateway: String?, leaseUntil: Int64?) async throws {
-        try await write { db in
-            let statement = try db.cachedStatement(
-                sql: """
-                    INSERT INTO outbox (message_id, app_id, payload, recipients, accepted_at, command_id, claimed_by,
-                        lease_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """)
-            for message in messages {
-                try statement.execute(arguments: [
-                    message.id, message.appID.rawValue, Data(message.payload),
-                    StoredForm.recipients(message.recipients), message.acceptedAt,
-                    message.commandID, gateway, leaseUntil ?? 0,
-                ])
-            }
+        try await write { db in try Self.insertOutboxRows(db, messages, claimedBy: gateway, leaseUntil: leaseUntil) }
+    }
+
+    static func insertOutboxRows(
+        _ db: Database, _ messages: [OutboxMessage], claimedBy gateway: String?, leaseUntil: Int64?
+    ) throws {
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO outbox (message_id, app_id, payload, recipients, accepted_at, command_id, claimed_by,
+                    lease_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        for message in messages {
+            try statement.execute(arguments: [
+                message.id, message.appID.rawValue, Data(message.payload),
+                StoredForm.recipients(message.recipients), message.acceptedAt,
+                message.commandID, gateway, leaseUntil ?? 0,
+            ])
         }
     }
 

@@ -1,0 +1,16 @@
+public import TopicGateCore
+
+/// An outbox message to store in the same transaction as the record it belongs to (a command
+/// and the push that carries it to the thing, its results and the push of its `commandID`),
+/// claimed by the gateway that will publish it from memory, until `leaseUntil`.
+public struct QueuedPush: Sendable {
+    public var message: OutboxMessage
+    public var claimedBy: String
+    public var leaseUntil: Int64
+
+    public init(message: OutboxMessage, claimedBy: String, leaseUntil: Int64) {
+        self.message = message
+        self.claimedBy = claimedBy
+        self.leaseUntil = leaseUntil
+    }
+}
