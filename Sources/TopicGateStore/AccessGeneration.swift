@@ -2,7 +2,8 @@ import Synchronization
 
 /// Moves on after every committed change that can alter who may do what: a token revoked, a
 /// user or thing disabled or deleted, a group membership, a thing's owners, a subscription, a
-/// topic created or deleted. Caches of such facts keep a value only while the generation it was
+/// topic created or deleted; and any update of a user's record but its last-seen time (users
+/// are kept in memory too). Caches of such facts keep a value only while the generation it was
 /// read at is the current one, so a decision is never made on facts older than a change that
 /// returned.
 ///

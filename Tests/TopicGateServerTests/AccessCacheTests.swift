@@ -34,6 +34,41 @@ struct AccessCacheTests {
         }
     }
 
+    @Test(
+        "users/me kept in memory shows each change from the next request on: a profile update, an upgrade to a normal user, a disabled user, a deleted one"
+    )
+    func users() async throws {
+        try await TestServer.make().run { client in
+            let admin = try await client.adminToken()
+            let ann = try await client.pseudoUser()
+            let me = "\(client.app)/users/me"
+            #expect(try await client.call(.get, me, token: ann.token).string("displayName") == nil)
+            try await client.call(
+                .post, me, token: ann.token, contentType: "application/json", body: #"{"displayName":"Ann"}"#
+            ).expect(.ok)
+            #expect(try await client.call(.get, me, token: ann.token).string("displayName") == "Ann")
+            try await client.call(
+                .post, me, token: ann.token, contentType: "application/json",
+                body: #"{"loginName":"ann","password":"password123"}"#
+            ).expect(.ok)
+            let upgraded = try await client.call(.get, me, token: ann.token)
+            #expect(upgraded.string("loginName") == "ann")
+            #expect(upgraded.object["_hasPassword"] == .bool(true))
+            // Read by ID by the admin, kept too, and as current.
+            #expect(
+                try await client.call(.get, "\(client.app)/users/\(ann.id)", token: admin).string("loginName") == "ann")
+            try await client.call(
+                .put, "\(client.app)/users/\(ann.id)/status", token: admin, json: ["disabled": true]
+            ).expect(.noContent)
+            #expect(try await client.call(.get, me, token: ann.token).errorCode == "USER_DISABLED")
+            #expect(
+                try await client.call(.get, "\(client.app)/users/\(ann.id)", token: admin).object["_disabled"]
+                    == .bool(true))
+            try await client.call(.delete, "\(client.app)/users/\(ann.id)", token: admin).expect(.noContent)
+            #expect(try await client.call(.get, "\(client.app)/users/\(ann.id)", token: admin).status == .notFound)
+        }
+    }
+
     @Test("A member removed from a group can no longer send to the group's topic, from the next request on")
     func membership() async throws {
         try await TestServer.make().run { client in

@@ -53,6 +53,17 @@ struct AccessGenerationTests {
         #expect(try await moves { _ = try await $0.deleteThing(appID: appID, id: lamp) })
     }
 
+    @Test("Any update of a user but its last-seen time moves it on")
+    func userUpdates() async throws {
+        #expect(
+            try await moves { store in
+                var user = try #require(try await store.user(appID: appID, id: ann))
+                user.profile.displayName = "Ann"
+                try await store.updateUser(user)
+            })
+        #expect(try await !moves { try await $0.touchUser(appID: appID, id: ann, at: 5) })
+    }
+
     @Test("Memberships, ownerships, subscriptions and topics move it on")
     func memberships() async throws {
         #expect(try await moves { _ = try await $0.addMember(appID: appID, group: group, user: bob) })

@@ -58,7 +58,8 @@ struct ServerEnvironment: Sendable {
         let status = PrincipalStatus(store: store, time: time, revocation: revocation, audit: audit)
         users = UserService(
             store: store, hasher: hasher, passwords: passwords, tokens: tokens, time: time, revocation: revocation,
-            audit: audit, abuse: abuse, status: status, topicCache: topicCache)
+            audit: audit, abuse: abuse, status: status, topicCache: topicCache,
+            readable: AccessFactCache(generation: store.accessGeneration))
         groups = GroupService(store: store, time: time, topicCache: topicCache)
         things = ThingService(
             store: store, hasher: hasher, passwords: passwords, tokens: tokens, time: time, revocation: revocation,

@@ -15,6 +15,9 @@ struct UserService: Sendable {
     let status: PrincipalStatus
     /// Cleared when a user goes: its topics and every ACL entry naming it go with it.
     let topicCache: TopicCache
+    /// Users as `read` serves them (`users/me`), while no change to any user's record (but its
+    /// last-seen time) or to access committed since they were read; nothing on a shared store.
+    let readable: AccessFactCache<String, User>
 
     /// A user with no password whose access token is its identity. Returns the user and token.
     func createPseudoUser(caller: Caller, fields: UserFields) async throws -> (User, String) {
@@ -57,7 +60,21 @@ struct UserService: Sendable {
     /// and the admin, the public ones for other authenticated callers.
     func read(caller: Caller, reference: UserReference) async throws -> JSONValue {
         try caller.requireAuthenticated(to: "read users")
-        let user = try await resolve(caller: caller, reference: reference)
+        let id: UserID? =
+            switch reference {
+            case .me: caller.principal.userID
+            case .id(let id): id
+            case .address: nil
+            }
+        let user =
+            if let id {
+                try await readable.value(caller.appID.rawValue + "\n" + id.rawValue) {
+                    try await resolve(caller: caller, reference: reference)
+                }
+            } else {
+                try await resolve(caller: caller, reference: reference)
+            }
+        guard let user else { throw Self.notFound(appID: caller.appID, field: "userID", value: id?.rawValue ?? "") }
         return isSelfOrAdmin(caller, user.id) ? user.json : user.publicJSON
     }
 

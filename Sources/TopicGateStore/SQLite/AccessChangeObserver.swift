@@ -3,7 +3,8 @@ import GRDB
 /// Watches the SQLite writer for changes that can alter access (see `AccessGeneration`) and
 /// advances the generation when a transaction holding one commits, on the writer, before the
 /// write returns. Inserts of users, things and tokens are not such changes: nothing cached can
-/// name a row before it exists.
+/// name a row before it exists. Any update of a user but its last-seen time is one (the gateway
+/// keeps the users it serves `users/me` from, too).
 final class AccessChangeObserver: TransactionObserver {
     let generation: AccessGeneration
     /// Whether the transaction under way changed something watched (only touched on the
@@ -20,7 +21,8 @@ final class AccessChangeObserver: TransactionObserver {
             return Self.membershipTables.contains(table) || Self.principalTables.contains(table)
         case .update(let table, let columns):
             if Self.membershipTables.contains(table) || table == "tokens" { return true }
-            return (table == "users" || table == "things") && columns.contains("disabled")
+            if table == "users" { return columns.contains { $0 != "last_seen_at" } }
+            return table == "things" && columns.contains("disabled")
         }
     }
 
