@@ -146,17 +146,20 @@ extension MQTTClientBrokerTests {
     /// Calls `shutdown()` on a thread of its own (not a global queue's, which other tests'
     /// blocking work can keep busy) and waits up to `limit` for it to return.
     static func shutsDown(_ client: MQTTClient, within limit: Duration = .seconds(15)) async -> Bool {
-        let done = DispatchSemaphore(value: 0)
-        Thread {
-            client.shutdown()
-            done.signal()
-        }.start()
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if done.wait(timeout: .now()) == .success { return true }
-            try? await Task.sleep(for: .milliseconds(20))
+        // Both the call and the watch run on threads of their own: a task polling the clock
+        // could itself wait past the limit for one of the few threads Swift's tasks share (a
+        // full test run keeps them busy) and then report a shutdown that had long returned.
+        await withCheckedContinuation { (outcome: CheckedContinuation<Bool, Never>) in
+            let done = DispatchSemaphore(value: 0)
+            Thread {
+                client.shutdown()
+                done.signal()
+            }.start()
+            Thread {
+                let seconds = Double(limit.components.seconds)
+                outcome.resume(returning: done.wait(timeout: .now() + seconds) == .success)
+            }.start()
         }
-        return false
     }
 
     @Test("Shutting down while connects race with it always returns, and no connect works afterwards")
