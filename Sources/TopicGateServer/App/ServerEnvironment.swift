@@ -59,7 +59,8 @@ struct ServerEnvironment: Sendable {
         users = UserService(
             store: store, hasher: hasher, passwords: passwords, tokens: tokens, time: time, revocation: revocation,
             audit: audit, abuse: abuse, status: status, topicCache: topicCache,
-            readable: AccessFactCache(generation: store.accessGeneration))
+            // A kept user is about 700 bytes: the 20 000 most recently read stay under 15 MB.
+            readable: AccessFactCache(generation: store.accessGeneration, capacity: 20_000))
         groups = GroupService(store: store, time: time, topicCache: topicCache)
         things = ThingService(
             store: store, hasher: hasher, passwords: passwords, tokens: tokens, time: time, revocation: revocation,
