@@ -13,6 +13,20 @@ struct OutboxStoreTests {
             recipients: [.user(UserID("u1")), .thing(ThingID("t1"))], acceptedAt: 7, commandID: commandID)
     }
 
+    /// A store with thing t1 and command c1 for it (not stored yet).
+    func storeWithThing(_ engine: StoreEngine) async throws -> (any Store, Command) {
+        let store = try await engine.newStore(appID: appID)
+        let thing = ThingID("t1")
+        try await store.insertThing(
+            Thing(
+                id: thing, appID: appID, vendorThingID: "v", passwordHash: "h", fields: ThingFields(), createdAt: 1,
+                modifiedAt: 1))
+        let request = try CommandRequest(body: ["actions": [["turnPower": true]], "issuer": "user:u1"])
+        let command = Command(
+            id: "c1", appID: appID, thing: thing, issuer: request.issuer, request: request, createdAt: 1, modifiedAt: 1)
+        return (store, command)
+    }
+
     @Test("Accepted messages come back oldest first, byte for byte, until completed", arguments: StoreEngine.allCases)
     func pending(_ engine: StoreEngine) async throws {
         let store = try await engine.newStore(appID: appID)
@@ -34,15 +48,7 @@ struct OutboxStoreTests {
         "A command and its push, its results and theirs, are each stored in one transaction: all or nothing",
         arguments: StoreEngine.allCases)
     func commandWithPush(_ engine: StoreEngine) async throws {
-        let store = try await engine.newStore(appID: appID)
-        let thing = ThingID("t1")
-        try await store.insertThing(
-            Thing(
-                id: thing, appID: appID, vendorThingID: "v", passwordHash: "h", fields: ThingFields(), createdAt: 1,
-                modifiedAt: 1))
-        let request = try CommandRequest(body: ["actions": [["turnPower": true]], "issuer": "user:u1"])
-        let command = Command(
-            id: "c1", appID: appID, thing: thing, issuer: request.issuer, request: request, createdAt: 1, modifiedAt: 1)
+        let (store, command) = try await storeWithThing(engine)
         func queued(_ id: String) -> QueuedPush {
             QueuedPush(message: message(id, commandID: "c1"), claimedBy: "gw-1", leaseUntil: 99)
         }
@@ -72,17 +78,8 @@ struct OutboxStoreTests {
         "A dead letter leaves the outbox, keeps its attempts, and fails the command it carried",
         arguments: StoreEngine.allCases)
     func deadLetters(_ engine: StoreEngine) async throws {
-        let store = try await engine.newStore(appID: appID)
-        let thing = ThingID("t1")
-        try await store.insertThing(
-            Thing(
-                id: thing, appID: appID, vendorThingID: "v", passwordHash: "h", fields: ThingFields(), createdAt: 1,
-                modifiedAt: 1))
-        let request = try CommandRequest(body: ["actions": [["turnPower": true]], "issuer": "user:u1"])
-        try await store.insertCommand(
-            Command(
-                id: "c1", appID: appID, thing: thing, issuer: request.issuer, request: request, createdAt: 1,
-                modifiedAt: 1))
+        let (store, command) = try await storeWithThing(engine)
+        try await store.insertCommand(command)
         try await store.enqueue([message("m1", commandID: "c1"), message("m2"), message("m3")])
         try await store.recordFailedAttempt(ids: ["m1"])
         try await store.deadLetter(ids: ["m1", "m2"], reason: "too large", at: 50)
