@@ -1,11 +1,12 @@
-import TopicGateCore
+public import TopicGateCore
 
 /// Applying a list of ACL changes to a topic's entries, worked out before anything is written:
 /// every store runs the same steps (one row added or removed, one audit record each) in one
-/// transaction, or throws before writing when a change cannot apply.
-struct ACLChangePlan {
+/// transaction, or throws before writing when a change cannot apply. The gateway also works one
+/// out alone to preview a batch (`?dryRun=true`).
+public struct ACLChangePlan: Sendable {
     /// One change that applies, with the entries before and after it (for its audit record).
-    struct Step {
+    struct Step: Sendable {
         let change: ACLChange
         let before: [String]
         let after: [String]
@@ -13,11 +14,11 @@ struct ACLChangePlan {
 
     let steps: [Step]
     /// The entries once every change applied, sorted.
-    let entries: [ACLEntry]
+    public let entries: [ACLEntry]
 
     /// A grant of an entry that exists throws `ACL_ALREADY_EXISTS`, a revoke of one that does
     /// not `ACL_NOT_FOUND`, each with the index of the change.
-    init(entries current: [ACLEntry], changes: [ACLChange]) throws {
+    public init(entries current: [ACLEntry], changes: [ACLChange]) throws {
         var entries = current.sorted()
         var steps: [Step] = []
         for (index, change) in changes.enumerated() {

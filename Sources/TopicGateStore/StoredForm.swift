@@ -42,6 +42,17 @@ enum StoredForm {
         }
     }
 
+    /// The scope stored as `columns(_:)` wrote it.
+    static func scope(kind: String, id: String) -> TopicScope? {
+        switch kind {
+        case "app": .app
+        case "group": .group(GroupID(id))
+        case "user": .user(UserID(id))
+        case "thing": .thing(ThingID(id))
+        default: nil
+        }
+    }
+
     static func columns(_ subscriber: Subscriber) -> (kind: String, id: String) {
         switch subscriber {
         case .user(let id): ("user", id.rawValue)

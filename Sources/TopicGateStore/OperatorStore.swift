@@ -1,0 +1,25 @@
+public import TopicGateCore
+
+/// What operators ask of the whole app rather than of one object: how much it holds, and which
+/// topics match a search.
+public protocol OperatorStore: Sendable {
+    func appCounts(appID: AppID) async throws -> AppCounts
+    /// Topics of every scope whose name, scope ID or creator ID contains `text` (in any case),
+    /// also those whose scope or creator is a user with a matching login name, a group with a
+    /// matching name or a thing with a matching vendor thing ID; by scope, then name, at most
+    /// `limit`.
+    func searchTopics(appID: AppID, containing text: String, limit: Int) async throws -> [Topic]
+}
+
+extension OperatorStore {
+    /// `text` as a `LIKE` pattern that matches it anywhere, with `%`, `_` and `\` taken
+    /// literally (the statements say `ESCAPE '\'`).
+    static func containsPattern(_ text: String) -> String {
+        var pattern = "%"
+        for character in text {
+            if character == "%" || character == "_" || character == "\\" { pattern.append("\\") }
+            pattern.append(character)
+        }
+        return pattern + "%"
+    }
+}
