@@ -3,8 +3,9 @@
 # System packages the build and the embedded broker need.
 APT_PACKAGES := libsqlite3-dev libssl-dev libcjson-dev mosquitto mosquitto-clients mosquitto-dev libmosquitto-dev
 # And what the tests need besides: Python (the API fuzzer, the browser test's page server),
-# the openssl command (test certificates, a TLS client) and Chromium (the browser test).
-TEST_APT_PACKAGES := python3 python3-venv openssl chromium postgresql
+# the openssl command (test certificates, a TLS client), Chromium and its WebDriver (the browser
+# tests: a web app on another origin, and the operator console driven by keyboard and mouse).
+TEST_APT_PACKAGES := python3 python3-venv openssl chromium chromium-driver postgresql
 SWIFT ?= swift
 TOPICGATE := .build/debug/topicgate
 # The API fuzzer the tests run (PyPI), in a virtual environment of its own.

@@ -120,6 +120,7 @@ func buildRouter(environment: ServerEnvironment) -> Router<TopicGateRequestConte
     MetricsController(metrics: environment.metrics, store: environment.store, link: environment.brokerLink)
         .addRoutes(to: router)
     OpenAPIController().addRoutes(to: router)
+    ConsoleController().addRoutes(to: router)
     let tokens = TokenController<Context>(
         login: environment.login, authenticator: environment.authenticator, store: environment.store, body: body)
     tokens.addRoutes(to: router)
@@ -134,7 +135,10 @@ func buildRouter(environment: ServerEnvironment) -> Router<TopicGateRequestConte
     let app = router.group("api/apps/:appID").add(middleware: authenticated)
     UserController(users: environment.users, body: body, location: location).addRoutes(to: app)
     links.addRoutes(to: app)
-    OperationsController(store: environment.store, cleanup: environment.cleanup, body: body).addRoutes(to: app)
+    OperationsController(
+        store: environment.store, cleanup: environment.cleanup, body: body, metrics: environment.metrics,
+        time: environment.time, link: environment.brokerLink
+    ).addRoutes(to: app)
     GroupController(groups: environment.groups, body: body, location: location).addRoutes(to: app)
     ThingController(things: environment.things, body: body, location: location).addRoutes(to: app)
     TopicController(topics: environment.topics, body: body).addRoutes(to: app)

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import TopicGateCore
 
@@ -8,8 +9,15 @@ extension Parameters {
         try require("appID")
     }
 
+    /// A segment as the client meant it: `LOGIN_NAME%3Aann` and `EMAIL:a%40b.example` are
+    /// `LOGIN_NAME:ann` and `EMAIL:a@b.example` (browsers and most HTTP libraries encode them).
+    func decoded(_ name: String) throws -> String {
+        let segment = try require(name)
+        return segment.contains("%") ? segment.removingPercentEncoding ?? segment : segment
+    }
+
     func userReference(appID: AppID) throws -> UserReference {
-        let segment = try require("user")
+        let segment = try decoded("user")
         guard let reference = UserReference(pathSegment: segment) else {
             throw UserService.notFound(appID: appID, field: "userID", value: segment)
         }
@@ -29,7 +37,7 @@ extension Parameters {
     }
 
     func thingReference(appID: AppID) throws -> ThingReference {
-        let segment = try require("thing")
+        let segment = try decoded("thing")
         guard let reference = ThingReference(pathSegment: segment) else {
             throw ThingReference.id(ThingID(segment)).notFound(appID: appID)
         }

@@ -2,14 +2,36 @@ import Hummingbird
 import TopicGateCore
 import TopicGateStore
 
-/// Operator endpoints of our own (admin only): the security audit trail, the dead letters
-/// (pushes the broker refused or that kept failing) and the idle pseudo user cleanup.
+/// Operator endpoints of our own (admin only): the app's overview, the security audit trail,
+/// the dead letters (pushes the broker refused or that kept failing) and the idle pseudo user
+/// cleanup.
 struct OperationsController<Context: CallerRequestContext>: Sendable {
     let store: any Store
     let cleanup: PseudoUserCleanup
     let body: RequestBody
+    let metrics: ServerMetrics
+    let time: TimeSource
+    /// The gateway's broker link; nil when push is off.
+    let link: (any DeviceLink)?
 
     func addRoutes(to group: RouterGroup<Context>) {
+        group.get("overview") { _, context in
+            let caller = try Self.admin(context, to: "read the overview")
+            let counts = try await store.appCounts(appID: caller.appID)
+            var body: [String: JSONValue] = [
+                "at": time.millis().json,
+                "counts": [
+                    "users": .int(Int64(counts.users)), "pseudoUsers": .int(Int64(counts.pseudoUsers)),
+                    "groups": .int(Int64(counts.groups)), "things": .int(Int64(counts.things)),
+                    "topics": .int(Int64(counts.topics)), "installations": .int(Int64(counts.installations)),
+                ],
+                "outboxDepth": .int(Int64(try await store.pendingMessageCount())),
+                "deadLetters": .int(Int64(try await store.deadLetterCount())),
+                "gateway": metrics.totals.json,
+            ]
+            if let link { body["brokerConnected"] = .bool(link.isReady) }
+            return JSONResponse.ok(.object(body))
+        }
         group.get("security-audit") { request, context in
             let caller = try Self.admin(context, to: "read the security audit")
             let (limit, before) = Self.paging(request)

@@ -23,6 +23,8 @@ final class ServerMetrics: Sendable {
     /// made on a route's first request and kept (routes are few: the router's patterns).
     private let requestCounters = Mutex<[String: CoreMetrics.Counter]>([:])
     private let requestTimers = Mutex<[String: CoreMetrics.Timer]>([:])
+    /// The same events, summed for the console (`totals`).
+    private let summed = Mutex(GatewayTotals())
 
     init() {
         let registry = PrometheusCollectorRegistry()
@@ -84,6 +86,14 @@ final class ServerMetrics: Sendable {
     /// One ACL decision for a subscribe or a send.
     func decision(_ decision: AccessDecision) {
         decisions[decision.action.rawValue + (decision.allowed ? "allowed" : "denied")]?.increment()
+        summed.withLock { totals in
+            switch (decision.action, decision.allowed) {
+            case (.send, true): totals.sendsAllowed += 1
+            case (.send, false): totals.sendsDenied += 1
+            case (.subscribe, true): totals.subscribesAllowed += 1
+            case (.subscribe, false): totals.subscribesDenied += 1
+            }
+        }
     }
 
     /// Publications handed to the broker, and how many it acknowledged or not.
@@ -91,12 +101,20 @@ final class ServerMetrics: Sendable {
         pushesPublished.increment(by: published)
         pushesAcknowledged.increment(by: published - failed)
         pushesFailed.increment(by: failed)
+        summed.withLock { totals in
+            totals.deliveries += published - failed
+            totals.deliveriesFailed += failed
+        }
     }
 
     /// A message moved from the outbox to the dead letters.
     func deadLettered() {
         pushesDeadLettered.increment()
+        summed.withLock { $0.deadLettered += 1 }
     }
+
+    /// What this gateway counted since it started.
+    var totals: GatewayTotals { summed.withLock { $0 } }
 
     /// The exposition text, after setting the gauges read at scrape time.
     func exposition(outboxDepth: Int, deadLetters: Int, brokerConnected: Bool?, commandStates: [CommandState: Int])

@@ -9,6 +9,36 @@ struct TopicController<Context: CallerRequestContext>: Sendable {
 
     /// The scope prefixes and how each reads its scope from the path.
     func addRoutes(to group: RouterGroup<Context>) {
+        // Across the scopes (an extension for operators): `?q=` and `?limit=` (1 to 1000, 100).
+        group.get("topic-search") { request, context in
+            let caller = try context.caller
+            let query = request.uri.queryParameters
+            let found = try await topics.search(
+                caller: caller, text: query.get("q") ?? "",
+                limit: min(1000, max(1, query.get("limit").flatMap { Int($0) } ?? 100)))
+            /// The user or thing whose scope the topic is in.
+            func owner(_ topic: Topic) -> Principal? {
+                switch topic.scope {
+                case .user(let id): .user(id)
+                case .thing(let id): .thing(id)
+                case .app, .group: nil
+                }
+            }
+            let owners = found.compactMap(owner)
+            let names = try await topics.names(appID: caller.appID, of: Array(Set(owners + found.map(\.creator))))
+            return JSONResponse.ok([
+                "topics": .array(
+                    found.map { topic in
+                        var object: [String: JSONValue] = [
+                            "topicID": .string(topic.name.rawValue), "scope": .string(topic.scope.description),
+                            "creator": .string(topic.creator.description), "createdAt": topic.createdAt.json,
+                        ]
+                        if let name = names[topic.creator] { object["creatorName"] = .string(name) }
+                        if let owner = owner(topic), let name = names[owner] { object["scopeName"] = .string(name) }
+                        return .object(object)
+                    })
+            ])
+        }
         addRoutes(to: group, prefix: "") { _, _ in .app }
         addRoutes(to: group, prefix: "groups/:group/") { parameters, _ in .group(try parameters.groupID()) }
         addRoutes(to: group, prefix: "users/:user/") { parameters, appID in
@@ -60,7 +90,11 @@ struct TopicController<Context: CallerRequestContext>: Sendable {
             let (caller, reference, name) = try target(context)
             let loaded = try await topics.entries(caller: caller, scope: reference, name: name)
             if request.uri.queryParameters.get("detailed") == "true" {
-                return JSONResponse.ok(["entries": .array(loaded.entries.map { Self.detailed($0, loaded) })])
+                // Names for the admin (the console): a group's name is not every manager's to read.
+                let names =
+                    caller.principal == .admin
+                    ? try await topics.names(appID: caller.appID, of: Array(Set(loaded.entries.map(\.subject)))) : [:]
+                return JSONResponse.ok(["entries": .array(loaded.entries.map { Self.detailed($0, loaded, names) })])
             }
             var body: [String: JSONValue] = [:]
             for action in ACLAction.allCases {
@@ -71,6 +105,12 @@ struct TopicController<Context: CallerRequestContext>: Sendable {
         group.post(RouterPath(topic + "/acl")) { request, context in
             let (caller, reference, name) = try target(context)
             let batch = try await body.decode(ACLChangesRequest.self, from: request)
+            // `?dryRun=true`: the entries the batch would leave, checked the same way, unwritten.
+            if request.uri.queryParameters.get("dryRun") == "true" {
+                let after = try await topics.preview(
+                    caller: caller, scope: reference, name: name, changes: batch.changes)
+                return JSONResponse.ok(["entries": .array(after.map { .string($0.description) }), "dryRun": true])
+            }
             let after = try await topics.change(
                 caller: caller, scope: reference, name: name, changes: batch.changes)
             return JSONResponse.ok(["entries": .array(after.map { .string($0.description) })])
@@ -116,10 +156,7 @@ struct TopicController<Context: CallerRequestContext>: Sendable {
                 throw KiiError.invalidInput(
                     "Name the principal: ?principal=user:ID, thing:ID, admin or anonymous.", field: "principal")
             }
-            guard let actionText = query.get("action"), let action = ACLAction(rawValue: actionText) else {
-                throw KiiError.invalidInput(
-                    "Name the action: ?action=SUBSCRIBE_TO_TOPIC or SEND_MESSAGE_TO_TOPIC.", field: "action")
-            }
+            let action = try Self.queryAction(request)
             let (found, decision) = try await topics.explain(
                 caller: caller, scope: reference, name: name, principal: principal, action: action)
             return JSONResponse.ok([
@@ -129,7 +166,36 @@ struct TopicController<Context: CallerRequestContext>: Sendable {
             ])
         }
 
+        group.get(RouterPath(topic + "/acl-who-can")) { request, context in
+            let (caller, reference, name) = try target(context)
+            let action = try Self.queryAction(request)
+            let admitted = try await topics.admitted(caller: caller, scope: reference, name: name, action: action)
+            let names = try await topics.names(appID: caller.appID, of: admitted.decisions.map(\.principal))
+            return JSONResponse.ok([
+                "action": .string(action.rawValue), "admin": true,
+                "anyAuthenticatedUser": .bool(admitted.anyAuthenticated), "anonymous": .bool(admitted.anonymous),
+                "principals": .array(
+                    admitted.decisions.map { decision in
+                        Self.named(
+                            decision.principal, names,
+                            ["rule": .string(decision.reasonCode), "reason": .string(decision.description)])
+                    }),
+                "truncated": .bool(admitted.truncated),
+            ])
+        }
+
         // Subscriptions
+        group.get(RouterPath(topic + "/push/subscriptions")) { _, context in
+            let (caller, reference, name) = try target(context)
+            let subscribed = try await topics.subscribers(caller: caller, scope: reference, name: name)
+            let names = try await topics.names(appID: caller.appID, of: subscribed.map(\.0.principal))
+            return JSONResponse.ok([
+                "subscribers": .array(
+                    subscribed.map { subscriber, receives in
+                        Self.named(subscriber.principal, names, ["receives": .bool(receives)])
+                    })
+            ])
+        }
         for kind in ["users", "things"] {
             let path = topic + "/push/subscriptions/\(kind)/:subscriber"
             let subscriber: @Sendable (Parameters) throws -> Subscriber = { parameters in
@@ -183,6 +249,25 @@ struct TopicController<Context: CallerRequestContext>: Sendable {
         return action
     }
 
+    /// `?action=SUBSCRIBE_TO_TOPIC` or `SEND_MESSAGE_TO_TOPIC`.
+    static func queryAction(_ request: Request) throws -> ACLAction {
+        guard let text = request.uri.queryParameters.get("action"), let action = ACLAction(rawValue: text) else {
+            throw KiiError.invalidInput(
+                "Name the action: ?action=SUBSCRIBE_TO_TOPIC or SEND_MESSAGE_TO_TOPIC.", field: "action")
+        }
+        return action
+    }
+
+    /// A principal as operators read it: `principal`, its `name` when it has one, and `fields`.
+    static func named(_ principal: Principal, _ names: [Principal: String], _ fields: [String: JSONValue])
+        -> JSONValue
+    {
+        var object = fields
+        object["principal"] = .string(principal.description)
+        if let name = names[principal] { object["name"] = .string(name) }
+        return .object(object)
+    }
+
     static func entry(_ parameters: Parameters) throws -> ACLEntry {
         let action = try action(parameters)
         let text = try parameters.require("subject")
@@ -194,12 +279,18 @@ struct TopicController<Context: CallerRequestContext>: Sendable {
         return ACLEntry(action, subject)
     }
 
-    static func detailed(_ entry: ACLEntry, _ loaded: TopicService.LoadedTopic) -> JSONValue {
-        [
+    /// An entry with whether it is a default one and may be removed, and its subject's name
+    /// (login name, group name, vendor thing ID) when it has one.
+    static func detailed(_ entry: ACLEntry, _ loaded: TopicService.LoadedTopic, _ names: [ACLSubject: String])
+        -> JSONValue
+    {
+        var object: [String: JSONValue] = [
             "action": .string(entry.action.rawValue), "subject": .string(entry.subject.description),
             "default": .bool(entry.isDefault),
             "removable": .bool(!loaded.isProtected(entry)),
         ]
+        if let name = names[entry.subject] { object["name"] = .string(name) }
+        return .object(object)
     }
 
     static func principal(_ text: String) -> Principal? {

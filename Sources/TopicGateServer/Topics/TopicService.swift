@@ -86,16 +86,7 @@ struct TopicService: Sendable {
         caller: Caller, scope reference: TopicScopeReference, name: String, changes: [ACLChange]
     ) async throws -> [ACLEntry] {
         let loaded = try await manageable(caller: caller, reference, name, to: "change this topic's ACL")
-        guard !changes.isEmpty else { throw KiiError.invalidInput("There are no changes to apply.", field: "changes") }
-        for (index, change) in changes.enumerated() where change.kind == .revoke {
-            if loaded.isProtected(change.entry) {
-                throw KiiError(
-                    .aclEntryNotRemovable,
-                    "The entry \(change.entry) belongs to the topic's creator or its scope's owner and cannot be "
-                        + "removed.",
-                    context: ["failedChangeIndex": .int(Int64(index)), "failedChange": .string(change.description)])
-            }
-        }
+        try Self.checkRemovable(changes, loaded)
         defer { cache.invalidate(caller.appID, loaded.topic.address) }
         let after = try await store.applyACLChanges(
             appID: caller.appID, address: loaded.topic.address, changes: changes, actor: caller.principal,

@@ -62,6 +62,8 @@ enum APICatalogue {
                 "description": string, "metadata": anyObject, "schema": string, "schemaVersion": integer,
             ], required: ["actions", "issuer"]), "application/vnd.kii.CommandCreationRequest+json")
 
+    static let actionSchema: JSONValue = ["type": "string", "enum": ["SUBSCRIBE_TO_TOPIC", "SEND_MESSAGE_TO_TOPIC"]]
+
     static let paging: [(name: String, schema: JSONValue)] = [("limit", integer), ("paginationKey", string)]
 
     // MARK: Operations
@@ -84,6 +86,20 @@ enum APICatalogue {
             Op(
                 method: "get", path: "/openapi.json", summary: "This document", tag: "Operations", credentials: [.none],
                 success: [200]),
+            Op(
+                method: "get", path: "/console", summary: "The operator console (HTML)", tag: "Console",
+                credentials: [.none], success: [200], successMediaType: "text/html"),
+            Op(
+                method: "get", path: "/console/{file}", summary: "A file of the operator console (CSS, JavaScript)",
+                tag: "Console", credentials: [.none], success: [200], successMediaType: "text/javascript"),
+            Op(
+                method: "get", path: app + "/overview",
+                summary: "Counts of the app, outbox depth, dead letters and this gateway's totals (admin)",
+                tag: "Operations", credentials: anyone, success: [200]),
+            Op(
+                method: "get", path: app + "/topic-search",
+                summary: "Topics of every scope by name, scope owner or creator (admin)", tag: "Topics",
+                credentials: anyone, query: [("q", string), ("limit", integer)], success: [200]),
             Op(
                 method: "get", path: app + "/security-audit", summary: "The security audit trail, newest first (admin)",
                 tag: "Operations", credentials: anyone, query: paging, success: [200]),
@@ -344,8 +360,9 @@ enum APICatalogue {
                 method: "get", path: topic + "/acl", summary: "The topic's ACL (detailed=true: with removability)",
                 tag: "Topic ACLs", credentials: anyone, query: [("detailed", boolean)], success: [200]),
             Op(
-                method: "post", path: topic + "/acl", summary: "Grant and revoke entries, all or nothing",
-                tag: "Topic ACLs", credentials: anyone,
+                method: "post", path: topic + "/acl",
+                summary: "Grant and revoke entries, all or nothing (dryRun=true: the entries after, unwritten)",
+                tag: "Topic ACLs", credentials: anyone, query: [("dryRun", boolean)],
                 body: json(object(["changes": ["type": "array", "items": anyObject]], required: ["changes"])),
                 success: [200]),
             Op(
@@ -368,8 +385,17 @@ enum APICatalogue {
                 tag: "Topic ACLs", credentials: anyone,
                 query: [
                     ("principal", string),
-                    ("action", ["type": "string", "enum": ["SUBSCRIBE_TO_TOPIC", "SEND_MESSAGE_TO_TOPIC"]]),
+                    ("action", actionSchema),
                 ], success: [200]),
+            Op(
+                method: "get", path: topic + "/acl-who-can",
+                summary:
+                    "Who may subscribe or send: the principals that pass, and the rules that admit everyone (admin)",
+                tag: "Topic ACLs", credentials: anyone, query: [("action", actionSchema)], success: [200]),
+            Op(
+                method: "get", path: topic + "/push/subscriptions",
+                summary: "The subscribed users and things, and whether each still receives sends",
+                tag: "Push", credentials: anyone, success: [200]),
             Op(
                 method: "post", path: topic + "/push/subscriptions/things", summary: "The calling thing subscribes",
                 tag: "Push", credentials: anyone, success: [204]),

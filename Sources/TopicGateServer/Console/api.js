@@ -1,0 +1,92 @@
+// The admin HTTP API, as the console uses it: every action goes through these calls, so the
+// console can do nothing that `curl` and `topicgate acl …` cannot.
+
+const storageKey = 'topicgate.console.session';
+
+/** A Kii-style error answer (`errorCode`, `message`). */
+export class APIError extends Error {
+  constructor(status, body) {
+    super(body?.message ?? `HTTP ${status}`);
+    this.status = status;
+    this.errorCode = body?.errorCode ?? 'HTTP_' + status;
+    this.body = body ?? {};
+  }
+}
+
+/** The signed-in admin: the app and its admin token, kept in this tab's sessionStorage. */
+export class AdminSession {
+  constructor(appID, token) {
+    this.appID = appID;
+    this.token = token;
+  }
+
+  static restore() {
+    try {
+      const saved = JSON.parse(sessionStorage.getItem(storageKey) ?? 'null');
+      return saved?.appID && saved?.token ? new AdminSession(saved.appID, saved.token) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Client credentials for an admin token (`POST /api/apps/{app}/oauth2/token`). */
+  static async signIn(appID, clientID, clientSecret) {
+    const answer = await send('POST', `/api/apps/${encodeURIComponent(appID)}/oauth2/token`, null, {
+      grant_type: 'client_credentials', client_id: clientID, client_secret: clientSecret,
+    });
+    const session = new AdminSession(appID, answer.access_token);
+    sessionStorage.setItem(storageKey, JSON.stringify({ appID, token: session.token }));
+    return session;
+  }
+
+  forget() {
+    sessionStorage.removeItem(storageKey);
+  }
+
+  /** A call under `/api/apps/{app}`; resolves to the JSON answer (null for 204). */
+  call(method, path, body) {
+    return send(method, `/api/apps/${encodeURIComponent(this.appID)}${path}`, this.token, body);
+  }
+
+  get(path) { return this.call('GET', path); }
+  post(path, body) { return this.call('POST', path, body); }
+  put(path, body) { return this.call('PUT', path, body); }
+}
+
+async function send(method, url, token, body) {
+  const headers = {};
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined && body !== null) headers['Content-Type'] = 'application/json';
+  const response = await fetch(url, {
+    method, headers, body: body === undefined || body === null ? undefined : JSON.stringify(body),
+    credentials: 'omit', cache: 'no-store',
+  });
+  const text = await response.text();
+  let json = null;
+  try { json = text ? JSON.parse(text) : null; } catch { json = null; }
+  if (!response.ok) throw new APIError(response.status, json);
+  return json;
+}
+
+/** The path of a topic: `app/NAME`, `group/ID/NAME`, `user/ID/NAME` or `thing/ID/NAME`
+ * (scope as the search answers it, then the name). */
+export function topicPath(scope, name) {
+  const [kind, id] = scope.split('/');
+  const prefix = kind === 'app' ? '' : `/${kind}s/${encodeURIComponent(id)}`;
+  return `${prefix}/topics/${encodeURIComponent(name)}`;
+}
+
+/** What an operator types for a principal, as the API names it: `user:ID`, `thing:ID`,
+ * `anonymous`, `admin`; a login name, `EMAIL:…`, `PHONE:…` or `VENDOR_THING_ID:…` is looked up. */
+export async function resolvePrincipal(session, typed) {
+  const text = typed.trim();
+  if (/^(user|thing):/i.test(text)) return text.replace(/^(\w+):/, (_, kind) => `${kind.toLowerCase()}:`);
+  if (/^(anonymous|admin)$/i.test(text)) return text.toLowerCase();
+  if (/^VENDOR_THING_ID:/i.test(text)) {
+    const thing = await session.get(`/things/${encodeURIComponent(text)}`);
+    return `thing:${thing._thingID}`;
+  }
+  const address = /^(EMAIL|PHONE|LOGIN_NAME):/i.test(text) ? text : `LOGIN_NAME:${text}`;
+  const user = await session.get(`/users/${encodeURIComponent(address)}`);
+  return `user:${user.userID}`;
+}

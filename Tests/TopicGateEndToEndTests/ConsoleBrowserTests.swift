@@ -1,0 +1,148 @@
+import Foundation
+import HTTPTypes
+import TestSupport
+import Testing
+import TopicGateCore
+
+/// The operator console in headless Chromium against the real executable, used by keyboard and
+/// mouse as an operator would: sign in with the printed client credentials, find a topic,
+/// explain a denial, see who can read it, stage a grant, preview it (nothing changes), apply
+/// it (the outsider's send goes through), revoke it (refused again), and read the audit trail
+/// and the security audit. Each check also asks the API, so what the page shows is what holds.
+/// Screenshots (desk and phone width) stay in the test's folder; their paths are printed.
+@Suite("Console: the operator console in a real browser")
+struct ConsoleBrowserTests {
+    @Test("Sign in, find a topic, explain a denial, who can read it, stage, preview, apply and revoke a grant")
+    func topicStory() async throws {
+        let world = try await PushWorld.started(embedded: true)
+        let shots = world.directory + "-console"
+        try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
+        let ann = try await world.normalUser("ann")
+        let bob = try await world.normalUser("bob")
+        let eve = try await world.normalUser("eve")
+        let groupID = try await world.group(owner: ann.token, members: [bob.id], name: "night-shift")
+        let topic = "\(world.app)/groups/\(groupID)/topics/rota"
+        try await world.call(.put, topic, token: ann.token).expect(.noContent)
+        try await world.subscribe(topic, userID: bob.id, token: bob.token)
+        // A failed login, for the security audit.
+        #expect(
+            try await world.call(.post, "\(world.app)/oauth2/token", json: ["username": "eve", "password": "wrong"])
+                .status == .badRequest)
+        let credentials = try world.server.adminCredentials()
+        let console = "http://127.0.0.1:\(world.server.port)/console"
+
+        let browser = try await WebDriver.started(folder: shots)
+        do {
+            // Sign in with the keyboard alone: the app ID field has the focus.
+            try await browser.open(console)
+            _ = try await browser.element("#sign-in:not([hidden])")
+            try await browser.press(
+                world.appID + WebDriver.tab + credentials.clientID + WebDriver.tab
+                    + credentials.clientSecret + WebDriver.enter)
+            try await browser.waitForText("#main", containing: "This app")
+            try await browser.waitForText(".tiles", containing: "Users\n3")
+            // Every control has a name a screen reader can say.
+            let unnamed = try await browser.script(
+                """
+                return [...document.querySelectorAll('input, select, button, a')].filter((e) => !e.closest('[hidden]')
+                  && !(e.labels?.length || e.getAttribute('aria-label') || e.textContent.trim())).map((e) => e.outerHTML);
+                """)
+            #expect(unnamed == .array([]))
+            // The admin token is in this tab's sessionStorage only.
+            #expect(try await browser.script("return localStorage.length;") == 0)
+            #expect(try await browser.script("return document.cookie;") == "")
+            try await browser.screenshot(to: shots + "/overview.png")
+
+            // Find the topic by its group's name, open it.
+            try await browser.click("a[href='#/topics']")
+            try await browser.type("#topic-search", "night")
+            try await browser.press(WebDriver.enter)
+            try await browser.waitForText("#topic-results", containing: "rota")
+            try await browser.click("#topic-results a")
+            try await browser.waitForText("#acl-matrix", containing: "GroupID:\(groupID)")
+
+            // Why can't Eve send? Who can read it?
+            try await browser.type("#explain-principal", "eve")
+            try await browser.click("#explain-action option[value='SEND_MESSAGE_TO_TOPIC']")
+            try await browser.click("#explain-principal ~ button, form:has(#explain-principal) button")
+            let denial = try await browser.waitForText("#explain-result", containing: "Denied")
+            #expect(denial.contains("no entry grants SEND_MESSAGE_TO_TOPIC to user:\(eve.id)"))
+            let readers = try await browser.waitForText("#who-SUBSCRIBE_TO_TOPIC", containing: "bob")
+            #expect(readers.contains("ann"))
+            #expect(!readers.contains("eve"))
+            // The whole answer on one tall page (the README's picture).
+            try await browser.resize(width: 1200, height: 1500)
+            _ = try await browser.script("window.scrollTo(0, 0); return true;")
+            try await browser.screenshot(to: shots + "/topic-explain.png")
+            try await browser.resize(width: 1280, height: 900)
+
+            // Stage a grant for Eve and preview it: nothing changes yet.
+            try await browser.type("#grant-subject", "eve")
+            try await browser.click("#grant-action option[value='SEND_MESSAGE_TO_TOPIC']")
+            try await browser.click("form:has(#grant-subject) button")
+            try await browser.waitForText("#acl-batch", containing: "grant SEND_MESSAGE_TO_TOPIC to UserID:\(eve.id)")
+            try await browser.click("#preview-batch")
+            try await browser.waitForText("#batch-preview", containing: "+ SEND_MESSAGE_TO_TOPIC UserID:\(eve.id)")
+            try await browser.screenshot(to: shots + "/topic-preview.png")
+            #expect(try await world.send(topic, token: eve.token).status == .forbidden)
+
+            // Apply: Eve's send goes through, and the explanation says why.
+            try await browser.click("#apply-batch")
+            try await browser.waitForText("#status", containing: "Applied 1 change")
+            #expect(try await world.send(topic, token: eve.token).status == .created)
+            try await browser.click("form:has(#explain-principal) button")
+            let allowed = try await browser.waitForText("#explain-result", containing: "Allowed")
+            #expect(allowed.contains("granted entry SEND_MESSAGE_TO_TOPIC/UserID:\(eve.id)"))
+            try await browser.waitForText("#who-SEND_MESSAGE_TO_TOPIC", containing: "eve")
+            try await browser.waitForText("#audit", containing: "grant")
+
+            // Revoke it from the matrix: refused again.
+            try await browser.click("button[aria-label='Stage revoke of SEND_MESSAGE_TO_TOPIC for UserID:\(eve.id)']")
+            try await browser.click("#apply-batch")
+            try await browser.waitForText("#status", containing: "Applied 1 change")
+            #expect(try await world.send(topic, token: eve.token).status == .forbidden)
+            let audit = try await browser.waitForText("#audit", containing: "revoke")
+            #expect(audit.contains("admin"))
+            // The creator's entries cannot be revoked: the matrix offers no button for them.
+            #expect(
+                try await browser.elements(
+                    "button[aria-label='Stage revoke of SEND_MESSAGE_TO_TOPIC for UserID:\(ann.id)']"
+                ).isEmpty)
+            try await browser.screenshot(to: shots + "/topic.png")
+
+            // At phone width the page fits: nothing wider than the window but the tables' own scroll.
+            try await browser.resize(width: 390, height: 1400)
+            // The elements that stick out, outermost first (none when the page fits).
+            let overflow = try await browser.script(
+                """
+                const width = document.documentElement.clientWidth;
+                return [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > width + 1
+                  && !e.closest('.table-wrap')).slice(0, 5).map((e) => e.tagName + '#' + e.id + '.' + e.className);
+                """)
+            #expect(overflow == .array([]))
+            try await browser.screenshot(to: shots + "/topic-phone.png")
+            try await browser.resize(width: 1280, height: 900)
+
+            // The security audit shows the failed login, filterable.
+            try await browser.click("a[href='#/security']")
+            try await browser.waitForText("#main", containing: "Security audit")
+            try await browser.type("#events-filter", "eve")
+            let events = try await browser.waitForText("#main section", containing: "1 of")
+            #expect(events.lowercased().contains("login"))
+            try await browser.screenshot(to: shots + "/security.png")
+
+            // Signing out forgets the token.
+            try await browser.click("#sign-out")
+            _ = try await browser.element("#sign-in:not([hidden])")
+            #expect(try await browser.script("return sessionStorage.length;") == 0)
+        } catch {
+            try? await browser.screenshot(to: shots + "/failure.png")
+            await browser.quit()
+            try await world.stop()
+            throw error
+        }
+        await browser.quit()
+        print("Console screenshots: \(shots)")
+        try await world.stop()
+    }
+}

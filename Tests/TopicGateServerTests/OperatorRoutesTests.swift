@@ -1,0 +1,260 @@
+import Foundation
+import HTTPTypes
+import TestSupport
+import Testing
+import TopicGateCore
+import TopicGateServer
+
+/// The admin endpoints the console is built on: who can, a batch previewed, subscribers, topic
+/// search, the overview, and the console's own files.
+@Suite("Operator endpoints over HTTP")
+struct OperatorRoutesTests {
+    @Test("Who can: the principals AccessPolicy lets in, groups expanded, thing owners by rule; admin only")
+    func whoCan() async throws {
+        let server = try await TestServer.make()
+        try await server.run { client in
+            let ann = try await client.normalUser("ann")
+            let bob = try await client.pseudoUser()
+            let eve = try await client.normalUser("eve")
+            let topic = try await client.groupTopic(owner: ann.token, members: [bob.id])
+            let admin = try await client.adminToken()
+
+            let subscribers = try await client.call(
+                .get, "\(topic)/acl-who-can?action=SUBSCRIBE_TO_TOPIC", token: admin
+            )
+            .expect(.ok)
+            let admitted = Self.principals(subscribers)
+            #expect(admitted.keys.sorted() == ["user:\(ann.id)", "user:\(bob.id)"].sorted())
+            #expect(admitted["user:\(ann.id)"]?["name"] == "ann")
+            #expect(
+                admitted["user:\(bob.id)"]?["rule"] == "group_entry" || admitted["user:\(bob.id)"]?["rule"] == "entry")
+            #expect(subscribers.object["anyAuthenticatedUser"] == false)
+            #expect(subscribers.object["anonymous"] == false)
+
+            try await client.call(.put, "\(topic)/acl/SEND_MESSAGE_TO_TOPIC/UserID:\(eve.id)", token: ann.token)
+                .expect(.noContent)
+            let senders = Self.principals(
+                try await client.call(.get, "\(topic)/acl-who-can?action=SEND_MESSAGE_TO_TOPIC", token: admin))
+            #expect(senders["user:\(eve.id)"]?["rule"] == "entry")
+            #expect(senders["user:\(eve.id)"]?["name"] == "eve")
+            // Eve may send, not subscribe: who can subscribe still leaves her out.
+            #expect(
+                Self.principals(
+                    try await client.call(.get, "\(topic)/acl-who-can?action=SUBSCRIBE_TO_TOPIC", token: admin)
+                )["user:\(eve.id)"] == nil)
+
+            // An app topic: every authenticated user subscribes by rule.
+            try await client.call(.put, "\(client.app)/topics/news", token: admin).expect(.noContent)
+            let everyone = try await client.call(
+                .get, "\(client.app)/topics/news/acl-who-can?action=SUBSCRIBE_TO_TOPIC", token: admin)
+            #expect(everyone.object["anyAuthenticatedUser"] == true)
+
+            // A thing's topic: its owner passes by the owner rule.
+            let thing = try await client.thing("lamp-1")
+            try await client.call(.put, "\(client.app)/things/\(thing.id)/ownership/user:\(eve.id)", token: thing.token)
+                .expect(.noContent)
+            let thingTopic = "\(client.app)/things/\(thing.id)/topics/status"
+            try await client.call(.put, thingTopic, token: thing.token).expect(.noContent)
+            let thingReaders = Self.principals(
+                try await client.call(.get, "\(thingTopic)/acl-who-can?action=SUBSCRIBE_TO_TOPIC", token: admin))
+            #expect(thingReaders["user:\(eve.id)"]?["rule"] == "thing_owner")
+            #expect(thingReaders["thing:\(thing.id)"]?["name"] == "lamp-1")
+
+            // Memberships are the admin's to see: the topic's own manager is refused.
+            #expect(
+                try await client.call(.get, "\(topic)/acl-who-can?action=SUBSCRIBE_TO_TOPIC", token: ann.token)
+                    .status == .forbidden)
+            #expect(
+                try await client.call(.get, "\(topic)/acl-who-can?action=READ", token: admin).errorCode
+                    == "INVALID_INPUT_DATA")
+        }
+    }
+
+    @Test("A batch previewed with dryRun shows the entries after it and writes nothing; refusals are the same")
+    func preview() async throws {
+        let server = try await TestServer.make()
+        try await server.run { client in
+            let ann = try await client.pseudoUser()
+            let eve = try await client.pseudoUser()
+            let topic = try await client.groupTopic(owner: ann.token, members: [])
+            let before = try await client.call(.get, "\(topic)/acl", token: ann.token).expect(.ok).json
+            let grantEve: JSONValue = [
+                "change": "grant", "action": "SEND_MESSAGE_TO_TOPIC", "subject": .string("UserID:\(eve.id)"),
+            ]
+            let grant: JSONValue = ["changes": [grantEve]]
+            let preview = try await client.call(.post, "\(topic)/acl?dryRun=true", token: ann.token, json: grant)
+                .expect(.ok)
+            #expect(preview.object["dryRun"] == true)
+            #expect(
+                preview.object["entries"]?.arrayValue?.contains(.string("SEND_MESSAGE_TO_TOPIC/UserID:\(eve.id)"))
+                    == true)
+            // Nothing was written: the ACL, the audit trail and Eve's send are as before.
+            #expect(try await client.call(.get, "\(topic)/acl", token: ann.token).json == before)
+            #expect(
+                try await client.call(.get, "\(topic)/acl-audit", token: ann.token).object["records"] == .array([]))
+            #expect(try await client.send(topic, token: eve.token).status == .forbidden)
+
+            let protected: JSONValue = [
+                "changes": [
+                    ["change": "revoke", "action": "SEND_MESSAGE_TO_TOPIC", "subject": .string("UserID:\(ann.id)")]
+                ]
+            ]
+            let refused = try await client.call(
+                .post, "\(topic)/acl?dryRun=true", token: ann.token, json: protected)
+            #expect(refused.errorCode == "ACL_ENTRY_NOT_REMOVABLE")
+            #expect(refused.object["failedChangeIndex"] == 0)
+            let twice: JSONValue = ["changes": [grantEve, grantEve]]
+            #expect(
+                try await client.call(.post, "\(topic)/acl?dryRun=true", token: ann.token, json: twice).errorCode
+                    == "ACL_ALREADY_EXISTS")
+            #expect(
+                try await client.call(.post, "\(topic)/acl?dryRun=true", token: eve.token, json: grant).status
+                    == .forbidden)
+        }
+    }
+
+    @Test("Subscribers are listed with whether a send still reaches them")
+    func subscribers() async throws {
+        let server = try await TestServer.make()
+        try await server.run { client in
+            let ann = try await client.pseudoUser()
+            let bob = try await client.normalUser("bob")
+            let eve = try await client.pseudoUser()
+            let groupID = try await client.group(owner: ann.token, members: [bob.id])
+            let topic = "\(client.app)/groups/\(groupID)/topics/chat"
+            try await client.call(.put, topic, token: ann.token).expect(.noContent)
+            try await client.subscribe(topic, userID: ann.id, token: ann.token)
+            try await client.subscribe(topic, userID: bob.id, token: bob.token)
+            // Bob leaves the group: his subscription stays, but sends no longer reach him.
+            try await client.call(.delete, "\(client.app)/groups/\(groupID)/members/\(bob.id)", token: ann.token)
+                .expect(.noContent)
+            let listed = try await client.call(.get, "\(topic)/push/subscriptions", token: ann.token).expect(.ok)
+            let rows = Dictionary(
+                uniqueKeysWithValues: (listed.object["subscribers"]?.arrayValue ?? []).compactMap { row in
+                    row.objectValue.flatMap { object in object["principal"]?.stringValue.map { ($0, object) } }
+                })
+            #expect(rows["user:\(ann.id)"]?["receives"] == true)
+            #expect(rows["user:\(bob.id)"]?["receives"] == false)
+            #expect(rows["user:\(bob.id)"]?["name"] == "bob")
+            #expect(rows.count == 2)
+            #expect(try await client.call(.get, "\(topic)/push/subscriptions", token: eve.token).status == .forbidden)
+        }
+    }
+
+    @Test("Topic search finds topics of every scope by name, owner's login name, group name and vendor thing ID")
+    func search() async throws {
+        let server = try await TestServer.make()
+        try await server.run { client in
+            let admin = try await client.adminToken()
+            let eve = try await client.normalUser("eve")
+            try await client.call(.put, "\(client.app)/users/\(eve.id)/topics/inbox", token: eve.token)
+                .expect(.noContent)
+            let groupID = try await client.group(owner: eve.token, name: "night-shift")
+            try await client.call(.put, "\(client.app)/groups/\(groupID)/topics/rota", token: eve.token)
+                .expect(.noContent)
+            let thing = try await client.thing("lamp-42")
+            try await client.call(.put, "\(client.app)/things/\(thing.id)/topics/state", token: thing.token)
+                .expect(.noContent)
+            try await client.call(.put, "\(client.app)/topics/release_notes", token: admin).expect(.noContent)
+
+            func found(_ query: String) async throws -> [String] {
+                let reply = try await client.call(
+                    .get, "\(client.app)/topic-search?q=\(query)", token: admin
+                ).expect(.ok)
+                return (reply.object["topics"]?.arrayValue ?? []).compactMap {
+                    guard let object = $0.objectValue, let scope = object["scope"]?.stringValue,
+                        let name = object["topicID"]?.stringValue
+                    else { return nil }
+                    return "\(scope)/\(name)"
+                }
+            }
+            #expect(try await found("INBOX") == ["user/\(eve.id)/inbox"])
+            // Eve's login name finds her own topic and the one she created in her group.
+            #expect(try await found("eve") == ["group/\(groupID)/rota", "user/\(eve.id)/inbox"])
+            #expect(try await found("night") == ["group/\(groupID)/rota"])
+            #expect(try await found("lamp-4") == ["thing/\(thing.id)/state"])
+            // `_` and `%` are themselves, not wildcards.
+            #expect(try await found("r_ta") == [])
+            #expect(try await found("e_not") == ["app/release_notes"])
+            #expect(try await found("%25") == [])
+            #expect(try await found("").count == 4)
+            let entry = try #require(
+                try await client.call(.get, "\(client.app)/topic-search?q=inbox", token: admin).object["topics"]?
+                    .arrayValue?.first?.objectValue)
+            #expect(entry["scopeName"] == "eve")
+            #expect(entry["creatorName"] == "eve")
+            #expect(
+                try await client.call(.get, "\(client.app)/topic-search?q=eve", token: eve.token).status
+                    == .forbidden)
+        }
+    }
+
+    @Test("The overview counts the app and this gateway's decisions; admin only")
+    func overview() async throws {
+        let server = try await TestServer.make()
+        try await server.run { client in
+            let admin = try await client.adminToken()
+            let ann = try await client.pseudoUser()
+            _ = try await client.normalUser("bob")
+            let eve = try await client.pseudoUser()
+            let topic = try await client.groupTopic(owner: ann.token, members: [])
+            _ = try await client.thing("lamp-1")
+            #expect(try await client.send(topic, token: eve.token).status == .forbidden)
+            #expect(try await client.send(topic, token: ann.token).status == .created)
+
+            let overview = try await client.call(.get, "\(client.app)/overview", token: admin).expect(.ok)
+            let counts = overview.object["counts"]?.objectValue ?? [:]
+            #expect(counts["users"] == 3)
+            #expect(counts["pseudoUsers"] == 2)
+            #expect(counts["groups"] == 1)
+            #expect(counts["things"] == 1)
+            #expect(counts["topics"] == 1)
+            #expect(counts["installations"] == 0)
+            let gateway = overview.object["gateway"]?.objectValue ?? [:]
+            #expect(gateway["sendsDenied"] == 1)
+            #expect(gateway["sendsAllowed"] == 1)
+            #expect(overview.object["outboxDepth"] != nil)
+            #expect(overview.object["at"]?.intValue != nil)
+            #expect(try await client.call(.get, "\(client.app)/overview", token: ann.token).status == .forbidden)
+        }
+    }
+
+    @Test("The console's files are served with a strict Content-Security-Policy and no credentials")
+    func consoleFiles() async throws {
+        let server = try await TestServer.make()
+        try await server.run { client in
+            let page = try await client.call(.get, "/console").expect(.ok)
+            #expect(page.headers[.contentType]?.hasPrefix("text/html") == true)
+            let policy = try #require(page.headers[.contentSecurityPolicy])
+            #expect(policy.contains("default-src 'none'"))
+            #expect(policy.contains("script-src 'self'"))
+            #expect(!policy.contains("unsafe-inline"))
+            #expect(policy.contains("frame-ancestors 'none'"))
+            #expect(page.headers[.xContentTypeOptions] == "nosniff")
+            let html = String(decoding: page.body, as: UTF8.self)
+            #expect(html.contains("<script type=\"module\" src=\"/console/console.js\"></script>"))
+            // No inline script or style: the policy would refuse it.
+            #expect(!html.contains("<script>") && !html.contains("style="))
+            for file in [
+                "console.js", "api.js", "dom.js", "status.js", "overview.js", "topics.js", "topic.js",
+                "security.js",
+            ] {
+                let script = try await client.call(.get, "/console/\(file)").expect(.ok)
+                #expect(script.headers[.contentType] == "text/javascript; charset=utf-8", "\(file)")
+                #expect(script.headers[.contentSecurityPolicy] == policy)
+                #expect(!String(decoding: script.body, as: UTF8.self).contains("innerHTML"), "\(file)")
+            }
+            #expect(
+                try await client.call(.get, "/console/console.css").headers[.contentType] == "text/css; charset=utf-8")
+            #expect(try await client.call(.get, "/console/secrets.json").errorCode == "NOT_FOUND")
+            #expect(try await client.call(.get, "/console/..%2Fopenapi.json").status == .notFound)
+        }
+    }
+
+    static func principals(_ reply: APIReply) -> [String: [String: JSONValue]] {
+        Dictionary(
+            uniqueKeysWithValues: (reply.object["principals"]?.arrayValue ?? []).compactMap { row in
+                row.objectValue.flatMap { object in object["principal"]?.stringValue.map { ($0, object) } }
+            })
+    }
+}
