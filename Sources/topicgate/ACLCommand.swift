@@ -2,13 +2,15 @@ import ArgumentParser
 import Foundation
 import TopicGateCore
 
-/// `topicgate acl list|explain|grant|revoke|audit <topic>`: operate on a running server's
-/// topic ACLs. A topic reads `app/news`, `group/<id>/chat`, `user/<id>/inbox`,
+/// `topicgate acl list|explain|who-can|subscribers|grant|revoke|apply|audit <topic>`: operate on
+/// a running server's topic ACLs (the console's topic page does the same through the same API). A topic reads `app/news`, `group/<id>/chat`, `user/<id>/inbox`,
 /// `thing/<id>/alerts`.
 struct ACLCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "acl", abstract: "Inspect, explain and change topic ACLs on a running server.",
-        subcommands: [List.self, Explain.self, Grant.self, Revoke.self, Audit.self])
+        subcommands: [
+            List.self, Explain.self, WhoCan.self, Subscribers.self, Grant.self, Revoke.self, Apply.self, Audit.self,
+        ])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The topic's entries, defaults marked.")
@@ -18,11 +20,12 @@ struct ACLCommand: AsyncParsableCommand {
         func run() async throws {
             let address = try ACLCommand.address(topic)
             let reply = try await options.client().call("GET", address.path + "/acl?detailed=true")
-            var rows = [["ACTION", "SUBJECT", "DEFAULT", "REMOVABLE"]]
+            var rows = [["ACTION", "SUBJECT", "NAME", "DEFAULT", "REMOVABLE"]]
             for entry in reply.objectValue?["entries"]?.arrayValue?.compactMap(\.objectValue) ?? [] {
                 rows.append([
                     entry["action"]?.stringValue ?? "", entry["subject"]?.stringValue ?? "",
-                    entry["default"] == true ? "default" : "granted", entry["removable"] == true ? "yes" : "no",
+                    entry["name"]?.stringValue ?? "", entry["default"] == true ? "default" : "granted",
+                    entry["removable"] == true ? "yes" : "no",
                 ])
             }
             print("ACL of \(address)")
@@ -47,6 +50,84 @@ struct ACLCommand: AsyncParsableCommand {
             let object = reply.objectValue ?? [:]
             print("\(principal) \(action.rawValue) \(address): \(object["allowed"] == true ? "ALLOWED" : "DENIED")")
             print("  \(object["reason"]?.stringValue ?? "")")
+        }
+    }
+
+    struct WhoCan: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "who-can",
+            abstract: "The principals that may subscribe or send (groups expanded), and why each may.")
+        @OptionGroup var options: AdminOptions
+        @Option(help: "SUBSCRIBE_TO_TOPIC or SEND_MESSAGE_TO_TOPIC.") var action: String
+        @Argument(help: "The topic, e.g. group/<id>/chat.") var topic: String
+
+        func run() async throws {
+            let address = try ACLCommand.address(topic)
+            let reply = try await options.client().call(
+                "GET", address.path + "/acl-who-can?action=\(action.uppercased())")
+            let object = reply.objectValue ?? [:]
+            print("Who may \(action.uppercased()) on \(address):")
+            print("  the app admin (always)")
+            if object["anyAuthenticatedUser"] == true { print("  every authenticated user and thing") }
+            if object["anonymous"] == true { print("  anonymous callers") }
+            var rows = [["PRINCIPAL", "NAME", "WHY"]]
+            for principal in object["principals"]?.arrayValue?.compactMap(\.objectValue) ?? [] {
+                rows.append(["principal", "name", "reason"].map { principal[$0]?.stringValue ?? "" })
+            }
+            ACLCommand.printTable(rows)
+            if object["truncated"] == true { print("(more principals pass than are listed)") }
+        }
+    }
+
+    struct Subscribers: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The subscribed users and things, and whether sends still reach each.")
+        @OptionGroup var options: AdminOptions
+        @Argument(help: "The topic, e.g. group/<id>/chat.") var topic: String
+
+        func run() async throws {
+            let address = try ACLCommand.address(topic)
+            let reply = try await options.client().call("GET", address.path + "/push/subscriptions")
+            var rows = [["PRINCIPAL", "NAME", "RECEIVES"]]
+            for subscriber in reply.objectValue?["subscribers"]?.arrayValue?.compactMap(\.objectValue) ?? [] {
+                rows.append([
+                    subscriber["principal"]?.stringValue ?? "", subscriber["name"]?.stringValue ?? "",
+                    subscriber["receives"] == true ? "yes" : "no (no longer passes SUBSCRIBE_TO_TOPIC)",
+                ])
+            }
+            print("Subscribers of \(address)")
+            ACLCommand.printTable(rows)
+        }
+    }
+
+    struct Apply: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Grant and revoke several entries at once: all of them or none.",
+            discussion: "An entry reads ACTION/SUBJECT, e.g. SEND_MESSAGE_TO_TOPIC/UserID:abc.")
+        @OptionGroup var options: AdminOptions
+        @Option(help: "An entry to add (repeatable).") var grant: [String] = []
+        @Option(help: "An entry to remove (repeatable).") var revoke: [String] = []
+        @Flag(help: "Show the entries the changes would leave, and change nothing.") var dryRun = false
+        @Argument(help: "The topic, e.g. group/<id>/chat.") var topic: String
+
+        func run() async throws {
+            let address = try ACLCommand.address(topic)
+            let changes: [JSONValue] =
+                try grant.map { try Self.change("grant", $0) }
+                + revoke.map {
+                    try Self.change("revoke", $0)
+                }
+            guard !changes.isEmpty else { throw ValidationError("Name at least one --grant or --revoke.") }
+            let reply = try await options.client().call(
+                "POST", address.path + "/acl" + (dryRun ? "?dryRun=true" : ""), body: ["changes": .array(changes)])
+            print(dryRun ? "Would leave on \(address) (nothing changed):" : "Applied; \(address) now has:")
+            for entry in reply.objectValue?["entries"]?.arrayValue ?? [] { print("  \(entry.stringValue ?? "")") }
+        }
+
+        static func change(_ kind: String, _ text: String) throws -> JSONValue {
+            let parts = text.split(separator: "/", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { throw ValidationError("An entry reads ACTION/SUBJECT, not '\(text)'.") }
+            return ["change": .string(kind), "action": .string(parts[0].uppercased()), "subject": .string(parts[1])]
         }
     }
 

@@ -46,6 +46,9 @@ struct ServeCommand: AsyncParsableCommand {
             "TopicGate listening on \(scheme)://\(configuration.host):\(configuration.port), data in "
                 + "\(configuration.storeDescription)"
         )
+        print(
+            "Console: \(scheme)://\(configuration.host):\(configuration.port)/console (sign in with the appID, "
+                + "clientID and clientSecret)")
         if let push = configuration.push {
             let listeners = push.listeners
             switch push.broker {

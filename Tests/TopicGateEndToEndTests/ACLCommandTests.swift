@@ -91,4 +91,65 @@ struct ACLCommandTests {
         #expect(badSecret.0 != 0)
         try await server.stop(signal: SIGTERM)
     }
+
+    @Test("who-can, subscribers, apply (with --dry-run), topics search and overview: the console's answers")
+    func consoleParity() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-cli-\(UUID().uuidString)")
+            .path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = ServerProcess(dataDirectory: directory)
+        try await server.start()
+        let appID = try server.printedValue("appID")
+        let (clientID, clientSecret) = try server.adminCredentials()
+        let environment = [
+            "TOPICGATE_APP_ID": appID, "TOPICGATE_CLIENT_ID": clientID, "TOPICGATE_CLIENT_SECRET": clientSecret,
+        ]
+        let api = server.inApp(appID, clientID: clientID, clientSecret: clientSecret)
+        let ann = try await api.normalUser("ann")
+        let bob = try await api.normalUser("bob")
+        let eve = try await api.normalUser("eve")
+        let groupID = try await api.group(owner: ann.token, members: [bob.id], name: "night-shift")
+        try await api.call(.put, "\(api.app)/groups/\(groupID)/topics/rota", token: ann.token).expect(.noContent)
+        try await api.subscribe("\(api.app)/groups/\(groupID)/topics/rota", userID: bob.id, token: bob.token)
+        let topic = "group/\(groupID)/rota"
+
+        let readers = try await server.runCLI(
+            ["acl", "who-can", "--action", "SUBSCRIBE_TO_TOPIC", topic], credentials: environment)
+        #expect(readers.0 == 0)
+        #expect(readers.1.contains("user:\(bob.id)  bob"))
+        #expect(readers.1.contains("member of group \(groupID)"))
+        #expect(!readers.1.contains("eve"))
+
+        let subscribers = try await server.runCLI(["acl", "subscribers", topic], credentials: environment)
+        #expect(subscribers.1.contains("user:\(bob.id)  bob"))
+
+        let eveSends = "SEND_MESSAGE_TO_TOPIC/UserID:\(eve.id)"
+        let preview = try await server.runCLI(
+            ["acl", "apply", "--grant", eveSends, "--dry-run", topic], credentials: environment)
+        #expect(preview.0 == 0)
+        #expect(preview.1.contains("nothing changed"))
+        #expect(preview.1.contains(eveSends))
+        #expect(try await api.send("\(api.app)/groups/\(groupID)/topics/rota", token: eve.token).status == .forbidden)
+        let applied = try await server.runCLI(
+            ["acl", "apply", "--grant", eveSends, "--revoke", "SUBSCRIBE_TO_TOPIC/GroupID:\(groupID)", topic],
+            credentials: environment)
+        #expect(applied.0 == 0)
+        #expect(try await api.send("\(api.app)/groups/\(groupID)/topics/rota", token: eve.token).status == .created)
+        // All or nothing: a protected entry in the batch leaves everything as it was.
+        let refused = try await server.runCLI(
+            ["acl", "apply", "--revoke", eveSends, "--revoke", "SEND_MESSAGE_TO_TOPIC/UserID:\(ann.id)", topic],
+            credentials: environment)
+        #expect(refused.0 != 0)
+        #expect(refused.2.contains("ACL_ENTRY_NOT_REMOVABLE"))
+        #expect(try await api.send("\(api.app)/groups/\(groupID)/topics/rota", token: eve.token).status == .created)
+
+        let found = try await server.runCLI(["topics", "search", "NIGHT"], credentials: environment)
+        #expect(found.0 == 0)
+        #expect(found.1.contains("group/\(groupID)/rota"))
+        #expect(found.1.contains("ann"))
+        let overview = try await server.runCLI(["topics", "overview"], credentials: environment)
+        #expect(overview.1.split(separator: "\n").contains { $0.hasPrefix("users ") && $0.hasSuffix(" 3") })
+        #expect(overview.1.split(separator: "\n").contains { $0.hasPrefix("topics ") && $0.hasSuffix(" 1") })
+        try await server.stop(signal: SIGTERM)
+    }
 }
