@@ -108,7 +108,7 @@ let package = Package(
             // The operator console's files, compiled into the executable (`/console`).
             resources: [
                 "index.html", "console.css", "console.js", "api.js", "dom.js", "status.js", "overview.js",
-                "topics.js", "topic.js", "security.js",
+                "topics.js", "topic.js", "principals.js", "security.js",
             ].map { .embedInCode("Console/" + $0) },
             swiftSettings: swiftSettings
         ),

@@ -123,6 +123,23 @@ struct ConsoleBrowserTests {
             try await browser.screenshot(to: shots + "/topic-phone.png")
             try await browser.resize(width: 1280, height: 900)
 
+            // Bob's page: his group, the topics he may use; disable him (his token is refused), enable him.
+            try await browser.click("a[href='#/principals']")
+            try await browser.type("#principal-search", "bob")
+            try await browser.press(WebDriver.enter)
+            try await browser.waitForText("#principal-results", containing: "user:\(bob.id)")
+            try await browser.click("#principal-results a")
+            try await browser.waitForText("#main", containing: "night-shift")
+            try await browser.waitForText("#may-subscribe", containing: "group/\(groupID)/rota")
+            #expect(try await browser.text("#may-send").contains("group/\(groupID)/rota"))
+            try await browser.click("#toggle-disabled")
+            try await browser.waitForText("#principal-status", containing: "Disabled")
+            #expect(try await world.call(.get, "\(world.app)/users/me", token: bob.token).status != .ok)
+            try await browser.screenshot(to: shots + "/principal.png")
+            try await browser.click("#toggle-disabled")
+            try await browser.waitForText("#principal-status", containing: "Enabled")
+            #expect(try await world.call(.get, "\(world.app)/users/me", token: bob.token).status == .ok)
+
             // The security audit shows the failed login, filterable.
             try await browser.click("a[href='#/security']")
             try await browser.waitForText("#main", containing: "Security audit")

@@ -189,6 +189,97 @@ struct OperatorRoutesTests {
         }
     }
 
+    @Test("Principal search finds users by login name, email and ID, groups by name, things by vendor thing ID")
+    func principalSearch() async throws {
+        let server = try await TestServer.make()
+        try await server.run { client in
+            let admin = try await client.adminToken()
+            let eve = try await client.normalUser("eve")
+            let pseudo = try await client.pseudoUser()
+            let groupID = try await client.group(owner: eve.token, name: "Eve's crew")
+            let thing = try await client.thing("eve-lamp")
+            func found(_ query: String) async throws -> [String: [String: JSONValue]] {
+                let reply = try await client.call(.get, "\(client.app)/principal-search?q=\(query)", token: admin)
+                    .expect(.ok)
+                return Dictionary(
+                    uniqueKeysWithValues: (reply.object["principals"]?.arrayValue ?? []).compactMap { row in
+                        row.objectValue.flatMap { object in object["principal"]?.stringValue.map { ($0, object) } }
+                    })
+            }
+            let eves = try await found("EVE")
+            #expect(eves.keys.sorted() == ["group:\(groupID)", "thing:\(thing.id)", "user:\(eve.id)"].sorted())
+            #expect(eves["user:\(eve.id)"]?["name"] == "eve")
+            #expect(eves["group:\(groupID)"]?["name"] == "Eve's crew")
+            #expect(eves["thing:\(thing.id)"]?["name"] == "eve-lamp")
+            let byID = try await found(pseudo.id)
+            #expect(byID["user:\(pseudo.id)"]?["detail"] == "pseudo user")
+            #expect(try await found("nobody-at-all").isEmpty)
+            #expect(
+                try await client.call(.get, "\(client.app)/principal-search?q=eve", token: eve.token).status
+                    == .forbidden)
+        }
+    }
+
+    @Test("A principal's access: groups, owned things, devices, and the topics it may subscribe or send to")
+    func principalAccess() async throws {
+        let server = try await TestServer.make(push: true)
+        try await server.run { client in
+            let admin = try await client.adminToken()
+            let ann = try await client.normalUser("ann")
+            let eve = try await client.normalUser("eve")
+            let groupID = try await client.group(owner: ann.token, members: [eve.id], name: "crew")
+            try await client.call(.put, "\(client.app)/groups/\(groupID)/topics/rota", token: ann.token)
+                .expect(.noContent)
+            try await client.call(.put, "\(client.app)/users/\(ann.id)/topics/inbox", token: ann.token)
+                .expect(.noContent)
+            try await client.call(.put, "\(client.app)/topics/news", token: admin).expect(.noContent)
+            let thing = try await client.thing("lamp-7")
+            try await client.call(
+                .put, "\(client.app)/things/\(thing.id)/ownership/group:\(groupID)", token: thing.token
+            )
+            .expect(.noContent)
+            try await client.call(
+                .post, "\(client.app)/installations", token: eve.token,
+                contentType: "application/vnd.kii.InstallationCreationRequest+json", body: #"{"deviceType":"MQTT"}"#
+            ).expect(.created)
+
+            let access = try await client.call(.get, "\(client.app)/principals/user:\(eve.id)/access", token: admin)
+                .expect(.ok)
+            #expect(access.object["name"] == "eve")
+            #expect(access.object["disabled"] == false)
+            let groups = access.object["groups"]?.arrayValue?.compactMap(\.objectValue) ?? []
+            #expect(groups.map { $0["groupID"] } == [.string(groupID)])
+            #expect(groups.first?["owner"] == false)
+            #expect(access.object["ownedThings"] == .array([.string(thing.id)]))
+            #expect(access.object["installations"]?.arrayValue?.count == 1)
+            func topics(_ key: String) -> [String] {
+                (access.object[key]?.arrayValue ?? []).compactMap { row in
+                    row.objectValue.map { "\($0["scope"]?.stringValue ?? "")/\($0["topicID"]?.stringValue ?? "")" }
+                }.sorted()
+            }
+            // Eve reads the app topic (every authenticated user) and the group's; not Ann's inbox.
+            #expect(topics("maySubscribe") == ["app/news", "group/\(groupID)/rota"])
+            #expect(topics("maySend") == ["group/\(groupID)/rota"])
+            #expect(access.object["truncated"] == false)
+
+            let thingAccess = try await client.call(
+                .get, "\(client.app)/principals/thing:\(thing.id)/access", token: admin
+            ).expect(.ok)
+            #expect(thingAccess.object["owners"] == .array([.string("group:\(groupID)")]))
+            #expect(thingAccess.object["name"] == "lamp-7")
+
+            #expect(
+                try await client.call(.get, "\(client.app)/principals/user:nobody/access", token: admin).errorCode
+                    == "USER_NOT_FOUND")
+            #expect(
+                try await client.call(.get, "\(client.app)/principals/admin/access", token: admin).errorCode
+                    == "INVALID_INPUT_DATA")
+            #expect(
+                try await client.call(.get, "\(client.app)/principals/user:\(eve.id)/access", token: eve.token)
+                    .status == .forbidden)
+        }
+    }
+
     @Test("The overview counts the app and this gateway's decisions; admin only")
     func overview() async throws {
         let server = try await TestServer.make()
@@ -237,7 +328,7 @@ struct OperatorRoutesTests {
             #expect(!html.contains("<script>") && !html.contains("style="))
             for file in [
                 "console.js", "api.js", "dom.js", "status.js", "overview.js", "topics.js", "topic.js",
-                "security.js",
+                "principals.js", "security.js",
             ] {
                 let script = try await client.call(.get, "/console/\(file)").expect(.ok)
                 #expect(script.headers[.contentType] == "text/javascript; charset=utf-8", "\(file)")

@@ -142,6 +142,8 @@ func buildRouter(environment: ServerEnvironment) -> Router<TopicGateRequestConte
     GroupController(groups: environment.groups, body: body, location: location).addRoutes(to: app)
     ThingController(things: environment.things, body: body, location: location).addRoutes(to: app)
     TopicController(topics: environment.topics, body: body).addRoutes(to: app)
+    PrincipalController(inspector: PrincipalInspector(store: environment.store, contexts: environment.topics.contexts))
+        .addRoutes(to: app)
     InstallationController(installations: environment.installations, body: body, location: location).addRoutes(to: app)
 
     let thingIF = router.group("thing-if/apps/:appID").add(middleware: authenticated)

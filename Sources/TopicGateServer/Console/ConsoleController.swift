@@ -31,6 +31,7 @@ struct ConsoleController: Sendable {
             ("overview.js", PackageResources.overview_js, javaScript),
             ("topics.js", PackageResources.topics_js, javaScript),
             ("topic.js", PackageResources.topic_js, javaScript),
+            ("principals.js", PackageResources.principals_js, javaScript),
             ("security.js", PackageResources.security_js, javaScript),
         ]
         return Dictionary(

@@ -48,6 +48,11 @@ export class AdminSession {
     return send(method, `/api/apps/${encodeURIComponent(this.appID)}${path}`, this.token, body);
   }
 
+  /** A call under `/thing-if/apps/{app}` (a thing's states and commands). */
+  thingIF(path) {
+    return send('GET', `/thing-if/apps/${encodeURIComponent(this.appID)}${path}`, this.token);
+  }
+
   get(path) { return this.call('GET', path); }
   post(path, body) { return this.call('POST', path, body); }
   put(path, body) { return this.call('PUT', path, body); }

@@ -6,8 +6,14 @@ import { renderOverview } from '/console/overview.js';
 import { renderTopics } from '/console/topics.js';
 import { renderTopic } from '/console/topic.js';
 import { renderSecurity } from '/console/security.js';
+import { renderPrincipals, renderPrincipal } from '/console/principals.js';
 
-const views = { overview: renderOverview, topics: renderTopics, topic: renderTopic, security: renderSecurity };
+const views = {
+  overview: renderOverview, topics: renderTopics, topic: renderTopic, principals: renderPrincipals,
+  principal: renderPrincipal, security: renderSecurity,
+};
+/** The section each view belongs to in the navigation. */
+const sections = { topic: 'topics', principal: 'principals' };
 let session = AdminSession.restore();
 /** Stops the current view's timers when another one replaces it. */
 let leaveView = () => {};
@@ -37,12 +43,17 @@ async function route() {
   const [path, query] = (location.hash.replace(/^#\/?/, '') || 'overview').split('?');
   const name = views[path] ? path : 'overview';
   for (const link of document.querySelectorAll('#nav a')) {
-    const current = link.dataset.section === (name === 'topic' ? 'topics' : name);
+    const current = link.dataset.section === (sections[name] ?? name);
     if (current) link.setAttribute('aria-current', 'page'); else link.removeAttribute('aria-current');
   }
   try {
     leaveView = (await views[name](view, session, new URLSearchParams(query ?? ''))) ?? (() => {});
   } catch (error) {
+    // The page could not be shown: say why in its place, not under the previous one.
+    const failure = document.createElement('p');
+    failure.className = 'verdict error';
+    failure.textContent = describe(error);
+    view.replaceChildren(failure);
     sayError(error);
   }
 }

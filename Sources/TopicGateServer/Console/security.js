@@ -41,7 +41,7 @@ function listing(session, spec) {
   function render() {
     const needle = text.value.trim().toLowerCase();
     const shown = rows.filter((row) => (!kind.value || spec.kind(row) === kind.value)
-      && (!needle || JSON.stringify(row).toLowerCase().includes(needle)));
+      && (!needle || Object.values(row).flat().join(' ').toLowerCase().includes(needle)));
     show(body, table(`${spec.caption}: ${shown.length} of ${rows.length} read`, spec.headers, shown.map(spec.cells),
       'nothing recorded.'));
     older.hidden = exhausted;

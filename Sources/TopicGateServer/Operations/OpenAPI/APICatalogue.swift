@@ -97,6 +97,14 @@ enum APICatalogue {
                 summary: "Counts of the app, outbox depth, dead letters and this gateway's totals (admin)",
                 tag: "Operations", credentials: anyone, success: [200]),
             Op(
+                method: "get", path: app + "/principal-search",
+                summary: "Users, groups and things by ID, login name, email, phone, name or vendor thing ID (admin)",
+                tag: "Operations", credentials: anyone, query: [("q", string), ("limit", integer)], success: [200]),
+            Op(
+                method: "get", path: app + "/principals/{principal}/access",
+                summary: "A user's or thing's groups, things or owners, devices, and the topics it may use (admin)",
+                tag: "Operations", credentials: anyone, success: [200]),
+            Op(
                 method: "get", path: app + "/topic-search",
                 summary: "Topics of every scope by name, scope owner or creator (admin)", tag: "Topics",
                 credentials: anyone, query: [("q", string), ("limit", integer)], success: [200]),

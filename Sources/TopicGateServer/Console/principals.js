@@ -1,0 +1,106 @@
+// Users, groups and things: a search, and one principal's page (its groups, owned things or
+// owners, devices, the topics it may subscribe or send to, disable/enable; a thing's latest
+// state and commands).
+import { h, show, field, table, readableTime } from '/console/dom.js';
+import { say, sayError } from '/console/status.js';
+
+const topicLink = (topic) => h('a', {
+  href: `#/topic?scope=${encodeURIComponent(topic.scope)}&name=${encodeURIComponent(topic.topicID)}`,
+  text: `${topic.scope}/${topic.topicID}`,
+});
+const principalLink = (principal, text) => principal.startsWith('group:')
+  ? h('a', { href: `#/topics?q=${encodeURIComponent(principal.slice(6))}`, text: text ?? principal })
+  : h('a', { href: `#/principal?p=${encodeURIComponent(principal)}`, text: text ?? principal });
+
+export async function renderPrincipals(view, session, query) {
+  const text = query.get('q') ?? '';
+  const input = h('input', { id: 'principal-search', type: 'search', value: text, spellcheck: false,
+    placeholder: 'login name, email, phone, ID, group name, vendor thing ID' });
+  const results = h('div', { id: 'principal-results' });
+  show(view, h('h1', { text: 'Principals' }),
+    h('form', { class: 'inline', role: 'search', onsubmit: (event) => {
+      event.preventDefault();
+      location.hash = `#/principals?q=${encodeURIComponent(input.value.trim())}`;
+    } }, field('Search users, groups and things', input), h('button', { type: 'submit', class: 'primary', text: 'Search' })),
+    results);
+  if (text === '') {
+    show(results, h('p', { class: 'muted', text: 'Type part of a name, an address or an ID.' }));
+    input.focus();
+    return;
+  }
+  const answer = await session.get(`/principal-search?q=${encodeURIComponent(text)}&limit=100`);
+  show(results, table(`${answer.principals.length} found`, ['Kind', 'Name', 'ID', 'Detail', 'Status'],
+    answer.principals.map((p) => [p.kind, principalLink(p.principal, p.name ?? '(no name)'),
+      h('code', { text: p.principal }), p.detail ?? '—', p.disabled ? 'disabled' : 'enabled']), 'nothing matches.'));
+}
+
+export async function renderPrincipal(view, session, query) {
+  const principal = query.get('p') ?? '';
+  const [kind, id] = [principal.split(':')[0], principal.slice(principal.indexOf(':') + 1)];
+  const access = await session.get(`/principals/${encodeURIComponent(principal)}/access`);
+  const status = h('p', { id: 'principal-status' });
+  const toggle = h('button', { type: 'button', id: 'toggle-disabled' });
+  function renderStatus(disabled) {
+    status.className = disabled ? 'verdict denied' : 'verdict allowed';
+    show(status, h('strong', { text: disabled ? 'Disabled' : 'Enabled' }),
+      disabled ? ': its tokens are refused and its devices were disconnected.' : ': its tokens are accepted.');
+    toggle.textContent = disabled ? `Enable this ${kind}` : `Disable this ${kind}`;
+    toggle.onclick = async () => {
+      try {
+        await session.put(`/${kind}s/${encodeURIComponent(id)}/status`, { disabled: !disabled });
+        renderStatus(!disabled);
+        say(`${access.name ?? principal} is ${disabled ? 'enabled' : 'disabled'}.`);
+      } catch (error) {
+        sayError(error);
+      }
+    };
+  }
+  renderStatus(access.disabled);
+
+  const sections = [
+    h('p', {}, h('a', { href: '#/principals', text: '← Principals' })),
+    h('h1', {}, `${access.name ?? '(no name)'} `, h('span', { class: 'muted', text: principal })),
+    h('section', { 'aria-labelledby': 'standing-heading' }, h('h2', { id: 'standing-heading', text: 'Standing' }),
+      status, h('div', { class: 'buttons' }, toggle)),
+  ];
+  if (kind === 'user') {
+    sections.push(h('section', { 'aria-labelledby': 'groups-heading' },
+      h('h2', { id: 'groups-heading', text: 'Groups and things' }),
+      table('Groups', ['Group', 'ID', 'Role'], access.groups.map((g) => [g.name,
+        principalLink(`group:${g.groupID}`, g.groupID), g.owner ? 'owner' : 'member'])),
+      table('Things it owns (itself or through a group)', ['Thing'],
+        access.ownedThings.map((thing) => [principalLink(`thing:${thing}`)]))));
+  } else {
+    sections.push(h('section', { 'aria-labelledby': 'owners-heading' },
+      h('h2', { id: 'owners-heading', text: 'Owners' }),
+      table('Owners', ['Owner'], access.owners.map((owner) => [principalLink(owner)]))));
+  }
+  sections.push(
+    h('section', { 'aria-labelledby': 'devices-heading' }, h('h2', { id: 'devices-heading', text: 'Devices' }),
+      table('Installations', ['Installation', 'Type', 'MQTT topic', 'Broker', 'Installed'],
+        access.installations.map((i) => [h('code', { text: i.installationID }), i.deviceType,
+          h('code', { text: i.mqttTopic }), i.broker ?? '—', readableTime(i.createdAt)]), 'no device installed.')),
+    h('section', { 'aria-labelledby': 'may-heading' }, h('h2', { id: 'may-heading', text: 'Topics it may use' }),
+      h('div', { class: 'columns' },
+        h('div', { id: 'may-subscribe' }, table('May subscribe', ['Topic', 'Why'],
+          access.maySubscribe.map((t) => [topicLink(t), t.reason]))),
+        h('div', { id: 'may-send' }, table('May send', ['Topic', 'Why'],
+          access.maySend.map((t) => [topicLink(t), t.reason])))),
+      h('p', { class: 'muted', text: `${access.topicsChecked} topic${access.topicsChecked === 1 ? '' : 's'} checked`
+        + (access.truncated ? ' (the app has more; the first ones are shown).' : '.') })));
+  if (kind === 'thing') sections.push(await thingSection(session, id));
+  show(view, sections);
+}
+
+/** A thing's latest state and commands (Thing-IF). */
+async function thingSection(session, id) {
+  const target = `/targets/thing:${encodeURIComponent(id)}`;
+  const state = await session.thingIF(`${target}/states`).catch(() => null);
+  const commands = await session.thingIF(`${target}/commands?bestEffortLimit=10`).catch(() => ({ commands: [] }));
+  return h('section', { 'aria-labelledby': 'thing-heading' }, h('h2', { id: 'thing-heading', text: 'State and commands' }),
+    state ? h('pre', { class: 'state', text: JSON.stringify(state, null, 2) })
+      : h('p', { class: 'muted', text: 'No state reported yet.' }),
+    table('Latest commands', ['Command', 'Issuer', 'State', 'Created'],
+      (commands?.commands ?? []).map((c) => [h('code', { text: c.commandID }), c.issuer ?? '—',
+        c.commandState ?? '—', readableTime(c.createdAt)]), 'none.'));
+}

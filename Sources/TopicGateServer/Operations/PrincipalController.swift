@@ -1,0 +1,76 @@
+import Hummingbird
+import TopicGateCore
+import TopicGateStore
+
+/// `GET /principal-search?q=&limit=` and `GET /principals/{user:ID|thing:ID}/access`: the
+/// console's principals pages (admin only).
+struct PrincipalController<Context: CallerRequestContext>: Sendable {
+    let inspector: PrincipalInspector
+
+    func addRoutes(to group: RouterGroup<Context>) {
+        group.get("principal-search") { request, context in
+            let query = request.uri.queryParameters
+            let found = try await inspector.search(
+                caller: try context.caller, text: query.get("q") ?? "",
+                limit: min(1000, max(1, query.get("limit").flatMap { Int($0) } ?? 50)))
+            return JSONResponse.ok([
+                "principals": .array(
+                    found.map { match in
+                        var object: [String: JSONValue] = [
+                            "principal": .string("\(match.kind.rawValue):\(match.id)"),
+                            "kind": .string(match.kind.rawValue), "disabled": .bool(match.disabled),
+                        ]
+                        if let name = match.name { object["name"] = .string(name) }
+                        if let detail = match.detail { object["detail"] = .string(detail) }
+                        return .object(object)
+                    })
+            ])
+        }
+        group.get("principals/:principal/access") { _, context in
+            let text = try context.parameters.decoded("principal")
+            guard let principal = TopicController<Context>.principal(text) else {
+                throw KiiError.invalidInput("Name a user (user:ID) or a thing (thing:ID).", field: "principal")
+            }
+            let access = try await inspector.access(caller: try context.caller, principal: principal)
+            return JSONResponse.ok(Self.json(access))
+        }
+    }
+
+    static func json(_ access: PrincipalInspector.Access) -> JSONValue {
+        func topics(_ allowed: [(Topic, AccessDecision)]) -> JSONValue {
+            .array(
+                allowed.map { topic, decision in
+                    [
+                        "scope": .string(topic.scope.description), "topicID": .string(topic.name.rawValue),
+                        "rule": .string(decision.reasonCode), "reason": .string(decision.description),
+                    ]
+                })
+        }
+        var object: [String: JSONValue] = [
+            "principal": .string(access.principal.description), "disabled": .bool(access.disabled),
+            "groups": .array(
+                access.groups.map { group in
+                    [
+                        "groupID": .string(group.id.rawValue), "name": .string(group.name),
+                        "owner": .bool(group.owner == access.principal.userID),
+                    ]
+                }),
+            "ownedThings": .array(access.ownedThings.map { .string($0.rawValue) }),
+            "owners": .array(access.owners.map { .string($0.description) }),
+            "installations": .array(
+                access.installations.map { installation in
+                    var entry: [String: JSONValue] = [
+                        "installationID": .string(installation.id.rawValue),
+                        "deviceType": .string(installation.deviceType), "mqttTopic": .string(installation.mqttTopic),
+                        "createdAt": installation.createdAt.json, "development": .bool(installation.development),
+                    ]
+                    if let broker = installation.broker { entry["broker"] = .string(broker) }
+                    return .object(entry)
+                }),
+            "maySubscribe": topics(access.maySubscribe), "maySend": topics(access.maySend),
+            "topicsChecked": .int(Int64(access.topicsChecked)), "truncated": .bool(access.truncated),
+        ]
+        if let name = access.name { object["name"] = .string(name) }
+        return .object(object)
+    }
+}

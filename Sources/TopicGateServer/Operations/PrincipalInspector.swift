@@ -1,0 +1,81 @@
+import TopicGateCore
+import TopicGateStore
+
+/// What the admin asks about one user or thing: its groups, the things it owns (or its
+/// owners), its devices, and every topic it may subscribe or send to, each decided by
+/// `AccessPolicy` as a real subscribe or send would be.
+struct PrincipalInspector: Sendable {
+    /// A principal's standing in the app.
+    struct Access: Sendable {
+        let principal: Principal
+        let name: String?
+        let disabled: Bool
+        /// A user's groups.
+        let groups: [Group]
+        /// The things a user owns, directly or through a group.
+        let ownedThings: [ThingID]
+        /// A thing's owners.
+        let owners: [Owner]
+        let installations: [Installation]
+        /// The topics it may subscribe or send to, with the deciding rule.
+        let maySubscribe: [(Topic, AccessDecision)]
+        let maySend: [(Topic, AccessDecision)]
+        /// How many topics were asked, and whether the app has more than that.
+        let topicsChecked: Int
+        let truncated: Bool
+    }
+
+    let store: any Store
+    let contexts: AccessContextLoader
+    /// The most topics one answer looks at.
+    var topicLimit = 10_000
+
+    /// Users, groups and things matching `text` (admin only).
+    func search(caller: Caller, text: String, limit: Int) async throws -> [PrincipalMatch] {
+        guard caller.principal == .admin else { throw caller.denied("search principals; only the admin may") }
+        return try await store.searchPrincipals(appID: caller.appID, containing: text, limit: limit)
+    }
+
+    /// A user's or thing's standing (admin only); `USER_NOT_FOUND` / `THING_NOT_FOUND`.
+    func access(caller: Caller, principal: Principal) async throws -> Access {
+        guard caller.principal == .admin else { throw caller.denied("inspect a principal; only the admin may") }
+        let appID = caller.appID
+        let name: String?
+        let disabled: Bool
+        var groups: [Group] = []
+        var owners: [Owner] = []
+        switch principal {
+        case .user(let id):
+            guard let user = try await store.user(appID: appID, id: id) else {
+                throw UserService.notFound(appID: appID, field: "userID", value: id.rawValue)
+            }
+            name = user.loginName ?? user.profile.displayName
+            disabled = user.disabled
+            groups = try await store.groups(appID: appID, withMember: id)
+        case .thing(let id):
+            guard let thing = try await store.thing(appID: appID, reference: .id(id)) else {
+                throw ThingReference.id(id).notFound(appID: appID)
+            }
+            name = thing.vendorThingID
+            disabled = thing.disabled
+            owners = try await store.owners(appID: appID, thing: id).sorted { $0.description < $1.description }
+        case .admin, .anonymous:
+            throw KiiError.invalidInput("Name a user (user:ID) or a thing (thing:ID).", field: "principal")
+        }
+        let context = try await contexts.context(appID: appID, principal: principal)
+        let topics = try await store.topicsWithEntries(appID: appID, limit: topicLimit + 1)
+        let checked = topics.prefix(topicLimit)
+        func allowed(_ action: ACLAction) -> [(Topic, AccessDecision)] {
+            checked.compactMap { topic, entries in
+                let decision = AccessPolicy.evaluate(context, action, on: topic, entries: entries)
+                return decision.allowed ? (topic, decision) : nil
+            }
+        }
+        return Access(
+            principal: principal, name: name, disabled: disabled, groups: groups,
+            ownedThings: context.ownedThings.sorted { $0.rawValue < $1.rawValue }, owners: owners,
+            installations: try await store.liveInstallations(appID: appID, principals: [principal]),
+            maySubscribe: allowed(.subscribe), maySend: allowed(.send), topicsChecked: checked.count,
+            truncated: topics.count > topicLimit)
+    }
+}
