@@ -1,0 +1,66 @@
+import ArgumentParser
+import Foundation
+import TopicGateCore
+
+/// `topicgate principals search [TEXT]` and `topicgate principals show user:ID|thing:ID`: the
+/// console's principals pages, from the same admin API.
+struct PrincipalsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "principals", abstract: "Find users, groups and things; what one user or thing may do.",
+        subcommands: [Search.self, Show.self])
+
+    struct Search: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "Users by ID, login name, email, phone or display name; groups by ID or name; things by ID or vendor "
+                + "thing ID.")
+        @OptionGroup var options: AdminOptions
+        @Option(help: "At most this many of each kind (1 to 1000).") var limit = 50
+        @Argument(help: "What to look for.") var text: String
+
+        func run() async throws {
+            let query = text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            let reply = try await options.client().call("GET", "/principal-search?q=\(query)&limit=\(limit)")
+            var rows = [["PRINCIPAL", "NAME", "DETAIL", "STATUS"]]
+            for principal in reply.objectValue?["principals"]?.arrayValue?.compactMap(\.objectValue) ?? [] {
+                rows.append([
+                    principal["principal"]?.stringValue ?? "", principal["name"]?.stringValue ?? "",
+                    principal["detail"]?.stringValue ?? "", principal["disabled"] == true ? "disabled" : "enabled",
+                ])
+            }
+            ACLCommand.printTable(rows)
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "A user's groups and things (a thing's owners), its devices, and the topics it may use.")
+        @OptionGroup var options: AdminOptions
+        @Argument(help: "user:ID or thing:ID.") var principal: String
+
+        func run() async throws {
+            let object = try await options.client().call("GET", "/principals/\(principal)/access").objectValue ?? [:]
+            let name = object["name"]?.stringValue.map { " (\($0))" } ?? ""
+            print("\(principal)\(name): \(object["disabled"] == true ? "disabled" : "enabled")")
+            for group in object["groups"]?.arrayValue?.compactMap(\.objectValue) ?? [] {
+                let role = group["owner"] == true ? "owner" : "member"
+                print("  \(role) of group \(group["name"]?.stringValue ?? "") (\(group["groupID"]?.stringValue ?? ""))")
+            }
+            for thing in object["ownedThings"]?.arrayValue ?? [] { print("  owns thing \(thing.stringValue ?? "")") }
+            for owner in object["owners"]?.arrayValue ?? [] { print("  owned by \(owner.stringValue ?? "")") }
+            for device in object["installations"]?.arrayValue?.compactMap(\.objectValue) ?? [] {
+                print(
+                    "  device \(device["installationID"]?.stringValue ?? "") (\(device["deviceType"]?.stringValue ?? ""))"
+                )
+            }
+            for (key, verb) in [("maySubscribe", "may subscribe to"), ("maySend", "may send to")] {
+                for topic in object[key]?.arrayValue?.compactMap(\.objectValue) ?? [] {
+                    print(
+                        "  \(verb) \(topic["scope"]?.stringValue ?? "")/\(topic["topicID"]?.stringValue ?? ""): "
+                            + (topic["reason"]?.stringValue ?? ""))
+                }
+            }
+            if object["truncated"] == true { print("  (only the first topics were checked)") }
+        }
+    }
+}
