@@ -30,7 +30,8 @@ export async function renderOverview(view, session) {
       show(rateList, rates.map(([key, label]) => tile(label,
         previous && seconds > 0 ? ((overview.gateway[key] - previous.gateway[key]) / seconds).toFixed(1) : '…')));
       show(queueList,
-        tile('Outbox depth', overview.outboxDepth), tile('Dead letters', overview.deadLetters),
+        // The outbox and the dead letters are the database's, shared by every app it holds.
+        tile('Outbox depth (all apps)', overview.outboxDepth), tile('Dead letters (all apps)', overview.deadLetters),
         overview.brokerConnected === undefined ? null
           : tile('Broker link', overview.brokerConnected ? 'connected' : 'down'));
       updated.textContent = `Updated ${new Date(overview.at).toLocaleTimeString()}; rates over the last ` +

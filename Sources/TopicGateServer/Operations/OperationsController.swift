@@ -15,6 +15,8 @@ struct OperationsController<Context: CallerRequestContext>: Sendable {
     let link: (any DeviceLink)?
 
     func addRoutes(to group: RouterGroup<Context>) {
+        // The counts are the caller's app's; the outbox depth and dead letters are the
+        // database's (every app's); `gateway` is what this process did since it started.
         group.get("overview") { _, context in
             let caller = try Self.admin(context, to: "read the overview")
             let counts = try await store.appCounts(appID: caller.appID)
