@@ -21,7 +21,7 @@ struct ACLCommand: AsyncParsableCommand {
             let address = try ACLCommand.address(topic)
             let reply = try await options.client().call("GET", address.path + "/acl?detailed=true")
             var rows = [["ACTION", "SUBJECT", "NAME", "DEFAULT", "REMOVABLE"]]
-            for entry in reply.objectValue?["entries"]?.arrayValue?.compactMap(\.objectValue) ?? [] {
+            for entry in reply.objects("entries") {
                 rows.append([
                     entry["action"]?.stringValue ?? "", entry["subject"]?.stringValue ?? "",
                     entry["name"]?.stringValue ?? "", entry["default"] == true ? "default" : "granted",
@@ -71,7 +71,7 @@ struct ACLCommand: AsyncParsableCommand {
             if object["anyAuthenticatedUser"] == true { print("  every authenticated user and thing") }
             if object["anonymous"] == true { print("  anonymous callers") }
             var rows = [["PRINCIPAL", "NAME", "WHY"]]
-            for principal in object["principals"]?.arrayValue?.compactMap(\.objectValue) ?? [] {
+            for principal in reply.objects("principals") {
                 rows.append(["principal", "name", "reason"].map { principal[$0]?.stringValue ?? "" })
             }
             ACLCommand.printTable(rows)
@@ -89,7 +89,7 @@ struct ACLCommand: AsyncParsableCommand {
             let address = try ACLCommand.address(topic)
             let reply = try await options.client().call("GET", address.path + "/push/subscriptions")
             var rows = [["PRINCIPAL", "NAME", "RECEIVES"]]
-            for subscriber in reply.objectValue?["subscribers"]?.arrayValue?.compactMap(\.objectValue) ?? [] {
+            for subscriber in reply.objects("subscribers") {
                 rows.append([
                     subscriber["principal"]?.stringValue ?? "", subscriber["name"]?.stringValue ?? "",
                     subscriber["receives"] == true ? "yes" : "no (no longer passes SUBSCRIBE_TO_TOPIC)",
@@ -154,7 +154,7 @@ struct ACLCommand: AsyncParsableCommand {
             let address = try ACLCommand.address(topic)
             let reply = try await options.client().call("GET", address.path + "/acl-audit")
             var rows = [["AT (ms)", "ACTOR", "CHANGE", "ACTION", "SUBJECT"]]
-            for record in reply.objectValue?["records"]?.arrayValue?.compactMap(\.objectValue) ?? [] {
+            for record in reply.objects("records") {
                 rows.append(
                     ["at", "actor", "change", "action", "subject"].map { key in
                         record[key].map { value in value.stringValue ?? JSONWriter.string(value) } ?? ""

@@ -22,7 +22,7 @@ struct PrincipalsCommand: AsyncParsableCommand {
             let query = text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
             let reply = try await options.client().call("GET", "/principal-search?q=\(query)&limit=\(limit)")
             var rows = [["PRINCIPAL", "NAME", "DETAIL", "STATUS"]]
-            for principal in reply.objectValue?["principals"]?.arrayValue?.compactMap(\.objectValue) ?? [] {
+            for principal in reply.objects("principals") {
                 rows.append([
                     principal["principal"]?.stringValue ?? "", principal["name"]?.stringValue ?? "",
                     principal["detail"]?.stringValue ?? "", principal["disabled"] == true ? "disabled" : "enabled",
@@ -39,22 +39,23 @@ struct PrincipalsCommand: AsyncParsableCommand {
         @Argument(help: "user:ID or thing:ID.") var principal: String
 
         func run() async throws {
-            let object = try await options.client().call("GET", "/principals/\(principal)/access").objectValue ?? [:]
+            let reply = try await options.client().call("GET", "/principals/\(principal)/access")
+            let object = reply.objectValue ?? [:]
             let name = object["name"]?.stringValue.map { " (\($0))" } ?? ""
             print("\(principal)\(name): \(object["disabled"] == true ? "disabled" : "enabled")")
-            for group in object["groups"]?.arrayValue?.compactMap(\.objectValue) ?? [] {
+            for group in reply.objects("groups") {
                 let role = group["owner"] == true ? "owner" : "member"
                 print("  \(role) of group \(group["name"]?.stringValue ?? "") (\(group["groupID"]?.stringValue ?? ""))")
             }
             for thing in object["ownedThings"]?.arrayValue ?? [] { print("  owns thing \(thing.stringValue ?? "")") }
             for owner in object["owners"]?.arrayValue ?? [] { print("  owned by \(owner.stringValue ?? "")") }
-            for device in object["installations"]?.arrayValue?.compactMap(\.objectValue) ?? [] {
+            for device in reply.objects("installations") {
                 print(
                     "  device \(device["installationID"]?.stringValue ?? "") (\(device["deviceType"]?.stringValue ?? ""))"
                 )
             }
             for (key, verb) in [("maySubscribe", "may subscribe to"), ("maySend", "may send to")] {
-                for topic in object[key]?.arrayValue?.compactMap(\.objectValue) ?? [] {
+                for topic in reply.objects(key) {
                     print(
                         "  \(verb) \(topic["scope"]?.stringValue ?? "")/\(topic["topicID"]?.stringValue ?? ""): "
                             + (topic["reason"]?.stringValue ?? ""))

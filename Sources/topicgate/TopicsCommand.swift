@@ -21,7 +21,7 @@ struct TopicsCommand: AsyncParsableCommand {
             let query = text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
             let reply = try await options.client().call("GET", "/topic-search?q=\(query)&limit=\(limit)")
             var rows = [["TOPIC", "SCOPE OWNER", "CREATOR", "CREATED"]]
-            for topic in reply.objectValue?["topics"]?.arrayValue?.compactMap(\.objectValue) ?? [] {
+            for topic in reply.objects("topics") {
                 let scope = topic["scope"]?.stringValue ?? ""
                 rows.append([
                     scope + "/" + (topic["topicID"]?.stringValue ?? ""), topic["scopeName"]?.stringValue ?? "",

@@ -18,7 +18,7 @@ struct UsersCommand: AsyncParsableCommand {
         func run() async throws {
             let reply = try await options.client().call(
                 "POST", "/pseudo-user-cleanup", body: ["idleDays": .int(Int64(idleDays)), "dryRun": .bool(dryRun)])
-            let users = reply.objectValue?["users"]?.arrayValue?.compactMap(\.objectValue) ?? []
+            let users = reply.objects("users")
             print(
                 "\(dryRun ? "Would remove" : "Removed") \(users.count) pseudo user(s) idle for \(idleDays) days or "
                     + "more."

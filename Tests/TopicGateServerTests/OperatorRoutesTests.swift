@@ -23,7 +23,7 @@ struct OperatorRoutesTests {
                 .get, "\(topic)/acl-who-can?action=SUBSCRIBE_TO_TOPIC", token: admin
             )
             .expect(.ok)
-            let admitted = Self.principals(subscribers)
+            let admitted = Self.byPrincipal(subscribers)
             #expect(admitted.keys.sorted() == ["user:\(ann.id)", "user:\(bob.id)"].sorted())
             #expect(admitted["user:\(ann.id)"]?["name"] == "ann")
             #expect(
@@ -33,13 +33,13 @@ struct OperatorRoutesTests {
 
             try await client.call(.put, "\(topic)/acl/SEND_MESSAGE_TO_TOPIC/UserID:\(eve.id)", token: ann.token)
                 .expect(.noContent)
-            let senders = Self.principals(
+            let senders = Self.byPrincipal(
                 try await client.call(.get, "\(topic)/acl-who-can?action=SEND_MESSAGE_TO_TOPIC", token: admin))
             #expect(senders["user:\(eve.id)"]?["rule"] == "entry")
             #expect(senders["user:\(eve.id)"]?["name"] == "eve")
             // Eve may send, not subscribe: who can subscribe still leaves her out.
             #expect(
-                Self.principals(
+                Self.byPrincipal(
                     try await client.call(.get, "\(topic)/acl-who-can?action=SUBSCRIBE_TO_TOPIC", token: admin)
                 )["user:\(eve.id)"] == nil)
 
@@ -55,7 +55,7 @@ struct OperatorRoutesTests {
                 .expect(.noContent)
             let thingTopic = "\(client.app)/things/\(thing.id)/topics/status"
             try await client.call(.put, thingTopic, token: thing.token).expect(.noContent)
-            let thingReaders = Self.principals(
+            let thingReaders = Self.byPrincipal(
                 try await client.call(.get, "\(thingTopic)/acl-who-can?action=SUBSCRIBE_TO_TOPIC", token: admin))
             #expect(thingReaders["user:\(eve.id)"]?["rule"] == "thing_owner")
             #expect(thingReaders["thing:\(thing.id)"]?["name"] == "lamp-1")
@@ -129,10 +129,7 @@ struct OperatorRoutesTests {
             try await client.call(.delete, "\(client.app)/groups/\(groupID)/members/\(bob.id)", token: ann.token)
                 .expect(.noContent)
             let listed = try await client.call(.get, "\(topic)/push/subscriptions", token: ann.token).expect(.ok)
-            let rows = Dictionary(
-                uniqueKeysWithValues: (listed.object["subscribers"]?.arrayValue ?? []).compactMap { row in
-                    row.objectValue.flatMap { object in object["principal"]?.stringValue.map { ($0, object) } }
-                })
+            let rows = Self.byPrincipal(listed, "subscribers")
             #expect(rows["user:\(ann.id)"]?["receives"] == true)
             #expect(rows["user:\(bob.id)"]?["receives"] == false)
             #expect(rows["user:\(bob.id)"]?["name"] == "bob")
@@ -201,10 +198,7 @@ struct OperatorRoutesTests {
             func found(_ query: String) async throws -> [String: [String: JSONValue]] {
                 let reply = try await client.call(.get, "\(client.app)/principal-search?q=\(query)", token: admin)
                     .expect(.ok)
-                return Dictionary(
-                    uniqueKeysWithValues: (reply.object["principals"]?.arrayValue ?? []).compactMap { row in
-                        row.objectValue.flatMap { object in object["principal"]?.stringValue.map { ($0, object) } }
-                    })
+                return Self.byPrincipal(reply)
             }
             let eves = try await found("EVE")
             #expect(eves.keys.sorted() == ["group:\(groupID)", "thing:\(thing.id)", "user:\(eve.id)"].sorted())
@@ -342,9 +336,10 @@ struct OperatorRoutesTests {
         }
     }
 
-    static func principals(_ reply: APIReply) -> [String: [String: JSONValue]] {
+    /// The rows under `key`, by their `principal`.
+    static func byPrincipal(_ reply: APIReply, _ key: String = "principals") -> [String: [String: JSONValue]] {
         Dictionary(
-            uniqueKeysWithValues: (reply.object["principals"]?.arrayValue ?? []).compactMap { row in
+            uniqueKeysWithValues: (reply.object[key]?.arrayValue ?? []).compactMap { row in
                 row.objectValue.flatMap { object in object["principal"]?.stringValue.map { ($0, object) } }
             })
     }
