@@ -35,3 +35,21 @@ int tg_control_apply(tg_revocations *set, const void *payload, size_t payload_le
     cJSON_Delete(root);
     return applied;
 }
+
+bool tg_control_asks_presence(const void *payload, size_t payload_len)
+{
+    if (!payload) return false;
+    cJSON *root = cJSON_ParseWithLength((const char *)payload, payload_len);
+    const cJSON *commands = cJSON_GetObjectItemCaseSensitive(root, "commands");
+    bool asks = false;
+    const cJSON *command;
+    if (cJSON_IsArray(commands)) {
+        cJSON_ArrayForEach(command, commands)
+        {
+            const cJSON *name = cJSON_GetObjectItemCaseSensitive(command, "command");
+            if (cJSON_IsString(name) && strcmp(name->valuestring, "presence") == 0) asks = true;
+        }
+    }
+    cJSON_Delete(root);
+    return asks;
+}

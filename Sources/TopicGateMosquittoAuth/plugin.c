@@ -8,7 +8,12 @@
  *   only its own topic and publish only to `<topic>/state` (tg_device_may); everything else,
  *   wildcards and $SYS included, is denied. There is no deferral to other plugins.
  * - CONTROL on $CONTROL/topicgate/v1, from the gateway only: revoke usernames (kept until
- *   their credentials expire) and kick their live connections.
+ *   their credentials expire) and kick their live connections; report who is connected.
+ * - Presence: a device's first session (BASIC_AUTH accepted) and its last one ending
+ *   (DISCONNECT, also after a kick) are published on `topicgate/presence`, which only the
+ *   gateway's account may read: {"connected":"<username>"} / {"disconnected":"<username>"};
+ *   asked with {"command":"presence"}, the connected usernames in parts of 500:
+ *   {"snapshot":[…],"part":1,"parts":N} (an empty snapshot is one part).
  *
  * No database, no file writes: every check is O(1) on values in memory. The broker calls
  * every callback from its main thread, so the state below needs no locks.
@@ -16,6 +21,7 @@
 #include "topicgate_mosquitto_auth.h"
 #include "topicgate_auth.h"
 
+#include <cjson/cJSON.h>
 #include <mosquitto.h>
 #include <mosquitto_broker.h>
 #include <mosquitto_plugin.h>
@@ -27,6 +33,8 @@
 #define CONTROL_TOPIC "$CONTROL/topicgate/v1"
 #define DEFAULT_GATEWAY_USERNAME "topicgate"
 #define MAX_SECRET 1024
+#define PRESENCE_TOPIC "topicgate/presence"
+#define SNAPSHOT_PART 500
 
 struct plugin_state {
     mosquitto_plugin_id_t *identifier;
@@ -34,7 +42,62 @@ struct plugin_state {
     size_t secret_len;
     char *gateway_username;
     tg_revocations *revocations;
+    tg_presence *presence;
 };
+
+/* Publishes `payload` (a NUL-terminated JSON text) on the presence topic, QoS 1. */
+static void publish_presence(const char *payload)
+{
+    int rc = mosquitto_broker_publish_copy(NULL, PRESENCE_TOPIC, (int)strlen(payload), payload, 1, false, NULL);
+    if (rc != MOSQ_ERR_SUCCESS)
+        mosquitto_log_printf(MOSQ_LOG_WARNING, "topicgate-auth: cannot publish presence (%d)", rc);
+}
+
+/* {"<key>":"<username>"}: valid usernames need no escaping. */
+static void publish_change(const char *key, const char *username)
+{
+    char payload[TG_MAX_USERNAME + 32];
+    snprintf(payload, sizeof payload, "{\"%s\":\"%s\"}", key, username);
+    publish_presence(payload);
+}
+
+struct snapshot {
+    cJSON *names;
+    int part;
+    int parts;
+};
+
+static void send_snapshot_part(struct snapshot *snapshot)
+{
+    cJSON *root = cJSON_CreateObject();
+    if (!root) return;
+    cJSON_AddItemToObject(root, "snapshot", snapshot->names);
+    cJSON_AddNumberToObject(root, "part", ++snapshot->part);
+    cJSON_AddNumberToObject(root, "parts", snapshot->parts);
+    char *text = cJSON_PrintUnformatted(root);
+    if (text) publish_presence(text);
+    cJSON_free(text);
+    cJSON_Delete(root);
+    snapshot->names = cJSON_CreateArray();
+}
+
+static void add_to_snapshot(const char *username, void *context)
+{
+    struct snapshot *snapshot = context;
+    if (!snapshot->names) return;
+    cJSON_AddItemToArray(snapshot->names, cJSON_CreateString(username));
+    if (cJSON_GetArraySize(snapshot->names) == SNAPSHOT_PART) send_snapshot_part(snapshot);
+}
+
+/* Every connected username, in parts of SNAPSHOT_PART. */
+static void publish_snapshot(const tg_presence *presence)
+{
+    size_t online = tg_presence_online(presence);
+    struct snapshot snapshot = {cJSON_CreateArray(), 0, online == 0 ? 1 : (int)((online + SNAPSHOT_PART - 1) / SNAPSHOT_PART)};
+    tg_presence_each(presence, add_to_snapshot, &snapshot);
+    if (snapshot.part < snapshot.parts) send_snapshot_part(&snapshot);
+    cJSON_Delete(snapshot.names);
+}
 
 static int64_t now_seconds(void) { return (int64_t)time(NULL); }
 
@@ -88,6 +151,18 @@ static int on_basic_auth(int event, void *event_data, void *userdata)
         mosquitto_log_printf(MOSQ_LOG_NOTICE, "topicgate-auth: refused %s: client ID must equal the username", username);
         return MOSQ_ERR_AUTH;
     }
+    if (tg_presence_connect(state->presence, auth->client, username) == 1) publish_change("connected", username);
+    return MOSQ_ERR_SUCCESS;
+}
+
+static int on_disconnect(int event, void *event_data, void *userdata)
+{
+    (void)event;
+    struct mosquitto_evt_disconnect *disconnect = event_data;
+    struct plugin_state *state = userdata;
+    char username[TG_MAX_USERNAME + 1];
+    if (tg_presence_disconnect(state->presence, disconnect->client, username, sizeof username) == 0)
+        publish_change("disconnected", username);
     return MOSQ_ERR_SUCCESS;
 }
 
@@ -117,6 +192,7 @@ static int on_control(int event, void *event_data, void *userdata)
     struct plugin_state *state = userdata;
     if (!is_gateway(state, mosquitto_client_username(control->client))) return MOSQ_ERR_ACL_DENIED;
     int applied = tg_control_apply(state->revocations, control->payload, control->payloadlen, now_seconds(), kick, NULL);
+    if (tg_control_asks_presence(control->payload, control->payloadlen)) publish_snapshot(state->presence);
     return applied < 0 ? MOSQ_ERR_INVAL : MOSQ_ERR_SUCCESS;
 }
 
@@ -148,16 +224,19 @@ int mosquitto_plugin_init(mosquitto_plugin_id_t *identifier, void **userdata, st
     rc = MOSQ_ERR_NOMEM;
     state->gateway_username = strdup(gateway_username);
     state->revocations = tg_revocations_new();
-    if (!state->gateway_username || !state->revocations) goto fail;
+    state->presence = tg_presence_new();
+    if (!state->gateway_username || !state->revocations || !state->presence) goto fail;
     if ((rc = mosquitto_callback_register(identifier, MOSQ_EVT_BASIC_AUTH, on_basic_auth, NULL, state)) ||
         (rc = mosquitto_callback_register(identifier, MOSQ_EVT_ACL_CHECK, on_acl_check, NULL, state)) ||
-        (rc = mosquitto_callback_register(identifier, MOSQ_EVT_CONTROL, on_control, CONTROL_TOPIC, state)))
+        (rc = mosquitto_callback_register(identifier, MOSQ_EVT_CONTROL, on_control, CONTROL_TOPIC, state)) ||
+        (rc = mosquitto_callback_register(identifier, MOSQ_EVT_DISCONNECT, on_disconnect, NULL, state)))
         goto fail;
     *userdata = state;
     mosquitto_log_printf(MOSQ_LOG_INFO, "topicgate-auth: loaded; gateway account is '%s'", state->gateway_username);
     return MOSQ_ERR_SUCCESS;
 fail:
     tg_revocations_free(state->revocations);
+    tg_presence_free(state->presence);
     free(state->gateway_username);
     free(state);
     return rc;
@@ -172,7 +251,9 @@ int mosquitto_plugin_cleanup(void *userdata, struct mosquitto_opt *options, int 
     mosquitto_callback_unregister(state->identifier, MOSQ_EVT_BASIC_AUTH, on_basic_auth, NULL);
     mosquitto_callback_unregister(state->identifier, MOSQ_EVT_ACL_CHECK, on_acl_check, NULL);
     mosquitto_callback_unregister(state->identifier, MOSQ_EVT_CONTROL, on_control, CONTROL_TOPIC);
+    mosquitto_callback_unregister(state->identifier, MOSQ_EVT_DISCONNECT, on_disconnect, NULL);
     tg_revocations_free(state->revocations);
+    tg_presence_free(state->presence);
     free(state->gateway_username);
     free(state);
     return MOSQ_ERR_SUCCESS;

@@ -99,6 +99,32 @@ typedef void (*tg_revoked_fn)(const char *username, void *context);
 int tg_control_apply(tg_revocations *set, const void *payload, size_t payload_len, int64_t now,
                      tg_revoked_fn on_revoked, void *context);
 
+/* True when a control message holds {"command":"presence"}: the gateway asks for the list of
+ * connected devices (after it (re)connects, so that a restart of either side forgets nothing). */
+bool tg_control_asks_presence(const void *payload, size_t payload_len);
+
+/* Which devices are connected: one session per broker client (keyed by its pointer), each
+ * naming its username; a username is online while it has a session. Keying by client keeps
+ * a refused CONNECT that offered a connected device's username from taking that device
+ * offline, and a session taken over (new session first, then the old one's disconnect)
+ * leaves it online. Not thread-safe; the broker calls plugins from its main thread. */
+typedef struct tg_presence tg_presence;
+
+tg_presence *tg_presence_new(void);
+void tg_presence_free(tg_presence *p);
+/* A client authenticated as `username`: the username's session count after it (1: it just
+ * came online), 0 when the client was known already (nothing changed), -1 on no memory. */
+int tg_presence_connect(tg_presence *p, const void *client, const char *username);
+/* A client left: the sessions its username still has (0: it just went offline), its username
+ * copied into `username` (at most `capacity` bytes with the NUL); -1 for a client that never
+ * authenticated here. */
+int tg_presence_disconnect(tg_presence *p, const void *client, char *username, size_t capacity);
+/* How many usernames are online. */
+size_t tg_presence_online(const tg_presence *p);
+typedef void (*tg_presence_fn)(const char *username, void *context);
+/* Calls `fn` for each online username; returns how many. */
+size_t tg_presence_each(const tg_presence *p, tg_presence_fn fn, void *context);
+
 #ifdef __cplusplus
 }
 #endif
