@@ -32,6 +32,10 @@ public struct MQTTControlMessage: Sendable, Hashable {
         let commands: [Command]
     }
 
+    /// `{"commands":[{"command":"presence"}]}`: the plugin answers on `topicgate/presence` with
+    /// the usernames connected now.
+    public static let presenceRequest = Array(#"{"commands":[{"command":"presence"}]}"#.utf8)
+
     /// `{"commands":[{"command":"revoke","username":…,"expiresAt":…},…]}`
     public var payload: [UInt8] {
         let body = Body(commands: revocations.map { Command(username: $0.username, expiresAt: $0.expiresAt) })

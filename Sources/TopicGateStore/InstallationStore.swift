@@ -36,6 +36,9 @@ public protocol InstallationStore: Sendable {
     /// Revokes the selected live installations at `now`; returns those it revoked.
     func revokeInstallations(appID: AppID, _ selection: InstallationSelection, now: Int64) async throws
         -> [Installation]
+    /// The revoked installations of `principal` whose credentials have not expired at `now`
+    /// (the broker still refuses them), most recently revoked first.
+    func revokedInstallations(appID: AppID, principal: Principal, now: UnixSeconds) async throws -> [Installation]
     /// Revoked installations whose credentials have not expired at `now`, in every app.
     func outstandingRevocations(now: UnixSeconds) async throws -> [Installation]
     /// Forgets revoked installations whose credentials expired by `now`; returns how many.

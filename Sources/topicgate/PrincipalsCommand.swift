@@ -50,9 +50,13 @@ struct PrincipalsCommand: AsyncParsableCommand {
             for thing in object["ownedThings"]?.arrayValue ?? [] { print("  owns thing \(thing.stringValue ?? "")") }
             for owner in object["owners"]?.arrayValue ?? [] { print("  owned by \(owner.stringValue ?? "")") }
             for device in reply.objects("installations") {
+                let seen = device["lastSeen"].map { ", last seen \(UsersCommand.Cleanup.date($0))" } ?? ""
+                let state =
+                    device["online"] == true ? "online" : "offline" + seen
+                let deleted = device["revokedAt"].map { "deleted \(UsersCommand.Cleanup.date($0)), " } ?? ""
                 print(
-                    "  device \(device["installationID"]?.stringValue ?? "") (\(device["deviceType"]?.stringValue ?? ""))"
-                )
+                    "  device \(device["installationID"]?.stringValue ?? "") (\(device["deviceType"]?.stringValue ?? "")): "
+                        + deleted + state)
             }
             for (key, verb) in [("maySubscribe", "may subscribe to"), ("maySend", "may send to")] {
                 for topic in reply.objects(key) {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import MQTTBridge
 import TestSupport
 import Testing
 import TopicGateCore
@@ -24,6 +25,10 @@ struct ConsoleBrowserTests {
         let topic = "\(world.app)/groups/\(groupID)/topics/rota"
         try await world.call(.put, topic, token: ann.token).expect(.noContent)
         try await world.subscribe(topic, userID: bob.id, token: bob.token)
+        // Bob's phone, connected over MQTT.
+        let bobsPhone = try await world.install(token: bob.token)
+        let phone = try await world.connectedDevice(bobsPhone)
+        defer { phone.shutdown() }
         // A failed login, for the security audit.
         #expect(
             try await world.call(.post, "\(world.app)/oauth2/token", json: ["username": "eve", "password": "wrong"])
@@ -132,6 +137,16 @@ struct ConsoleBrowserTests {
             try await browser.waitForText("#main", containing: "night-shift")
             try await browser.waitForText("#may-subscribe", containing: "group/\(groupID)/rota")
             #expect(try await browser.text("#may-send").contains("group/\(groupID)/rota"))
+            // His phone is online; its installation is deleted (as the app would on sign-out): the
+            // broker kicks it, and the page shows it offline, deleted, without a reload.
+            try await browser.waitForText("#devices", containing: "online")
+            try await world.call(.delete, "\(world.app)/installations/\(bobsPhone.installationID)", token: bob.token)
+                .expect(.noContent)
+            let gone = try await browser.waitForText("#devices", containing: "offline, last seen")
+            #expect(gone.contains("deleted"))
+            _ = try await browser.script("document.getElementById('devices').scrollIntoView(); return true;")
+            try await browser.screenshot(to: shots + "/devices.png")
+            #expect(try await eventually { !phone.isConnected })
             try await browser.click("#toggle-disabled")
             try await browser.waitForText("#principal-status", containing: "Disabled")
             #expect(try await world.call(.get, "\(world.app)/users/me", token: bob.token).status != .ok)

@@ -232,10 +232,19 @@ struct OperatorRoutesTests {
                 .put, "\(client.app)/things/\(thing.id)/ownership/group:\(groupID)", token: thing.token
             )
             .expect(.noContent)
-            try await client.call(
+            let installationID = try await client.call(
                 .post, "\(client.app)/installations", token: eve.token,
                 contentType: "application/vnd.kii.InstallationCreationRequest+json", body: #"{"deviceType":"MQTT"}"#
-            ).expect(.created)
+            ).expect(.created).require("installationID")
+            // A deleted one is listed while the broker still refuses its credentials, marked so.
+            let deleted = try await client.call(
+                .post, "\(client.app)/installations", token: eve.token,
+                contentType: "application/vnd.kii.InstallationCreationRequest+json", body: #"{"deviceType":"MQTT"}"#
+            ).expect(.created).require("installationID")
+            _ = try await client.call(.get, "\(client.app)/installations/\(deleted)/mqtt-endpoint", token: eve.token)
+                .expect(.ok)
+            try await client.call(.delete, "\(client.app)/installations/\(deleted)", token: eve.token)
+                .expect(.noContent)
 
             let access = try await client.call(.get, "\(client.app)/principals/user:\(eve.id)/access", token: admin)
                 .expect(.ok)
@@ -245,7 +254,11 @@ struct OperatorRoutesTests {
             #expect(groups.map { $0["groupID"] } == [.string(groupID)])
             #expect(groups.first?["owner"] == false)
             #expect(access.object["ownedThings"] == .array([.string(thing.id)]))
-            #expect(access.object["installations"]?.arrayValue?.count == 1)
+            let devices = access.object["installations"]?.arrayValue?.compactMap(\.objectValue) ?? []
+            #expect(devices.map { $0["installationID"] } == [.string(installationID), .string(deleted)])
+            #expect(devices.first?["revokedAt"] == nil)
+            #expect(devices.last?["revokedAt"]?.intValue != nil)
+            #expect(devices.allSatisfy { $0["online"] == false })
             func topics(_ key: String) -> [String] {
                 (access.object[key]?.arrayValue ?? []).compactMap { row in
                     row.objectValue.map { "\($0["scope"]?.stringValue ?? "")/\($0["topicID"]?.stringValue ?? "")" }

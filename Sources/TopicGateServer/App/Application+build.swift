@@ -39,6 +39,7 @@ public func buildApplication(
     var pushDispatcher: any PushDispatcher = dispatcher ?? RecordingPushDispatcher()
     var outbox: Outbox?
     var brokers: BrokerFleet?
+    let presence = DevicePresence()
     if let push = configuration.push {
         let pushSigner = MQTTCredentialSigner(
             secret: try MQTTSecret.loadOrCreate(at: push.secretFile), form: push.credentialForm)
@@ -61,7 +62,7 @@ public func buildApplication(
             links: try push.brokers.map { address in
                 try BrokerLink(
                     address: address, configuration: push, signer: pushSigner, store: store, time: time,
-                    logger: logger, onConnected: { wakeup.signal() })
+                    logger: logger, presence: presence, onConnected: { wakeup.signal() })
             })
         services += fleet.links as [any Service]
         if push.relaysWebSockets { services += try MQTTWebSocketRelay.services(push: push, logger: logger) }
@@ -75,7 +76,7 @@ public func buildApplication(
     let environment = ServerEnvironment(
         configuration: configuration, store: store, time: time, hasher: hasher, dispatcher: pushDispatcher,
         link: brokers ?? DisconnectedDeviceLink(),
-        signer: signer, outbox: outbox, logger: logger, metrics: metrics)
+        signer: signer, outbox: outbox, logger: logger, metrics: metrics, presence: presence)
     if let feed = store as? any StoreChangeFeed {
         services.append(
             CacheInvalidationService(
@@ -137,13 +138,16 @@ func buildRouter(environment: ServerEnvironment) -> Router<TopicGateRequestConte
     links.addRoutes(to: app)
     OperationsController(
         store: environment.store, cleanup: environment.cleanup, body: body, metrics: environment.metrics,
-        time: environment.time, link: environment.brokerLink
+        time: environment.time, link: environment.brokerLink, presence: environment.presence
     ).addRoutes(to: app)
     GroupController(groups: environment.groups, body: body, location: location).addRoutes(to: app)
     ThingController(things: environment.things, body: body, location: location).addRoutes(to: app)
     TopicController(topics: environment.topics, body: body).addRoutes(to: app)
-    PrincipalController(inspector: PrincipalInspector(store: environment.store, contexts: environment.topics.contexts))
-        .addRoutes(to: app)
+    PrincipalController(
+        inspector: PrincipalInspector(
+            store: environment.store, contexts: environment.topics.contexts, presence: environment.presence,
+            time: environment.time)
+    ).addRoutes(to: app)
     InstallationController(installations: environment.installations, body: body, location: location).addRoutes(to: app)
 
     let thingIF = router.group("thing-if/apps/:appID").add(middleware: authenticated)

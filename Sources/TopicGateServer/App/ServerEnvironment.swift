@@ -30,13 +30,16 @@ struct ServerEnvironment: Sendable {
     let metrics: ServerMetrics
     /// The gateway's MQTT link (DisconnectedDeviceLink when push is off).
     let link: any DeviceLink
+    /// Which devices are connected, as the broker plugins report them.
+    let presence: DevicePresence
 
     init(
         configuration: ServerConfiguration, store: any Store, time: TimeSource, hasher: PasswordHasher,
         dispatcher: any PushDispatcher, link: any DeviceLink, signer: MQTTCredentialSigner?, outbox: Outbox?,
-        logger: Logger, metrics: ServerMetrics
+        logger: Logger, metrics: ServerMetrics, presence: DevicePresence = DevicePresence()
     ) {
         self.metrics = metrics
+        self.presence = presence
         self.configuration = configuration
         self.store = store
         self.time = time

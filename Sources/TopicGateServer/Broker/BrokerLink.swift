@@ -8,7 +8,8 @@ import TopicGateStore
 /// The gateway's own MQTT connection to one broker (the plugin's superuser account): delivers
 /// payloads to device topics with QoS 1 and sends revocations on the plugin's control topic.
 /// Whenever it (re)connects it sends every outstanding revocation again, so a restarted broker
-/// forgets nothing, and wakes the outbox.
+/// forgets nothing, asks the plugin who is connected (then follows its presence reports), and
+/// wakes the outbox.
 final class BrokerLink: Service {
     let address: BrokerAddress
     let client: MQTTClient
@@ -16,6 +17,8 @@ final class BrokerLink: Service {
     let time: TimeSource
     let onConnected: @Sendable () -> Void
     let logger: Logger
+    /// Where the plugin's presence reports go.
+    let presence: DevicePresence
     /// Where messages on `<mqttTopic>/state` go (set once, before the link runs).
     private let stateHandler = Mutex<(@Sendable (MQTTMessage) async -> Void)?>(nil)
     /// The gateways share the state subscription: each published state reaches one of them.
@@ -27,7 +30,8 @@ final class BrokerLink: Service {
 
     init(
         address: BrokerAddress, configuration: PushConfiguration, signer: MQTTCredentialSigner,
-        store: any InstallationStore, time: TimeSource, logger: Logger, onConnected: @escaping @Sendable () -> Void
+        store: any InstallationStore, time: TimeSource, logger: Logger, presence: DevicePresence = DevicePresence(),
+        onConnected: @escaping @Sendable () -> Void
     ) throws {
         let now = time.now() / 1000
         let client = try MQTTClient(
@@ -47,6 +51,7 @@ final class BrokerLink: Service {
         logger[metadataKey: "broker"] = "\(address.name)"
         self.logger = logger
         self.onConnected = onConnected
+        self.presence = presence
     }
 
     var isReady: Bool { client.isConnected }
@@ -88,6 +93,7 @@ final class BrokerLink: Service {
             case .connected:
                 logger.info("Connected to the broker")
                 await resendRevocations()
+                await followPresence()
                 await subscribeToStates()
                 onConnected()
             case .refused(let error):
@@ -107,8 +113,26 @@ final class BrokerLink: Service {
         }
     }
 
+    /// Subscribes to the plugin's presence reports, then asks for the devices connected now.
+    private func followPresence() async {
+        do {
+            try await client.subscribe(PresenceReport.topic)
+            try await client.publish(
+                MQTTControlMessage.topic, payload: MQTTControlMessage.presenceRequest, timeout: .seconds(5))
+        } catch {
+            logger.error("Cannot follow device presence", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Presence reports to `presence`, states to the state handler.
     private func forwardStates() async {
         for await message in client.messages {
+            if message.topic == PresenceReport.topic {
+                if let report = PresenceReport(payload: message.payload) {
+                    presence.record(report, broker: address.name, at: time.millis())
+                }
+                continue
+            }
             guard let handler = stateHandler.withLock({ $0 }) else { continue }
             await handler(message)
         }

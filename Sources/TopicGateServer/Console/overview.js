@@ -33,7 +33,8 @@ export async function renderOverview(view, session) {
         // The outbox and the dead letters are the database's, shared by every app it holds.
         tile('Outbox depth (all apps)', overview.outboxDepth), tile('Dead letters (all apps)', overview.deadLetters),
         overview.brokerConnected === undefined ? null
-          : tile('Broker link', overview.brokerConnected ? 'connected' : 'down'));
+          : tile('Broker link', overview.brokerConnected ? 'connected' : 'down'),
+        overview.devicesOnline === undefined ? null : tile('Devices online (all apps)', overview.devicesOnline));
       updated.textContent = `Updated ${new Date(overview.at).toLocaleTimeString()}; rates over the last ` +
         `${seconds > 0 ? seconds.toFixed(1) : '–'} s.`;
       previous = overview;

@@ -57,6 +57,13 @@ export async function renderPrincipal(view, session, query) {
   }
   renderStatus(access.disabled);
 
+  const devices = h('div', { id: 'devices' });
+  const renderDevices = (installations) => show(devices,
+    table('Installations', ['Installation', 'Connected', 'Type', 'MQTT topic', 'Broker', 'Installed'],
+      installations.map((i) => [h('code', { text: i.installationID }), presence(i), i.deviceType,
+        h('code', { text: i.mqttTopic }), i.broker ?? '—', readableTime(i.createdAt)]), 'no device installed.'));
+  renderDevices(access.installations);
+
   const sections = [
     h('p', {}, h('a', { href: '#/principals', text: '← Principals' })),
     h('h1', {}, `${access.name ?? '(no name)'} `, h('span', { class: 'muted', text: principal })),
@@ -77,9 +84,7 @@ export async function renderPrincipal(view, session, query) {
   }
   sections.push(
     h('section', { 'aria-labelledby': 'devices-heading' }, h('h2', { id: 'devices-heading', text: 'Devices' }),
-      table('Installations', ['Installation', 'Type', 'MQTT topic', 'Broker', 'Installed'],
-        access.installations.map((i) => [h('code', { text: i.installationID }), i.deviceType,
-          h('code', { text: i.mqttTopic }), i.broker ?? '—', readableTime(i.createdAt)]), 'no device installed.')),
+      devices, h('p', { class: 'muted', text: 'Connections as the brokers report them, refreshed every 2 s.' })),
     h('section', { 'aria-labelledby': 'may-heading' }, h('h2', { id: 'may-heading', text: 'Topics it may use' }),
       h('div', { class: 'columns' },
         h('div', { id: 'may-subscribe' }, table('May subscribe', ['Topic', 'Why'],
@@ -90,6 +95,22 @@ export async function renderPrincipal(view, session, query) {
         + (access.truncated ? ' (the app has more; the first ones are shown).' : '.') })));
   if (kind === 'thing') sections.push(await thingSection(session, id));
   show(view, sections);
+  const timer = setInterval(async () => {
+    try {
+      renderDevices((await session.get(`/principals/${encodeURIComponent(principal)}/access?topics=false`)).installations);
+    } catch (error) {
+      sayError(error);
+    }
+  }, 2000);
+  return () => clearInterval(timer);
+}
+
+/** Online now, or when the device was last seen (as the broker reported it to this gateway). */
+function presence(installation) {
+  const deleted = installation.revokedAt ? `deleted ${readableTime(installation.revokedAt)}; ` : '';
+  if (installation.online) return h('span', {}, deleted, h('span', { class: 'badge online', text: 'online' }));
+  return deleted + (installation.lastSeen ? `offline, last seen ${readableTime(installation.lastSeen)}`
+    : 'offline (not seen since the gateway started)');
 }
 
 /** A thing's latest state and commands (Thing-IF). */

@@ -13,6 +13,7 @@ struct OperationsController<Context: CallerRequestContext>: Sendable {
     let time: TimeSource
     /// The gateway's broker link; nil when push is off.
     let link: (any DeviceLink)?
+    let presence: DevicePresence
 
     func addRoutes(to group: RouterGroup<Context>) {
         // The counts are the caller's app's; the outbox depth and dead letters are the
@@ -31,7 +32,11 @@ struct OperationsController<Context: CallerRequestContext>: Sendable {
                 "deadLetters": .int(Int64(try await store.deadLetterCount())),
                 "gateway": metrics.totals.json,
             ]
-            if let link { body["brokerConnected"] = .bool(link.isReady) }
+            if let link {
+                body["brokerConnected"] = .bool(link.isReady)
+                // Every device on this gateway's brokers, whatever its app.
+                body["devicesOnline"] = .int(Int64(presence.onlineCount))
+            }
             return JSONResponse.ok(.object(body))
         }
         group.get("security-audit") { request, context in

@@ -26,12 +26,15 @@ struct PrincipalController<Context: CallerRequestContext>: Sendable {
                     })
             ])
         }
-        group.get("principals/:principal/access") { _, context in
+        // `?topics=false`: without the topics it may use (cheaper, for refreshing its devices).
+        group.get("principals/:principal/access") { request, context in
             let text = try context.parameters.decoded("principal")
             guard let principal = TopicController<Context>.principal(text) else {
                 throw KiiError.invalidInput("Name a user (user:ID) or a thing (thing:ID).", field: "principal")
             }
-            let access = try await inspector.access(caller: try context.caller, principal: principal)
+            let access = try await inspector.access(
+                caller: try context.caller, principal: principal,
+                withTopics: request.uri.queryParameters.get("topics") != "false")
             return JSONResponse.ok(Self.json(access))
         }
     }
@@ -58,13 +61,16 @@ struct PrincipalController<Context: CallerRequestContext>: Sendable {
             "ownedThings": .array(access.ownedThings.map { .string($0.rawValue) }),
             "owners": .array(access.owners.map { .string($0.description) }),
             "installations": .array(
-                access.installations.map { installation in
+                access.installations.map { installation, status in
                     var entry: [String: JSONValue] = [
                         "installationID": .string(installation.id.rawValue),
                         "deviceType": .string(installation.deviceType), "mqttTopic": .string(installation.mqttTopic),
                         "createdAt": installation.createdAt.json, "development": .bool(installation.development),
+                        "online": .bool(status.online),
                     ]
                     if let broker = installation.broker { entry["broker"] = .string(broker) }
+                    if let lastSeen = status.lastSeen { entry["lastSeen"] = lastSeen.json }
+                    if let revokedAt = installation.revokedAt { entry["revokedAt"] = revokedAt.json }
                     return .object(entry)
                 }),
             "maySubscribe": topics(access.maySubscribe), "maySend": topics(access.maySend),

@@ -16,7 +16,8 @@ struct PrincipalInspector: Sendable {
         let ownedThings: [ThingID]
         /// A thing's owners.
         let owners: [Owner]
-        let installations: [Installation]
+        /// Live installations, then revoked ones the broker still refuses (newest first).
+        let installations: [(Installation, DevicePresence.Status)]
         /// The topics it may subscribe or send to, with the deciding rule.
         let maySubscribe: [(Topic, AccessDecision)]
         let maySend: [(Topic, AccessDecision)]
@@ -27,6 +28,9 @@ struct PrincipalInspector: Sendable {
 
     let store: any Store
     let contexts: AccessContextLoader
+    /// Whether each device is connected, and when it was last seen.
+    let presence: DevicePresence
+    let time: TimeSource
     /// The most topics one answer looks at.
     var topicLimit = 10_000
 
@@ -37,7 +41,8 @@ struct PrincipalInspector: Sendable {
     }
 
     /// A user's or thing's standing (admin only); `USER_NOT_FOUND` / `THING_NOT_FOUND`.
-    func access(caller: Caller, principal: Principal) async throws -> Access {
+    /// `withTopics: false` leaves the topics out (a page refreshing its devices).
+    func access(caller: Caller, principal: Principal, withTopics: Bool = true) async throws -> Access {
         guard caller.principal == .admin else { throw caller.denied("inspect a principal; only the admin may") }
         let appID = caller.appID
         let name: String?
@@ -63,7 +68,7 @@ struct PrincipalInspector: Sendable {
             throw KiiError.invalidInput("Name a user (user:ID) or a thing (thing:ID).", field: "principal")
         }
         let context = try await contexts.context(appID: appID, principal: principal)
-        let topics = try await store.topicsWithEntries(appID: appID, limit: topicLimit + 1)
+        let topics = withTopics ? try await store.topicsWithEntries(appID: appID, limit: topicLimit + 1) : []
         let checked = topics.prefix(topicLimit)
         func allowed(_ action: ACLAction) -> [(Topic, AccessDecision)] {
             checked.compactMap { topic, entries in
@@ -74,7 +79,11 @@ struct PrincipalInspector: Sendable {
         return Access(
             principal: principal, name: name, disabled: disabled, groups: groups,
             ownedThings: context.ownedThings.sorted { $0.rawValue < $1.rawValue }, owners: owners,
-            installations: try await store.liveInstallations(appID: appID, principals: [principal]),
+            installations: try await
+                (store.liveInstallations(appID: appID, principals: [principal])
+                + store.revokedInstallations(appID: appID, principal: principal, now: time.seconds())).map {
+                    ($0, presence.status($0.mqttTopic))
+                },
             maySubscribe: allowed(.subscribe), maySend: allowed(.send), topicsChecked: checked.count,
             truncated: topics.count > topicLimit)
     }

@@ -134,6 +134,22 @@ extension PostgresStore: InstallationStore {
         return try await write { connection in try await connection.rows(query).compactMap(Self.installation) }
     }
 
+    public func revokedInstallations(appID: AppID, principal: Principal, now: UnixSeconds) async throws
+        -> [Installation]
+    {
+        let (kind, id) = StoredForm.columns(principal)
+        return try await read { connection in
+            try await connection.rows(
+                """
+                SELECT * FROM installations
+                WHERE app_id = \(appID) AND principal_kind = \(kind) AND principal_id = \(id) AND revoked_at IS NOT NULL
+                    AND credentials_expire_at > \(now)
+                ORDER BY revoked_at DESC
+                """
+            ).compactMap(Self.installation)
+        }
+    }
+
     public func outstandingRevocations(now: UnixSeconds) async throws -> [Installation] {
         try await read { connection in
             try await connection.rows(

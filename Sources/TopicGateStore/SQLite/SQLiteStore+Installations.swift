@@ -149,6 +149,24 @@ extension SQLiteStore: InstallationStore {
         }
     }
 
+    public func revokedInstallations(appID: AppID, principal: Principal, now: UnixSeconds) async throws
+        -> [Installation]
+    {
+        let (kind, id) = StoredForm.columns(principal)
+        return try await read { db in
+            try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT \(Self.installationColumns) FROM installations
+                        WHERE app_id = ? AND principal_kind = ? AND principal_id = ? AND revoked_at IS NOT NULL
+                            AND credentials_expire_at > ?
+                        ORDER BY revoked_at DESC
+                        """),
+                arguments: [appID.rawValue, kind, id, now.rawValue]
+            ).compactMap(Self.installation)
+        }
+    }
+
     public func outstandingRevocations(now: UnixSeconds) async throws -> [Installation] {
         try await read { db in
             try Row.fetchAll(

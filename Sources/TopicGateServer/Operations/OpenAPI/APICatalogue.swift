@@ -103,7 +103,7 @@ enum APICatalogue {
             Op(
                 method: "get", path: app + "/principals/{principal}/access",
                 summary: "A user's or thing's groups, things or owners, devices, and the topics it may use (admin)",
-                tag: "Operations", credentials: anyone, success: [200]),
+                tag: "Operations", credentials: anyone, query: [("topics", boolean)], success: [200]),
             Op(
                 method: "get", path: app + "/topic-search",
                 summary: "Topics of every scope by name, scope owner or creator (admin)", tag: "Topics",

@@ -1,0 +1,66 @@
+import Foundation
+import HTTPTypes
+import MQTTBridge
+import TestSupport
+import Testing
+import TopicGateCore
+
+/// Devices online: the broker plugin reports each device's first session and the end of its
+/// last one to the gateway, and answers who is connected when the gateway (re)connects.
+@Suite("Devices online, as the broker plugin reports them")
+struct PresenceEndToEndTests {
+    @Test(
+        "Online while connected; a refused impostor changes nothing; offline with a last-seen time after it leaves; right again after the gateway restarts; offline when its installation is deleted"
+    )
+    func presence() async throws {
+        let world = try await PushWorld.started()
+        let dora = try await world.normalUser("dora")
+        let endpoint = try await world.install(token: dora.token)
+        let admin = try await world.adminToken()
+        /// Dora's device as the principal page sees it.
+        func device() async throws -> [String: JSONValue] {
+            let access = try await world.call(.get, "\(world.app)/principals/user:\(dora.id)/access", token: admin)
+                .expect(.ok)
+            return access.object["installations"]?.arrayValue?.first?.objectValue ?? [:]
+        }
+        func devicesOnline() async throws -> Int64? {
+            try await world.call(.get, "\(world.app)/overview", token: admin).expect(.ok).object["devicesOnline"]?
+                .intValue
+        }
+        #expect(try await device()["online"] == false)
+        #expect(try await device()["lastSeen"] == nil)
+
+        let client = try await world.connectedDevice(endpoint)
+        #expect(try await eventually { try await device()["online"] == true })
+        #expect(try await devicesOnline() == 1)
+
+        // Someone offers the device's username and client ID with a wrong password: refused,
+        // and the device stays online.
+        let impostor = try world.device(endpoint, password: "wrong-password")
+        await #expect(throws: (any Error).self) { try await impostor.connect(timeout: .seconds(5)) }
+        impostor.shutdown()
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await device()["online"] == true)
+
+        // It leaves: offline, last seen when it left.
+        let beforeLeaving = Int64(Date().timeIntervalSince1970 * 1000) - 1000
+        client.shutdown()
+        #expect(try await eventually { try await device()["online"] == false })
+        #expect((try await device()["lastSeen"]?.intValue ?? 0) >= beforeLeaving)
+
+        // Back again, then the gateway restarts: it asks the broker who is connected.
+        let again = try await world.connectedDevice(endpoint)
+        #expect(try await eventually { try await device()["online"] == true })
+        _ = try await world.server.stop(signal: SIGTERM)
+        try await world.server.start()
+        #expect(try await eventually { try await device()["online"] == true })
+        #expect(try await devicesOnline() == 1)
+
+        // Its installation is deleted: the plugin kicks it, and it is no longer online.
+        try await world.call(.delete, "\(world.app)/installations/\(endpoint.installationID)", token: dora.token)
+            .expect(.noContent)
+        #expect(try await eventually { try await devicesOnline() == 0 })
+        again.shutdown()
+        try await world.stop()
+    }
+}
