@@ -2,6 +2,7 @@
  * pointer, each naming its username, and a count of sessions per username. Chained hash
  * tables that double as they fill; O(1) expected per event. */
 #include "topicgate_auth.h"
+#include "hash.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -28,16 +29,6 @@ struct tg_presence {
     size_t session_count;
 };
 
-/* FNV-1a, 64 bit. */
-static uint64_t hash_name(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
 
 static uint64_t hash_pointer(const void *p)
 {
@@ -92,7 +83,7 @@ static void grow_users(tg_presence *p)
     for (size_t i = 0; i < p->user_buckets; i++) {
         for (tg_presence_user *u = p->users[i], *next; u; u = next) {
             next = u->next;
-            size_t b = hash_name(u->username) & (count - 1);
+            size_t b = tg_hash_name(u->username) & (count - 1);
             u->next = buckets[b];
             buckets[b] = u;
         }
@@ -129,7 +120,7 @@ static tg_presence_session **find_session(const tg_presence *p, const void *clie
 
 static tg_presence_user **find_user(const tg_presence *p, const char *username)
 {
-    tg_presence_user **link = &p->users[hash_name(username) & (p->user_buckets - 1)];
+    tg_presence_user **link = &p->users[tg_hash_name(username) & (p->user_buckets - 1)];
     while (*link && strcmp((*link)->username, username) != 0) link = &(*link)->next;
     return link;
 }

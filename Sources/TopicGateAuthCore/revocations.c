@@ -2,6 +2,7 @@
  * O(1) expected per lookup; entries past their expiry count as absent and are pruned as the
  * table grows. */
 #include "topicgate_auth.h"
+#include "hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,16 +19,6 @@ struct tg_revocations {
     size_t count;
 };
 
-/* FNV-1a, 64 bit. */
-static uint64_t hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
 
 tg_revocations *tg_revocations_new(void)
 {
@@ -59,7 +50,7 @@ void tg_revocations_free(tg_revocations *set)
 
 static tg_revocation *find(const tg_revocations *set, const char *username)
 {
-    for (tg_revocation *r = set->buckets[hash(username) & (set->bucket_count - 1)]; r; r = r->next)
+    for (tg_revocation *r = set->buckets[tg_hash_name(username) & (set->bucket_count - 1)]; r; r = r->next)
         if (strcmp(r->username, username) == 0) return r;
     return NULL;
 }
@@ -74,7 +65,7 @@ static void grow(tg_revocations *set)
         tg_revocation *r = set->buckets[i];
         while (r) {
             tg_revocation *next = r->next;
-            size_t b = hash(r->username) & (count - 1);
+            size_t b = tg_hash_name(r->username) & (count - 1);
             r->next = buckets[b];
             buckets[b] = r;
             r = next;
@@ -99,7 +90,7 @@ bool tg_revocations_add(tg_revocations *set, const char *username, int64_t expir
     if (!r) return false;
     memcpy(r->username, username, len + 1);
     r->expires_at = expires_at;
-    size_t b = hash(username) & (set->bucket_count - 1);
+    size_t b = tg_hash_name(username) & (set->bucket_count - 1);
     r->next = set->buckets[b];
     set->buckets[b] = r;
     set->count++;
