@@ -122,8 +122,15 @@ struct DeviceListenerTests {
         }
         // The member's topic receives; nothing reaches either device meanwhile.
         try await world.push(scene.topic, token: scene.owner.token, message: "for-the-tls-device-only")
-        // Subscribed to nothing yet: the push is not for it. Once it reads its own topic, the
-        // marker arrives with nothing before it.
+        // Subscribed to nothing yet: the push is not for it. The broker has it once it
+        // acknowledged the gateway's publications, one per installation of the member (the
+        // gateway may still be connecting to its embedded broker when the push is accepted).
+        // Once the device reads its own topic, the marker arrives with nothing before it.
+        #expect(
+            try await eventually {
+                PushMetricsTests.sample(try await world.server.metricsText(), "topicgate_pushes_acknowledged_total")
+                    == 2
+            })
         try await device.subscribe(scene.endpoint.topic)
         #expect(await received.before(marker: try await world.marker(to: scene.member)) == [])
 

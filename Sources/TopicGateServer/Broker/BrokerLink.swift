@@ -93,9 +93,10 @@ final class BrokerLink: Service {
             case .connected:
                 logger.info("Connected to the broker")
                 await resendRevocations()
-                await followPresence()
                 await subscribeToStates()
                 onConnected()
+                // After the outbox is woken: presence is for operators, deliveries come first.
+                await followPresence()
             case .refused(let error):
                 logger.error("The broker refused the gateway's credentials", metadata: ["error": "\(error)"])
             case .disconnected(let expected):
