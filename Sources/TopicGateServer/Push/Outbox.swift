@@ -54,16 +54,9 @@ final class Outbox: Sendable {
     /// same transaction as the record it belongs to, then hands it to the delivery service. One
     /// durable write for both, instead of the record's and then the outbox's own.
     func enqueue(_ message: OutboxMessage, storing store: (QueuedPush) async throws -> Void) async throws {
-        fresh.reserve([message])
-        do {
-            try await store(
-                QueuedPush(
-                    message: message, claimedBy: gatewayID, leaseUntil: time.now() + lease.wholeMilliseconds))
-        } catch {
-            fresh.release([message.id])
-            throw error
+        try await claim([message]) { gateway, leaseUntil in
+            try await store(QueuedPush(message: message, claimedBy: gateway, leaseUntil: leaseUntil))
         }
-        fresh.handOver([message])
         wakeup.signal()
     }
 
@@ -96,10 +89,18 @@ final class Outbox: Sendable {
 
     /// Writes `messages` in one transaction and hands them to the delivery service.
     private func write(_ messages: [OutboxMessage]) async throws {
+        try await claim(messages) { gateway, leaseUntil in
+            try await store.enqueue(messages, claimedBy: gateway, leaseUntil: leaseUntil)
+        }
+    }
+
+    /// Reserves `messages` among the fresh pushes, runs `write` with this gateway's claim on them
+    /// (its ID and the lease's end), then hands them to the delivery service; releases them when
+    /// the write fails.
+    private func claim(_ messages: [OutboxMessage], _ write: (String, Int64) async throws -> Void) async throws {
         fresh.reserve(messages)
         do {
-            try await store.enqueue(
-                messages, claimedBy: gatewayID, leaseUntil: time.now() + lease.wholeMilliseconds)
+            try await write(gatewayID, time.now() + lease.wholeMilliseconds)
         } catch {
             fresh.release(messages.map(\.id))
             throw error
