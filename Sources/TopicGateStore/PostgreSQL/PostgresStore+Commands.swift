@@ -4,10 +4,7 @@ public import TopicGateCore
 extension PostgresStore: CommandStore {
     public func insertCommand(_ command: Command, queueing push: QueuedPush?) async throws {
         try await write { connection in
-            if let push {
-                try await Self.insertOutboxRows(
-                    connection, [push.message], claimedBy: push.claimedBy, leaseUntil: push.leaseUntil)
-            }
+            try await Self.queue(push, in: connection)
             try await connection.run(
                 """
                 INSERT INTO commands (app_id, command_id, thing_id, issuer, request, action_results, state, created_at,
@@ -53,10 +50,7 @@ extension PostgresStore: CommandStore {
         appID: AppID, id: String, results: JSONValue, state: CommandState, at now: Int64, queueing push: QueuedPush?
     ) async throws {
         try await write { connection in
-            if let push {
-                try await Self.insertOutboxRows(
-                    connection, [push.message], claimedBy: push.claimedBy, leaseUntil: push.leaseUntil)
-            }
+            try await Self.queue(push, in: connection)
             try await connection.run(
                 """
                 UPDATE commands SET action_results = \(JSONWriter.string(results)), state = \(state.rawValue),

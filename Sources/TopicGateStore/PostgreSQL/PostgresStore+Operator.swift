@@ -43,16 +43,7 @@ extension PostgresStore: OperatorStore {
                     t.scope_id, t.name
                 LIMIT \(limit)
                 """
-            ).compactMap { row in
-                guard let scope = StoredForm.scope(kind: try row("scope_kind"), id: try row("scope_id")),
-                    let name = TopicName(rawValue: try row("name"))
-                else { return nil }
-                return Topic(
-                    appID: appID, address: TopicAddress(scope: scope, name: name),
-                    creator: StoredForm.principal(kind: try row("creator_kind"), id: try row("creator_id"))
-                        ?? .anonymous,
-                    createdAt: try row("created_at"))
-            }
+            ).compactMap { try Self.topic($0, appID: appID) }
         }
     }
 }
@@ -121,14 +112,7 @@ extension PostgresStore {
             {
                 let id: Int64 = try row("topic_id")
                 if found.last?.id != id {
-                    guard let scope = StoredForm.scope(kind: try row("scope_kind"), id: try row("scope_id")),
-                        let name = TopicName(rawValue: try row("name"))
-                    else { continue }
-                    let topic = Topic(
-                        appID: appID, address: TopicAddress(scope: scope, name: name),
-                        creator: StoredForm.principal(kind: try row("creator_kind"), id: try row("creator_id"))
-                            ?? .anonymous,
-                        createdAt: try row("created_at"))
+                    guard let topic = try Self.topic(row, appID: appID) else { continue }
                     found.append((id, topic, []))
                 }
                 let action: String? = try row("action")

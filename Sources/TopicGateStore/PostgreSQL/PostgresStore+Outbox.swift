@@ -17,6 +17,12 @@ extension PostgresStore: OutboxStore {
         }
     }
 
+    /// Writes `push` (if any) into the outbox within the caller's transaction.
+    static func queue(_ push: QueuedPush?, in connection: PostgresConnection) async throws {
+        guard let push else { return }
+        try await insertOutboxRows(connection, [push.message], claimedBy: push.claimedBy, leaseUntil: push.leaseUntil)
+    }
+
     static func insertOutboxRows(
         _ connection: PostgresConnection, _ messages: [OutboxMessage], claimedBy gateway: String?, leaseUntil: Int64?
     ) async throws {

@@ -30,11 +30,9 @@ extension PostgresStore: TopicStore {
 
     public func topic(appID: AppID, address: TopicAddress) async throws -> (Topic, [ACLEntry])? {
         try await read { connection in
-            guard let row = try await Self.topicRow(connection, appID, address) else { return nil }
-            let topic = Topic(
-                appID: appID, address: address,
-                creator: StoredForm.principal(kind: try row("creator_kind"), id: try row("creator_id")) ?? .anonymous,
-                createdAt: try row("created_at"))
+            guard let row = try await Self.topicRow(connection, appID, address),
+                let topic = try Self.topic(row, appID: appID)
+            else { return nil }
             return (topic, try await Self.entries(connection, topicID: try row("topic_id")))
         }
     }
@@ -61,15 +59,7 @@ extension PostgresStore: TopicStore {
                 WHERE app_id = \(appID) AND scope_kind = \(kind) AND scope_id = \(id) AND name > \(after?.rawValue ?? "")
                 ORDER BY name LIMIT \(limit)
                 """
-            ).compactMap { row in
-                try TopicName(rawValue: row("name")).map { name in
-                    Topic(
-                        appID: appID, address: TopicAddress(scope: scope, name: name),
-                        creator: StoredForm.principal(kind: try row("creator_kind"), id: try row("creator_id"))
-                            ?? .anonymous,
-                        createdAt: try row("created_at"))
-                }
-            }
+            ).compactMap { try Self.topic($0, appID: appID) }
         }
     }
 
@@ -280,6 +270,17 @@ extension PostgresStore: TopicStore {
             throw KiiError.topicNotFound(appID: appID, address)
         }
         return try row("topic_id")
+    }
+
+    /// The topic a `topics` row holds; nil for a scope or name it cannot hold.
+    static func topic(_ row: PostgresColumns, appID: AppID) throws -> Topic? {
+        guard let scope = StoredForm.scope(kind: try row("scope_kind"), id: try row("scope_id")),
+            let name = TopicName(rawValue: try row("name"))
+        else { return nil }
+        return Topic(
+            appID: appID, address: TopicAddress(scope: scope, name: name),
+            creator: StoredForm.principal(kind: try row("creator_kind"), id: try row("creator_id")) ?? .anonymous,
+            createdAt: try row("created_at"))
     }
 
     static func entries(_ connection: PostgresConnection, topicID: Int64) async throws -> [ACLEntry] {

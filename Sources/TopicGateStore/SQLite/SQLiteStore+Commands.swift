@@ -5,9 +5,7 @@ public import TopicGateCore
 extension SQLiteStore: CommandStore {
     public func insertCommand(_ command: Command, queueing push: QueuedPush?) async throws {
         try await write { db in
-            if let push {
-                try Self.insertOutboxRows(db, [push.message], claimedBy: push.claimedBy, leaseUntil: push.leaseUntil)
-            }
+            try Self.queue(push, in: db)
             try db.cachedStatement(
                 sql: """
                     INSERT INTO commands (app_id, command_id, thing_id, issuer, request, action_results, state,
@@ -53,9 +51,7 @@ extension SQLiteStore: CommandStore {
         appID: AppID, id: String, results: JSONValue, state: CommandState, at now: Int64, queueing push: QueuedPush?
     ) async throws {
         try await write { db in
-            if let push {
-                try Self.insertOutboxRows(db, [push.message], claimedBy: push.claimedBy, leaseUntil: push.leaseUntil)
-            }
+            try Self.queue(push, in: db)
             try db.cachedStatement(
                 sql:
                     "UPDATE commands SET action_results = ?, state = ?, modified_at = ? WHERE app_id = ? AND "

@@ -46,15 +46,7 @@ extension SQLiteStore: OperatorStore {
                         LIMIT :limit
                         """),
                 arguments: ["app": appID.rawValue, "pattern": pattern, "limit": limit]
-            ).compactMap { row in
-                guard let scope = StoredForm.scope(kind: row["scope_kind"], id: row["scope_id"]),
-                    let name = TopicName(rawValue: row["name"])
-                else { return nil }
-                return Topic(
-                    appID: appID, address: TopicAddress(scope: scope, name: name),
-                    creator: StoredForm.principal(kind: row["creator_kind"], id: row["creator_id"]) ?? .anonymous,
-                    createdAt: row["created_at"])
-            }
+            ).compactMap { Self.topic($0, appID: appID) }
         }
     }
 }
@@ -124,13 +116,7 @@ extension SQLiteStore {
             {
                 let id: Int64 = row["topic_id"]
                 if found.last?.id != id {
-                    guard let scope = StoredForm.scope(kind: row["scope_kind"], id: row["scope_id"]),
-                        let name = TopicName(rawValue: row["name"])
-                    else { continue }
-                    let topic = Topic(
-                        appID: appID, address: TopicAddress(scope: scope, name: name),
-                        creator: StoredForm.principal(kind: row["creator_kind"], id: row["creator_id"]) ?? .anonymous,
-                        createdAt: row["created_at"])
+                    guard let topic = Self.topic(row, appID: appID) else { continue }
                     found.append((id, topic, []))
                 }
                 if let action = (row["action"] as String?).flatMap(ACLAction.init(rawValue:)),

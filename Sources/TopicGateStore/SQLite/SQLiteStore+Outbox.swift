@@ -15,6 +15,12 @@ extension SQLiteStore: OutboxStore {
         try await write { db in try Self.insertOutboxRows(db, messages, claimedBy: gateway, leaseUntil: leaseUntil) }
     }
 
+    /// Writes `push` (if any) into the outbox within the caller's transaction.
+    static func queue(_ push: QueuedPush?, in db: Database) throws {
+        guard let push else { return }
+        try insertOutboxRows(db, [push.message], claimedBy: push.claimedBy, leaseUntil: push.leaseUntil)
+    }
+
     static func insertOutboxRows(
         _ db: Database, _ messages: [OutboxMessage], claimedBy gateway: String?, leaseUntil: Int64?
     ) throws {

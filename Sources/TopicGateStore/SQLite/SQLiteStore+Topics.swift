@@ -25,11 +25,9 @@ extension SQLiteStore: TopicStore {
 
     public func topic(appID: AppID, address: TopicAddress) async throws -> (Topic, [ACLEntry])? {
         try await read { db in
-            guard let row = try Self.topicRow(db, appID, address) else { return nil }
-            let topic = Topic(
-                appID: appID, address: address,
-                creator: StoredForm.principal(kind: row["creator_kind"], id: row["creator_id"]) ?? .anonymous,
-                createdAt: row["created_at"])
+            guard let row = try Self.topicRow(db, appID, address), let topic = Self.topic(row, appID: appID) else {
+                return nil
+            }
             return (topic, try Self.entries(db, topicID: row["topic_id"]))
         }
     }
@@ -51,14 +49,7 @@ extension SQLiteStore: TopicStore {
                         ORDER BY name LIMIT ?
                         """),
                 arguments: [appID.rawValue, kind, id, after?.rawValue ?? "", limit]
-            ).compactMap { row in
-                TopicName(rawValue: row["name"]).map { name in
-                    Topic(
-                        appID: appID, address: TopicAddress(scope: scope, name: name),
-                        creator: StoredForm.principal(kind: row["creator_kind"], id: row["creator_id"]) ?? .anonymous,
-                        createdAt: row["created_at"])
-                }
-            }
+            ).compactMap { Self.topic($0, appID: appID) }
         }
     }
 
@@ -267,6 +258,17 @@ extension SQLiteStore: TopicStore {
     static func existingTopicID(_ db: Database, _ appID: AppID, _ address: TopicAddress) throws -> Int64 {
         guard let row = try topicRow(db, appID, address) else { throw KiiError.topicNotFound(appID: appID, address) }
         return row["topic_id"]
+    }
+
+    /// The topic a `topics` row holds; nil for a scope or name it cannot hold.
+    static func topic(_ row: Row, appID: AppID) -> Topic? {
+        guard let scope = StoredForm.scope(kind: row["scope_kind"], id: row["scope_id"]),
+            let name = TopicName(rawValue: row["name"])
+        else { return nil }
+        return Topic(
+            appID: appID, address: TopicAddress(scope: scope, name: name),
+            creator: StoredForm.principal(kind: row["creator_kind"], id: row["creator_id"]) ?? .anonymous,
+            createdAt: row["created_at"])
     }
 
     static func entries(_ db: Database, topicID: Int64) throws -> [ACLEntry] {
