@@ -47,6 +47,15 @@ public enum ACLSubject: Sendable, Hashable, Comparable, CustomStringConvertible 
         }
     }
 
+    /// The user or thing the subject names; nil for a group and the two rules.
+    public var principal: Principal? {
+        switch self {
+        case .user(let id): .user(id)
+        case .thing(let id): .thing(id)
+        case .group, .anyAuthenticated, .anonymous: nil
+        }
+    }
+
     /// The body form of `ACLRetrievalResponse`.
     public var json: JSONValue {
         switch self {

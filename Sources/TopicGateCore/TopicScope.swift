@@ -25,6 +25,15 @@ public enum TopicScope: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The user or thing whose scope this is; nil for the app's and a group's.
+    public var principal: Principal? {
+        switch self {
+        case .user(let id): .user(id)
+        case .thing(let id): .thing(id)
+        case .app, .group: nil
+        }
+    }
+
     /// Kii's `objectScope` object for error bodies.
     public func objectScope(appID: AppID) -> JSONValue {
         var members: [String: JSONValue] = ["appID": .string(appID.rawValue), "type": .string(kiiType)]

@@ -37,6 +37,10 @@ public struct User: Sendable, Hashable {
     /// True while the user has no password.
     public var isPseudo: Bool { passwordHash == nil }
 
+    /// How operators know the user: its login name, else its display name (a pseudo user may
+    /// have neither).
+    public var shownName: String? { loginName ?? profile.displayName }
+
     /// The user as Kii returns it to the user itself or the admin (`GET /users/me`).
     public var json: JSONValue {
         var members = profile.customFields

@@ -70,11 +70,7 @@ struct OperationsController<Context: CallerRequestContext>: Sendable {
 
     /// `?limit=` (1 to 1000, default 100) and `?paginationKey=` of a newest-first listing.
     static func paging(_ request: Request) -> (limit: Int, before: Int64?) {
-        let query = request.uri.queryParameters
-        return (
-            min(1000, max(1, query.get("limit").flatMap { Int($0) } ?? 100)),
-            query.get("paginationKey").flatMap { Int64($0) }
-        )
+        (request.limit(default: 100), request.uri.queryParameters.get("paginationKey").flatMap { Int64($0) })
     }
 
     /// One page under `key`, with `nextPaginationKey` when the page is full.

@@ -9,10 +9,9 @@ struct PrincipalController<Context: CallerRequestContext>: Sendable {
 
     func addRoutes(to group: RouterGroup<Context>) {
         group.get("principal-search") { request, context in
-            let query = request.uri.queryParameters
             let found = try await inspector.search(
-                caller: try context.caller, text: query.get("q") ?? "",
-                limit: min(1000, max(1, query.get("limit").flatMap { Int($0) } ?? 50)))
+                caller: try context.caller, text: request.uri.queryParameters.get("q") ?? "",
+                limit: request.limit(default: 50))
             return JSONResponse.ok([
                 "principals": .array(
                     found.map { match in

@@ -54,7 +54,7 @@ struct PrincipalInspector: Sendable {
             guard let user = try await store.user(appID: appID, id: id) else {
                 throw UserService.notFound(appID: appID, field: "userID", value: id.rawValue)
             }
-            name = user.loginName ?? user.profile.displayName
+            name = user.shownName
             disabled = user.disabled
             groups = try await store.groups(appID: appID, withMember: id)
         case .thing(let id):

@@ -12,19 +12,9 @@ struct TopicController<Context: CallerRequestContext>: Sendable {
         // Across the scopes (an extension for operators): `?q=` and `?limit=` (1 to 1000, 100).
         group.get("topic-search") { request, context in
             let caller = try context.caller
-            let query = request.uri.queryParameters
             let found = try await topics.search(
-                caller: caller, text: query.get("q") ?? "",
-                limit: min(1000, max(1, query.get("limit").flatMap { Int($0) } ?? 100)))
-            /// The user or thing whose scope the topic is in.
-            func owner(_ topic: Topic) -> Principal? {
-                switch topic.scope {
-                case .user(let id): .user(id)
-                case .thing(let id): .thing(id)
-                case .app, .group: nil
-                }
-            }
-            let owners = found.compactMap(owner)
+                caller: caller, text: request.uri.queryParameters.get("q") ?? "", limit: request.limit(default: 100))
+            let owners = found.compactMap(\.scope.principal)
             let names = try await topics.names(appID: caller.appID, of: Array(Set(owners + found.map(\.creator))))
             return JSONResponse.ok([
                 "topics": .array(
@@ -34,7 +24,9 @@ struct TopicController<Context: CallerRequestContext>: Sendable {
                             "creator": .string(topic.creator.description), "createdAt": topic.createdAt.json,
                         ]
                         if let name = names[topic.creator] { object["creatorName"] = .string(name) }
-                        if let owner = owner(topic), let name = names[owner] { object["scopeName"] = .string(name) }
+                        if let owner = topic.scope.principal, let name = names[owner] {
+                            object["scopeName"] = .string(name)
+                        }
                         return .object(object)
                     })
             ])

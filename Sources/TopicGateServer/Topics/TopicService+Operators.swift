@@ -96,8 +96,7 @@ extension TopicService {
         for principal in principals.prefix(limit) {
             switch principal {
             case .user(let id):
-                let user = try await store.user(appID: appID, id: id)
-                names[principal] = user?.loginName ?? user?.profile.displayName
+                names[principal] = try await store.user(appID: appID, id: id)?.shownName
             case .thing(let id):
                 names[principal] = try await store.thing(appID: appID, reference: .id(id))?.vendorThingID
             case .admin, .anonymous: break
@@ -109,21 +108,14 @@ extension TopicService {
     /// The names of the users, groups and things `subjects` name (see `names(appID:of:)`; a
     /// group's name).
     func names(appID: AppID, of subjects: [ACLSubject]) async throws -> [ACLSubject: String] {
-        var principals: [Principal] = []
+        let subjects = Array(subjects.prefix(200))
+        let principals = try await self.names(appID: appID, of: subjects.compactMap(\.principal))
         var names: [ACLSubject: String] = [:]
-        for subject in subjects.prefix(200) {
-            switch subject {
-            case .user(let id): principals.append(.user(id))
-            case .thing(let id): principals.append(.thing(id))
-            case .group(let id): names[subject] = try await store.group(appID: appID, id: id)?.name
-            case .anyAuthenticated, .anonymous: break
-            }
-        }
-        for (principal, name) in try await self.names(appID: appID, of: principals) {
-            switch principal {
-            case .user(let id): names[.user(id)] = name
-            case .thing(let id): names[.thing(id)] = name
-            case .admin, .anonymous: break
+        for subject in subjects {
+            if case .group(let id) = subject {
+                names[subject] = try await store.group(appID: appID, id: id)?.name
+            } else if let principal = subject.principal {
+                names[subject] = principals[principal]
             }
         }
         return names
