@@ -24,12 +24,17 @@ public struct Installation: Sendable, Hashable {
     public var revokedAt: UnixMillis?
     /// The broker that serves it, by name, when the gateways run several; nil: the first one.
     public var broker: String?
+    /// When its device was last seen connected, as the broker plugins reported it (recorded in
+    /// batches: a few seconds behind).
+    public var lastSeenAt: UnixMillis?
 
     public init(
         id: InstallationID, appID: AppID, principal: Principal, deviceType: String, registrationID: String,
         mqttTopic: String, development: Bool, createdAt: UnixMillis, tokenHash: String?,
-        credentialsExpireAt: UnixSeconds? = nil, revokedAt: UnixMillis? = nil, broker: String? = nil
+        credentialsExpireAt: UnixSeconds? = nil, revokedAt: UnixMillis? = nil, broker: String? = nil,
+        lastSeenAt: UnixMillis? = nil
     ) {
+        self.lastSeenAt = lastSeenAt
         self.id = id
         self.appID = appID
         self.principal = principal

@@ -17,12 +17,15 @@ public struct OutboxMessage: Sendable, Hashable {
     /// The brokers (by name) that acknowledged it for all their devices already, when the
     /// gateways run several and another one was down: a retry goes to the others only.
     public var deliveredBrokers: Set<String>
+    /// Whether each device's outcome is recorded (`DeviceDelivery`): an operator's test push.
+    public var traced: Bool
 
     public init(
         id: String, appID: AppID, payload: [UInt8], recipients: [Subscriber], acceptedAt: Int64,
         commandID: String? = nil,
-        attempts: Int = 0, deliveredBrokers: Set<String> = []
+        attempts: Int = 0, deliveredBrokers: Set<String> = [], traced: Bool = false
     ) {
+        self.traced = traced
         self.deliveredBrokers = deliveredBrokers
         self.commandID = commandID
         self.attempts = attempts

@@ -23,6 +23,11 @@ public protocol InstallationStore: Sendable {
     func installation(appID: AppID, deviceType: String, registrationID: String) async throws -> Installation?
     /// The live installation whose MQTT topic is `mqttTopic` (in any app).
     func liveInstallation(mqttTopic: String) async throws -> Installation?
+    /// Records when devices were last seen connected, by MQTT username (an installation's MQTT
+    /// topic); a time older than the one recorded is ignored.
+    func recordLastSeen(_ seen: [String: UnixMillis]) async throws
+    /// The app of each installation (live or not) among `mqttTopics`; unknown ones are left out.
+    func installationApps(mqttTopics: [String]) async throws -> [String: AppID]
     /// The live installations of any of `principals`.
     func liveInstallations(appID: AppID, principals: [Principal]) async throws -> [Installation]
     /// Records that credentials valid until `expiresAt` are being issued, only while

@@ -3,7 +3,8 @@
 /// run against both. None of them makes an authorization decision.
 public protocol Store: AppStore, UserStore, TokenStore, GroupStore, ThingStore, TopicStore, InstallationStore,
     OutboxStore,
-    CommandStore, ThingStateStore, AccountLinkStore, SecurityAuditStore, JobLeaseStore, AbuseRecordStore, OperatorStore
+    CommandStore, ThingStateStore, AccountLinkStore, SecurityAuditStore, JobLeaseStore, AbuseRecordStore, OperatorStore,
+    DeliveryTraceStore
 {
     /// Moves on with every committed change that can alter access, when the store sees them
     /// all at once; nil when it cannot (then nothing about access may be cached).

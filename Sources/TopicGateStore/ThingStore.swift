@@ -13,4 +13,6 @@ public protocol ThingStore: Sendable {
     /// False when it was not an owner.
     func removeOwner(appID: AppID, thing: ThingID, owner: Owner) async throws -> Bool
     func owners(appID: AppID, thing: ThingID) async throws -> Set<Owner>
+    /// The things `owner` owns itself (a group's, or a user's without those of its groups).
+    func things(appID: AppID, ownedBy owner: Owner) async throws -> [ThingID]
 }

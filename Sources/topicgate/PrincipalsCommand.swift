@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import TopicGateCore
 
-/// `topicgate principals search [TEXT]` and `topicgate principals show user:ID|thing:ID`: the
-/// console's principals pages, from the same admin API.
+/// `topicgate principals search [TEXT]` and `topicgate principals show user:ID|thing:ID|group:ID`:
+/// the console's principals pages, from the same admin API.
 struct PrincipalsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "principals", abstract: "Find users, groups and things; what one user or thing may do.",
@@ -34,14 +34,17 @@ struct PrincipalsCommand: AsyncParsableCommand {
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "A user's groups and things (a thing's owners), its devices, and the topics it may use.")
+            abstract:
+                "A user's groups and things (a thing's owners), its devices, and the topics it may use; a group's "
+                + "members, things and topics.")
         @OptionGroup var options: AdminOptions
-        @Argument(help: "user:ID or thing:ID.") var principal: String
+        @Argument(help: "user:ID, thing:ID or group:ID.") var principal: String
 
         func run() async throws {
             let reply = try await options.client().call("GET", "/principals/\(principal)/access")
             let object = reply.objectValue ?? [:]
             let name = object["name"]?.stringValue.map { " (\($0))" } ?? ""
+            if object["kind"] == "group" { return Self.printGroup(reply, principal + name) }
             print("\(principal)\(name): \(object["disabled"] == true ? "disabled" : "enabled")")
             for group in reply.objects("groups") {
                 let role = group["owner"] == true ? "owner" : "member"
@@ -64,6 +67,27 @@ struct PrincipalsCommand: AsyncParsableCommand {
                         "  \(verb) \(topic["scope"]?.stringValue ?? "")/\(topic["topicID"]?.stringValue ?? ""): "
                             + (topic["reason"]?.stringValue ?? ""))
                 }
+            }
+            if object["truncated"] == true { print("  (only the first topics were checked)") }
+        }
+
+        static func printGroup(_ reply: JSONValue, _ title: String) {
+            let object = reply.objectValue ?? [:]
+            print("\(title): \(object["memberCount"]?.intValue ?? 0) members")
+            for member in reply.objects("members") {
+                let name = member["name"]?.stringValue.map { " (\($0))" } ?? ""
+                let state = member["disabled"] == true ? ", disabled" : ""
+                print(
+                    "  \(member["owner"] == true ? "owner" : "member") \(member["principal"]?.stringValue ?? "")"
+                        + name + state)
+            }
+            for thing in object["ownedThings"]?.arrayValue ?? [] { print("  owns thing \(thing.stringValue ?? "")") }
+            for topic in reply.objects("scopeTopics") { print("  has topic \(topic["topicID"]?.stringValue ?? "")") }
+            for topic in reply.objects("namedIn") {
+                let actions = (topic["actions"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: ", ")
+                print(
+                    "  named in \(topic["scope"]?.stringValue ?? "")/\(topic["topicID"]?.stringValue ?? ""): "
+                        + actions)
             }
             if object["truncated"] == true { print("  (only the first topics were checked)") }
         }

@@ -155,6 +155,13 @@ struct ConsoleBrowserTests {
             try await browser.waitForText("#principal-status", containing: "Enabled")
             #expect(try await world.call(.get, "\(world.app)/users/me", token: bob.token).status == .ok)
 
+            // His group's page: its owner and members, and the topic whose ACL names it.
+            try await browser.click("a[href='#/principal?p=group%3A\(groupID)']")
+            let members = try await browser.waitForText("#main", containing: "Members: 2")
+            #expect(members.contains("ann") && members.contains("owner"))
+            #expect(try await browser.text("#scope-topics").contains("rota"))
+            try await browser.screenshot(to: shots + "/group.png")
+
             // The security audit shows the failed login, filterable.
             try await browser.click("a[href='#/security']")
             try await browser.waitForText("#main", containing: "Security audit")

@@ -32,4 +32,38 @@ struct DevicePresenceTests {
         #expect(presence.status("c").online && presence.status("b").online)
         #expect(presence.onlineCount == 4)
     }
+
+    @Test("Online devices are counted per app once their apps are looked up; last-seen times wait to be written")
+    func perApp() {
+        let presence = DevicePresence()
+        for (username, at) in [("a", 100), ("b", 110), ("c", 120), ("stray", 130)] {
+            presence.record(.connected(username), broker: "b0", at: UnixMillis(Int64(at)))
+        }
+        #expect(presence.onlineCount(appID: AppID("app1")) == 0)
+        let unresolved = presence.takeUnresolved(limit: 3)
+        #expect(unresolved.count == 3)
+        presence.putBackUnresolved(unresolved)  // the lookup failed: tried again
+        var all = presence.takeUnresolved(limit: 500)
+        #expect(Set(all) == ["a", "b", "c", "stray"])
+        // "stray" belongs to no installation.
+        presence.resolve(["a": AppID("app1"), "b": AppID("app1"), "c": AppID("app2")])
+        #expect(presence.onlineCount(appID: AppID("app1")) == 2)
+        #expect(presence.onlineCount(appID: AppID("app2")) == 1)
+        #expect(presence.onlineCount == 4)
+        presence.record(.disconnected("a"), broker: "b0", at: 200)
+        #expect(presence.onlineCount(appID: AppID("app1")) == 1)
+        // A known device that reconnects keeps nothing from before: it is looked up again.
+        presence.record(.connected("a"), broker: "b0", at: 210)
+        all = presence.takeUnresolved(limit: 500)
+        #expect(all == ["a"])
+
+        #expect(presence.takeUnsaved() == ["a": 210, "b": 110, "c": 120, "stray": 130])
+        #expect(presence.takeUnsaved().isEmpty)
+        presence.record(.disconnected("b"), broker: "b0", at: 300)
+        presence.restoreUnsaved(["b": 250, "c": 260])
+        #expect(presence.takeUnsaved() == ["b": 300, "c": 260])
+        // What was written before this gateway saw the device counts as last seen.
+        #expect(presence.status("z", recorded: 50) == .init(online: false, lastSeen: 50))
+        #expect(presence.status("b", recorded: 50) == .init(online: false, lastSeen: 300))
+    }
 }

@@ -287,6 +287,58 @@ struct OperatorRoutesTests {
         }
     }
 
+    @Test("A group's page: owner first, members, the things it owns, its topics and the ACLs naming it; admin only")
+    func groupPage() async throws {
+        let server = try await TestServer.make()
+        try await server.run { client in
+            let admin = try await client.adminToken()
+            let ann = try await client.normalUser("ann")
+            let bob = try await client.normalUser("bob")
+            let eve = try await client.normalUser("eve")
+            let groupID = try await client.group(owner: ann.token, members: [eve.id, bob.id], name: "crew")
+            try await client.call(.put, "\(client.app)/groups/\(groupID)/topics/rota", token: ann.token)
+                .expect(.noContent)
+            try await client.call(.put, "\(client.app)/topics/news", token: admin).expect(.noContent)
+            try await client.call(
+                .put, "\(client.app)/topics/news/acl/SEND_MESSAGE_TO_TOPIC/GroupID:\(groupID)", token: admin
+            ).expect(.noContent)
+            try await client.call(.put, "\(client.app)/topics/quiet", token: admin).expect(.noContent)
+            let thing = try await client.thing("lamp-8")
+            try await client.call(
+                .put, "\(client.app)/things/\(thing.id)/ownership/group:\(groupID)", token: thing.token
+            ).expect(.noContent)
+
+            let page = try await client.call(.get, "\(client.app)/principals/group:\(groupID)/access", token: admin)
+                .expect(.ok)
+            #expect(page.object["kind"] == "group")
+            #expect(page.object["name"] == "crew")
+            #expect(page.object["owner"] == .string("user:\(ann.id)"))
+            #expect(page.object["memberCount"] == 3)
+            let members = page.object["members"]?.arrayValue?.compactMap(\.objectValue) ?? []
+            #expect(members.first?["principal"] == .string("user:\(ann.id)"))
+            #expect(members.first?["owner"] == true)
+            #expect(Set(members.compactMap { $0["name"]?.stringValue }) == ["ann", "bob", "eve"])
+            #expect(page.object["ownedThings"] == .array([.string(thing.id)]))
+            #expect(page.object["scopeTopics"] == [["scope": .string("group/\(groupID)"), "topicID": "rota"]])
+            // The app topic whose ACL names the group, and the group's own topic (its default
+            // entries); not the topic that does not name it.
+            let namedIn = page.object["namedIn"]?.arrayValue ?? []
+            #expect(namedIn.count == 2)
+            #expect(namedIn.contains(["scope": "app", "topicID": "news", "actions": ["SEND_MESSAGE_TO_TOPIC"]]))
+            #expect(
+                namedIn.contains([
+                    "scope": .string("group/\(groupID)"), "topicID": "rota",
+                    "actions": ["SUBSCRIBE_TO_TOPIC", "SEND_MESSAGE_TO_TOPIC"],
+                ]))
+            #expect(
+                try await client.call(.get, "\(client.app)/principals/group:nogroup/access", token: admin)
+                    .errorCode == "GROUP_NOT_FOUND")
+            #expect(
+                try await client.call(.get, "\(client.app)/principals/group:\(groupID)/access", token: ann.token)
+                    .status == .forbidden)
+        }
+    }
+
     @Test("The overview counts the app and this gateway's decisions; admin only")
     func overview() async throws {
         let server = try await TestServer.make()

@@ -68,6 +68,7 @@ public func buildApplication(
         if push.relaysWebSockets { services += try MQTTWebSocketRelay.services(push: push, logger: logger) }
         brokers = fleet
         if dispatcher == nil { pushDispatcher = OutboxPushDispatcher(outbox: pushOutbox) }
+        services.append(PresenceKeeper(presence: presence, store: store, logger: logger))
         services.append(
             PushDeliveryService(
                 store: store, link: fleet, wakeup: wakeup, time: time, logger: logger, metrics: metrics,

@@ -34,7 +34,9 @@ export async function renderOverview(view, session) {
         tile('Outbox depth (all apps)', overview.outboxDepth), tile('Dead letters (all apps)', overview.deadLetters),
         overview.brokerConnected === undefined ? null
           : tile('Broker link', overview.brokerConnected ? 'connected' : 'down'),
-        overview.devicesOnline === undefined ? null : tile('Devices online (all apps)', overview.devicesOnline));
+        overview.devicesOnline === undefined ? null : tile('Devices online', overview.devicesOnline),
+        overview.devicesOnlineAllApps === undefined ? null
+          : tile('Devices online (all apps)', overview.devicesOnlineAllApps));
       updated.textContent = `Updated ${new Date(overview.at).toLocaleTimeString()}; rates over the last ` +
         `${seconds > 0 ? seconds.toFixed(1) : '–'} s.`;
       previous = overview;

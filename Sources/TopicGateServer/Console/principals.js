@@ -1,6 +1,6 @@
 // Users, groups and things: a search, and one principal's page (its groups, owned things or
 // owners, devices, the topics it may subscribe or send to, disable/enable; a thing's latest
-// state and commands).
+// state and commands; a group's members, things and topics).
 import { h, show, field, table, readableTime } from '/console/dom.js';
 import { say, sayError } from '/console/status.js';
 
@@ -8,9 +8,8 @@ const topicLink = (topic) => h('a', {
   href: `#/topic?scope=${encodeURIComponent(topic.scope)}&name=${encodeURIComponent(topic.topicID)}`,
   text: `${topic.scope}/${topic.topicID}`,
 });
-const principalLink = (principal, text) => principal.startsWith('group:')
-  ? h('a', { href: `#/topics?q=${encodeURIComponent(principal.slice(6))}`, text: text ?? principal })
-  : h('a', { href: `#/principal?p=${encodeURIComponent(principal)}`, text: text ?? principal });
+const principalLink = (principal, text) =>
+  h('a', { href: `#/principal?p=${encodeURIComponent(principal)}`, text: text ?? principal });
 
 export async function renderPrincipals(view, session, query) {
   const text = query.get('q') ?? '';
@@ -38,6 +37,7 @@ export async function renderPrincipal(view, session, query) {
   const principal = query.get('p') ?? '';
   const [kind, id] = [principal.split(':')[0], principal.slice(principal.indexOf(':') + 1)];
   const access = await session.get(`/principals/${encodeURIComponent(principal)}/access`);
+  if (access.kind === 'group') return renderGroup(view, access);
   const status = h('p', { id: 'principal-status' });
   const toggle = h('button', { type: 'button', id: 'toggle-disabled' });
   function renderStatus(disabled) {
@@ -105,12 +105,38 @@ export async function renderPrincipal(view, session, query) {
   return () => clearInterval(timer);
 }
 
-/** Online now, or when the device was last seen (as the broker reported it to this gateway). */
+/** A group: its owner and members, the things it owns, its scope's topics, the ACLs naming it. */
+function renderGroup(view, group) {
+  const shown = group.members.length < group.memberCount ? ` (the first ${group.members.length})` : '';
+  show(view,
+    h('p', {}, h('a', { href: '#/principals', text: '← Principals' })),
+    h('h1', {}, `${group.name} `, h('span', { class: 'muted', text: group.principal })),
+    h('p', { class: 'muted', text: `Created ${readableTime(group.createdAt)}. A group has no standing of its own: `
+      + 'disable its members, or delete it through the API.' }),
+    h('section', { 'aria-labelledby': 'members-heading' },
+      h('h2', { id: 'members-heading', text: `Members: ${group.memberCount}` }),
+      table(`Owner and members${shown}`, ['Member', 'ID', 'Role', 'Status'],
+        group.members.map((m) => [principalLink(m.principal, m.name ?? '(no name)'), h('code', { text: m.principal }),
+          m.owner ? 'owner' : 'member', m.disabled ? 'disabled' : 'enabled'])),
+      table('Things it owns', ['Thing'], group.ownedThings.map((thing) => [principalLink(`thing:${thing}`)]),
+        'none.')),
+    h('section', { 'aria-labelledby': 'group-topics-heading' },
+      h('h2', { id: 'group-topics-heading', text: 'Topics' }),
+      h('div', { class: 'columns' },
+        h('div', { id: 'scope-topics' }, table('Topics of its scope', ['Topic'],
+          group.scopeTopics.map((t) => [topicLink(t)]), 'none.')),
+        h('div', { id: 'named-in' }, table('ACL entries that name it', ['Topic', 'Actions'],
+          group.namedIn.map((t) => [topicLink(t), t.actions.join(', ')]), 'none.'))),
+      h('p', { class: 'muted', text: `${group.topicsChecked} topic${group.topicsChecked === 1 ? '' : 's'} checked`
+        + (group.truncated ? ' (the app has more; the first ones are shown).' : '.') })));
+}
+
+/** Online now, or when the device was last seen (as the brokers reported it). */
 function presence(installation) {
   const deleted = installation.revokedAt ? `deleted ${readableTime(installation.revokedAt)}; ` : '';
   if (installation.online) return h('span', {}, deleted, h('span', { class: 'badge online', text: 'online' }));
   return deleted + (installation.lastSeen ? `offline, last seen ${readableTime(installation.lastSeen)}`
-    : 'offline (not seen since the gateway started)');
+    : 'offline, never connected');
 }
 
 /** A thing's latest state and commands (Thing-IF). */

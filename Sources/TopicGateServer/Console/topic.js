@@ -6,6 +6,18 @@ import { say, sayError, describe } from '/console/status.js';
 
 const actions = ['SUBSCRIBE_TO_TOPIC', 'SEND_MESSAGE_TO_TOPIC'];
 const shortAction = { SUBSCRIBE_TO_TOPIC: 'Subscribe', SEND_MESSAGE_TO_TOPIC: 'Send' };
+const principalKinds = { UserID: 'user', GroupID: 'group', ThingID: 'thing' };
+
+/** An entry's subject name, linked to the principal's page when the subject is one principal. */
+function subjectName(subject, name) {
+  const [kind, id] = [subject.slice(0, subject.indexOf(':')), subject.slice(subject.indexOf(':') + 1)];
+  if (!name) return null;
+  if (!principalKinds[kind] || id === 'ANY_AUTHENTICATED_USER' || id === 'ANONYMOUS_USER') {
+    return h('span', { class: 'principal', text: name });
+  }
+  return h('a', { class: 'principal', text: name,
+    href: `#/principal?p=${encodeURIComponent(`${principalKinds[kind]}:${id}`)}` });
+}
 
 export async function renderTopic(view, session, query) {
   const scope = query.get('scope') ?? 'app';
@@ -74,8 +86,7 @@ export async function renderTopic(view, session, query) {
     const names = new Map(entries.filter((e) => e.name).map((e) => [e.subject, e.name]));
     for (const change of staged) if (change.name) names.set(change.subject, change.name);
     const rows = subjects.map((subject) => [
-      h('th', { scope: 'row' }, names.has(subject) ? h('span', { class: 'principal', text: names.get(subject) }) : null,
-        h('code', { text: subject })),
+      h('th', { scope: 'row' }, subjectName(subject, names.get(subject)), h('code', { text: subject })),
       ...actions.map((action) => {
         const entry = entries.find((e) => e.action === action && e.subject === subject);
         const pending = stagedFor(action, subject);

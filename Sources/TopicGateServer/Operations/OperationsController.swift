@@ -34,8 +34,9 @@ struct OperationsController<Context: CallerRequestContext>: Sendable {
             ]
             if let link {
                 body["brokerConnected"] = .bool(link.isReady)
-                // Every device on this gateway's brokers, whatever its app.
-                body["devicesOnline"] = .int(Int64(presence.onlineCount))
+                // The app's devices on this gateway's brokers, and every app's.
+                body["devicesOnline"] = .int(Int64(presence.onlineCount(appID: caller.appID)))
+                body["devicesOnlineAllApps"] = .int(Int64(presence.onlineCount))
             }
             return JSONResponse.ok(.object(body))
         }

@@ -2,8 +2,8 @@ import Hummingbird
 import TopicGateCore
 import TopicGateStore
 
-/// `GET /principal-search?q=&limit=` and `GET /principals/{user:ID|thing:ID}/access`: the
-/// console's principals pages (admin only).
+/// `GET /principal-search?q=&limit=` and `GET /principals/{user:ID|thing:ID|group:ID}/access`:
+/// the console's principals pages (admin only).
 struct PrincipalController<Context: CallerRequestContext>: Sendable {
     let inspector: PrincipalInspector
 
@@ -28,8 +28,12 @@ struct PrincipalController<Context: CallerRequestContext>: Sendable {
         // `?topics=false`: without the topics it may use (cheaper, for refreshing its devices).
         group.get("principals/:principal/access") { request, context in
             let text = try context.parameters.decoded("principal")
+            if case .group(let id) = TypedID(parsing: text) {
+                return JSONResponse.ok(Self.json(try await inspector.group(caller: try context.caller, id: id)))
+            }
             guard let principal = TopicController<Context>.principal(text) else {
-                throw KiiError.invalidInput("Name a user (user:ID) or a thing (thing:ID).", field: "principal")
+                throw KiiError.invalidInput(
+                    "Name a user (user:ID), a thing (thing:ID) or a group (group:ID).", field: "principal")
             }
             let access = try await inspector.access(
                 caller: try context.caller, principal: principal,
@@ -38,18 +42,49 @@ struct PrincipalController<Context: CallerRequestContext>: Sendable {
         }
     }
 
+    /// A topic as the principals pages name it.
+    static func json(_ topic: Topic) -> [String: JSONValue] {
+        ["scope": .string(topic.scope.description), "topicID": .string(topic.name.rawValue)]
+    }
+
+    static func json(_ standing: GroupStanding) -> JSONValue {
+        let group = standing.group
+        return [
+            "principal": .string("group:\(group.id.rawValue)"), "kind": "group", "name": .string(group.name),
+            "owner": .string(Principal.user(group.owner).description), "createdAt": group.createdAt.json,
+            "members": .array(
+                standing.members.map { member in
+                    var object: [String: JSONValue] = [
+                        "principal": .string(Principal.user(member.id).description),
+                        "owner": .bool(member.id == group.owner), "disabled": .bool(member.disabled),
+                    ]
+                    if let name = member.name { object["name"] = .string(name) }
+                    return .object(object)
+                }),
+            "memberCount": .int(Int64(standing.memberCount)),
+            "ownedThings": .array(standing.ownedThings.map { .string($0.rawValue) }),
+            "scopeTopics": .array(standing.scopeTopics.map { .object(json($0)) }),
+            "namedIn": .array(
+                standing.namedIn.map { topic, actions in
+                    .object(json(topic).merging(["actions": .array(actions.map { .string($0.rawValue) })]) { $1 })
+                }),
+            "topicsChecked": .int(Int64(standing.topicsChecked)), "truncated": .bool(standing.truncated),
+        ]
+    }
+
     static func json(_ access: PrincipalInspector.Access) -> JSONValue {
         func topics(_ allowed: [(Topic, AccessDecision)]) -> JSONValue {
             .array(
                 allowed.map { topic, decision in
-                    [
-                        "scope": .string(topic.scope.description), "topicID": .string(topic.name.rawValue),
-                        "rule": .string(decision.reasonCode), "reason": .string(decision.description),
-                    ]
+                    .object(
+                        json(topic).merging([
+                            "rule": .string(decision.reasonCode), "reason": .string(decision.description),
+                        ]) { $1 })
                 })
         }
         var object: [String: JSONValue] = [
             "principal": .string(access.principal.description), "disabled": .bool(access.disabled),
+            "kind": .string(access.principal.thingID == nil ? "user" : "thing"),
             "groups": .array(
                 access.groups.map { group in
                     [

@@ -33,6 +33,8 @@ struct PrincipalInspector: Sendable {
     let time: TimeSource
     /// The most topics one answer looks at.
     var topicLimit = 10_000
+    /// The most members of a group one answer names.
+    static let memberLimit = 500
 
     /// Users, groups and things matching `text` (admin only).
     func search(caller: Caller, text: String, limit: Int) async throws -> [PrincipalMatch] {
@@ -82,9 +84,35 @@ struct PrincipalInspector: Sendable {
             installations: try await
                 (store.liveInstallations(appID: appID, principals: [principal])
                 + store.revokedInstallations(appID: appID, principal: principal, now: time.seconds())).map {
-                    ($0, presence.status($0.mqttTopic))
+                    ($0, presence.status($0))
                 },
             maySubscribe: allowed(.subscribe), maySend: allowed(.send), topicsChecked: checked.count,
             truncated: topics.count > topicLimit)
+    }
+
+    /// A group's standing (admin only); `GROUP_NOT_FOUND`.
+    func group(caller: Caller, id: GroupID) async throws -> GroupStanding {
+        guard caller.principal == .admin else { throw caller.denied("inspect a group; only the admin may") }
+        let appID = caller.appID
+        guard let group = try await store.group(appID: appID, id: id) else { throw GroupService.notFound(appID: appID, id: id) }
+        let memberIDs = try await store.members(appID: appID, group: id).sorted {
+            ($0 != group.owner ? 1 : 0, $0.rawValue) < ($1 != group.owner ? 1 : 0, $1.rawValue)
+        }
+        var members: [GroupStanding.Member] = []
+        for member in memberIDs.prefix(Self.memberLimit) {
+            let user = try await store.user(appID: appID, id: member)
+            members.append(.init(id: member, name: user?.shownName, disabled: user?.disabled ?? false))
+        }
+        let topics = try await store.topicsWithEntries(appID: appID, limit: topicLimit + 1)
+        let checked = topics.prefix(topicLimit)
+        return GroupStanding(
+            group: group, members: members, memberCount: memberIDs.count,
+            ownedThings: try await store.things(appID: appID, ownedBy: .group(id)),
+            scopeTopics: checked.map(\.0).filter { $0.scope == .group(id) },
+            namedIn: checked.compactMap { topic, entries in
+                let actions = entries.filter { $0.subject == .group(id) }.map(\.action)
+                return actions.isEmpty ? nil : (topic, actions)
+            },
+            topicsChecked: checked.count, truncated: topics.count > topicLimit)
     }
 }

@@ -10,6 +10,6 @@ struct OutboxPushDispatcher: PushDispatcher {
             OutboxMessage(
                 id: delivery.message.id, appID: delivery.message.appID,
                 payload: delivery.payload, recipients: delivery.recipients,
-                acceptedAt: delivery.message.sentAt))
+                acceptedAt: delivery.message.sentAt, traced: delivery.traced))
     }
 }

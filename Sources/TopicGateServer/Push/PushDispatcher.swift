@@ -7,8 +7,11 @@ public struct PushDelivery: Sendable, Hashable {
     public let recipients: [Subscriber]
     /// The MQTT payload, built once.
     public let payload: [UInt8]
+    /// Whether each device's outcome is recorded (an operator's test push).
+    public let traced: Bool
 
-    public init(message: PushMessage, recipients: [Subscriber]) {
+    public init(message: PushMessage, recipients: [Subscriber], traced: Bool = false) {
+        self.traced = traced
         self.message = message
         self.recipients = recipients
         self.payload = JSONWriter.bytes(message.mqttPayload)

@@ -9,6 +9,7 @@ enum PostgresSchema {
         ("v1-schema", version1),
         ("v2-fleet", version2),
         ("v3-brokers", version3),
+        ("v4-console", version4),
     ]
 
     /// Applies the migrations the database has not seen. A transaction-scoped advisory lock makes
@@ -60,6 +61,26 @@ enum PostgresSchema {
         ALTER TABLE outbox ADD COLUMN delivered_brokers TEXT;
         ALTER TABLE dead_letters ADD COLUMN delivered_brokers TEXT;
         CREATE INDEX installations_broker ON installations(broker) WHERE revoked_at IS NULL;
+        """
+
+    /// When each device was last seen; test pushes traced to each device.
+    static let version4 = """
+        ALTER TABLE installations ADD COLUMN last_seen_at BIGINT;
+        ALTER TABLE outbox ADD COLUMN traced BOOLEAN NOT NULL DEFAULT false;
+        ALTER TABLE dead_letters ADD COLUMN traced BOOLEAN NOT NULL DEFAULT false;
+        CREATE TABLE push_deliveries (
+            app_id TEXT NOT NULL REFERENCES apps(app_id) ON DELETE CASCADE,
+            message_id TEXT NOT NULL,
+            installation_id TEXT NOT NULL,
+            principal_kind TEXT NOT NULL,
+            principal_id TEXT NOT NULL,
+            mqtt_topic TEXT NOT NULL,
+            state TEXT NOT NULL,
+            detail TEXT,
+            at BIGINT NOT NULL,
+            PRIMARY KEY (app_id, message_id, installation_id)
+        );
+        CREATE INDEX push_deliveries_age ON push_deliveries(at);
         """
 
     static let version1 = """

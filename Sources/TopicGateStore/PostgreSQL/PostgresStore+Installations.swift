@@ -168,6 +168,33 @@ extension PostgresStore: InstallationStore {
         }
     }
 
+    public func recordLastSeen(_ seen: [String: UnixMillis]) async throws {
+        let seen = Array(seen)
+        for start in stride(from: 0, to: seen.count, by: 1000) {
+            let slice = seen[start..<min(start + 1000, seen.count)]
+            let usernames = slice.map(\.key)
+            let times = slice.map(\.value.rawValue)
+            try await write { connection in
+                try await connection.run(
+                    """
+                    UPDATE installations AS i SET last_seen_at = GREATEST(COALESCE(i.last_seen_at, 0), s.at)
+                    FROM unnest(\(usernames)::text[], \(times)::bigint[]) AS s(username, at)
+                    WHERE i.mqtt_topic = s.username
+                    """)
+            }
+        }
+    }
+
+    public func installationApps(mqttTopics: [String]) async throws -> [String: AppID] {
+        guard !mqttTopics.isEmpty else { return [:] }
+        let rows = try await read { connection in
+            try await connection.rows(
+                "SELECT mqtt_topic, app_id FROM installations WHERE mqtt_topic = ANY(\(mqttTopics))"
+            ).map { (try $0("mqtt_topic", as: String.self), try $0("app_id", as: AppID.self)) }
+        }
+        return Dictionary(rows) { first, _ in first }
+    }
+
     static func installation(_ row: PostgresColumns) throws -> Installation? {
         guard let principal = StoredForm.principal(kind: try row("principal_kind"), id: try row("principal_id")) else {
             return nil
@@ -177,6 +204,6 @@ extension PostgresStore: InstallationStore {
             principal: principal, deviceType: try row("device_type"), registrationID: try row("registration_id"),
             mqttTopic: try row("mqtt_topic"), development: try row("development"), createdAt: try row("created_at"),
             tokenHash: try row("token_hash"), credentialsExpireAt: try row("credentials_expire_at"),
-            revokedAt: try row("revoked_at"), broker: try row("broker"))
+            revokedAt: try row("revoked_at"), broker: try row("broker"), lastSeenAt: try row("last_seen_at"))
     }
 }

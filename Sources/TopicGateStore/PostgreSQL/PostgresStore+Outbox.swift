@@ -30,10 +30,10 @@ extension PostgresStore: OutboxStore {
             try await connection.run(
                 """
                 INSERT INTO outbox (message_id, app_id, payload, recipients, accepted_at, command_id, claimed_by,
-                    lease_until)
+                    lease_until, traced)
                 VALUES (\(message.id), \(message.appID), \(ByteBuffer(bytes: message.payload)),
                     \(StoredForm.recipients(message.recipients)), \(message.acceptedAt), \(message.commandID),
-                    \(gateway), \(leaseUntil ?? 0))
+                    \(gateway), \(leaseUntil ?? 0), \(message.traced))
                 """)
         }
     }
@@ -101,9 +101,9 @@ extension PostgresStore: OutboxStore {
                 """
                 INSERT INTO dead_letters
                     (message_id, app_id, payload, recipients, accepted_at, command_id, attempts, failed_at, reason,
-                        delivered_brokers)
+                        delivered_brokers, traced)
                 SELECT message_id, app_id, payload, recipients, accepted_at, command_id, attempts + 1, \(at), \(reason),
-                    delivered_brokers
+                    delivered_brokers, traced
                 FROM outbox WHERE message_id = ANY(\(ids)) ORDER BY sequence
                 """)
             try await connection.run(
@@ -157,6 +157,7 @@ extension PostgresStore: OutboxStore {
             recipients: StoredForm.recipients(try row("recipients", as: String.self)),
             acceptedAt: try row("accepted_at"), commandID: try row("command_id"),
             attempts: Int(try row("attempts", as: Int32.self)),
-            deliveredBrokers: StoredForm.brokers(try row("delivered_brokers", as: String?.self)))
+            deliveredBrokers: StoredForm.brokers(try row("delivered_brokers", as: String?.self)),
+            traced: try row("traced"))
     }
 }

@@ -75,6 +75,18 @@ extension PostgresStore: ThingStore {
         }
     }
 
+    public func things(appID: AppID, ownedBy owner: Owner) async throws -> [ThingID] {
+        let (kind, id) = StoredForm.columns(owner)
+        return try await read { connection in
+            try await connection.rows(
+                """
+                SELECT thing_id FROM thing_owners WHERE app_id = \(appID) AND owner_kind = \(kind) AND owner_id = \(id)
+                ORDER BY thing_id
+                """
+            ).map { try $0("thing_id") }
+        }
+    }
+
     static func thing(_ row: PostgresColumns) throws -> Thing {
         Thing(
             id: try row("thing_id"), appID: try row("app_id"), vendorThingID: try row("vendor_thing_id"),

@@ -302,6 +302,29 @@ enum SQLiteSchema {
                     CREATE INDEX installations_broker ON installations(broker) WHERE revoked_at IS NULL;
                     """)
         }
+        migrator.registerMigration("v10-console") { db in
+            // When each device was last seen; test pushes traced to each device.
+            try db.execute(sql: SQLiteSchema.console)
+        }
         return migrator
     }
+
+    static let console = """
+        ALTER TABLE installations ADD COLUMN last_seen_at INTEGER;
+        ALTER TABLE outbox ADD COLUMN traced INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE dead_letters ADD COLUMN traced INTEGER NOT NULL DEFAULT 0;
+        CREATE TABLE push_deliveries (
+            app_id TEXT NOT NULL REFERENCES apps(app_id) ON DELETE CASCADE,
+            message_id TEXT NOT NULL,
+            installation_id TEXT NOT NULL,
+            principal_kind TEXT NOT NULL,
+            principal_id TEXT NOT NULL,
+            mqtt_topic TEXT NOT NULL,
+            state TEXT NOT NULL,
+            detail TEXT,
+            at INTEGER NOT NULL,
+            PRIMARY KEY (app_id, message_id, installation_id)
+        );
+        CREATE INDEX push_deliveries_age ON push_deliveries(at);
+        """
 }

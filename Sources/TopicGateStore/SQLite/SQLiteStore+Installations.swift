@@ -196,8 +196,41 @@ extension SQLiteStore: InstallationStore {
     /// installations.
     static let installationColumns = """
         installation_id, app_id, principal_kind, principal_id, device_type, registration_id, mqtt_topic, development,
-        created_at, token_hash, credentials_expire_at, revoked_at, broker
+        created_at, token_hash, credentials_expire_at, revoked_at, broker, last_seen_at
         """
+
+    public func recordLastSeen(_ seen: [String: UnixMillis]) async throws {
+        // In slices, so that a burst of connections does not hold the writer for long.
+        let seen = Array(seen)
+        for start in stride(from: 0, to: seen.count, by: 500) {
+            try await write { db in
+                let statement = try db.cachedStatement(
+                    sql: """
+                        UPDATE installations SET last_seen_at = MAX(COALESCE(last_seen_at, 0), ?) WHERE mqtt_topic = ?
+                        """)
+                for (username, at) in seen[start..<min(start + 500, seen.count)] {
+                    try statement.execute(arguments: [at.rawValue, username])
+                }
+            }
+        }
+    }
+
+    public func installationApps(mqttTopics: [String]) async throws -> [String: AppID] {
+        var apps: [String: AppID] = [:]
+        for start in stride(from: 0, to: mqttTopics.count, by: 500) {
+            let slice = Array(mqttTopics[start..<min(start + 500, mqttTopics.count)])
+            let found = try await read { db in
+                try Row.fetchAll(
+                    db,
+                    sql: "SELECT mqtt_topic, app_id FROM installations WHERE mqtt_topic IN "
+                        + "(\(databaseQuestionMarks(count: slice.count)))",
+                    arguments: StatementArguments(slice)
+                ).map { ($0[0] as String, $0[1] as String) }
+            }
+            for (username, app) in found { apps[username] = AppID(app) }
+        }
+        return apps
+    }
 
     /// An installation from a row of `installationColumns`.
     static func installation(_ row: Row) -> Installation? {
@@ -205,12 +238,13 @@ extension SQLiteStore: InstallationStore {
         let createdAt: Int64 = row[8]
         let credentialsExpireAt: Int64? = row[10]
         let revokedAt: Int64? = row[11]
+        let lastSeenAt: Int64? = row[13]
         return Installation(
             id: InstallationID(row[0] as String), appID: AppID(row[1] as String), principal: principal,
             deviceType: row[4], registrationID: row[5], mqttTopic: row[6], development: row[7],
             createdAt: UnixMillis(createdAt), tokenHash: row[9],
             credentialsExpireAt: credentialsExpireAt.map { UnixSeconds($0) },
             revokedAt: revokedAt.map { UnixMillis($0) },
-            broker: row[12])
+            broker: row[12], lastSeenAt: lastSeenAt.map { UnixMillis($0) })
     }
 }

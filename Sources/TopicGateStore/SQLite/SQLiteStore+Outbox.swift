@@ -27,13 +27,13 @@ extension SQLiteStore: OutboxStore {
         let statement = try db.cachedStatement(
             sql: """
                 INSERT INTO outbox (message_id, app_id, payload, recipients, accepted_at, command_id, claimed_by,
-                    lease_until) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    lease_until, traced) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         for message in messages {
             try statement.execute(arguments: [
                 message.id, message.appID.rawValue, Data(message.payload),
                 StoredForm.recipients(message.recipients), message.acceptedAt,
-                message.commandID, gateway, leaseUntil ?? 0,
+                message.commandID, gateway, leaseUntil ?? 0, message.traced,
             ])
         }
     }
@@ -80,7 +80,8 @@ extension SQLiteStore: OutboxStore {
         return OutboxMessage(
             id: row["message_id"], appID: AppID(row["app_id"] as String), payload: Array(row["payload"] as Data),
             recipients: recipients, acceptedAt: row["accepted_at"], commandID: row["command_id"],
-            attempts: row["attempts"], deliveredBrokers: StoredForm.brokers(row["delivered_brokers"] as String?))
+            attempts: row["attempts"], deliveredBrokers: StoredForm.brokers(row["delivered_brokers"] as String?),
+            traced: row["traced"])
     }
 
     public func recordProgress(id: String, deliveredBrokers: Set<String>) async throws {
@@ -117,9 +118,9 @@ extension SQLiteStore: OutboxStore {
                     sql: """
                         INSERT INTO dead_letters
                             (message_id, app_id, payload, recipients, accepted_at, command_id, attempts, failed_at,
-                                reason, delivered_brokers)
+                                reason, delivered_brokers, traced)
                         SELECT message_id, app_id, payload, recipients, accepted_at, command_id, attempts + 1, ?, ?,
-                            delivered_brokers
+                            delivered_brokers, traced
                         FROM outbox WHERE message_id = ?
                         """, arguments: [at, reason, id])
                 try db.execute(

@@ -85,6 +85,20 @@ extension SQLiteStore: ThingStore {
         }
     }
 
+    public func things(appID: AppID, ownedBy owner: Owner) async throws -> [ThingID] {
+        let (kind, id) = StoredForm.columns(owner)
+        return try await read { db in
+            try String.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT thing_id FROM thing_owners WHERE app_id = ? AND owner_kind = ? AND owner_id = ?
+                        ORDER BY thing_id
+                        """),
+                arguments: [appID.rawValue, kind, id]
+            ).map { ThingID($0) }
+        }
+    }
+
     static func thing(_ row: Row) throws -> Thing {
         Thing(
             id: ThingID(row["thing_id"] as String), appID: AppID(row["app_id"] as String),

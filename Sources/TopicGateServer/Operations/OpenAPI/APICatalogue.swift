@@ -102,7 +102,9 @@ enum APICatalogue {
                 tag: "Operations", credentials: anyone, query: [("q", string), ("limit", integer)], success: [200]),
             Op(
                 method: "get", path: app + "/principals/{principal}/access",
-                summary: "A user's or thing's groups, things or owners, devices, and the topics it may use (admin)",
+                summary:
+                    "A user's or thing's groups, things or owners, devices and usable topics; a group's members, "
+                    + "things and topics (admin)",
                 tag: "Operations", credentials: anyone, query: [("topics", boolean)], success: [200]),
             Op(
                 method: "get", path: app + "/topic-search",

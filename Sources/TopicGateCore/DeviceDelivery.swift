@@ -1,0 +1,37 @@
+/// One device's part in a traced push: which installation, and how far the push got.
+public struct DeviceDelivery: Sendable, Hashable {
+    public var messageID: String
+    public var appID: AppID
+    public var installationID: InstallationID
+    /// The user or thing the device belongs to.
+    public var principal: Principal
+    public var mqttTopic: String
+    public var state: DeliveryState
+    /// Why it failed, when it did.
+    public var detail: String?
+    /// When the state was reached.
+    public var at: UnixMillis
+
+    public init(
+        messageID: String, appID: AppID, installationID: InstallationID, principal: Principal, mqttTopic: String,
+        state: DeliveryState, detail: String? = nil, at: UnixMillis
+    ) {
+        self.messageID = messageID
+        self.appID = appID
+        self.installationID = installationID
+        self.principal = principal
+        self.mqttTopic = mqttTopic
+        self.state = state
+        self.detail = detail
+        self.at = at
+    }
+
+    /// The record for `installation`'s part in message `messageID`.
+    public init(
+        messageID: String, installation: Installation, state: DeliveryState, detail: String? = nil, at: UnixMillis
+    ) {
+        self.init(
+            messageID: messageID, appID: installation.appID, installationID: installation.id,
+            principal: installation.principal, mqttTopic: installation.mqttTopic, state: state, detail: detail, at: at)
+    }
+}

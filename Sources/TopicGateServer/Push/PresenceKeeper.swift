@@ -1,0 +1,44 @@
+import Logging
+import ServiceLifecycle
+import TopicGateCore
+import TopicGateStore
+
+/// Keeps what `DevicePresence` learns: every `interval` it writes the last-seen times to the
+/// installations (so that they outlive the gateway) and looks up the app of each device that
+/// came online (so that the overview counts an app's devices). Writes once more when the
+/// gateway stops.
+struct PresenceKeeper: Service {
+    let presence: DevicePresence
+    let store: any InstallationStore
+    let logger: Logger
+    var interval: Duration = .seconds(2)
+
+    func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            await keep()
+        }
+    }
+
+    /// Writes the unsaved last-seen times and resolves the apps of new online devices.
+    func keep() async {
+        let seen = presence.takeUnsaved()
+        do {
+            if !seen.isEmpty { try await store.recordLastSeen(seen) }
+        } catch {
+            presence.restoreUnsaved(seen)
+            logger.warning("Cannot record when devices were last seen", metadata: ["error": "\(error)"])
+        }
+        while true {
+            let usernames = presence.takeUnresolved(limit: 500)
+            guard !usernames.isEmpty else { break }
+            do {
+                presence.resolve(try await store.installationApps(mqttTopics: usernames))
+            } catch {
+                presence.putBackUnresolved(usernames)
+                logger.warning("Cannot look up the apps of online devices", metadata: ["error": "\(error)"])
+                break
+            }
+        }
+    }
+}
