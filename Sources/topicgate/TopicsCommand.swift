@@ -2,12 +2,12 @@ import ArgumentParser
 import Foundation
 import TopicGateCore
 
-/// `topicgate topics search [TEXT]` and `topicgate topics overview`: what the console's topic
-/// search and overview show, from the same admin API.
+/// `topicgate topics search [TEXT]`, `topicgate topics overview` and `topicgate topics test-push
+/// TOPIC`: what the console's topic search, overview and test push do, through the same admin API.
 struct TopicsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "topics", abstract: "Find topics across all scopes; the app's overview.",
-        subcommands: [Search.self, Overview.self])
+        subcommands: [Search.self, Overview.self, TestPush.self])
 
     struct Search: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -52,6 +52,55 @@ struct TopicsCommand: AsyncParsableCommand {
             }
             if let connected = object["brokerConnected"] {
                 rows.append(["brokerConnected", connected == true ? "yes" : "no"])
+            }
+            for key in ["devicesOnline", "devicesOnlineAllApps"] {
+                if let count = object[key]?.intValue { rows.append([key, String(count)]) }
+            }
+            ACLCommand.printTable(rows)
+        }
+    }
+
+    struct TestPush: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "test-push",
+            abstract: "Send a test push as the admin and follow it to each subscriber's device.",
+            discussion: """
+                A device is pending until the broker acknowledged the push for it; then acknowledged (it was \
+                connected) or offline (it was not, and gets the push later only if the broker kept its session); \
+                failed when the broker refused it or it was given up on.
+                """)
+        @OptionGroup var options: AdminOptions
+        @Option(help: "The text sent as data.message.") var message = "Test from topicgate"
+        @Option(help: "Seconds to wait for the pending devices.") var wait = 10
+        @Argument(help: "The topic, e.g. group/<id>/chat.") var topic: String
+
+        func run() async throws {
+            let address = try ACLCommand.address(topic)
+            let client = try await options.client()
+            let sent = try await client.call(
+                "POST", address.path + "/push/messages?trace=true",
+                body: ["data": ["message": .string(message), "test": true]])
+            let id = sent.objectValue?["pushMessageID"]?.stringValue ?? ""
+            let deadline = ContinuousClock.now + .seconds(wait)
+            var trace = try await client.call("GET", "/push/messages/\(id)/deliveries")
+            while trace.objectValue?["counts"]?.objectValue?["pending"]?.intValue ?? 0 > 0 && .now < deadline {
+                try await Task.sleep(for: .milliseconds(250))
+                trace = try await client.call("GET", "/push/messages/\(id)/deliveries")
+            }
+            let counts = trace.objectValue?["counts"]?.objectValue ?? [:]
+            print(
+                "Push \(id) to \(address): "
+                    + ["acknowledged", "pending", "offline", "failed"].map { "\(counts[$0]?.intValue ?? 0) \($0)" }
+                    .joined(separator: ", "))
+            var rows = [["DEVICE", "OF", "STATE", "CONNECTED NOW", "DETAIL"]]
+            for delivery in trace.objects("deliveries") {
+                rows.append([
+                    delivery["installationID"]?.stringValue ?? "",
+                    [delivery["principal"]?.stringValue, delivery["name"]?.stringValue].compactMap { $0 }.joined(
+                        separator: " "),
+                    delivery["state"]?.stringValue ?? "", delivery["online"] == true ? "yes" : "no",
+                    delivery["detail"]?.stringValue ?? "",
+                ])
             }
             ACLCommand.printTable(rows)
         }

@@ -13,7 +13,9 @@ import TopicGateCore
 /// Screenshots (desk and phone width) stay in the test's folder; their paths are printed.
 @Suite("Console: the operator console in a real browser")
 struct ConsoleBrowserTests {
-    @Test("Sign in, find a topic, explain a denial, who can read it, stage, preview, apply and revoke a grant")
+    @Test(
+        "Sign in, find a topic, explain a denial, who can read it, stage, preview, apply and revoke a grant, watch a test push reach a phone, open a group"
+    )
     func topicStory() async throws {
         let world = try await PushWorld.started(embedded: true)
         let shots = world.directory + "-console"
@@ -114,6 +116,19 @@ struct ConsoleBrowserTests {
                     "button[aria-label='Stage revoke of SEND_MESSAGE_TO_TOPIC for UserID:\(ann.id)']"
                 ).isEmpty)
             try await browser.screenshot(to: shots + "/topic.png")
+
+            // A test push, watched to Bob's phone: acknowledged while it is connected; it has it.
+            let received = ReceivedMessages(phone)
+            try await browser.type("#test-message", "Hello Bob 42")
+            try await browser.click("#send-test-push")
+            let trace = try await browser.waitForText("#test-push-summary", containing: "1 acknowledged")
+            #expect(trace.contains("0 pending"))
+            #expect(try await browser.text("#test-push").contains("bob"))
+            // (Eve's send while she was allowed came before it.)
+            let pushed = await received.wait(for: 2)
+            #expect(pushed.contains { String(decoding: $0.payload, as: UTF8.self).contains("Hello Bob 42") })
+            _ = try await browser.script("document.getElementById('test-push').scrollIntoView(); return true;")
+            try await browser.screenshot(to: shots + "/test-push.png")
 
             // At phone width the page fits: nothing wider than the window but the tables' own scroll.
             try await browser.resize(width: 390, height: 1400)

@@ -75,6 +75,39 @@ struct PushDeliveryIsolationTests {
         #expect(letters.first?.letter.reason.contains("3 attempts") == true)
     }
 
+    @Test(
+        "A traced message records each device's outcome: acknowledged while online, offline, pending while tried again, failed once dead-lettered"
+    )
+    func traced() async throws {
+        let (store, app, user, directory) = try await Self.storeWithUser(devices: [("topic-1", nil), ("topic-2", nil)])
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func message(_ id: String, _ text: String) -> OutboxMessage {
+            OutboxMessage(
+                id: id, appID: app.id, payload: Array(text.utf8), recipients: [.user(user.id)], acceptedAt: 1,
+                traced: true)
+        }
+        try await store.enqueue([message("a", "fine"), message("p", "poison")])
+        let presence = DevicePresence()
+        presence.record(.connected("topic-1"), broker: "b", at: 1)
+        let service = PushDeliveryService(
+            store: store, link: PickyLink(), wakeup: Wakeup(), time: .system, logger: Logger(label: "test"),
+            metrics: ServerMetrics(), presence: presence)
+        func states(_ id: String) async throws -> [String: DeliveryState] {
+            Dictionary(
+                uniqueKeysWithValues: try await store.deliveries(appID: app.id, messageID: id).map {
+                    ($0.mqttTopic, $0.state)
+                })
+        }
+        #expect(await service.deliverBatch() == .failed)
+        #expect(try await states("a") == ["topic-1": .acknowledged, "topic-2": .offline])
+        #expect(try await states("p") == ["topic-1": .pending, "topic-2": .pending])
+        #expect(await service.deliverBatch() == .failed)
+        #expect(await service.deliverBatch() == .more)
+        #expect(try await states("p") == ["topic-1": .failed, "topic-2": .failed])
+        let detail = try await store.deliveries(appID: app.id, messageID: "p").first?.detail
+        #expect(detail == "not acknowledged by the broker after 3 attempts")
+    }
+
     /// Two brokers, "a" and "b"; the one named in `down` is not connected.
     final class TwoBrokers: DeviceLink, @unchecked Sendable {
         // @unchecked: the delivery service calls it from one task at a time.

@@ -158,4 +158,68 @@ struct OutboxStoreTests {
         let letter = try await store.deadLetters(appID: appID, limit: 1, before: nil).first?.letter
         #expect(letter?.message.deliveredBrokers == ["one", "three"])
     }
+
+    @Test(
+        "A traced message stays traced; its deliveries add pending devices without undoing outcomes, record outcomes over them, and are forgotten after a day",
+        arguments: StoreEngine.allCases)
+    func traces(_ engine: StoreEngine) async throws {
+        let store = try await engine.newStore(appID: appID)
+        var traced = message("m1")
+        traced.traced = true
+        try await store.enqueue([traced, message("m2")])
+        #expect(try await store.pendingMessages(limit: 10).map(\.traced) == [true, false])
+        try await store.deadLetter(ids: ["m1"], reason: "gave up", at: 300)
+        #expect(try await store.deadLetters(appID: appID, limit: 1, before: nil).first?.letter.message.traced == true)
+
+        let day = DeliveryTraceRetention.milliseconds
+        func delivery(_ installation: String, _ state: DeliveryState, at: Int64, message: String = "m1")
+            -> DeviceDelivery
+        {
+            DeviceDelivery(
+                messageID: message, appID: appID, installationID: InstallationID(installation),
+                principal: .user(UserID("u-\(installation)")), mqttTopic: "topic-\(installation)", state: state,
+                detail: state == .failed ? "refused" : nil, at: UnixMillis(at))
+        }
+        try await store.recordDeliveries([delivery("i1", .acknowledged, at: day + 10)], replacing: true)
+        // Pending devices of the push being accepted: the one recorded already keeps its outcome.
+        try await store.recordDeliveries(
+            [delivery("i1", .pending, at: day + 5), delivery("i2", .pending, at: day + 5)], replacing: false)
+        #expect(
+            try await store.deliveries(appID: appID, messageID: "m1") == [
+                delivery("i1", .acknowledged, at: day + 10), delivery("i2", .pending, at: day + 5),
+            ])
+        try await store.recordDeliveries([delivery("i2", .failed, at: day + 20)], replacing: true)
+        #expect(try await store.deliveries(appID: appID, messageID: "m1").map(\.state) == [.acknowledged, .failed])
+        #expect(try await store.deliveries(appID: appID, messageID: "m1").last?.detail == "refused")
+        #expect(try await store.deliveries(appID: AppID("other"), messageID: "m1").isEmpty)
+        // A day later, the old records go when new ones are written.
+        try await store.recordDeliveries([delivery("i3", .pending, at: 2 * day + 11, message: "m3")], replacing: false)
+        #expect(try await store.deliveries(appID: appID, messageID: "m1").map(\.installationID.rawValue) == ["i2"])
+    }
+
+    @Test(
+        "Last-seen times are written by MQTT username, never moving back; the apps of usernames are looked up",
+        arguments: StoreEngine.allCases)
+    func lastSeen(_ engine: StoreEngine) async throws {
+        let store = try await engine.newStore(appID: appID)
+        for name in ["a", "b"] {
+            try await store.insertInstallation(
+                Installation(
+                    id: InstallationID("i-\(name)"), appID: appID, principal: .user(UserID("u1")), deviceType: "MQTT",
+                    registrationID: name, mqttTopic: "topic-\(name)", development: false, createdAt: 1,
+                    tokenHash: nil))
+        }
+        try await store.recordLastSeen(["topic-a": 500, "topic-b": 600, "topic-unknown": 700])
+        try await store.recordLastSeen(["topic-a": 400])
+        let seen = try await store.liveInstallations(appID: appID, principals: [.user(UserID("u1"))])
+        #expect(
+            Dictionary(uniqueKeysWithValues: seen.map { ($0.mqttTopic, $0.lastSeenAt) }) == [
+                "topic-a": 500, "topic-b": 600,
+            ])
+        #expect(
+            try await store.installationApps(mqttTopics: ["topic-a", "topic-b", "topic-unknown"]) == [
+                "topic-a": appID, "topic-b": appID,
+            ])
+        #expect(try await store.installationApps(mqttTopics: []).isEmpty)
+    }
 }

@@ -72,7 +72,8 @@ public func buildApplication(
         services.append(
             PushDeliveryService(
                 store: store, link: fleet, wakeup: wakeup, time: time, logger: logger, metrics: metrics,
-                fresh: fresh, gatewayID: configuration.gatewayID, outboxLease: configuration.outboxLease))
+                fresh: fresh, gatewayID: configuration.gatewayID, outboxLease: configuration.outboxLease,
+                presence: presence))
     }
     let environment = ServerEnvironment(
         configuration: configuration, store: store, time: time, hasher: hasher, dispatcher: pushDispatcher,
@@ -141,6 +142,7 @@ func buildRouter(environment: ServerEnvironment) -> Router<TopicGateRequestConte
         store: environment.store, cleanup: environment.cleanup, body: body, metrics: environment.metrics,
         time: environment.time, link: environment.brokerLink, presence: environment.presence
     ).addRoutes(to: app)
+    PushTraceController(topics: environment.topics, presence: environment.presence).addRoutes(to: app)
     GroupController(groups: environment.groups, body: body, location: location).addRoutes(to: app)
     ThingController(things: environment.things, body: body, location: location).addRoutes(to: app)
     TopicController(topics: environment.topics, body: body).addRoutes(to: app)

@@ -8,6 +8,7 @@ const topicLink = (topic) => h('a', {
   href: `#/topic?scope=${encodeURIComponent(topic.scope)}&name=${encodeURIComponent(topic.topicID)}`,
   text: `${topic.scope}/${topic.topicID}`,
 });
+const verbs = { SUBSCRIBE_TO_TOPIC: 'subscribe', SEND_MESSAGE_TO_TOPIC: 'send' };
 const principalLink = (principal, text) =>
   h('a', { href: `#/principal?p=${encodeURIComponent(principal)}`, text: text ?? principal });
 
@@ -126,7 +127,7 @@ function renderGroup(view, group) {
         h('div', { id: 'scope-topics' }, table('Topics of its scope', ['Topic'],
           group.scopeTopics.map((t) => [topicLink(t)]), 'none.')),
         h('div', { id: 'named-in' }, table('ACL entries that name it', ['Topic', 'Actions'],
-          group.namedIn.map((t) => [topicLink(t), t.actions.join(', ')]), 'none.'))),
+          group.namedIn.map((t) => [topicLink(t), t.actions.map((a) => verbs[a] ?? a).join(', ')]), 'none.'))),
       h('p', { class: 'muted', text: `${group.topicsChecked} topic${group.topicsChecked === 1 ? '' : 's'} checked`
         + (group.truncated ? ' (the app has more; the first ones are shown).' : '.') })));
 }

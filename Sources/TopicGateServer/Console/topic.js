@@ -1,5 +1,5 @@
 // One topic: its ACL as a matrix with a staged batch (previewed, then applied at once),
-// explain, who can, subscribers and the audit trail.
+// explain, who can, subscribers, a test push watched to each device, and the audit trail.
 import { h, show, field, table, readableTime } from '/console/dom.js';
 import { topicPath, resolvePrincipal } from '/console/api.js';
 import { say, sayError, describe } from '/console/status.js';
@@ -33,6 +33,9 @@ export async function renderTopic(view, session, query) {
   const whoCan = h('div', { id: 'who-can', class: 'columns' });
   const subscribers = h('div', { id: 'subscribers' });
   const audit = h('div', { id: 'audit' });
+  const testPush = h('div', { id: 'test-push', 'aria-live': 'polite' });
+  const testMessage = h('input', { id: 'test-message', spellcheck: false, value: 'Test from the TopicGate console' });
+  let watching = null;
 
   const subjectInput = h('input', { id: 'grant-subject', spellcheck: false,
     placeholder: 'login name, UserID:…, GroupID:…, ThingID:…, ANY_AUTHENTICATED_USER' });
@@ -61,6 +64,14 @@ export async function renderTopic(view, session, query) {
       h('h2', { id: 'who-heading', text: 'Who can' }), whoCan),
     h('section', { 'aria-labelledby': 'subscribers-heading' },
       h('h2', { id: 'subscribers-heading', text: 'Subscribers' }), subscribers),
+    h('section', { 'aria-labelledby': 'test-push-heading' },
+      h('h2', { id: 'test-push-heading', text: 'Test push' }),
+      h('p', { class: 'muted', text: 'Sent as the admin to the subscribers that pass SUBSCRIBE_TO_TOPIC, then '
+        + 'followed to each of their devices. "Acknowledged": the broker took it while the device was connected; '
+        + '"offline": the device was not connected, and gets it later only if the broker kept its session.' }),
+      h('form', { class: 'inline', onsubmit: (event) => { event.preventDefault(); sendTestPush(); } },
+        field('Message', testMessage), h('button', { type: 'submit', id: 'send-test-push', text: 'Send test push' })),
+      testPush),
     h('section', { 'aria-labelledby': 'audit-heading' },
       h('h2', { id: 'audit-heading', text: 'Audit trail' }), audit));
 
@@ -237,6 +248,39 @@ export async function renderTopic(view, session, query) {
         s.receives ? 'yes' : 'no: no longer passes SUBSCRIBE_TO_TOPIC']), 'nobody is subscribed.'));
   }
 
+  async function sendTestPush() {
+    clearInterval(watching);
+    try {
+      const sent = await session.post(`${path}/push/messages?trace=true`,
+        { data: { message: testMessage.value, test: true } });
+      const started = Date.now();
+      const refresh = async () => {
+        const trace = await session.get(`/push/messages/${encodeURIComponent(sent.pushMessageID)}/deliveries`);
+        renderTrace(sent.pushMessageID, trace);
+        // Followed until no device is pending, for at most a minute.
+        if (trace.counts.pending === 0 || Date.now() - started > 60000) clearInterval(watching);
+      };
+      await refresh();
+      watching = setInterval(() => refresh().catch((error) => { clearInterval(watching); sayError(error); }), 1000);
+      say(`Test push ${sent.pushMessageID} sent.`);
+    } catch (error) {
+      sayError(error);
+    }
+  }
+
+  function renderTrace(id, trace) {
+    const c = trace.counts;
+    show(testPush,
+      h('p', { id: 'test-push-summary' }, h('strong', { text: `Push ${id}: ` }),
+        trace.deliveries.length === 0 ? 'no subscriber has a device for MQTT push.'
+          : `${c.acknowledged} acknowledged, ${c.pending} pending, ${c.offline} offline, ${c.failed} failed.`),
+      table('Devices', ['Device', 'Of', 'State', 'Since', 'Connected now'],
+        trace.deliveries.map((d) => [h('code', { text: d.installationID }),
+          h('a', { href: `#/principal?p=${encodeURIComponent(d.principal)}`, text: d.name ?? d.principal }),
+          h('span', {}, h('span', { class: `badge ${d.state}`, text: d.state }), d.detail ? ` ${d.detail}` : ''),
+          readableTime(d.at), d.online ? 'yes' : 'no']), 'none.'));
+  }
+
   async function loadAudit() {
     const answer = await session.get(`${path}/acl-audit`);
     show(audit, table('Changes, newest first', ['When', 'Actor', 'Change', 'Action', 'Subject'],
@@ -245,7 +289,7 @@ export async function renderTopic(view, session, query) {
   }
 
   await Promise.all([loadACL(), loadWhoCan(), loadSubscribers(), loadAudit()].map((p) => p.catch(sayError)));
-  return () => {};
+  return () => clearInterval(watching);
 }
 
 function actionSelect(id) {

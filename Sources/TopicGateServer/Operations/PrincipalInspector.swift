@@ -94,7 +94,9 @@ struct PrincipalInspector: Sendable {
     func group(caller: Caller, id: GroupID) async throws -> GroupStanding {
         guard caller.principal == .admin else { throw caller.denied("inspect a group; only the admin may") }
         let appID = caller.appID
-        guard let group = try await store.group(appID: appID, id: id) else { throw GroupService.notFound(appID: appID, id: id) }
+        guard let group = try await store.group(appID: appID, id: id) else {
+            throw GroupService.notFound(appID: appID, id: id)
+        }
         let memberIDs = try await store.members(appID: appID, group: id).sorted {
             ($0 != group.owner ? 1 : 0, $0.rawValue) < ($1 != group.owner ? 1 : 0, $1.rawValue)
         }

@@ -41,6 +41,9 @@ struct PushDeliveryService: Service {
     var deadLetterAfter = 3
     /// How long a message that waits for a broker that is down is left alone.
     var brokerRetry: Duration = .seconds(1)
+    /// Which devices are connected: a traced push records, per device, whether the broker
+    /// acknowledged it while the device was online.
+    var presence: DevicePresence?
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
@@ -111,6 +114,7 @@ struct PushDeliveryService: Service {
         }
         var publications: [DevicePublication] = []
         var owners: [Int] = []  // the batch index of each publication's message
+        var targets: [Installation] = []  // each publication's device
         for (index, message) in batch.enumerated() {
             for recipient in message.recipients {
                 for installation in devices[message.appID.rawValue + "\n" + recipient.principal.description] ?? [] {
@@ -119,6 +123,7 @@ struct PushDeliveryService: Service {
                     publications.append(
                         DevicePublication(topic: installation.mqttTopic, payload: message.payload, broker: broker))
                     owners.append(index)
+                    targets.append(installation)
                 }
             }
         }
@@ -145,6 +150,9 @@ struct PushDeliveryService: Service {
         failed.subtract(refused.keys)
         waiting.subtract(failed.union(refused.keys))
         let now = time.now()
+        if batch.contains(where: \.traced) {
+            try await trace(batch, owners: owners, targets: targets, failures: failures, giveUp: alone, at: now)
+        }
         for (index, reason) in refused {
             try await deadLetter(batch[index], reason: "refused: \(reason)", at: now)
         }
@@ -182,6 +190,35 @@ struct PushDeliveryService: Service {
             return retrying == 0
         }
         return true
+    }
+
+    /// Records each device's outcome of the traced messages in `batch`: acknowledged while the
+    /// device was online or offline, refused, or pending (to be tried again; failed when this
+    /// was the last try of a message tried alone).
+    private func trace(
+        _ batch: [OutboxMessage], owners: [Int], targets: [Installation],
+        failures: [Int: DeliveryFailure], giveUp alone: Bool, at now: Int64
+    ) async throws {
+        var records: [DeviceDelivery] = []
+        for (publication, index) in owners.enumerated() where batch[index].traced {
+            let message = batch[index]
+            let device = targets[publication]
+            let (state, detail): (DeliveryState, String?)
+            switch failures[publication] {
+            case nil: (state, detail) = (presence?.status(device).online == true ? .acknowledged : .offline, nil)
+            case .refused(let reason): (state, detail) = (.failed, "refused by the broker: \(reason)")
+            case .unacknowledged:
+                (state, detail) =
+                    alone && message.attempts + 1 >= deadLetterAfter
+                    ? (.failed, "not acknowledged by the broker after \(message.attempts + 1) attempts")
+                    : (.pending, "not acknowledged by the broker; tried again")
+            case .brokerUnavailable: (state, detail) = (.pending, "its broker is down; waiting for it")
+            }
+            records.append(
+                DeviceDelivery(
+                    messageID: message.id, installation: device, state: state, detail: detail, at: UnixMillis(now)))
+        }
+        try await store.recordDeliveries(records, replacing: true)
     }
 
     private func deadLetter(_ message: OutboxMessage, reason: String, at now: Int64) async throws {

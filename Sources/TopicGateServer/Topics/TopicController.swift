@@ -221,13 +221,20 @@ struct TopicController<Context: CallerRequestContext>: Sendable {
             return JSONResponse.noContent()
         }
 
-        // Sending
+        // Sending. `?trace=true` (the admin's test push): each device's outcome is recorded, read
+        // back from `/push/messages/{id}/deliveries`.
         group.post(RouterPath(topic + "/push/messages")) { request, context in
             let (caller, reference, name) = try target(context)
             let message = try await body.decode(PushMessageRequest.self, from: request)
-            let id = try await topics.send(caller: caller, scope: reference, name: name, request: message)
+            let traced = request.uri.queryParameters.get("trace") == "true"
+            let id = try await topics.send(
+                caller: caller, scope: reference, name: name, request: message, traced: traced)
+            var answer: [String: JSONValue] = ["pushMessageID": .string(id)]
+            if traced {
+                answer["deliveries"] = .string("/api/apps/\(caller.appID.rawValue)/push/messages/\(id)/deliveries")
+            }
             return JSONResponse.created(
-                ["pushMessageID": .string(id)], mediaType: "application/vnd.kii.SendPushMessageResponse+json")
+                .object(answer), mediaType: "application/vnd.kii.SendPushMessageResponse+json")
         }
     }
 

@@ -171,10 +171,14 @@ struct TopicService: Sendable {
 
     /// Checks `SEND_MESSAGE_TO_TOPIC`, resolves the recipients that may still subscribe, and
     /// hands the message to the dispatcher. Returns the message's ID.
-    func send(caller: Caller, scope reference: TopicScopeReference, name: String, request: PushMessageRequest)
-        async throws
-        -> String
-    {
+    /// Sends `request` to the topic's subscribers that pass SUBSCRIBE; returns the push message
+    /// ID. `traced` (the admin's test push): each device's outcome is recorded (`deliveries`),
+    /// starting with every MQTT device of the recipients as pending.
+    func send(
+        caller: Caller, scope reference: TopicScopeReference, name: String, request: PushMessageRequest,
+        traced: Bool = false
+    ) async throws -> String {
+        if traced && caller.principal != .admin { throw caller.denied("trace a push; only the admin may") }
         let (topic, entries) = try await usable(caller: caller, reference, name)
         let context = try await contexts.context(appID: caller.appID, principal: caller.principal)
         try requireAllowed(caller, AccessPolicy.evaluate(context, .send, on: topic, entries: entries), topic)
@@ -185,8 +189,16 @@ struct TopicService: Sendable {
         let recipients = subscriberContexts.compactMap { subscriber, context in
             AccessPolicy.evaluate(context, .subscribe, on: topic, entries: entries).allowed ? subscriber : nil
         }.sorted()
-        let delivery = PushDelivery(message: message, recipients: recipients)
+        let delivery = PushDelivery(message: message, recipients: recipients, traced: traced)
         try sizeLimit?.check(delivery.payload, field: "data")
+        if traced && !recipients.isEmpty {
+            let devices = try await store.liveInstallations(
+                appID: caller.appID, principals: recipients.map(\.principal))
+            try await store.recordDeliveries(
+                devices.filter { $0.deviceType == "MQTT" }.map {
+                    DeviceDelivery(messageID: message.id, installation: $0, state: .pending, at: time.millis())
+                }, replacing: false)
+        }
         try await dispatcher.dispatch(delivery)
         return message.id
     }

@@ -10,8 +10,10 @@ extension SQLiteStore: DeliveryTraceStore {
                     INSERT INTO push_deliveries (app_id, message_id, installation_id, principal_kind, principal_id,
                         mqtt_topic, state, detail, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (app_id, message_id, installation_id) DO
-                    """ + (replacing ? " UPDATE SET state = excluded.state, detail = excluded.detail, at = excluded.at"
-                        : " NOTHING"))
+                    """
+                        + (replacing
+                            ? " UPDATE SET state = excluded.state, detail = excluded.detail, at = excluded.at"
+                            : " NOTHING"))
             for delivery in deliveries {
                 let (kind, id) = StoredForm.columns(delivery.principal)
                 try statement.execute(arguments: [

@@ -117,6 +117,11 @@ enum APICatalogue {
                 method: "get", path: app + "/dead-letters", summary: "Pushes that could not be delivered (admin)",
                 tag: "Operations", credentials: anyone, query: paging, success: [200]),
             Op(
+                method: "get", path: app + "/push/messages/{message}/deliveries",
+                summary:
+                    "How far a traced push got toward each device: pending, acknowledged, offline or failed (admin)",
+                tag: "Operations", credentials: anyone, success: [200]),
+            Op(
                 method: "post", path: app + "/pseudo-user-cleanup", summary: "Remove idle pseudo users (admin)",
                 tag: "Operations", credentials: anyone,
                 body: json(object(["idleDays": integer, "dryRun": boolean], required: ["idleDays"])), success: [200]),
@@ -410,8 +415,10 @@ enum APICatalogue {
                 method: "post", path: topic + "/push/subscriptions/things", summary: "The calling thing subscribes",
                 tag: "Push", credentials: anyone, success: [204]),
             Op(
-                method: "post", path: topic + "/push/messages", summary: "Send a message to the topic's subscribers",
-                tag: "Push", credentials: anyone, body: pushMessage, success: [201]),
+                method: "post", path: topic + "/push/messages",
+                summary:
+                    "Send a message to the topic's subscribers (trace=true: the admin's test push, traced to each device)",
+                tag: "Push", credentials: anyone, query: [("trace", boolean)], body: pushMessage, success: [201]),
         ]
         for kind in ["users", "things"] {
             let subscription = topic + "/push/subscriptions/\(kind)/{subscriber}"

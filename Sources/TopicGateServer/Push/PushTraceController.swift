@@ -1,0 +1,43 @@
+import Hummingbird
+import TopicGateCore
+import TopicGateStore
+
+/// `GET /push/messages/{id}/deliveries` (admin only): how far a traced push (`?trace=true` on
+/// a send) got toward each device, with each device's presence now.
+struct PushTraceController<Context: CallerRequestContext>: Sendable {
+    let topics: TopicService
+    let presence: DevicePresence
+
+    func addRoutes(to group: RouterGroup<Context>) {
+        group.get("push/messages/:message/deliveries") { _, context in
+            let caller = try context.caller
+            guard caller.principal == .admin else {
+                throw caller.denied("read a push's deliveries; only the admin may")
+            }
+            let messageID = try context.parameters.require("message")
+            let deliveries = try await topics.store.deliveries(appID: caller.appID, messageID: messageID)
+            let names = try await topics.names(appID: caller.appID, of: Array(Set(deliveries.map(\.principal))))
+            var counts = Dictionary(
+                uniqueKeysWithValues: DeliveryState.allCases.map { ($0.rawValue, JSONValue.int(0)) })
+            for delivery in deliveries {
+                counts[delivery.state.rawValue] = .int((counts[delivery.state.rawValue]?.intValue ?? 0) + 1)
+            }
+            return JSONResponse.ok([
+                "pushMessageID": .string(messageID), "counts": .object(counts),
+                "deliveries": .array(
+                    deliveries.map { delivery in
+                        let now = presence.status(delivery.mqttTopic)
+                        var object: [String: JSONValue] = [
+                            "installationID": .string(delivery.installationID.rawValue),
+                            "principal": .string(delivery.principal.description),
+                            "state": .string(delivery.state.rawValue), "at": delivery.at.json,
+                            "online": .bool(now.online),
+                        ]
+                        if let name = names[delivery.principal] { object["name"] = .string(name) }
+                        if let detail = delivery.detail { object["detail"] = .string(detail) }
+                        return .object(object)
+                    }),
+            ])
+        }
+    }
+}
