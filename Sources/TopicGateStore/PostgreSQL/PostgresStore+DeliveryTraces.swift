@@ -13,24 +13,15 @@ extension PostgresStore: DeliveryTraceStore {
                 let (topic, state, detail, at) = (
                     delivery.mqttTopic, delivery.state.rawValue, delivery.detail, delivery.at.rawValue
                 )
-                if replacing {
-                    try await connection.run(
-                        """
-                        INSERT INTO push_deliveries (app_id, message_id, installation_id, principal_kind, principal_id,
-                            mqtt_topic, state, detail, at)
-                        VALUES (\(app), \(message), \(installation), \(kind), \(id), \(topic), \(state), \(detail), \(at))
-                        ON CONFLICT (app_id, message_id, installation_id) DO UPDATE
-                        SET state = excluded.state, detail = excluded.detail, at = excluded.at
-                        """)
-                } else {
-                    try await connection.run(
-                        """
-                        INSERT INTO push_deliveries (app_id, message_id, installation_id, principal_kind, principal_id,
-                            mqtt_topic, state, detail, at)
-                        VALUES (\(app), \(message), \(installation), \(kind), \(id), \(topic), \(state), \(detail), \(at))
-                        ON CONFLICT (app_id, message_id, installation_id) DO NOTHING
-                        """)
-                }
+                // Without `replacing`, a device recorded already keeps what it has.
+                try await connection.run(
+                    """
+                    INSERT INTO push_deliveries (app_id, message_id, installation_id, principal_kind, principal_id,
+                        mqtt_topic, state, detail, at)
+                    VALUES (\(app), \(message), \(installation), \(kind), \(id), \(topic), \(state), \(detail), \(at))
+                    ON CONFLICT (app_id, message_id, installation_id) DO UPDATE
+                    SET state = excluded.state, detail = excluded.detail, at = excluded.at WHERE \(replacing)
+                    """)
             }
             try await connection.run(
                 "DELETE FROM push_deliveries WHERE at < \(latest - DeliveryTraceRetention.milliseconds)")

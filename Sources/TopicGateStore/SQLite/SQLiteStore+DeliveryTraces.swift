@@ -5,20 +5,19 @@ extension SQLiteStore: DeliveryTraceStore {
     public func recordDeliveries(_ deliveries: [DeviceDelivery], replacing: Bool) async throws {
         guard let latest = deliveries.map(\.at.rawValue).max() else { return }
         try await write { db in
+            // Without `replacing`, a device recorded already keeps what it has.
             let statement = try db.cachedStatement(
                 sql: """
                     INSERT INTO push_deliveries (app_id, message_id, installation_id, principal_kind, principal_id,
                         mqtt_topic, state, detail, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (app_id, message_id, installation_id) DO
-                    """
-                        + (replacing
-                            ? " UPDATE SET state = excluded.state, detail = excluded.detail, at = excluded.at"
-                            : " NOTHING"))
+                    ON CONFLICT (app_id, message_id, installation_id) DO UPDATE
+                    SET state = excluded.state, detail = excluded.detail, at = excluded.at WHERE ?
+                    """)
             for delivery in deliveries {
                 let (kind, id) = StoredForm.columns(delivery.principal)
                 try statement.execute(arguments: [
                     delivery.appID.rawValue, delivery.messageID, delivery.installationID.rawValue, kind, id,
-                    delivery.mqttTopic, delivery.state.rawValue, delivery.detail, delivery.at.rawValue,
+                    delivery.mqttTopic, delivery.state.rawValue, delivery.detail, delivery.at.rawValue, replacing,
                 ])
             }
             try db.cachedStatement(sql: "DELETE FROM push_deliveries WHERE at < ?")
