@@ -132,7 +132,8 @@ final class BenchWorld: @unchecked Sendable {
     }
 
     /// Starts the minimal durable write-and-publish handler (`topicgate bench-bound`) on the
-    /// gateway's broker and account: the process and its HTTP port. Nil for a gateway the bench
+    /// gateway's broker and account, and on its PostgreSQL database under `--postgres`: the
+    /// process and its HTTP port. Nil for a gateway the bench
     /// did not start (its broker's secret is not at hand to share).
     func startBound() async throws -> (process: ChildProcess, port: Int)? {
         guard given == nil else { return nil }
@@ -143,7 +144,7 @@ final class BenchWorld: @unchecked Sendable {
                 "bench-bound", "--port", "\(port)", "--data-dir", directory + "-bound", "--broker",
                 "mqtt://127.0.0.1:\(mqttPort)", "--mqtt-secret-file", directory + "/mqtt-secret",
                 "--mqtt-gateway-username", gatewayUsername,
-            ],
+            ] + (database.map { ["--database", $0.url()] } ?? []),
             logPath: directory + "-bound.out")
         do {
             try await waitUntilReady(port: port, process: process, deadline: .now + .seconds(30))

@@ -1,13 +1,15 @@
 import Foundation
 import MQTTBridge
 import NIOHTTP1
+import ProcessSupport
 import Synchronization
 import TopicGateCore
 
 /// commands: an owner's command → the thing receives it over MQTT → the thing reports action
 /// results over HTTP → the owner's phone receives the `commandID` push; one round trip at a
 /// time. Raw: the same two hops as QoS 1 publishes (to the thing's topic, then, on receipt, to
-/// the phone's).
+/// the phone's). The durable bound: the same two hops through `topicgate bench-bound`, each an
+/// HTTP request that writes its message durably before publishing it.
 struct CommandScenario {
     let world: BenchWorld
     let options: BenchOptions
@@ -36,14 +38,28 @@ struct CommandScenario {
             if let id = Self.commandID(in: payload) { thingInbox.yield(id) }
         }
         let publisher = try await world.rawPublisher()
-        let raw = Atomic<Bool>(false)
+        /// Who answers the thing's receipts: 0 TopicGate (results over HTTP), 1 raw (a publish to
+        /// the phone), 2 the bound (a durable publish to the phone).
+        let mode = Atomic<Int>(0)
+        let bound = try await world.startBound()
+        var boundConnections: [BenchHTTPConnection] = []
+        if let bound {
+            for _ in 0..<2 {
+                boundConnections.append(try await BenchHTTPConnection.open(group: world.group, port: bound.port))
+            }
+        }
+        let boundLinks = boundConnections
         let base = "/thing-if/apps/\(world.appID)/targets/thing:\(thingID)"
         // The thing: answers each command with results (TopicGate) or relays it to the phone (raw).
         let responder = Task {
             for await id in thingReceipts {
-                if raw.load(ordering: .relaxed) {
+                switch mode.load(ordering: .relaxed) {
+                case 1:
                     try? await publisher.publish(phoneEndpoint.topic, payload: Array(#"{"commandID":"\#(id)"}"#.utf8))
-                } else {
+                case 2:
+                    _ = try? await boundLinks[1].send(
+                        .POST, "/messages?topic=\(phoneEndpoint.topic)", body: #"{"commandID":"\#(id)"}"#)
+                default:
                     _ = try? await world.call(
                         connections[1], .PUT, "\(base)/commands/\(id)/action-results", token: thingToken,
                         contentType: "application/vnd.kii.CommandResultsUpdateRequest+json",
@@ -67,7 +83,24 @@ struct CommandScenario {
         }
         let gatewayElapsed = ContinuousClock.now - gatewayBegan
 
-        raw.store(true, ordering: .relaxed)
+        var boundTrips: [Duration] = []
+        var boundElapsed = Duration.zero
+        if bound != nil {
+            mode.store(2, ordering: .relaxed)
+            let boundBegan = ContinuousClock.now
+            for round in 0..<options.commandRounds {
+                let id = "bound\(round)"
+                let started = ContinuousClock.now
+                let response = try await boundLinks[0].send(
+                    .POST, "/messages?topic=\(thingEndpoint.topic)", body: #"{"commandID":"\#(id)","actions":[]}"#)
+                guard response.status == 201 else { throw BenchError("the bound answered \(response.status)") }
+                while let received = await phoneIterator.next(), received != id {}
+                boundTrips.append(ContinuousClock.now - started)
+            }
+            boundElapsed = ContinuousClock.now - boundBegan
+        }
+
+        mode.store(1, ordering: .relaxed)
         var rawTrips: [Duration] = []
         let rawBegan = ContinuousClock.now
         for round in 0..<options.commandRounds {
@@ -84,6 +117,8 @@ struct CommandScenario {
         thingInbox.finish()
         phoneInbox.finish()
         publisher.shutdown()
+        await BenchWorld.close(boundConnections)
+        if let bound { _ = await bound.process.stop() }
         await phone.close()
         await thing.close()
         await BenchWorld.close(connections)
@@ -94,13 +129,30 @@ struct CommandScenario {
                 scenario: "commands", metric: metric, unit: unit, topicGate: tg, baseline: base,
                 baselineName: "raw: two QoS 1 hops", gatewayPeakBytes: peak)
         }
+        var boundRows: [BenchRow] = []
+        if bound != nil {
+            let boundStatistics = LatencyStatistics(boundTrips)
+            func boundRow(_ metric: String, _ unit: String, _ tg: Double, _ base: Double) -> BenchRow {
+                BenchRow(
+                    scenario: "commands", metric: metric, unit: unit, topicGate: tg, baseline: base,
+                    baselineName: "bound: two durable publishes through a minimal handler", gatewayPeakBytes: peak)
+            }
+            boundRows = [
+                boundRow(
+                    "round trips/s against the durable bound", "trips/s", rate(options.commandRounds, gatewayElapsed),
+                    rate(options.commandRounds, boundElapsed)),
+                boundRow(
+                    "round trip p50 against the durable bound", "ms", gateway.p50.milliseconds,
+                    boundStatistics.p50.milliseconds),
+            ]
+        }
         return [
             row(
                 "round trips/s (one at a time)", "trips/s", rate(options.commandRounds, gatewayElapsed),
                 rate(options.commandRounds, rawElapsed)),
             row("round trip p50", "ms", gateway.p50.milliseconds, rawStatistics.p50.milliseconds),
             row("round trip p99", "ms", gateway.p99.milliseconds, rawStatistics.p99.milliseconds),
-        ]
+        ] + boundRows
     }
 
     /// The value of `"commandID":"…"` in a payload.

@@ -69,12 +69,12 @@ struct SendToDeviceScenario {
                 BenchRow(
                     scenario: "send → device", metric: "messages/s against the durable bound", unit: "msg/s",
                     topicGate: gateway.rate, baseline: bound.rate,
-                    baselineName: "minimal handler: SQLite write + QoS 1 publish", gatewayPeakBytes: peak))
+                    baselineName: "bound: a minimal handler's durable write + QoS 1 publish", gatewayPeakBytes: peak))
             boundRows.append(
                 BenchRow(
                     scenario: "send → device", metric: "p50 at full speed against the durable bound", unit: "ms",
                     topicGate: gateway.latency.p50.milliseconds, baseline: bound.latency.p50.milliseconds,
-                    baselineName: "minimal handler: SQLite write + QoS 1 publish", gatewayPeakBytes: peak))
+                    baselineName: "bound: a minimal handler's durable write + QoS 1 publish", gatewayPeakBytes: peak))
         }
         return [
             row("messages/s (\(options.concurrency) concurrent)", "msg/s", gateway.rate, raw.rate),

@@ -1,9 +1,11 @@
 import Foundation
 import NIOHTTP1
+import ProcessSupport
 
 /// sign-up: pseudo users created and password logins (bcrypt at the default cost) per second,
 /// against MQTT connects through the plugin per second (what a device's credentials cost the
-/// broker).
+/// broker), and pseudo users against the durable bound (a minimal handler that stores a user and
+/// its token in one transaction).
 struct SignUpScenario {
     let world: BenchWorld
     let options: BenchOptions
@@ -16,6 +18,7 @@ struct SignUpScenario {
             _ = try await world.pseudoUser(connections[worker])
         }
         let pseudoUsers = rate(options.signUps, ContinuousClock.now - began)
+        let bound = try await measureBound()
 
         _ = try await world.call(
             connections[0], .POST, "\(world.api)/users",
@@ -45,7 +48,16 @@ struct SignUpScenario {
         let connects = rate(options.signUps, ContinuousClock.now - connectsBegan)
         let peak = world.gatewayPeak
         await BenchWorld.close(connections)
-        return [
+        let boundRows =
+            bound.map {
+                [
+                    BenchRow(
+                        scenario: "sign-up", metric: "pseudo users created/s against the durable bound",
+                        unit: "users/s", topicGate: pseudoUsers, baseline: $0,
+                        baselineName: "bound: a minimal handler storing a user and its token", gatewayPeakBytes: peak)
+                ]
+            } ?? []
+        return boundRows + [
             BenchRow(
                 scenario: "sign-up", metric: "pseudo users created/s", unit: "users/s", topicGate: pseudoUsers,
                 baseline: connects,
@@ -54,5 +66,31 @@ struct SignUpScenario {
                 scenario: "sign-up", metric: "password logins/s (bcrypt cost 10)", unit: "logins/s", topicGate: logins,
                 baseline: connects, baselineName: "raw: MQTT connects through the plugin", gatewayPeakBytes: peak),
         ]
+    }
+
+    /// As many sign-ups against `topicgate bench-bound`'s `POST /users`, with the same
+    /// concurrency: users/s (nil when the bench did not start the gateway).
+    func measureBound() async throws -> Double? {
+        guard let (process, port) = try await world.startBound() else { return nil }
+        var connections: [BenchHTTPConnection] = []
+        do {
+            for _ in 0..<options.concurrency {
+                connections.append(try await BenchHTTPConnection.open(group: world.group, port: port))
+            }
+            let open = connections
+            let began = ContinuousClock.now
+            try await concurrently(workers: options.concurrency, items: options.signUps) { worker, _ in
+                let response = try await open[worker].send(.POST, "/users", body: "{}")
+                guard response.status == 201 else { throw BenchError("the bound answered \(response.status)") }
+            }
+            let users = rate(options.signUps, ContinuousClock.now - began)
+            await BenchWorld.close(connections)
+            _ = await process.stop()
+            return users
+        } catch {
+            await BenchWorld.close(connections)
+            _ = await process.stop()
+            throw error
+        }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TopicGateServer
+import TopicGateStore
 
 /// `topicgate bench-bound`: the minimal durable-publish handler `topicgate bench` starts to
 /// measure TopicGate's sends against (not for use on its own).
@@ -12,6 +13,7 @@ struct BenchBoundCommand: AsyncParsableCommand {
 
     @Option(help: "The HTTP port on 127.0.0.1.") var port: Int
     @Option(help: "Where its SQLite file goes.") var dataDir: String
+    @Option(help: "postgres://… : the store is on PostgreSQL, as a gateway's with --database.") var database: String?
     @Option(help: "mqtt://host:port of the broker.") var broker: String
     @Option(help: "The MQTT secret file the gateway shares with the broker.") var mqttSecretFile: String
     @Option(help: "The gateway's MQTT account.") var mqttGatewayUsername = "topicgate"
@@ -22,8 +24,15 @@ struct BenchBoundCommand: AsyncParsableCommand {
         else { throw ValidationError("--broker must be mqtt://host:port") }
         let secret = try String(contentsOfFile: mqttSecretFile, encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
+        var location: PostgresLocation?
+        if let database {
+            guard let parsed = PostgresLocation(url: database) else {
+                throw ValidationError("--database must be postgres://user@host:port/name")
+            }
+            location = parsed
+        }
         try await DurablePublishBound.run(
-            port: port, dataDirectory: dataDir, brokerHost: host, brokerPort: brokerPort, mqttSecret: secret,
+            port: port, dataDirectory: dataDir, database: location, brokerHost: host, brokerPort: brokerPort, mqttSecret: secret,
             username: mqttGatewayUsername)
     }
 }
