@@ -32,7 +32,8 @@ struct BenchBoundCommand: AsyncParsableCommand {
             location = parsed
         }
         try await DurablePublishBound.run(
-            port: port, dataDirectory: dataDir, database: location, brokerHost: host, brokerPort: brokerPort, mqttSecret: secret,
+            port: port, dataDirectory: dataDir, database: location, brokerHost: host, brokerPort: brokerPort,
+            mqttSecret: secret,
             username: mqttGatewayUsername)
     }
 }
