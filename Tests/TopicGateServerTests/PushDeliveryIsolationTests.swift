@@ -199,4 +199,46 @@ struct PushDeliveryIsolationTests {
         #expect(link.delivered == ["fine-1", "fine-2"])
         #expect(try await store.pendingMessages(limit: 10).map(\.attempts) == [2])
     }
+
+    @Test(
+        "Delivered pushes are settled off the delivery path: reserved (never claimed again) until their settlement removes them from the outbox"
+    )
+    func settlement() async throws {
+        let (store, app, user, directory) = try await Self.storeWithUser(devices: [("topic-1", nil)])
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fresh = FreshPushes()
+        let outbox = Outbox(
+            store: store, wakeup: Wakeup(), fresh: fresh, gatewayID: "gw-1", lease: .seconds(30), time: .system)
+        let settlement = DeliverySettlement(store: store, fresh: fresh, time: .system, logger: Logger(label: "test"))
+        let link = PickyLink()
+        let service = PushDeliveryService(
+            store: store, link: link, wakeup: Wakeup(), time: .system, logger: Logger(label: "test"),
+            metrics: ServerMetrics(), fresh: fresh, gatewayID: "gw-1", settlement: settlement)
+        // One from memory, one only in the outbox (another gateway's, whose lease ran out).
+        try await outbox.enqueue(
+            OutboxMessage(
+                id: "a", appID: app.id, payload: Array("fine-1".utf8), recipients: [.user(user.id)], acceptedAt: 1))
+        try await store.enqueue(
+            [
+                OutboxMessage(
+                    id: "b", appID: app.id, payload: Array("fine-2".utf8), recipients: [.user(user.id)], acceptedAt: 2)
+            ],
+            claimedBy: "gw-dead", leaseUntil: 0)
+        #expect(await service.deliverBatch(checkingOutbox: false) == .more)
+        #expect(await service.deliverBatch() == .idle)
+        #expect(link.delivered == ["fine-1", "fine-2"])
+        // Both delivered, not yet settled: still in the outbox, and this gateway's claims skip them.
+        #expect(try await store.pendingMessageCount() == 2)
+        #expect(settlement.holds("a") && settlement.holds("b"))
+        #expect(await service.deliverBatch() == .idle)
+        #expect(link.delivered.count == 2)
+        try await settlement.flush()
+        #expect(try await store.pendingMessageCount() == 0)
+        #expect(!settlement.holds("a") && !settlement.holds("b"))
+        #expect(
+            fresh.unreserved([OutboxMessage(id: "a", appID: app.id, payload: [], recipients: [], acceptedAt: 1)]).count
+                == 1)
+        #expect(await service.deliverBatch() == .idle)
+        #expect(link.delivered.count == 2)
+    }
 }

@@ -69,11 +69,14 @@ public func buildApplication(
         brokers = fleet
         if dispatcher == nil { pushDispatcher = OutboxPushDispatcher(outbox: pushOutbox) }
         services.append(PresenceKeeper(presence: presence, store: store, logger: logger))
+        // Before the delivery service: stopped after it, it settles what the last deliveries left.
+        let settlement = DeliverySettlement(store: store, fresh: fresh, time: time, logger: logger)
+        services.append(settlement)
         services.append(
             PushDeliveryService(
                 store: store, link: fleet, wakeup: wakeup, time: time, logger: logger, metrics: metrics,
                 fresh: fresh, gatewayID: configuration.gatewayID, outboxLease: configuration.outboxLease,
-                presence: presence))
+                presence: presence, settlement: settlement))
     }
     let environment = ServerEnvironment(
         configuration: configuration, store: store, time: time, hasher: hasher, dispatcher: pushDispatcher,

@@ -27,6 +27,11 @@ final class FreshPushes: Sendable {
         state.withLock { $0.reserved.formUnion(messages.map(\.id)) }
     }
 
+    /// Messages delivered but not yet settled (`DeliverySettlement`).
+    func reserve(ids: some Sequence<String>) {
+        state.withLock { $0.reserved.formUnion(ids) }
+    }
+
     /// Once they are on disk: they wait here for the delivery service, in the order written.
     /// Past the capacity they are left to the outbox.
     func handOver(_ messages: [OutboxMessage]) {

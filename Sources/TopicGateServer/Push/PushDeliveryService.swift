@@ -44,6 +44,9 @@ struct PushDeliveryService: Service {
     /// Which devices are connected: a traced push records, per device, whether the broker
     /// acknowledged it while the device was online.
     var presence: DevicePresence?
+    /// Where delivered messages are settled (removed from the outbox, their commands marked
+    /// `DELIVERED`) off the delivery path; nil: settled inline before the next batch.
+    var settlement: DeliverySettlement?
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
@@ -76,8 +79,9 @@ struct PushDeliveryService: Service {
         do {
             let handed = fresh.take(limit: batchSize)
             if !handed.isEmpty {
-                // Settled either way: delivered, or recorded in the outbox for another try.
-                defer { fresh.release(handed.map(\.id)) }
+                // Settled either way: delivered (then released once its settlement is written),
+                // or recorded in the outbox for another try.
+                defer { fresh.release(handed.map(\.id).filter { settlement?.holds($0) != true }) }
                 return try await deliver(handed, alone: false) ? .more : .failed
             }
             guard checkingOutbox else { return .handed }
@@ -85,7 +89,9 @@ struct PushDeliveryService: Service {
             let claimed = try await store.claimMessages(
                 gateway: gatewayID, limit: batchSize, now: now, leaseUntil: now + outboxLease.wholeMilliseconds)
             let pending = fresh.unreserved(claimed)
-            guard !pending.isEmpty else { return claimed.count == batchSize ? .more : .idle }
+            // All reserved (being delivered from memory, or waiting for their settlement): the
+            // outbox is read again within a second.
+            guard !pending.isEmpty else { return .idle }
             if let suspect = pending.first(where: { $0.attempts > 0 }) {
                 return try await deliver([suspect], alone: true) ? .more : .failed
             }
@@ -165,13 +171,18 @@ struct PushDeliveryService: Service {
             }
         }
         let delivered = batch.indices.filter { !failed.contains($0) && !waiting.contains($0) && refused[$0] == nil }
-        try await store.completeMessages(ids: delivered.map { batch[$0].id })
         try await store.postponeMessages(ids: waiting.map { batch[$0].id }, until: now + brokerRetry.wholeMilliseconds)
         // A command is DELIVERED once a broker acknowledged it for one of its thing's
         // installations (a thing with none keeps it SENDING).
-        for (appID, indices) in Dictionary(grouping: acknowledged.subtracting(refused.keys), by: { batch[$0].appID }) {
-            let commands = indices.compactMap { batch[$0].commandID }
-            if !commands.isEmpty { try await store.markDelivered(appID: appID, ids: commands, at: now) }
+        var commands: [AppID: [String]] = [:]
+        for index in acknowledged.subtracting(refused.keys) {
+            if let command = batch[index].commandID { commands[batch[index].appID, default: []].append(command) }
+        }
+        if let settlement {
+            settlement.settle(messages: delivered.map { batch[$0].id }, commands: commands)
+        } else {
+            try await store.completeMessages(ids: delivered.map { batch[$0].id })
+            for (appID, ids) in commands { try await store.markDelivered(appID: appID, ids: ids, at: now) }
         }
         guard failed.isEmpty else {
             let giveUp = failed.filter { alone && batch[$0].attempts + 1 >= deadLetterAfter }

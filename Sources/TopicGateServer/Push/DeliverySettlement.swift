@@ -1,0 +1,98 @@
+import Logging
+import ServiceLifecycle
+import Synchronization
+import TopicGateCore
+import TopicGateStore
+
+/// The bookkeeping of delivered pushes, off the delivery path: a delivered message leaves the
+/// outbox, and a command it carried becomes `DELIVERED`, in one settlement for all that were
+/// delivered in the last few milliseconds (`gather`), while the delivery service goes on
+/// publishing. Done inline, these writes made every next publish (and every request's write,
+/// queued behind them for the disk) wait for their commit.
+///
+/// Until its settlement is written a delivered message stays reserved in `FreshPushes`, so the
+/// outbox claims of this gateway never take it again; after a crash before the settlement it is
+/// delivered once more on recovery (at least once, as before: payloads carry `pushMessageID`).
+final class DeliverySettlement: Service, Sendable {
+    private struct State {
+        var messages: Set<String> = []
+        var commands: [AppID: [String]] = [:]
+        /// What is being written now.
+        var writing: Set<String> = []
+    }
+
+    let store: any Store
+    let fresh: FreshPushes
+    let time: TimeSource
+    let logger: Logger
+    /// How long deliveries are gathered before they are settled together.
+    let gather: Duration
+    private let state = Mutex(State())
+    private let wakeup = Wakeup()
+
+    init(store: any Store, fresh: FreshPushes, time: TimeSource, logger: Logger, gather: Duration = .milliseconds(10)) {
+        self.store = store
+        self.fresh = fresh
+        self.time = time
+        self.logger = logger
+        self.gather = gather
+    }
+
+    /// `messages` were delivered (and `commands`, by app, with them): they are settled soon.
+    func settle(messages: [String], commands: [AppID: [String]]) {
+        guard !messages.isEmpty || !commands.isEmpty else { return }
+        fresh.reserve(ids: messages)
+        state.withLock { state in
+            state.messages.formUnion(messages)
+            state.commands.merge(commands) { $0 + $1 }
+        }
+        wakeup.signal()
+    }
+
+    /// Whether `id` waits for its settlement (then it must stay reserved).
+    func holds(_ id: String) -> Bool {
+        state.withLock { state in state.writing.contains(id) || state.messages.contains(id) }
+    }
+
+    /// Writes what waits: the messages leave the outbox, the commands become `DELIVERED`; then
+    /// the messages are released. What could not be written waits for the next call.
+    func flush() async throws {
+        let (messages, commands) = state.withLock { state in
+            defer {
+                state.writing.formUnion(state.messages)
+                state.messages = []
+                state.commands = [:]
+            }
+            return (Array(state.messages), state.commands)
+        }
+        guard !messages.isEmpty || !commands.isEmpty else { return }
+        do {
+            try await store.completeMessages(ids: messages)
+            let now = time.now()
+            for (appID, ids) in commands { try await store.markDelivered(appID: appID, ids: ids, at: now) }
+        } catch {
+            state.withLock { state in
+                state.writing.subtract(messages)
+                state.messages.formUnion(messages)
+                state.commands.merge(commands) { $0 + $1 }
+            }
+            throw error
+        }
+        state.withLock { state in state.writing.subtract(messages) }
+        fresh.release(messages)
+    }
+
+    func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            await cancelWhenGracefulShutdown { await self.wakeup.wait(upTo: .seconds(1)) }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.gather) }
+            do {
+                try await flush()
+            } catch {
+                logger.warning("Cannot settle delivered pushes; trying again", metadata: ["error": "\(error)"])
+            }
+        }
+        // What the last deliveries left.
+        try? await flush()
+    }
+}
