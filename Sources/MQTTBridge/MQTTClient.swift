@@ -269,13 +269,42 @@ public final class MQTTClient: @unchecked Sendable {
             let waiter = self.state.withLock { $0.acknowledgements.expire(mid) }
             waiter?.resume(throwing: MQTTError(code: .timeout, detail: "no \(what) in time"))
         } operation: {
-            try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<[Int32], any Error>) in
-                switch self.state.withLock({ $0.acknowledgements.wait(mid, waiter) }) {
-                case .waiting: break
-                case .acknowledged(let granted): waiter.resume(returning: granted)
-                case .abandoned:
-                    waiter.resume(throwing: MQTTError(code: .timeout, detail: "no \(what): it is no longer awaited"))
-                }
+            try await self.awaitAcknowledgement(of: mid, what)
+        }
+    }
+
+    /// Awaits the broker's acknowledgement of each of `publications` (this client's) under one
+    /// deadline for them all, with one timer instead of one per publication: the indices of
+    /// those not acknowledged in time. Acknowledgements come back in order, so awaiting them one
+    /// after another costs no more than the slowest.
+    public func unacknowledged(_ publications: [MQTTPublication], timeout: Duration) async -> Set<Int> {
+        let awaited = publications.filter { $0.qos != .atMostOnce }.map(\.messageID)
+        let timer = Task {
+            guard (try? await Task.sleep(for: timeout)) != nil else { return }
+            // Those not acknowledged yet are given up (their late acknowledgements dropped).
+            let waiters = self.state.withLock { state in awaited.compactMap { state.acknowledgements.expire($0) } }
+            for waiter in waiters { waiter.resume(throwing: MQTTError(code: .timeout, detail: "no PUBACK in time")) }
+        }
+        defer { timer.cancel() }
+        var failed: Set<Int> = []
+        for (index, publication) in publications.enumerated() where publication.qos != .atMostOnce {
+            do {
+                _ = try await awaitAcknowledgement(of: publication.messageID, "PUBACK for \(publication.topic)")
+            } catch {
+                failed.insert(index)
+            }
+        }
+        return failed
+    }
+
+    /// Waits, with no deadline of its own, until `mid` is acknowledged or given up.
+    private func awaitAcknowledgement(of mid: Int32, _ what: String) async throws -> [Int32] {
+        try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<[Int32], any Error>) in
+            switch self.state.withLock({ $0.acknowledgements.wait(mid, waiter) }) {
+            case .waiting: break
+            case .acknowledged(let granted): waiter.resume(returning: granted)
+            case .abandoned:
+                waiter.resume(throwing: MQTTError(code: .timeout, detail: "no \(what): it is no longer awaited"))
             }
         }
     }

@@ -176,13 +176,19 @@ struct ConnectionScenario {
         let sequence = 1_000_000
         let payload = Array(#"{"seq":\#(sequence)}"#.utf8)
         let began = ContinuousClock.now
-        let publications = try endpoints.map { endpoint in
+        var publications: [Int: [MQTTPublication]] = [:]  // by broker port
+        for endpoint in endpoints {
             guard let publisher = publishers[endpoint.port] else {
                 throw BenchError("a device was told a broker port (\(endpoint.port)) the bench did not start")
             }
-            return try publisher.startPublishing(endpoint.topic, payload: payload)
+            publications[endpoint.port, default: []].append(
+                try publisher.startPublishing(endpoint.topic, payload: payload))
         }
-        for publication in publications { try await publication.acknowledged(timeout: .seconds(600)) }
+        for (port, started) in publications {
+            guard await publishers[port]?.unacknowledged(started, timeout: .seconds(600)).isEmpty == true else {
+                throw BenchError("the broker on port \(port) did not acknowledge every raw publish")
+            }
+        }
         guard let pushed = await receipts.wait(for: sequence, copies: endpoints.count, timeout: .seconds(600)) else {
             throw BenchError("the raw publishes to \(endpoints.count) held devices did not all arrive in 600 s")
         }

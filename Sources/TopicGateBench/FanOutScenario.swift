@@ -49,7 +49,9 @@ struct FanOutScenario {
             let payload = Array(#"{"seq":\#(rawSequence)}"#.utf8)
             let rawBegan = ContinuousClock.now
             let publications = try topics.map { try publisher.startPublishing($0, payload: payload) }
-            for publication in publications { try await publication.acknowledged(timeout: .seconds(30)) }
+            guard await publisher.unacknowledged(publications, timeout: .seconds(30)).isEmpty else {
+                throw BenchError("the broker did not acknowledge the raw fan-out to \(size) devices")
+            }
             guard let rawReceipt = await receipts.wait(for: rawSequence, copies: size) else {
                 throw BenchError("the raw fan-out to \(size) devices did not complete")
             }

@@ -26,6 +26,24 @@ struct MQTTClientBrokerTests {
         #expect(received.allSatisfy { $0.topic == "dev-order" })
     }
 
+    @Test("Many publications are awaited under one deadline: none left when the broker answers; all when it is frozen")
+    func oneDeadline() async throws {
+        let broker = try BrokerProcess()
+        try await broker.start()
+        let gateway = try broker.gatewayClient()
+        defer { gateway.shutdown() }
+        try await gateway.connect(timeout: .seconds(5))
+        let answered = try (0..<300).map { try gateway.startPublishing("dev-\($0 % 7)", payload: Array("m\($0)".utf8)) }
+        #expect(await gateway.unacknowledged(answered, timeout: .seconds(5)).isEmpty)
+
+        broker.send(signal: SIGSTOP)
+        defer { broker.send(signal: SIGCONT) }
+        let frozen = try (0..<20).map { try gateway.startPublishing("dev-\($0)", payload: Array("f\($0)".utf8)) }
+        let began = ContinuousClock.now
+        #expect(await gateway.unacknowledged(frozen, timeout: .milliseconds(500)) == Set(0..<20))
+        #expect(ContinuousClock.now - began < .seconds(3))
+    }
+
     @Test("A wrong password is a connectionRefused error and a refused event, with no retry storm")
     func refusedConnection() async throws {
         let broker = try BrokerProcess()

@@ -67,6 +67,12 @@ public final class BrokerProcess: @unchecked Sendable {
         throw TestFailure("Mosquitto did not start on port \(port); log:\n\(self.log)")
     }
 
+    /// Sends `signal` (SIGSTOP freezes it: connections stay open, nothing is answered; SIGCONT
+    /// thaws it).
+    public func send(signal: Int32) {
+        if let process { kill(process.pid, signal) }
+    }
+
     /// Stops it with `signal` (SIGTERM saves persistence; SIGKILL does not) and waits.
     public func stop(signal: Int32 = SIGTERM) async throws {
         guard let process else { return }

@@ -167,15 +167,10 @@ final class BrokerLink: Service {
                 failed[index] = .unacknowledged
             }
         }
-        // One deadline for the whole batch: acknowledgements come back in order, so awaiting them
-        // one after another costs no more than the slowest, without a task per publication.
-        let deadline = ContinuousClock.now + acknowledgementTimeout
-        for (index, publication) in started {
-            do {
-                try await publication.acknowledged(timeout: max(.milliseconds(1), deadline - ContinuousClock.now))
-            } catch {
-                failed[index] = .unacknowledged
-            }
+        // One deadline and one timer for the whole batch (a timer per publication was a sixth of
+        // the gateway's time in a large fan-out).
+        for position in await client.unacknowledged(started.map(\.1), timeout: acknowledgementTimeout) {
+            failed[started[position].0] = .unacknowledged
         }
         return failed
     }
