@@ -43,7 +43,7 @@ public final class MQTTClient: @unchecked Sendable {
         var refusal: MQTTError?
         var connectWaiters: [CheckedContinuation<Void, any Error>] = []
         /// PUBACKs (empty result) and SUBACKs (granted QoS) matched to their calls.
-        var acknowledgements = AcknowledgementTable<CheckedContinuation<[Int32], any Error>>()
+        var acknowledgements = AcknowledgementTable<AcknowledgementWaiter>()
     }
 
     private static let libraryStatus: Int32 = mosquitto_lib_init()
@@ -195,7 +195,7 @@ public final class MQTTClient: @unchecked Sendable {
         }
         let closed = MQTTError(code: .closed, detail: "client shut down")
         for waiter in connectWaiters { waiter.resume(throwing: closed) }
-        for waiter in ackWaiters { waiter.resume(throwing: closed) }
+        for waiter in ackWaiters { waiter.failed(closed) }
         messageSink.finish()
         eventSink.finish()
     }
@@ -267,44 +267,46 @@ public final class MQTTClient: @unchecked Sendable {
     func acknowledgement(of mid: Int32, timeout: Duration, _ what: String) async throws -> [Int32] {
         try await withDeadline(timeout, what) {
             let waiter = self.state.withLock { $0.acknowledgements.expire(mid) }
-            waiter?.resume(throwing: MQTTError(code: .timeout, detail: "no \(what) in time"))
+            waiter?.failed(MQTTError(code: .timeout, detail: "no \(what) in time"))
         } operation: {
-            try await self.awaitAcknowledgement(of: mid, what)
+            try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<[Int32], any Error>) in
+                switch self.state.withLock({ $0.acknowledgements.wait(mid, .one(waiter)) }) {
+                case .waiting: break
+                case .acknowledged(let granted): waiter.resume(returning: granted)
+                case .abandoned:
+                    waiter.resume(throwing: MQTTError(code: .timeout, detail: "no \(what): it is no longer awaited"))
+                }
+            }
         }
     }
 
     /// Awaits the broker's acknowledgement of each of `publications` (this client's) under one
-    /// deadline for them all, with one timer instead of one per publication: the indices of
-    /// those not acknowledged in time. Acknowledgements come back in order, so awaiting them one
-    /// after another costs no more than the slowest.
+    /// deadline for them all: the indices of those not acknowledged in time. One timer for the
+    /// batch and one wake-up when its last acknowledgement arrives, not one per publication.
     public func unacknowledged(_ publications: [MQTTPublication], timeout: Duration) async -> Set<Int> {
-        let awaited = publications.filter { $0.qos != .atMostOnce }.map(\.messageID)
+        let awaited = publications.enumerated().filter { $0.element.qos != .atMostOnce }
+        guard !awaited.isEmpty else { return [] }
+        let batch = AcknowledgementBatch(count: awaited.count)
         let timer = Task {
             guard (try? await Task.sleep(for: timeout)) != nil else { return }
             // Those not acknowledged yet are given up (their late acknowledgements dropped).
-            let waiters = self.state.withLock { state in awaited.compactMap { state.acknowledgements.expire($0) } }
-            for waiter in waiters { waiter.resume(throwing: MQTTError(code: .timeout, detail: "no PUBACK in time")) }
+            let waiters = self.state.withLock { state in
+                awaited.compactMap { state.acknowledgements.expire($0.element.messageID) }
+            }
+            for waiter in waiters { waiter.failed(MQTTError(code: .timeout, detail: "no PUBACK in time")) }
         }
         defer { timer.cancel() }
-        var failed: Set<Int> = []
-        for (index, publication) in publications.enumerated() where publication.qos != .atMostOnce {
-            do {
-                _ = try await awaitAcknowledgement(of: publication.messageID, "PUBACK for \(publication.topic)")
-            } catch {
-                failed.insert(index)
+        return await withCheckedContinuation { (waiter: CheckedContinuation<Set<Int>, Never>) in
+            batch.wait(waiter)
+            let registered = state.withLock { state in
+                awaited.map { state.acknowledgements.wait($0.element.messageID, .batch(batch, index: $0.offset)) }
             }
-        }
-        return failed
-    }
-
-    /// Waits, with no deadline of its own, until `mid` is acknowledged or given up.
-    private func awaitAcknowledgement(of mid: Int32, _ what: String) async throws -> [Int32] {
-        try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<[Int32], any Error>) in
-            switch self.state.withLock({ $0.acknowledgements.wait(mid, waiter) }) {
-            case .waiting: break
-            case .acknowledged(let granted): waiter.resume(returning: granted)
-            case .abandoned:
-                waiter.resume(throwing: MQTTError(code: .timeout, detail: "no \(what): it is no longer awaited"))
+            for (entry, publication) in zip(registered, awaited) {
+                switch entry {
+                case .waiting: break
+                case .acknowledged: batch.settle(publication.offset, acknowledged: true)
+                case .abandoned: batch.settle(publication.offset, acknowledged: false)
+                }
             }
         }
     }
@@ -378,6 +380,6 @@ public final class MQTTClient: @unchecked Sendable {
 
     func didAcknowledge(_ mid: Int32, granted: [Int32]) {
         let waiter = state.withLock { $0.acknowledgements.acknowledge(mid, granted: granted) }
-        waiter?.resume(returning: granted)
+        waiter?.acknowledged(granted: granted)
     }
 }
