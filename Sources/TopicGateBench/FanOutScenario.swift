@@ -5,8 +5,9 @@ import Synchronization
 import TopicGateCore
 
 /// fan-out: one send to an app topic that K devices' users subscribed to, until the last device
-/// has it; then one QoS 1 publish to each of the same K private topics. Deliveries per second
-/// (median of the rounds) and the time to the last device.
+/// has it; then one QoS 1 publish to each of the same K private topics, of as many bytes as the
+/// devices got from TopicGate (Kii's fields: sender, topic, when, scope, push message ID).
+/// Deliveries per second (median of the rounds) and the time to the last device.
 struct FanOutScenario {
     let world: BenchWorld
     let options: BenchOptions
@@ -21,10 +22,12 @@ struct FanOutScenario {
         let receipts = ReceiptLog()
         let endpoints = Mutex<[BenchWorld.Endpoint]>([])
         let devices = Mutex<[BenchDevice]>([])
+        let deliveredSize = Atomic<Int>(0)  // the bytes of a payload TopicGate delivered
         try await concurrently(workers: options.concurrency, items: size) { worker, _ in
             let endpoint = try await world.subscribedDevice(connections[worker], topic: topic)
             let device = try await world.connectDevice(endpoint) { payload, at in
                 receipts.record(payload: payload, at: at)
+                _ = deliveredSize.max(payload.count, ordering: .relaxed)
             }
             endpoints.withLock { $0.append(endpoint) }
             devices.withLock { $0.append(device) }
@@ -46,7 +49,7 @@ struct FanOutScenario {
             gatewayTimes.append(receipt.last - began)
 
             let rawSequence = 1_000_000 + round
-            let payload = Array(#"{"seq":\#(rawSequence)}"#.utf8)
+            let payload = Self.padded(#"{"seq":\#(rawSequence)"#, to: deliveredSize.load(ordering: .relaxed))
             let rawBegan = ContinuousClock.now
             let publications = try topics.map { try publisher.startPublishing($0, payload: payload) }
             guard await publisher.unacknowledged(publications, timeout: .seconds(30)).isEmpty else {
@@ -72,5 +75,12 @@ struct FanOutScenario {
                 topicGate: gateway.milliseconds,
                 baseline: raw.milliseconds, baselineName: "raw: one publish per private topic", gatewayPeakBytes: peak),
         ]
+    }
+
+    /// `head` (a JSON object without its closing brace) with a filler member, `size` bytes in
+    /// all when that is longer.
+    static func padded(_ head: String, to size: Int) -> [UInt8] {
+        let filler = max(0, size - head.utf8.count - #","pad":""}"#.utf8.count)
+        return Array((head + #","pad":""# + String(repeating: "x", count: filler) + #""}"#).utf8)
     }
 }
