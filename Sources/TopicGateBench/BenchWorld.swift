@@ -155,6 +155,25 @@ final class BenchWorld: @unchecked Sendable {
         return (process, port)
     }
 
+    /// Runs `body` with `connections` keep-alive connections to a durable bound started for it
+    /// (`startBound`), then closes them and stops the bound. Nil for a gateway the bench did not
+    /// start.
+    func withBound<T>(connections count: Int, _ body: ([BenchHTTPConnection]) async throws -> T) async throws -> T? {
+        guard let (process, port) = try await startBound() else { return nil }
+        var connections: [BenchHTTPConnection] = []
+        do {
+            for _ in 0..<count { connections.append(try await BenchHTTPConnection.open(group: group, port: port)) }
+            let result = try await body(connections)
+            await Self.close(connections)
+            _ = await process.stop()
+            return result
+        } catch {
+            await Self.close(connections)
+            _ = await process.stop()
+            throw error
+        }
+    }
+
     /// Polls `GET /ready` until it answers 200.
     func waitUntilReady(deadline: ContinuousClock.Instant) async throws {
         try await waitUntilReady(port: httpPort, process: gateway, deadline: deadline)

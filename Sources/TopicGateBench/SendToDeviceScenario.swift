@@ -95,25 +95,12 @@ struct SendToDeviceScenario {
     /// The same sends against `topicgate bench-bound` (nil when the bench did not start the
     /// gateway): what a gateway that only writes each message durably and publishes it gets.
     func measureBound(count: Int, topic: String, receipts: ReceiptLog) async throws -> Measurement? {
-        guard let (process, port) = try await world.startBound() else { return nil }
-        var connections: [BenchHTTPConnection] = []
-        do {
-            for _ in 0..<options.concurrency {
-                connections.append(try await BenchHTTPConnection.open(group: world.group, port: port))
-            }
-            let open = connections
-            let measurement = try await measure(count: count, receipts: receipts, rate: nil) { worker, sequence in
+        try await world.withBound(connections: options.concurrency) { open in
+            try await measure(count: count, receipts: receipts, rate: nil) { worker, sequence in
                 let response = try await open[worker].send(
                     .POST, "/messages?topic=\(topic)", body: #"{"seq":\#(sequence)}"#)
                 guard response.status == 201 else { throw BenchError("the bound answered \(response.status)") }
             }
-            await BenchWorld.close(connections)
-            _ = await process.stop()
-            return measurement
-        } catch {
-            await BenchWorld.close(connections)
-            _ = await process.stop()
-            throw error
         }
     }
 

@@ -1,6 +1,5 @@
 import Foundation
 import NIOHTTP1
-import ProcessSupport
 
 /// sign-up: pseudo users created and password logins (bcrypt at the default cost) per second,
 /// against MQTT connects through the plugin per second (what a device's credentials cost the
@@ -71,26 +70,13 @@ struct SignUpScenario {
     /// As many sign-ups against `topicgate bench-bound`'s `POST /users`, with the same
     /// concurrency: users/s (nil when the bench did not start the gateway).
     func measureBound() async throws -> Double? {
-        guard let (process, port) = try await world.startBound() else { return nil }
-        var connections: [BenchHTTPConnection] = []
-        do {
-            for _ in 0..<options.concurrency {
-                connections.append(try await BenchHTTPConnection.open(group: world.group, port: port))
-            }
-            let open = connections
+        try await world.withBound(connections: options.concurrency) { open in
             let began = ContinuousClock.now
             try await concurrently(workers: options.concurrency, items: options.signUps) { worker, _ in
                 let response = try await open[worker].send(.POST, "/users", body: "{}")
                 guard response.status == 201 else { throw BenchError("the bound answered \(response.status)") }
             }
-            let users = rate(options.signUps, ContinuousClock.now - began)
-            await BenchWorld.close(connections)
-            _ = await process.stop()
-            return users
-        } catch {
-            await BenchWorld.close(connections)
-            _ = await process.stop()
-            throw error
+            return rate(options.signUps, ContinuousClock.now - began)
         }
     }
 }
