@@ -21,7 +21,7 @@ extension SQLiteStore: CommandStore {
     }
 
     public func command(appID: AppID, id: String) async throws -> Command? {
-        try await read { db in
+        try await readOneStatement { db in
             try Row.fetchOne(
                 db.cachedStatement(sql: "SELECT * FROM commands WHERE app_id = ? AND command_id = ?"),
                 arguments: [appID.rawValue, id]

@@ -60,10 +60,10 @@ extension SQLiteStore: InstallationStore {
 
     public func liveInstallations(appID: AppID, principals: [Principal]) async throws -> [Installation] {
         guard !principals.isEmpty else { return [] }
-        return try await read { db in
-            // By kind, many principals per query (a fan-out to 1000 users is two queries, not 1000).
+        // By kind, many principals per query (a fan-out to 1000 users is two queries, not 1000).
+        let byKind = Dictionary(grouping: principals.map(StoredForm.columns), by: \.0)
+        let query: @Sendable (Database) throws -> [Installation] = { db in
             var found: [Installation] = []
-            let byKind = Dictionary(grouping: principals.map(StoredForm.columns), by: \.0)
             for kind in byKind.keys.sorted() {
                 for chunk in Self.chunks(byKind[kind]!.map(\.1)) {
                     found += try Row.fetchAll(
@@ -81,6 +81,9 @@ extension SQLiteStore: InstallationStore {
             }
             return found
         }
+        // One query (a command's thing, a push to one user): no read transaction around it.
+        let queries = byKind.values.reduce(0) { $0 + Self.chunks($1.map(\.1)).count }
+        return try await queries == 1 ? readOneStatement(query) : read(query)
     }
 
     public func recordCredentials(appID: AppID, id: InstallationID, expiresAt: UnixSeconds) async throws -> Bool {

@@ -23,9 +23,10 @@ extension SQLiteStore: ThingStore {
         case .id(let id): (column, value) = ("thing_id", id.rawValue)
         case .vendorThingID(let vendorThingID): (column, value) = ("vendor_thing_id", vendorThingID)
         }
-        return try await read { db in
+        return try await readOneStatement { db in
             try Row.fetchOne(
-                db, sql: "SELECT * FROM things WHERE app_id = ? AND \(column) = ?", arguments: [appID.rawValue, value]
+                db.cachedStatement(sql: "SELECT * FROM things WHERE app_id = ? AND \(column) = ?"),
+                arguments: [appID.rawValue, value]
             ).map(Self.thing)
         }
     }
