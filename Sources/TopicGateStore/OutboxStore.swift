@@ -23,6 +23,9 @@ public protocol OutboxStore: Sendable {
     func postponeMessages(ids: [String], until: Int64) async throws
     /// Removes delivered messages.
     func completeMessages(ids: [String]) async throws
+    /// Removes delivered messages and marks the commands they carried `DELIVERED` (those still
+    /// `SENDING`, by app), in one transaction.
+    func settle(delivered ids: [String], commands: [AppID: [String]], at: Int64) async throws
     func pendingMessageCount() async throws -> Int
     /// Counts one more failed delivery of each message.
     func recordFailedAttempt(ids: [String]) async throws

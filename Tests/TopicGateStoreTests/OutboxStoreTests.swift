@@ -222,4 +222,25 @@ struct OutboxStoreTests {
             ])
         #expect(try await store.installationApps(mqttTopics: []).isEmpty)
     }
+
+    @Test(
+        "A settlement removes delivered messages and marks their commands DELIVERED in one go; a command past SENDING keeps its state",
+        arguments: StoreEngine.allCases)
+    func settlement(_ engine: StoreEngine) async throws {
+        let (store, command) = try await storeWithThing(engine)
+        try await store.insertCommand(
+            command, queueing: QueuedPush(message: message("m1", commandID: "c1"), claimedBy: "gw-1", leaseUntil: 99))
+        try await store.enqueue([message("m2")])
+        try await store.settle(delivered: ["m1"], commands: [appID: ["c1"]], at: 50)
+        #expect(try await store.pendingMessages(limit: 10).map(\.id) == ["m2"])
+        let delivered = try await store.command(appID: appID, id: "c1")
+        #expect(delivered?.state == .delivered)
+        #expect(delivered?.modifiedAt == 50)
+        // Done already: a late settlement does not move it back.
+        try await store.recordResults(
+            appID: appID, id: "c1", results: ["ok": true], state: .done, at: 60, queueing: nil)
+        try await store.settle(delivered: ["m2"], commands: [appID: ["c1"]], at: 70)
+        #expect(try await store.command(appID: appID, id: "c1")?.state == .done)
+        #expect(try await store.pendingMessageCount() == 0)
+    }
 }

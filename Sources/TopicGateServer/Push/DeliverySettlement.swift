@@ -5,7 +5,7 @@ import TopicGateCore
 import TopicGateStore
 
 /// The bookkeeping of delivered pushes, off the delivery path: a delivered message leaves the
-/// outbox, and a command it carried becomes `DELIVERED`, in one settlement for all that were
+/// outbox, and a command it carried becomes `DELIVERED`, in one transaction for all that were
 /// delivered in the last few milliseconds (`gather`), while the delivery service goes on
 /// publishing. Done inline, these writes made every next publish (and every request's write,
 /// queued behind them for the disk) wait for their commit.
@@ -67,9 +67,7 @@ final class DeliverySettlement: Service, Sendable {
         }
         guard !messages.isEmpty || !commands.isEmpty else { return }
         do {
-            try await store.completeMessages(ids: messages)
-            let now = time.now()
-            for (appID, ids) in commands { try await store.markDelivered(appID: appID, ids: ids, at: now) }
+            try await store.settle(delivered: messages, commands: commands, at: time.now())
         } catch {
             state.withLock { state in
                 state.writing.subtract(messages)

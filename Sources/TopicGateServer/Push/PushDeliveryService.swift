@@ -181,8 +181,7 @@ struct PushDeliveryService: Service {
         if let settlement {
             settlement.settle(messages: delivered.map { batch[$0].id }, commands: commands)
         } else {
-            try await store.completeMessages(ids: delivered.map { batch[$0].id })
-            for (appID, ids) in commands { try await store.markDelivered(appID: appID, ids: ids, at: now) }
+            try await store.settle(delivered: delivered.map { batch[$0].id }, commands: commands, at: now)
         }
         guard failed.isEmpty else {
             let giveUp = failed.filter { alone && batch[$0].attempts + 1 >= deadLetterAfter }

@@ -75,12 +75,18 @@ extension PostgresStore: CommandStore {
     public func markDelivered(appID: AppID, ids: [String], at now: Int64) async throws {
         guard !ids.isEmpty else { return }
         try await write { connection in
-            try await connection.run(
-                """
-                UPDATE commands SET state = 'DELIVERED', modified_at = \(now)
-                WHERE app_id = \(appID) AND command_id = ANY(\(ids)) AND state = 'SENDING'
-                """)
+            try await Self.markDelivered(appID: appID, ids: ids, at: now, in: connection)
         }
+    }
+
+    static func markDelivered(appID: AppID, ids: [String], at now: Int64, in connection: PostgresConnection)
+        async throws
+    {
+        try await connection.run(
+            """
+            UPDATE commands SET state = 'DELIVERED', modified_at = \(now)
+            WHERE app_id = \(appID) AND command_id = ANY(\(ids)) AND state = 'SENDING'
+            """)
     }
 
     static func command(_ row: PostgresColumns) throws -> Command? {

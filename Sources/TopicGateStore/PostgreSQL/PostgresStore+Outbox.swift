@@ -64,9 +64,21 @@ extension PostgresStore: OutboxStore {
 
     public func completeMessages(ids: [String]) async throws {
         guard !ids.isEmpty else { return }
+        try await write { connection in try await Self.deleteMessages(ids, in: connection) }
+    }
+
+    public func settle(delivered ids: [String], commands: [AppID: [String]], at now: Int64) async throws {
+        guard !ids.isEmpty || !commands.isEmpty else { return }
         try await write { connection in
-            try await connection.run("DELETE FROM outbox WHERE message_id = ANY(\(ids))")
+            if !ids.isEmpty { try await Self.deleteMessages(ids, in: connection) }
+            for (appID, commandIDs) in commands {
+                try await Self.markDelivered(appID: appID, ids: commandIDs, at: now, in: connection)
+            }
         }
+    }
+
+    static func deleteMessages(_ ids: [String], in connection: PostgresConnection) async throws {
+        try await connection.run("DELETE FROM outbox WHERE message_id = ANY(\(ids))")
     }
 
     public func recordProgress(id: String, deliveredBrokers: Set<String>) async throws {

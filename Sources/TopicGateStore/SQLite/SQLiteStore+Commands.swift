@@ -74,16 +74,16 @@ extension SQLiteStore: CommandStore {
 
     public func markDelivered(appID: AppID, ids: [String], at now: Int64) async throws {
         guard !ids.isEmpty else { return }
-        try await write { db in
-            for id in ids {
-                try db.cachedStatement(
-                    sql: """
-                        UPDATE commands SET state = 'DELIVERED', modified_at = ?
-                        WHERE app_id = ? AND command_id = ? AND state = 'SENDING'
-                        """
-                ).execute(arguments: [now, appID.rawValue, id])
-            }
-        }
+        try await write { db in try Self.markDelivered(appID: appID, ids: ids, at: now, in: db) }
+    }
+
+    static func markDelivered(appID: AppID, ids: [String], at now: Int64, in db: Database) throws {
+        let statement = try db.cachedStatement(
+            sql: """
+                UPDATE commands SET state = 'DELIVERED', modified_at = ?
+                WHERE app_id = ? AND command_id = ? AND state = 'SENDING'
+                """)
+        for id in ids { try statement.execute(arguments: [now, appID.rawValue, id]) }
     }
 
     static func command(_ row: Row) -> Command? {

@@ -68,11 +68,22 @@ extension SQLiteStore: OutboxStore {
 
     public func completeMessages(ids: [String]) async throws {
         guard !ids.isEmpty else { return }
+        try await write { db in try Self.deleteMessages(ids, in: db) }
+    }
+
+    public func settle(delivered ids: [String], commands: [AppID: [String]], at now: Int64) async throws {
+        guard !ids.isEmpty || !commands.isEmpty else { return }
         try await write { db in
-            for id in ids {
-                try db.cachedStatement(sql: "DELETE FROM outbox WHERE message_id = ?").execute(arguments: [id])
+            try Self.deleteMessages(ids, in: db)
+            for (appID, commandIDs) in commands {
+                try Self.markDelivered(appID: appID, ids: commandIDs, at: now, in: db)
             }
         }
+    }
+
+    static func deleteMessages(_ ids: [String], in db: Database) throws {
+        let statement = try db.cachedStatement(sql: "DELETE FROM outbox WHERE message_id = ?")
+        for id in ids { try statement.execute(arguments: [id]) }
     }
 
     static func outboxMessage(_ row: Row) -> OutboxMessage {
