@@ -17,7 +17,7 @@ struct AccessContextLoader: Sendable {
 
     let store: any Store
     let users: AccessFactCache<UserKey, AccessContext>
-    let subscribers: AccessFactCache<SubscribersKey, [Subscriber: AccessContext]>
+    let subscribers: AccessFactCache<SubscribersKey, [(subscriber: Subscriber, context: AccessContext)]>
 
     init(store: any Store) {
         self.store = store
@@ -33,10 +33,15 @@ struct AccessContextLoader: Sendable {
         return context ?? AccessContext(principal: principal)
     }
 
-    /// Each subscriber of the topic with its context.
-    func subscriberContexts(appID: AppID, address: TopicAddress) async throws -> [Subscriber: AccessContext] {
+    /// Each subscriber of the topic with its context, in subscriber order (so that a send to a
+    /// large topic does not sort its recipients each time).
+    func subscriberContexts(appID: AppID, address: TopicAddress) async throws
+        -> [(subscriber: Subscriber, context: AccessContext)]
+    {
         try await subscribers.value(SubscribersKey(appID: appID, address: address)) {
-            try await store.subscriberContexts(appID: appID, address: address)
-        } ?? [:]
+            try await store.subscriberContexts(appID: appID, address: address).sorted { $0.key < $1.key }.map {
+                (subscriber: $0.key, context: $0.value)
+            }
+        } ?? []
     }
 }

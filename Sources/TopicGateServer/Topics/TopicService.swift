@@ -186,9 +186,10 @@ struct TopicService: Sendable {
             id: Secrets.randomHex(bytes: 12), appID: caller.appID, topic: topic.address, sender: caller.principal,
             sentAt: time.now(), request: request)
         let subscriberContexts = try await contexts.subscriberContexts(appID: caller.appID, address: topic.address)
+        // In subscriber order already.
         let recipients = subscriberContexts.compactMap { subscriber, context in
             AccessPolicy.evaluate(context, .subscribe, on: topic, entries: entries).allowed ? subscriber : nil
-        }.sorted()
+        }
         let delivery = PushDelivery(message: message, recipients: recipients, traced: traced)
         try sizeLimit?.check(delivery.payload, field: "data")
         if traced && !recipients.isEmpty {
