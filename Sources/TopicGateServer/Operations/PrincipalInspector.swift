@@ -70,8 +70,7 @@ struct PrincipalInspector: Sendable {
             throw KiiError.invalidInput("Name a user (user:ID) or a thing (thing:ID).", field: "principal")
         }
         let context = try await contexts.context(appID: appID, principal: principal)
-        let topics = withTopics ? try await store.topicsWithEntries(appID: appID, limit: topicLimit + 1) : []
-        let checked = topics.prefix(topicLimit)
+        let (checked, truncated) = withTopics ? try await topics(appID: appID) : ([], false)
         func allowed(_ action: ACLAction) -> [(Topic, AccessDecision)] {
             checked.compactMap { topic, entries in
                 let decision = AccessPolicy.evaluate(context, action, on: topic, entries: entries)
@@ -87,7 +86,13 @@ struct PrincipalInspector: Sendable {
                     ($0, presence.status($0))
                 },
             maySubscribe: allowed(.subscribe), maySend: allowed(.send), topicsChecked: checked.count,
-            truncated: topics.count > topicLimit)
+            truncated: truncated)
+    }
+
+    /// The app's first `topicLimit` topics with their entries, and whether it has more.
+    private func topics(appID: AppID) async throws -> (checked: ArraySlice<(Topic, [ACLEntry])>, truncated: Bool) {
+        let topics = try await store.topicsWithEntries(appID: appID, limit: topicLimit + 1)
+        return (topics.prefix(topicLimit), topics.count > topicLimit)
     }
 
     /// A group's standing (admin only); `GROUP_NOT_FOUND`.
@@ -105,8 +110,7 @@ struct PrincipalInspector: Sendable {
             let user = try await store.user(appID: appID, id: member)
             members.append(.init(id: member, name: user?.shownName, disabled: user?.disabled ?? false))
         }
-        let topics = try await store.topicsWithEntries(appID: appID, limit: topicLimit + 1)
-        let checked = topics.prefix(topicLimit)
+        let (checked, truncated) = try await topics(appID: appID)
         return GroupStanding(
             group: group, members: members, memberCount: memberIDs.count,
             ownedThings: try await store.things(appID: appID, ownedBy: .group(id)),
@@ -115,6 +119,6 @@ struct PrincipalInspector: Sendable {
                 let actions = entries.filter { $0.subject == .group(id) }.map(\.action)
                 return actions.isEmpty ? nil : (topic, actions)
             },
-            topicsChecked: checked.count, truncated: topics.count > topicLimit)
+            topicsChecked: checked.count, truncated: truncated)
     }
 }
