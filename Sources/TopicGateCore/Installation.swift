@@ -51,6 +51,9 @@ public struct Installation: Sendable, Hashable {
 
     public var isLive: Bool { revokedAt == nil }
 
+    /// Whether TopicGate delivers pushes to it (an `MQTT` installation).
+    public var receivesPushes: Bool { deviceType == "MQTT" }
+
     /// Device types an installation may have; only `MQTT` receives pushes from TopicGate.
     public static let deviceTypes: Set<String> = ["MQTT", "ANDROID", "IOS", "JPUSH"]
 }

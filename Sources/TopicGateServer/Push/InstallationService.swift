@@ -95,7 +95,7 @@ struct InstallationService: Sendable {
 
     func endpoint(caller: Caller, reference: String) async throws -> MQTTEndpoint {
         let installation = try await find(caller: caller, reference: reference)
-        guard installation.deviceType == "MQTT" else {
+        guard installation.receivesPushes else {
             throw KiiError.invalidInput(
                 "The installation's deviceType is \(installation.deviceType), not MQTT.", field: "deviceType")
         }

@@ -114,7 +114,7 @@ struct PushDeliveryService: Service {
         for (appID, messages) in Dictionary(grouping: batch, by: \.appID) {
             let principals = Array(Set(messages.flatMap { $0.recipients.map(\.principal) }))
             for installation in try await store.liveInstallations(appID: appID, principals: principals)
-            where installation.deviceType == "MQTT" {
+            where installation.receivesPushes {
                 devices[appID.rawValue + "\n" + installation.principal.description, default: []].append(installation)
             }
         }

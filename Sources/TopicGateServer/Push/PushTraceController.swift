@@ -17,11 +17,10 @@ struct PushTraceController<Context: CallerRequestContext>: Sendable {
             let messageID = try context.parameters.require("message")
             let deliveries = try await topics.store.deliveries(appID: caller.appID, messageID: messageID)
             let names = try await topics.names(appID: caller.appID, of: Array(Set(deliveries.map(\.principal))))
-            var counts = Dictionary(
-                uniqueKeysWithValues: DeliveryState.allCases.map { ($0.rawValue, JSONValue.int(0)) })
-            for delivery in deliveries {
-                counts[delivery.state.rawValue] = .int((counts[delivery.state.rawValue]?.intValue ?? 0) + 1)
-            }
+            let counts = Dictionary(
+                uniqueKeysWithValues: DeliveryState.allCases.map { state in
+                    (state.rawValue, JSONValue.int(Int64(deliveries.count { $0.state == state })))
+                })
             return JSONResponse.ok([
                 "pushMessageID": .string(messageID), "counts": .object(counts),
                 "deliveries": .array(

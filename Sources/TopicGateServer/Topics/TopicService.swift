@@ -196,7 +196,7 @@ struct TopicService: Sendable {
             let devices = try await store.liveInstallations(
                 appID: caller.appID, principals: recipients.map(\.principal))
             try await store.recordDeliveries(
-                devices.filter { $0.deviceType == "MQTT" }.map {
+                devices.filter(\.receivesPushes).map {
                     DeviceDelivery(messageID: message.id, installation: $0, state: .pending, at: time.millis())
                 }, replacing: false)
         }
