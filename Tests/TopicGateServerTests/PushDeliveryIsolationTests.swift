@@ -15,11 +15,14 @@ struct PushDeliveryIsolationTests {
     final class PickyLink: DeviceLink, @unchecked Sendable {
         // @unchecked: the delivery service calls it from one task at a time.
         var delivered: [String] = []
+        /// The installation topic of each publication, in order.
+        var topics: [String] = []
         var isReady: Bool { true }
 
         func deliver(_ publications: [DevicePublication]) async -> [Int: DeliveryFailure] {
             var failures: [Int: DeliveryFailure] = [:]
             for (index, publication) in publications.enumerated() {
+                topics.append(publication.topic)
                 let text = String(decoding: publication.payload, as: UTF8.self)
                 if text.contains("poison") { failures[index] = .unacknowledged } else { delivered.append(text) }
             }
@@ -62,7 +65,8 @@ struct PushDeliveryIsolationTests {
         try await store.enqueue([message("a", "poison"), message("b", "fine-1"), message("c", "fine-2")])
         let link = PickyLink()
         let service = PushDeliveryService(
-            store: store, link: link, wakeup: Wakeup(), time: .system, logger: Logger(label: "test"),
+            store: store, devices: LiveInstallations(store: store), link: link, wakeup: Wakeup(), time: .system,
+            logger: Logger(label: "test"),
             metrics: ServerMetrics())
         var outcomes: [PushDeliveryService.Outcome] = []
         for _ in 0..<4 { outcomes.append(await service.deliverBatch()) }
@@ -90,7 +94,8 @@ struct PushDeliveryIsolationTests {
         let presence = DevicePresence()
         presence.record(.connected("topic-1"), broker: "b", at: 1)
         let service = PushDeliveryService(
-            store: store, link: PickyLink(), wakeup: Wakeup(), time: .system, logger: Logger(label: "test"),
+            store: store, devices: LiveInstallations(store: store), link: PickyLink(), wakeup: Wakeup(), time: .system,
+            logger: Logger(label: "test"),
             metrics: ServerMetrics(), presence: presence)
         func states(_ id: String) async throws -> [String: DeliveryState] {
             Dictionary(
@@ -148,7 +153,8 @@ struct PushDeliveryIsolationTests {
         let link = TwoBrokers()
         link.down = ["b"]
         let service = PushDeliveryService(
-            store: store, link: link, wakeup: Wakeup(), time: clock.timeSource, logger: Logger(label: "test"),
+            store: store, devices: LiveInstallations(store: store), link: link, wakeup: Wakeup(),
+            time: clock.timeSource, logger: Logger(label: "test"),
             metrics: ServerMetrics())
         #expect(await service.deliverBatch() == .idle)
         #expect(link.delivered.sorted() == ["a on-a one", "a unnamed one"])
@@ -186,7 +192,8 @@ struct PushDeliveryIsolationTests {
         #expect(try await store.claimMessages(gateway: "gw-2", limit: 10, now: 2, leaseUntil: 3).isEmpty)
         let link = PickyLink()
         let service = PushDeliveryService(
-            store: store, link: link, wakeup: Wakeup(), time: .system, logger: Logger(label: "test"),
+            store: store, devices: LiveInstallations(store: store), link: link, wakeup: Wakeup(), time: .system,
+            logger: Logger(label: "test"),
             metrics: ServerMetrics(), fresh: fresh, gatewayID: "gw-1")
         // The writer's own claim skips what waits in memory.
         #expect(fresh.unreserved(try await store.pendingMessages(limit: 10)).isEmpty)
@@ -212,7 +219,8 @@ struct PushDeliveryIsolationTests {
         let settlement = DeliverySettlement(store: store, fresh: fresh, time: .system, logger: Logger(label: "test"))
         let link = PickyLink()
         let service = PushDeliveryService(
-            store: store, link: link, wakeup: Wakeup(), time: .system, logger: Logger(label: "test"),
+            store: store, devices: LiveInstallations(store: store), link: link, wakeup: Wakeup(), time: .system,
+            logger: Logger(label: "test"),
             metrics: ServerMetrics(), fresh: fresh, gatewayID: "gw-1", settlement: settlement)
         // One from memory, one only in the outbox (another gateway's, whose lease ran out).
         try await outbox.enqueue(
@@ -240,5 +248,44 @@ struct PushDeliveryIsolationTests {
                 == 1)
         #expect(await service.deliverBatch() == .idle)
         #expect(link.delivered.count == 2)
+    }
+
+    @Test(
+        "The recipients' devices kept in memory never outlive a change: a revoked installation gets nothing from the next delivery, one registered a moment ago gets it"
+    )
+    func keptDevices() async throws {
+        let (store, app, user, directory) = try await Self.storeWithUser(devices: [("topic-1", nil)])
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let bob = User(id: UserID("bob"), appID: app.id, createdAt: 1, modifiedAt: 1)
+        try await store.insertUser(bob)
+        let link = PickyLink()
+        let devices = LiveInstallations(store: store)
+        let service = PushDeliveryService(
+            store: store, devices: devices, link: link, wakeup: Wakeup(), time: .system, logger: Logger(label: "test"),
+            metrics: ServerMetrics())
+        /// Queues a push to the user and bob, delivers it, and gives the topics it went to.
+        func push(_ id: String) async throws -> [String] {
+            try await store.enqueue([
+                OutboxMessage(
+                    id: id, appID: app.id, payload: Array(id.utf8), recipients: [.user(user.id), .user(bob.id)],
+                    acceptedAt: 1)
+            ])
+            let before = link.topics.count
+            #expect(await service.deliverBatch() == .idle)
+            return Array(link.topics[before...])
+        }
+        #expect(try await push("m1") == ["topic-1"])
+        #expect(try await push("m2") == ["topic-1"])
+        // Both principals are kept now: the user with one device, bob with none.
+        #expect(
+            try await devices.kept.values([.init(appID: app.id, principal: .user(bob.id))]) { _ in [:] }.count == 1)
+        try await store.insertInstallation(
+            Installation(
+                id: InstallationID("bob-1"), appID: app.id, principal: .user(bob.id), deviceType: "MQTT",
+                registrationID: "bob-1", mqttTopic: "bob-1", development: false, createdAt: UnixMillis(2),
+                tokenHash: nil))
+        #expect(try await push("m3") == ["topic-1", "bob-1"])
+        _ = try await store.revokeInstallations(appID: app.id, .one(InstallationID("topic-1")), now: 2)
+        #expect(try await push("m4") == ["bob-1"])
     }
 }

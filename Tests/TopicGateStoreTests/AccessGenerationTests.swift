@@ -90,6 +90,59 @@ struct AccessGenerationTests {
         #expect(try await !moves { try await $0.touchUser(appID: appID, id: ann, at: 5) })
     }
 
+    @Test("Any update of a thing moves it on")
+    func thingUpdates() async throws {
+        #expect(
+            try await moves { store in
+                var thing = try #require(try await store.thing(appID: appID, reference: .id(lamp)))
+                thing.vendorThingID = "v-lamp-2"
+                try await store.updateThing(thing)
+            })
+    }
+
+    /// Whether `change` moved the installation generation on by the time it returned (ann has
+    /// one MQTT installation, `i1`, on broker `one`).
+    func movesDevices(_ change: (any Store) async throws -> Void) async throws -> Bool {
+        let (store, access) = try await newStore()
+        let generation = try #require(store.installationGeneration)
+        try await store.insertInstallation(
+            Installation(
+                id: InstallationID("i1"), appID: appID, principal: .user(ann), deviceType: "MQTT",
+                registrationID: "i1", mqttTopic: "topic-i1", development: false, createdAt: UnixMillis(1),
+                tokenHash: nil, broker: "one"))
+        let (before, accessBefore) = (generation.current, access.current)
+        try await change(store)
+        // Devices are not access: the access generation stays where it was.
+        #expect(access.current == accessBefore)
+        return generation.current != before
+    }
+
+    @Test(
+        "Which devices a push goes to: an installation registered, revoked or moved to another broker moves the installation generation on; a last-seen time or a credentials' expiry does not"
+    )
+    func installations() async throws {
+        #expect(
+            try await movesDevices {
+                try await $0.insertInstallation(
+                    Installation(
+                        id: InstallationID("i2"), appID: appID, principal: .user(ann), deviceType: "MQTT",
+                        registrationID: "i2", mqttTopic: "topic-i2", development: false, createdAt: UnixMillis(2),
+                        tokenHash: nil))
+            })
+        let i1 = InstallationID("i1")
+        #expect(try await movesDevices { _ = try await $0.revokeInstallations(appID: appID, .one(i1), now: 2) })
+        #expect(
+            try await movesDevices {
+                _ = try await $0.revokeInstallations(appID: appID, .principal(.user(ann)), now: 2)
+            })
+        #expect(try await movesDevices { try await $0.assignBroker(appID: appID, id: i1, broker: "two") })
+        #expect(try await !movesDevices { try await $0.recordLastSeen(["topic-i1": UnixMillis(5)]) })
+        #expect(
+            try await !movesDevices {
+                _ = try await $0.recordCredentials(appID: appID, id: i1, expiresAt: UnixSeconds(99))
+            })
+    }
+
     @Test("A write that changed nothing watched, or rolled back, leaves it where it was")
     func unchanged() async throws {
         // Removing a member who is not one deletes no row.

@@ -39,6 +39,33 @@ final class AccessFactCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
         return value
     }
 
+    /// The values of `keys`: those kept and current from memory, the others from one `load` of
+    /// them all (kept unless a change committed while they were read). A key `load` gives no
+    /// value for has none. More keys than the capacity are read, not kept.
+    func values(_ keys: [Key], load: ([Key]) async throws -> [Key: Value]) async throws -> [Key: Value] {
+        guard let generation, keys.count <= capacity else { return try await load(keys) }
+        let readAt = generation.current
+        var found: [Key: Value] = [:]
+        var missing: [Key] = []
+        entries.withLock { entries in
+            for key in keys {
+                if let entry = entries[key], entry.generation == readAt {
+                    found[key] = entry.value
+                } else {
+                    missing.append(key)
+                }
+            }
+        }
+        guard !missing.isEmpty else { return found }
+        let loaded = try await load(missing)
+        entries.withLock { entries in
+            guard generation.current == readAt else { return }
+            if entries.count + loaded.count > capacity { entries.removeAll(keepingCapacity: true) }
+            for (key, value) in loaded { entries[key] = Entry(generation: readAt, value: value) }
+        }
+        return found.merging(loaded) { _, read in read }
+    }
+
     /// Changes a kept value in place (for what the store changed without moving the generation,
     /// such as a user's last-seen time).
     func modify(_ key: Key, _ change: (inout Value) -> Void) {

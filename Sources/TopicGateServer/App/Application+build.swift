@@ -74,7 +74,8 @@ public func buildApplication(
         services.append(settlement)
         services.append(
             PushDeliveryService(
-                store: store, link: fleet, wakeup: wakeup, time: time, logger: logger, metrics: metrics,
+                store: store, devices: LiveInstallations(store: store), link: fleet, wakeup: wakeup, time: time,
+                logger: logger, metrics: metrics,
                 fresh: fresh, gatewayID: configuration.gatewayID, outboxLease: configuration.outboxLease,
                 presence: presence, settlement: settlement))
     }

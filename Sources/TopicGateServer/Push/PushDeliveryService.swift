@@ -24,6 +24,8 @@ import TopicGateStore
 /// the admin, counted in `/metrics`) and the rest flow on.
 struct PushDeliveryService: Service {
     let store: any Store
+    /// The recipients' devices, kept in memory on the embedded store.
+    let devices: LiveInstallations
     let link: any DeviceLink
     let wakeup: Wakeup
     let time: TimeSource
@@ -110,12 +112,13 @@ struct PushDeliveryService: Service {
     /// retry goes only to the others. True unless a publication failed on a connected broker.
     private func deliver(_ batch: [OutboxMessage], alone: Bool) async throws -> Bool {
         // The live MQTT installations of every recipient of the batch, one read per app.
-        var devices: [String: [Installation]] = [:]
+        var recipientDevices: [String: [Installation]] = [:]
         for (appID, messages) in Dictionary(grouping: batch, by: \.appID) {
             let principals = Array(Set(messages.flatMap { $0.recipients.map(\.principal) }))
-            for installation in try await store.liveInstallations(appID: appID, principals: principals)
+            for installation in try await devices.of(appID: appID, principals: principals)
             where installation.receivesPushes {
-                devices[appID.rawValue + "\n" + installation.principal.description, default: []].append(installation)
+                recipientDevices[appID.rawValue + "\n" + installation.principal.description, default: []].append(
+                    installation)
             }
         }
         var publications: [DevicePublication] = []
@@ -123,7 +126,9 @@ struct PushDeliveryService: Service {
         var targets: [Installation] = []  // each publication's device
         for (index, message) in batch.enumerated() {
             for recipient in message.recipients {
-                for installation in devices[message.appID.rawValue + "\n" + recipient.principal.description] ?? [] {
+                for installation in recipientDevices[message.appID.rawValue + "\n" + recipient.principal.description]
+                    ?? []
+                {
                     let broker = link.broker(serving: installation)
                     guard !message.deliveredBrokers.contains(broker) else { continue }
                     publications.append(

@@ -156,4 +156,5 @@ extension PostgresStore: Store {
     /// None: other gateways change the database too, and their changes reach this one only
     /// through the change feed, milliseconds later.
     public var accessGeneration: AccessGeneration? { nil }
+    public var installationGeneration: AccessGeneration? { nil }
 }

@@ -8,8 +8,10 @@ public final class SQLiteStore: Sendable {
     /// Every write goes through it: concurrent writes share a transaction and its disk sync.
     let writer: GroupCommit
     private let checkpoint: BackgroundCheckpoint
-    /// Moves on with each committed change that can alter access (see `AccessChangeObserver`).
+    /// Moves on with each committed change that can alter access (see `WatchedChanges`).
     public let accessGeneration: AccessGeneration?
+    /// Moves on with each committed change of which devices a push goes to.
+    public let installationGeneration: AccessGeneration?
 
     /// Opens (creating and migrating) the database file at `path`.
     public init(path: String) throws {
@@ -30,7 +32,14 @@ public final class SQLiteStore: Sendable {
         checkpoint = try BackgroundCheckpoint(path: path, commits: { writer.commits })
         let generation = AccessGeneration()
         accessGeneration = generation
-        pool.add(transactionObserver: AccessChangeObserver(generation: generation), extent: .databaseLifetime)
+        pool.add(
+            transactionObserver: GenerationObserver(generation: generation, watching: WatchedChanges.access),
+            extent: .databaseLifetime)
+        let devices = AccessGeneration()
+        installationGeneration = devices
+        pool.add(
+            transactionObserver: GenerationObserver(generation: devices, watching: WatchedChanges.installations),
+            extent: .databaseLifetime)
     }
 
     /// Runs `updates` in a write transaction (shared with the writes that wait alongside, each

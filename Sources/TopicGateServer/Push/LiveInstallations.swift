@@ -1,0 +1,38 @@
+import TopicGateCore
+import TopicGateStore
+
+/// The live installations of the principals a push goes to, kept per principal while no
+/// installation was registered, revoked, deleted or moved to another broker since they were
+/// read (`Store.installationGeneration`): a revocation that returned is never missed, and a
+/// device registered a moment ago gets the next push. A principal with none is kept too.
+/// Without that generation (a store shared by several gateways) each push reads them.
+struct LiveInstallations: Sendable {
+    struct Key: Hashable, Sendable {
+        let appID: AppID
+        let principal: Principal
+    }
+
+    let store: any Store
+    let kept: AccessFactCache<Key, [Installation]>
+
+    /// `capacity`: principals kept (each with a few hundred bytes per installation); a push to
+    /// more principals at once reads theirs without keeping them.
+    init(store: any Store, capacity: Int = 20_000) {
+        self.store = store
+        kept = AccessFactCache(generation: store.installationGeneration, capacity: capacity)
+    }
+
+    /// Each principal's live installations, in the order the principals are given.
+    func of(appID: AppID, principals: [Principal]) async throws -> [Installation] {
+        var seen: Set<Key> = []
+        let keys = principals.map { Key(appID: appID, principal: $0) }.filter { seen.insert($0).inserted }
+        let found = try await kept.values(keys) { missing in
+            var read = Dictionary(uniqueKeysWithValues: missing.map { ($0, [Installation]()) })
+            for installation in try await store.liveInstallations(appID: appID, principals: missing.map(\.principal)) {
+                read[Key(appID: appID, principal: installation.principal)]?.append(installation)
+            }
+            return read
+        }
+        return keys.flatMap { found[$0] ?? [] }
+    }
+}

@@ -1,0 +1,39 @@
+import GRDB
+
+/// Which changes move which generation of the embedded store.
+enum WatchedChanges {
+    /// What can alter access (`Store.accessGeneration`). Inserts of users, things and tokens are
+    /// not such changes: nothing cached can name a row before it exists. Any update of a user
+    /// but its last-seen time is one (the gateway keeps the users it serves `users/me` from,
+    /// too), and so is any update of a thing.
+    static func access(_ eventKind: DatabaseEventKind) -> Bool {
+        switch eventKind {
+        case .insert(let table):
+            return membershipTables.contains(table)
+        case .delete(let table):
+            return membershipTables.contains(table) || principalTables.contains(table)
+        case .update(let table, let columns):
+            if membershipTables.contains(table) || table == "tokens" || table == "things" { return true }
+            return table == "users" && columns.contains { $0 != "last_seen_at" }
+        }
+    }
+
+    /// What can alter which devices a push goes to (`Store.installationGeneration`): an
+    /// installation registered, revoked, deleted or moved to another broker; not a device's
+    /// last-seen time or its credentials' expiry.
+    static func installations(_ eventKind: DatabaseEventKind) -> Bool {
+        switch eventKind {
+        case .insert(let table), .delete(let table):
+            return table == "installations"
+        case .update(let table, let columns):
+            return table == "installations" && columns.contains { !quietInstallationColumns.contains($0) }
+        }
+    }
+
+    /// Rows whose every change matters: who belongs to what, who owns what, who listens where.
+    static let membershipTables: Set<String> = ["group_members", "thing_owners", "subscriptions", "topics", "groups"]
+    /// Rows whose deletion matters (with their tokens, memberships and subscriptions).
+    static let principalTables: Set<String> = ["users", "things", "tokens"]
+    /// Installation columns that a delivery does not read.
+    static let quietInstallationColumns: Set<String> = ["last_seen_at", "credentials_expire_at"]
+}
