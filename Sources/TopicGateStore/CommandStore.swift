@@ -5,6 +5,8 @@ public protocol CommandStore: Sendable {
     /// Stores a new command and, in the same transaction, the push that carries it (if any).
     func insertCommand(_ command: Command, queueing push: QueuedPush?) async throws
     func command(appID: AppID, id: String) async throws -> Command?
+    /// A command's thing and issuer (what its results' push needs), without reading its body.
+    func commandIssuer(appID: AppID, id: String) async throws -> (thing: ThingID, issuer: Owner)?
     /// A thing's commands, newest first, `limit` at a time after `paginationKey`; the key of
     /// the next page when there is one.
     func commands(appID: AppID, thing: ThingID, limit: Int, after paginationKey: String?) async throws

@@ -84,7 +84,7 @@ struct CommandTests {
         let command = Command(
             id: "c1", appID: AppID("a"), thing: ThingID("t"), issuer: request.issuer, request: request, createdAt: 1,
             modifiedAt: 1)
-        let payload = command.resultPayload(pushMessageID: "p1", at: 5).objectValue ?? [:]
+        let payload = Command.resultPayload(command.id, pushMessageID: "p1", at: 5).objectValue ?? [:]
         #expect(payload["commandID"] == "c1")
         #expect(payload["actions"] == nil)
         #expect(command.thingPayload.objectValue?["actions"] != nil)

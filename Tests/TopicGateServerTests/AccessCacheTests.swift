@@ -127,4 +127,44 @@ struct AccessCacheTests {
             #expect(client.lastRecipients == [.user(UserID(bob.id))])
         }
     }
+
+    @Test(
+        "A thing, its owners and its owners' groups kept for commands: a removed owner, a member who left, an updated thing and a deleted thing count from the next request on"
+    )
+    func things() async throws {
+        try await TestServer.make().run { client in
+            let ann = try await client.pseudoUser()
+            let bob = try await client.pseudoUser()
+            let group = try await client.group(owner: ann.token, members: [bob.id])
+            let thing = try await client.thing("lamp-1")
+            let ownership = "\(client.app)/things/\(thing.id)/ownership"
+            try await client.call(.put, "\(ownership)/user:\(ann.id)", token: thing.token).expect(.noContent)
+            try await client.call(.put, "\(ownership)/group:\(group)", token: thing.token).expect(.noContent)
+            let app = client.server.app.id.rawValue
+            func issue(_ token: String, as issuer: String) async throws -> APIReply {
+                try await client.call(
+                    .post, "/thing-if/apps/\(app)/targets/thing:\(thing.id)/commands", token: token,
+                    contentType: "application/json",
+                    json: ["actions": [["Lamp": [["turnPower": true]]]], "issuer": .string(issuer)])
+            }
+            try await issue(ann.token, as: "user:\(ann.id)").expect(.created)
+            try await issue(bob.token, as: "group:\(group)").expect(.created)
+            try await client.call(.delete, "\(ownership)/user:\(ann.id)", token: thing.token).expect(.noContent)
+            #expect(try await issue(ann.token, as: "user:\(ann.id)").status == .forbidden)
+            try await client.call(.delete, "\(client.app)/groups/\(group)/members/\(bob.id)", token: ann.token)
+                .expect(.noContent)
+            #expect(try await issue(bob.token, as: "group:\(group)").status == .forbidden)
+            // Read through the kept thing, an update shows from the next read on.
+            let path = "\(client.app)/things/\(thing.id)"
+            #expect(try await client.call(.get, path, token: thing.token).string("_thingType") == "lamp")
+            try await client.call(
+                .patch, path, token: thing.token, contentType: "application/vnd.kii.ThingUpdateRequest+json",
+                json: ["_thingType": "heater"]
+            ).expect(.ok)
+            #expect(try await client.call(.get, path, token: thing.token).string("_thingType") == "heater")
+            try await issue(ann.token, as: "group:\(group)").expect(.created)
+            try await client.call(.delete, "\(client.app)/things/\(thing.id)", token: thing.token).expect(.noContent)
+            #expect(try await issue(ann.token, as: "group:\(group)").errorCode == "THING_NOT_FOUND")
+        }
+    }
 }

@@ -32,6 +32,10 @@ struct ThingIFStoreTests {
         let store = try await newStore(engine)
         for index in 0..<5 { try await store.insertCommand(try command("c\(index)", at: Int64(100 + index / 2))) }
         #expect(try await store.command(appID: appID, id: "c0") == (try command("c0", at: 100)))
+        let issuer = try await store.commandIssuer(appID: appID, id: "c0")
+        #expect(issuer?.thing == thing && issuer?.issuer == .user(UserID("u1")))
+        #expect(try await store.commandIssuer(appID: appID, id: "nope") == nil)
+        #expect(try await store.commandIssuer(appID: AppID("other"), id: "c0") == nil)
         var seen: [String] = []
         var key: String?
         repeat {
@@ -84,6 +88,7 @@ struct ThingIFStoreTests {
             keepAtMost: 100)
         #expect(try await store.deleteThing(appID: appID, id: thing))
         #expect(try await store.command(appID: appID, id: "c") == nil)
+        #expect(try await store.commandIssuer(appID: appID, id: "c") == nil)
         #expect(try await store.latestState(appID: appID, thing: thing) == nil)
     }
 

@@ -65,9 +65,11 @@ struct ServerEnvironment: Sendable {
             // A kept user is about 700 bytes: the 20 000 most recently read stay under 15 MB.
             readable: AccessFactCache(generation: store.accessGeneration, capacity: 20_000))
         groups = GroupService(store: store, time: time, topicCache: topicCache)
+        let contexts = AccessContextLoader(store: store)
         things = ThingService(
             store: store, hasher: hasher, passwords: passwords, tokens: tokens, time: time, revocation: revocation,
-            audit: audit, abuse: abuse, status: status, topicCache: topicCache)
+            audit: audit, abuse: abuse, status: status, topicCache: topicCache,
+            facts: ThingFacts(store: store, contexts: contexts))
         installations = InstallationService(
             store: store, time: time, push: configuration.push,
             balancer: configuration.push.map {
@@ -86,7 +88,7 @@ struct ServerEnvironment: Sendable {
         cleanup = PseudoUserCleanup(
             store: store, time: time, revocation: revocation, audit: audit, topicCache: topicCache)
         topics = TopicService(
-            store: store, time: time, cache: topicCache, contexts: AccessContextLoader(store: store),
+            store: store, time: time, cache: topicCache, contexts: contexts,
             dispatcher: dispatcher, users: users, logger: logger, metrics: metrics,
             sizeLimit: configuration.push?.sizeLimit)
     }

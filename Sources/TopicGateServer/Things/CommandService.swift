@@ -20,7 +20,7 @@ struct CommandService: Sendable {
     /// Stores the command (`SENDING`), queues it for the thing, returns it.
     func create(caller: Caller, thing reference: ThingReference, request: CommandRequest) async throws -> Command {
         let thing = try await things.find(caller: caller, reference: reference)
-        let owners = try await store.owners(appID: caller.appID, thing: thing.id)
+        let owners = try await things.owners(of: thing)
         let groups = try await things.memberGroups(caller)
         guard CommandRouting.mayIssue(caller.principal, as: request.issuer, owners: owners, memberGroups: groups) else {
             logger.info(
@@ -68,24 +68,26 @@ struct CommandService: Sendable {
         guard caller.principal == .thing(thing.id) else {
             throw caller.denied("report results for another thing's command")
         }
-        let command = try await find(caller: caller, thing: thing, id: id)
+        guard let (commandThing, issuer) = try await store.commandIssuer(appID: caller.appID, id: id),
+            commandThing == thing.id
+        else { throw Self.notFound(id, of: thing) }
         let now = time.now()
         let members: [UserID] =
-            if case .group(let group) = command.issuer {
+            if case .group(let group) = issuer {
                 try await store.members(appID: caller.appID, group: group)
             } else { [] }
-        let recipients = CommandRouting.resultRecipients(issuer: command.issuer, groupMembers: members)
+        let recipients = CommandRouting.resultRecipients(issuer: issuer, groupMembers: members)
         let store = self.store
         func record(_ push: QueuedPush?) async throws {
             try await store.recordResults(
-                appID: caller.appID, id: command.id, results: .array(results.results), state: results.state, at: now,
+                appID: caller.appID, id: id, results: .array(results.results), state: results.state, at: now,
                 queueing: push)
         }
         guard let outbox, !recipients.isEmpty else { return try await record(nil) }
         let pushMessageID = Secrets.randomHex(bytes: 12)
         let message = OutboxMessage(
             id: pushMessageID, appID: caller.appID,
-            payload: JSONWriter.bytes(command.resultPayload(pushMessageID: pushMessageID, at: now)),
+            payload: JSONWriter.bytes(Command.resultPayload(id, pushMessageID: pushMessageID, at: now)),
             recipients: recipients, acceptedAt: now)
         try await outbox.enqueue(message) { push in try await record(push) }
     }
@@ -102,10 +104,14 @@ struct CommandService: Sendable {
 
     private func find(caller: Caller, thing: Thing, id: String) async throws -> Command {
         guard let command = try await store.command(appID: caller.appID, id: id), command.thing == thing.id else {
-            throw KiiError(
-                .commandNotFound, "Command \(id) of thing \(thing.id.rawValue) does not exist.",
-                context: ["commandID": .string(id), "thingID": .string(thing.id.rawValue)])
+            throw Self.notFound(id, of: thing)
         }
         return command
+    }
+
+    static func notFound(_ id: String, of thing: Thing) -> KiiError {
+        KiiError(
+            .commandNotFound, "Command \(id) of thing \(thing.id.rawValue) does not exist.",
+            context: ["commandID": .string(id), "thingID": .string(thing.id.rawValue)])
     }
 }

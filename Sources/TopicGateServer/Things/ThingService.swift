@@ -14,6 +14,8 @@ struct ThingService: Sendable {
     let status: PrincipalStatus
     /// Cleared when a thing goes: its topics and every ACL entry naming it go with it.
     let topicCache: TopicCache
+    /// Things, their owners and users' groups, kept while nothing about them changed.
+    let facts: ThingFacts
 
     /// Registers a thing from a Cloud API body (`_vendorThingID`, `_password`, fields). With
     /// `authorize`, also issues its token.
@@ -118,7 +120,7 @@ struct ThingService: Sendable {
     /// in question (a user about itself, a member about its group).
     func isOwner(caller: Caller, reference: ThingReference, owner: Owner) async throws -> Bool {
         let thing = try await find(caller: caller, reference: reference)
-        let owners = try await store.owners(appID: caller.appID, thing: thing.id)
+        let owners = try await facts.owners(appID: caller.appID, thing: thing.id)
         let groups = try await memberGroups(caller)
         let asksAboutItself: Bool
         switch owner {
@@ -144,7 +146,7 @@ struct ThingService: Sendable {
     func owners(caller: Caller, reference: ThingReference) async throws -> Set<Owner> {
         let thing = try await find(caller: caller, reference: reference)
         try await requireManager(caller, thing, to: "read this thing's owners")
-        return try await store.owners(appID: caller.appID, thing: thing.id)
+        return try await facts.owners(appID: caller.appID, thing: thing.id)
     }
 
     /// Checks a thing password presented by `caller` (onboarding, an ownership claim) through
@@ -155,19 +157,23 @@ struct ThingService: Sendable {
     }
 
     func find(caller: Caller, reference: ThingReference) async throws -> Thing {
-        guard let thing = try await store.thing(appID: caller.appID, reference: reference) else {
+        guard let thing = try await facts.thing(appID: caller.appID, reference: reference) else {
             throw reference.notFound(appID: caller.appID)
         }
         return thing
     }
 
+    func owners(of thing: Thing) async throws -> Set<Owner> {
+        try await facts.owners(appID: thing.appID, thing: thing.id)
+    }
+
     func memberGroups(_ caller: Caller) async throws -> Set<GroupID> {
         guard let user = caller.principal.userID else { return [] }
-        return try await store.memberGroupIDs(appID: caller.appID, user: user)
+        return try await facts.groups(appID: caller.appID, user: user)
     }
 
     func requireManager(_ caller: Caller, _ thing: Thing, to what: String) async throws {
-        let owners = try await store.owners(appID: caller.appID, thing: thing.id)
+        let owners = try await owners(of: thing)
         let groups = try await memberGroups(caller)
         guard ThingAccess.mayManage(caller.principal, thing: thing.id, owners: owners, memberGroups: groups) else {
             throw caller.denied(what)

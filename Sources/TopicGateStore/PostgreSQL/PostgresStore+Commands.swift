@@ -24,6 +24,17 @@ extension PostgresStore: CommandStore {
         }
     }
 
+    public func commandIssuer(appID: AppID, id: String) async throws -> (thing: ThingID, issuer: Owner)? {
+        try await read { connection in
+            guard
+                let row = try await connection.first(
+                    "SELECT thing_id, issuer FROM commands WHERE app_id = \(appID) AND command_id = \(id)"),
+                let issuer = Owner(parsing: try row("issuer") as String)
+            else { return nil }
+            return (try row("thing_id"), issuer)
+        }
+    }
+
     public func commands(appID: AppID, thing: ThingID, limit: Int, after paginationKey: String?) async throws
         -> (commands: [Command], next: String?)
     {

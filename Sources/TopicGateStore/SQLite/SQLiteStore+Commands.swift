@@ -29,6 +29,15 @@ extension SQLiteStore: CommandStore {
         }
     }
 
+    public func commandIssuer(appID: AppID, id: String) async throws -> (thing: ThingID, issuer: Owner)? {
+        try await readOneStatement { db in
+            try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT thing_id, issuer FROM commands WHERE app_id = ? AND command_id = ?"),
+                arguments: [appID.rawValue, id]
+            ).flatMap { row in Owner(parsing: row[1] as String).map { (ThingID(row[0] as String), $0) } }
+        }
+    }
+
     public func commands(appID: AppID, thing: ThingID, limit: Int, after paginationKey: String?) async throws
         -> (commands: [Command], next: String?)
     {
