@@ -43,13 +43,29 @@ extension BenchWorld {
         return (created["userID"]?.stringValue ?? "", created["_accessToken"]?.stringValue ?? "")
     }
 
-    /// A new pseudo user subscribed to `topic` (its path) with one MQTT installation: the
-    /// installation's endpoint.
-    func subscribedDevice(_ connection: BenchHTTPConnection, topic: String) async throws -> Endpoint {
+    /// A new pseudo user subscribed to `topic` (its path) with one MQTT installation, who read
+    /// `users/me`: the installation's endpoint. With `ownTopic`, the user also creates a topic of
+    /// its own, subscribes to it and sends to it once (so that the gateway has it, its entries
+    /// and its subscribers in memory, as it has for a topic in use).
+    func subscribedDevice(_ connection: BenchHTTPConnection, topic: String, ownTopic: Bool = false) async throws
+        -> Endpoint
+    {
         let user = try await pseudoUser(connection)
         _ = try await call(
             connection, .PUT, "\(topic)/push/subscriptions/users/\(user.id)", token: user.token, expected: 204)
-        return try await install(connection, token: user.token)
+        let endpoint = try await install(connection, token: user.token)
+        _ = try await call(connection, .GET, "\(api)/users/me", token: user.token, expected: 200)
+        if ownTopic {
+            let own = "\(api)/users/\(user.id)/topics/inbox"
+            _ = try await call(connection, .PUT, own, token: user.token, expected: 204)
+            _ = try await call(
+                connection, .PUT, "\(own)/push/subscriptions/users/\(user.id)", token: user.token, expected: 204)
+            _ = try await call(
+                connection, .POST, "\(own)/push/messages", token: user.token,
+                contentType: "application/vnd.kii.SendPushMessageRequest+json", body: #"{"data":{"seq":-1}}"#,
+                expected: 201)
+        }
+        return endpoint
     }
 
     /// Installs an MQTT device for `token` and reads its endpoint.

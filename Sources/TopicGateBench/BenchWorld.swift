@@ -251,6 +251,9 @@ final class BenchWorld: @unchecked Sendable {
     /// The gateway's peak resident memory since the last `resetGatewayPeak` (when it runs here).
     var gatewayPeak: Int? { gatewayPID.flatMap(ProcessMemory.peak) }
 
+    /// The gateway's resident memory now (when it runs here).
+    var gatewayResident: Int? { gatewayPID.flatMap(ProcessMemory.resident) }
+
     func resetGatewayPeak() {
         if let gatewayPID { ProcessMemory.resetPeak(gatewayPID) }
     }

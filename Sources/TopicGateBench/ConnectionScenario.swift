@@ -12,7 +12,9 @@ import TopicGateCore
 /// Against Mosquittos from the same executable with the same settings but no plugin and
 /// anonymous access (the connects), and one raw QoS 1 publish to each device's topic (the push).
 /// Connects per second, the brokers' memory per held connection, the time until the last device
-/// has the push.
+/// has the push. Before the devices connect, the gateway's resident memory with N installations
+/// and N/10 topics in use (each created, subscribed to and sent to by one of the users, every
+/// user having read `users/me`), against the target of 200 MiB.
 ///
 /// A process holds no more connections than it may open descriptors (the hard limit, 20 000 on
 /// some machines, cannot be raised without privileges), so above `perProcess` devices the bench
@@ -70,6 +72,9 @@ struct ConnectionScenario {
         // The installations are made before the clock starts: they are the gateway's HTTP work,
         // measured by the other scenarios.
         let endpoints = try await installations(count, subscribedTo: topic, gateway: gateway, connections: connections)
+        // Once what the setup left (its outbox, its settlements) is done.
+        try await Task.sleep(for: .seconds(3))
+        let (resident, setupPeak) = (gateway.gatewayResident, gateway.gatewayPeak)
         let used = Set(endpoints.map(\.port))
         guard used.count == fleet.brokers.count else {
             throw BenchError("the gateway put \(count) devices on \(used.count) of its \(fleet.brokers.count) brokers")
@@ -101,13 +106,29 @@ struct ConnectionScenario {
             await withPlugin.close()
             await BenchWorld.close(connections)
             let withoutAuth = try await holdWithoutAuth(count, processes: processes)
-            return rows(
-                count, withPlugin: withPlugin, withoutAuth: withoutAuth, gatewayTime: gatewayTime, rawTime: rawTime,
-                peak: peak)
+            return memoryRows(count, resident: resident, peak: setupPeak)
+                + rows(
+                    count, withPlugin: withPlugin, withoutAuth: withoutAuth, gatewayTime: gatewayTime,
+                    rawTime: rawTime, peak: peak)
         } catch {
             await withPlugin.close()
             throw error
         }
+    }
+
+    /// Topics in use beside `count` installations: one for each tenth of the users.
+    static func topicsInUse(_ count: Int) -> Int { count / 10 }
+
+    /// `peak`: the gateway's peak while the installations and topics were made.
+    func memoryRows(_ count: Int, resident: Int?, peak: Int?) -> [BenchRow] {
+        guard let resident else { return [] }
+        return [
+            BenchRow(
+                scenario: "memory",
+                metric: "gateway resident, \(count) installations, \(Self.topicsInUse(count)) topics in use",
+                unit: "MiB", topicGate: Double(resident) / 1_048_576, baseline: 200, baselineName: "target",
+                gatewayPeakBytes: peak)
+        ]
     }
 
     func rows(
@@ -156,8 +177,10 @@ struct ConnectionScenario {
         _ count: Int, subscribedTo topic: String, gateway: BenchWorld, connections: [BenchHTTPConnection]
     ) async throws -> [BenchWorld.Endpoint] {
         let endpoints = Mutex<[BenchWorld.Endpoint?]>(Array(repeating: nil, count: count))
+        let topics = Self.topicsInUse(count)
         try await concurrently(workers: connections.count, items: count) { worker, index in
-            let endpoint = try await gateway.subscribedDevice(connections[worker], topic: topic)
+            let endpoint = try await gateway.subscribedDevice(
+                connections[worker], topic: topic, ownTopic: index < topics)
             endpoints.withLock { $0[index] = endpoint }
         }
         return endpoints.withLock { $0.compactMap { $0 } }

@@ -29,7 +29,9 @@ struct BenchCommand: AsyncParsableCommand {
     var devicesPerProcess: Int?
     @Option(
         parsing: .upToNextOption,
-        help: "Only these scenarios: send, fanout, commands, authorization, reads, signup, connections.")
+        help: ArgumentHelp(
+            "Only these scenarios: send, fanout, commands, authorization, reads, signup, connections (which also "
+                + "gives the gateway's memory with that many installations)."))
     var only: [String] = []
 
     @OptionGroup(title: "A running gateway (with --broker)") var admin: AdminOptions

@@ -39,7 +39,7 @@ struct BenchCommandTests {
         let scenarios = Set(rows.compactMap { $0["scenario"] as? String })
         #expect(
             scenarios == [
-                "send → device", "fan-out 20", "commands", "authorization", "reads", "sign-up", "connections",
+                "send → device", "fan-out 20", "commands", "authorization", "reads", "sign-up", "connections", "memory",
             ])
         for row in rows {
             #expect((row["topicgate"] as? Double ?? 0) > 0, "\(row)")
@@ -69,7 +69,12 @@ extension BenchCommandTests {
                 "connects/s, 90 held", "broker memory per connection", "broker memory per device with its subscription",
                 "one send to all 90: time to the last device",
                 "one send to all 90: deliveries/s",
+                "gateway resident, 90 installations, 9 topics in use",
             ])
+        // The gateway's memory with them, against the target.
+        let memory = try #require(rows.first { $0["scenario"] as? String == "memory" })
+        #expect(memory["baseline"] as? Double == 200 && memory["unit"] as? String == "MiB")
+        #expect((memory["topicgate"] as? Double ?? 0) > 10)
         // Memory grows by whole pages: ninety devices may not move it.
         #expect(rows.filter { $0["unit"] as? String != "bytes" }.allSatisfy { ($0["ratio"] as? Double ?? 0) > 0 })
     }
