@@ -3,6 +3,7 @@ import HTTPTypes
 import TestSupport
 import Testing
 import TopicGateCore
+import TopicGateStore
 
 /// Thing-IF commands and states over HTTP: validation, who may issue, report and read.
 @Suite("Thing-IF commands and states over HTTP")
@@ -206,6 +207,50 @@ struct ThingIFRoutesTests {
                     contentType: media, body: body)
                 #expect(bad.status == .badRequest, "\(body)")
             }
+        }
+    }
+
+    @Test(
+        "Results of a command created here lately (its thing and issuer kept) and of one this gateway did not create (read from the store) are both recorded; another thing cannot report them; a deleted thing's cannot be"
+    )
+    func resultsOfKeptAndStoredCommands() async throws {
+        let server = try await TestServer.make()
+        try await server.run { client in
+            let scene = try await scene(client)
+            let created = try await client.call(
+                .post, "\(scene.base)/commands", token: scene.owner.token, contentType: Self.traitMedia,
+                body: command("user:\(scene.owner.id)")
+            ).expect(.created)
+            let kept = try created.require("commandID")
+            // As another gateway (or this one before a restart) would have stored it.
+            let request = try CommandRequest(body: [
+                "actions": [["Lamp": [["turnPower": true]]]], "issuer": .string("user:\(scene.owner.id)"),
+            ])
+            try await server.store.insertCommand(
+                Command(
+                    id: "stored-elsewhere", appID: server.app.id, thing: ThingID(scene.thing.id),
+                    issuer: request.issuer, request: request, createdAt: 1, modifiedAt: 1))
+            let results = #"{"actionResults":[{"Lamp":[{"turnPower":{"succeeded":true}}]}]}"#
+            let otherBase = "/thing-if/apps/\(server.app.id.rawValue)/targets/thing:\(scene.other.id)"
+            for id in [kept, "stored-elsewhere"] {
+                let foreign = try await client.call(
+                    .put, "\(otherBase)/commands/\(id)/action-results", token: scene.other.token,
+                    contentType: "application/json", body: results)
+                #expect(foreign.errorCode == "COMMAND_NOT_FOUND", "\(id)")
+                try await client.call(
+                    .put, "\(scene.base)/commands/\(id)/action-results", token: scene.thing.token,
+                    contentType: "application/json", body: results
+                ).expect(.noContent)
+                #expect(
+                    try await client.call(.get, "\(scene.base)/commands/\(id)", token: scene.owner.token).string(
+                        "commandState") == "DONE")
+            }
+            try await client.call(.delete, "\(client.app)/things/\(scene.thing.id)", token: scene.owner.token)
+                .expect(.noContent)
+            let gone = try await client.call(
+                .put, "\(scene.base)/commands/\(kept)/action-results", token: scene.thing.token,
+                contentType: "application/json", body: results)
+            #expect(gone.status != .noContent)
         }
     }
 

@@ -14,6 +14,8 @@ struct CommandService: Sendable {
     /// What the broker takes (nil without push).
     let sizeLimit: PushSizeLimit?
     let logger: Logger
+    /// The thing and issuer of the commands created here lately, for their results.
+    var recent = RecentCommands()
 
     static let pageLimit = 200
 
@@ -37,12 +39,14 @@ struct CommandService: Sendable {
         try sizeLimit?.check(payload, field: "actions")
         guard let outbox else {
             try await store.insertCommand(command)
+            recent.created(command)
             return command
         }
         let message = OutboxMessage(
             id: Secrets.randomHex(bytes: 12), appID: caller.appID, payload: payload, recipients: [.thing(thing.id)],
             acceptedAt: now.rawValue, commandID: command.id)
         try await outbox.enqueue(message) { push in try await store.insertCommand(command, queueing: push) }
+        recent.created(command)
         return command
     }
 
@@ -68,8 +72,9 @@ struct CommandService: Sendable {
         guard caller.principal == .thing(thing.id) else {
             throw caller.denied("report results for another thing's command")
         }
-        guard let (commandThing, issuer) = try await store.commandIssuer(appID: caller.appID, id: id),
-            commandThing == thing.id
+        var known = recent.issuer(appID: caller.appID, id: id)
+        if known == nil { known = try await store.commandIssuer(appID: caller.appID, id: id) }
+        guard let (commandThing, issuer) = known, commandThing == thing.id
         else { throw Self.notFound(id, of: thing) }
         let now = time.now()
         let members: [UserID] =
