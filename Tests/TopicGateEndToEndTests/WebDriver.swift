@@ -131,7 +131,23 @@ final class WebDriver: @unchecked Sendable {
 
     /// The text the element shows.
     func text(_ selector: String) async throws -> String {
-        try await command(.get, sessionPath("/element/\(try await element(selector))/text"), nil).stringValue ?? ""
+        _ = try await element(selector)
+        return try await currentText(selector) ?? ""
+    }
+
+    /// The text of the first element `selector` matches now (nil when none does), found anew
+    /// when the page replaced it between finding and reading, as a section that refreshes
+    /// itself does.
+    private func currentText(_ selector: String) async throws -> String? {
+        for _ in 0..<10 {
+            guard let found = try await elements(selector).first else { return nil }
+            do {
+                return try await command(.get, sessionPath("/element/\(found)/text"), nil).stringValue ?? ""
+            } catch let failure as TestFailure where failure.description.contains("stale element") {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        throw TestFailure("\(selector) was replaced each time it was read")
     }
 
     /// The element's text once it contains `expected`; fails with what it showed otherwise.
@@ -140,8 +156,8 @@ final class WebDriver: @unchecked Sendable {
         let deadline = ContinuousClock.now + patience
         var shown = ""
         while ContinuousClock.now < deadline {
-            if let found = try await elements(selector).first {
-                shown = try await command(.get, sessionPath("/element/\(found)/text"), nil).stringValue ?? ""
+            if let text = try await currentText(selector) {
+                shown = text
                 if shown.contains(expected) { return shown }
             }
             try await Task.sleep(for: .milliseconds(100))
