@@ -120,7 +120,7 @@ struct ThingService: Sendable {
     /// in question (a user about itself, a member about its group).
     func isOwner(caller: Caller, reference: ThingReference, owner: Owner) async throws -> Bool {
         let thing = try await find(caller: caller, reference: reference)
-        let owners = try await facts.owners(appID: caller.appID, thing: thing.id)
+        let owners = try await owners(of: thing)
         let groups = try await memberGroups(caller)
         let asksAboutItself: Bool
         switch owner {
@@ -146,7 +146,7 @@ struct ThingService: Sendable {
     func owners(caller: Caller, reference: ThingReference) async throws -> Set<Owner> {
         let thing = try await find(caller: caller, reference: reference)
         try await requireManager(caller, thing, to: "read this thing's owners")
-        return try await facts.owners(appID: caller.appID, thing: thing.id)
+        return try await owners(of: thing)
     }
 
     /// Checks a thing password presented by `caller` (onboarding, an ownership claim) through
