@@ -112,12 +112,12 @@ struct PushDeliveryService: Service {
     /// retry goes only to the others. True unless a publication failed on a connected broker.
     private func deliver(_ batch: [OutboxMessage], alone: Bool) async throws -> Bool {
         // The live MQTT installations of every recipient of the batch, one read per app.
-        var recipientDevices: [String: [Installation]] = [:]
+        var recipientDevices: [LiveInstallations.Key: [Installation]] = [:]
         for (appID, messages) in Dictionary(grouping: batch, by: \.appID) {
             let principals = Array(Set(messages.flatMap { $0.recipients.map(\.principal) }))
             for installation in try await devices.of(appID: appID, principals: principals)
             where installation.receivesPushes {
-                recipientDevices[appID.rawValue + "\n" + installation.principal.description, default: []].append(
+                recipientDevices[.init(appID: appID, principal: installation.principal), default: []].append(
                     installation)
             }
         }
@@ -126,8 +126,7 @@ struct PushDeliveryService: Service {
         var targets: [Installation] = []  // each publication's device
         for (index, message) in batch.enumerated() {
             for recipient in message.recipients {
-                for installation in recipientDevices[message.appID.rawValue + "\n" + recipient.principal.description]
-                    ?? []
+                for installation in recipientDevices[.init(appID: message.appID, principal: recipient.principal)] ?? []
                 {
                     let broker = link.broker(serving: installation)
                     guard !message.deliveredBrokers.contains(broker) else { continue }
