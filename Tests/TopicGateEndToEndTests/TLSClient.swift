@@ -1,4 +1,6 @@
 import Foundation
+import Glibc
+import TestSupport
 
 /// `openssl s_client` as a TLS client that verifies the server against a test certificate:
 /// sends bytes and returns what came back.
@@ -34,10 +36,24 @@ enum TLSClient {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        input.fileHandleForWriting.write(Data(request))
+        try writeAll(request, to: input.fileHandleForWriting.fileDescriptor)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         try? input.fileHandleForWriting.close()
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Writes all of `bytes` to `descriptor`, again where a signal interrupted the call: with
+    /// the suite spawning processes all around, `FileHandle.write` once trapped on `EINTR`.
+    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 {
+                guard errno == EINTR else { throw TestFailure("writing to openssl failed (errno \(errno))") }
+                continue
+            }
+            offset += written
+        }
     }
 }
