@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import Synchronization
 
@@ -6,75 +7,123 @@ import Synchronization
 /// concurrent writes cost one disk sync instead of N. A write that fails rolls back its own
 /// savepoint only; the others commit. Each caller returns once the transaction holding its
 /// write is on disk (or failed), never before.
+///
+/// The transactions are written by a thread of the store's own, woken when writes arrive: a
+/// write reaches SQLite in one wake-up of that thread, and its caller is resumed once, instead
+/// of hopping from a task to GRDB's writer queue and back before its caller could go on.
 final class GroupCommit: Sendable {
+    private let writer: Writer
+
+    init(pool: DatabasePool, batchLimit: Int = 256) {
+        writer = Writer(pool: pool, batchLimit: batchLimit)
+        let writer = self.writer
+        let thread = Thread { writer.run() }
+        thread.name = "topicgate-sqlite-writer"
+        thread.start()
+    }
+
+    /// The writer thread ends once it wrote what waits.
+    deinit { writer.close() }
+
+    /// Transactions committed so far (for `BackgroundCheckpoint`, which skips an idle store).
+    var commits: UInt64 { writer.commitCount.load(ordering: .relaxed) }
+
+    func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        let outcome = Outcome<T>()
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            writer.submit(
+                Write(
+                    apply: { db in
+                        do {
+                            try db.inSavepoint {
+                                outcome.set(.success(try updates(db)))
+                                return .commit
+                            }
+                        } catch {
+                            outcome.set(.failure(error))
+                        }
+                    },
+                    finish: { commitError in
+                        if let commitError {
+                            continuation.resume(throwing: commitError)
+                        } else {
+                            continuation.resume(with: outcome.take())
+                        }
+                    }))
+        }
+    }
+
     /// One waiting write: runs in its savepoint, then is told how the commit went.
     private struct Write: Sendable {
         let apply: @Sendable (Database) -> Void
         let finish: @Sendable ((any Error)?) -> Void
     }
 
-    private struct State {
-        var waiting: [Write] = []
-        var writing = false
-    }
+    /// What the writer thread holds (not the `GroupCommit`, so that its end closes the thread).
+    private final class Writer: Sendable {
+        private struct State {
+            var waiting: [Write] = []
+            /// The thread was woken, or is writing: the next write needs no wake-up.
+            var writing = false
+            var closed = false
+        }
 
-    private let pool: DatabasePool
-    private let state = Mutex(State())
-    private let commitCount = Atomic<UInt64>(0)
-    /// At most this many writes share a transaction (a long one would hold the first ones up).
-    let batchLimit: Int
+        let pool: DatabasePool
+        /// At most this many writes share a transaction (a long one would hold the first ones up).
+        let batchLimit: Int
+        let commitCount = Atomic<UInt64>(0)
+        private let state = Mutex(State())
+        private let wake = DispatchSemaphore(value: 0)
 
-    init(pool: DatabasePool, batchLimit: Int = 256) {
-        self.pool = pool
-        self.batchLimit = batchLimit
-    }
+        init(pool: DatabasePool, batchLimit: Int) {
+            self.pool = pool
+            self.batchLimit = batchLimit
+        }
 
-    /// Transactions committed so far (for `BackgroundCheckpoint`, which skips an idle store).
-    var commits: UInt64 { commitCount.load(ordering: .relaxed) }
-
-    func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        let outcome = Outcome<T>()
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            let write = Write(
-                apply: { db in
-                    do {
-                        try db.inSavepoint {
-                            outcome.set(.success(try updates(db)))
-                            return .commit
-                        }
-                    } catch {
-                        outcome.set(.failure(error))
-                    }
-                },
-                finish: { commitError in
-                    if let commitError {
-                        continuation.resume(throwing: commitError)
-                    } else {
-                        continuation.resume(with: outcome.take())
-                    }
-                })
-            let startWriter = state.withLock { state in
+        func submit(_ write: Write) {
+            let wakeWriter = state.withLock { state in
                 state.waiting.append(write)
                 guard !state.writing else { return false }
                 state.writing = true
                 return true
             }
-            if startWriter { Task { await self.writeWaiting() } }
+            if wakeWriter { wake.signal() }
         }
-    }
 
-    /// Commits what waits, batch after batch, until nothing does.
-    private func writeWaiting() async {
-        while true {
-            let batch = state.withLock { state in
-                let batch = Array(state.waiting.prefix(batchLimit))
-                state.waiting.removeFirst(batch.count)
-                if batch.isEmpty { state.writing = false }
-                return batch
+        func close() {
+            let wakeWriter = state.withLock { state in
+                state.closed = true
+                guard !state.writing else { return false }
+                state.writing = true
+                return true
             }
-            guard !batch.isEmpty else { return }
+            if wakeWriter { wake.signal() }
+        }
+
+        /// The thread's body: commits what waits, batch after batch, sleeps until woken, and
+        /// ends once closed with nothing waiting.
+        func run() {
+            while true {
+                wake.wait()
+                while true {
+                    let (batch, closed) = state.withLock { state in
+                        let batch = Array(state.waiting.prefix(batchLimit))
+                        state.waiting.removeFirst(batch.count)
+                        if batch.isEmpty { state.writing = false }
+                        return (batch, state.closed)
+                    }
+                    if batch.isEmpty {
+                        if closed { return }
+                        break
+                    }
+                    commit(batch)
+                }
+            }
+        }
+
+        private func commit(_ batch: [Write]) {
             do {
-                try await pool.writeWithoutTransaction { db in
+                try pool.writeWithoutTransaction { db in
                     try db.inTransaction(.immediate) {
                         for write in batch { write.apply(db) }
                         return .commit
