@@ -82,7 +82,7 @@ final class DeliverySettlement: Service, Sendable {
 
     func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            await cancelWhenGracefulShutdown { await self.wakeup.wait(upTo: .seconds(1)) }
+            await cancelWhenGracefulShutdown { await self.wakeup.wait() }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.gather) }
             do {
                 try await flush()

@@ -62,10 +62,10 @@ struct PushDeliveryService: Service {
                 case .more: continue
                 case .idle, .handed:
                     if outcome == .idle { outboxDue = .now + .seconds(1) }
-                    await wakeup.wait(upTo: .seconds(1))
+                    await wakeup.wait()
                 case .failed:
                     outboxDue = .now
-                    await wakeup.wait(upTo: .seconds(1))
+                    await wakeup.wait()
                 }
             }
         }
