@@ -1,6 +1,7 @@
 internal import CMosquitto
 import Foundation
 import Glibc
+import Synchronization
 
 /// The client's own network loop, on a thread of its own, instead of libmosquitto's
 /// `mosquitto_loop_start`: libmosquitto's loop waits with select(), which cannot watch a
@@ -8,7 +9,10 @@ import Glibc
 /// not reconnect to its broker. This one waits with poll() on the broker socket and a
 /// `WakeSignal`, and drives libmosquitto with `mosquitto_loop_read`, `mosquitto_loop_write` and
 /// `mosquitto_loop_misc` (the client is marked threaded, so calls from other threads queue
-/// their packets and signal the loop).
+/// their packets). A caller writes what it queued itself when the loop is not inside
+/// libmosquitto at that moment (`writeQueued`), and signals the loop otherwise: the loop's calls
+/// that can close or open the socket hold `socketAccess`, so a caller never writes to a
+/// descriptor that was closed meanwhile.
 ///
 /// Only this thread connects and reconnects (first at once, then after the reconnect delay,
 /// doubling up to its maximum), so a `connect()` never races with a reconnect. It ends when
@@ -42,11 +46,12 @@ extension MQTTClient {
                     waitForWake(seconds: delay)
                     if loopIntent != .connect { continue }
                 }
-                let rc =
+                let rc = socketAccess.withLock { _ in
                     everConnected
-                    ? mosquitto_reconnect(handle)
-                    : mosquitto_connect(
-                        handle, configuration.host, Int32(configuration.port), Int32(configuration.keepAlive))
+                        ? mosquitto_reconnect(handle)
+                        : mosquitto_connect(
+                            handle, configuration.host, Int32(configuration.port), Int32(configuration.keepAlive))
+                }
                 if rc == MOSQ_ERR_SUCCESS.rawValue {
                     everConnected = true
                     delay = 0
@@ -60,32 +65,64 @@ extension MQTTClient {
                 pollfd(fd: socket, events: events, revents: 0),
                 pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0),
             ]
-            _ = poll(&descriptors, 2, 1000)
+            _ = poll(&descriptors, 2, loopWait(upTo: .seconds(1)))
+            expireDueAcknowledgements()
             if descriptors[1].revents != 0 { wake.drain() }
-            var rc = MOSQ_ERR_SUCCESS.rawValue
-            if descriptors[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { rc = mosquitto_loop_read(handle, 1) }
-            if rc == MOSQ_ERR_SUCCESS.rawValue, mosquitto_want_write(handle) { rc = mosquitto_loop_write(handle, 1) }
-            if rc == MOSQ_ERR_SUCCESS.rawValue { rc = mosquitto_loop_misc(handle) }
-            if rc != MOSQ_ERR_SUCCESS.rawValue {
+            let rc = socketAccess.withLock { _ in
+                var rc = MOSQ_ERR_SUCCESS.rawValue
+                if descriptors[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+                    rc = mosquitto_loop_read(handle, 1)
+                }
+                if rc == MOSQ_ERR_SUCCESS.rawValue, mosquitto_want_write(handle) {
+                    rc = mosquitto_loop_write(handle, 1)
+                }
+                if rc == MOSQ_ERR_SUCCESS.rawValue { rc = mosquitto_loop_misc(handle) }
                 // Lost (libmosquitto closed the socket and reported the disconnect); a socket it
                 // kept is closed here, so that the next turn reconnects after the delay.
-                if mosquitto_socket(handle) >= 0 { _ = mosquitto_disconnect(handle) }
+                if rc != MOSQ_ERR_SUCCESS.rawValue, mosquitto_socket(handle) >= 0 { _ = mosquitto_disconnect(handle) }
+                return rc
+            }
+            if rc != MOSQ_ERR_SUCCESS.rawValue {
                 delay = delay == 0 ? minimum : delay
             } else if isConnected {
                 delay = 0
             }
         }
         // Say goodbye if still connected: the DISCONNECT goes out, then the socket closes.
-        if mosquitto_socket(handle) >= 0 {
-            _ = mosquitto_disconnect(handle)
-            _ = mosquitto_loop_write(handle, 1)
+        socketAccess.withLock { _ in
+            if mosquitto_socket(handle) >= 0 {
+                _ = mosquitto_disconnect(handle)
+                _ = mosquitto_loop_write(handle, 1)
+            }
         }
         loopEnded.signal()
     }
 
-    /// Waits up to `seconds`, or until the client signals.
+    /// Writes what a call just queued from the caller's thread, when the loop is not inside
+    /// libmosquitto and the socket is open: the packet leaves without a wake-up of the loop's
+    /// thread. Otherwise, or when the socket would block, the loop is signalled to write it.
+    func writeQueued() {
+        let written =
+            socketAccess.withLockIfAvailable { _ -> Bool in
+                guard mosquitto_socket(handle) >= 0 else { return false }
+                let rc = mosquitto_loop_write(handle, 1)
+                return rc == MOSQ_ERR_SUCCESS.rawValue && !mosquitto_want_write(handle)
+            } ?? false
+        if !written { wake.signal() }
+    }
+
+    /// Waits up to `seconds`, or until the client signals; gives up on the acknowledgements
+    /// whose deadline passes meanwhile.
     private func waitForWake(seconds: Double) {
-        var descriptor = pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)
-        if poll(&descriptor, 1, Int32(seconds * 1000)) > 0 { wake.drain() }
+        let end = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
+        while ContinuousClock.now < end {
+            var descriptor = pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)
+            let woken = poll(&descriptor, 1, loopWait(upTo: end - .now)) > 0
+            expireDueAcknowledgements()
+            if woken {
+                wake.drain()
+                return
+            }
+        }
     }
 }

@@ -26,6 +26,9 @@ public final class MQTTClient: @unchecked Sendable {
     private let state = Mutex(State())
     /// Wakes the network loop.
     let wake: WakeSignal
+    /// Held by the network loop around its libmosquitto calls that read, write, connect or
+    /// close, and by a caller that writes what it queued (`writeQueued`).
+    let socketAccess = Mutex(())
     /// Signalled once when the network loop's thread ends.
     let loopEnded = DispatchSemaphore(value: 0)
     private let messageSink: AsyncStream<MQTTMessage>.Continuation
@@ -44,6 +47,13 @@ public final class MQTTClient: @unchecked Sendable {
         var connectWaiters: [CheckedContinuation<Void, any Error>] = []
         /// PUBACKs (empty result) and SUBACKs (granted QoS) matched to their calls.
         var acknowledgements = AcknowledgementTable<AcknowledgementWaiter>()
+        /// The deadlines of the calls that wait for acknowledgements, by a number of their own.
+        var deadlines: [UInt64: AcknowledgementDeadline] = [:]
+        var deadlinesSet: UInt64 = 0
+        /// When the network loop's current wait ends at the latest; nil while it is not
+        /// waiting (it looks at the deadlines before it waits again).
+        var loopWakesBy: ContinuousClock.Instant?
+        var loopRuns: Bool { loopStarted && !shutDown }
     }
 
     private static let libraryStatus: Int32 = mosquitto_lib_init()
@@ -250,7 +260,7 @@ public final class MQTTClient: @unchecked Sendable {
         var mid: Int32 = 0
         let rc = call(&mid)
         let ok = rc == MOSQ_ERR_SUCCESS.rawValue
-        if ok { wake.signal() }  // the loop writes what the call queued
+        if ok { writeQueued() }
         let registration = state.withLock { $0.acknowledgements.issued(ok ? mid : nil, awaited: awaited) }
         try MQTTError.check(rc, what)
         if registration == .ambiguous {
@@ -265,37 +275,29 @@ public final class MQTTClient: @unchecked Sendable {
     }
 
     func acknowledgement(of mid: Int32, timeout: Duration, _ what: String) async throws -> [Int32] {
-        try await withDeadline(timeout, what) {
-            let waiter = self.state.withLock { $0.acknowledgements.expire(mid) }
-            waiter?.failed(MQTTError(code: .timeout, detail: "no \(what) in time"))
-        } operation: {
-            try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<[Int32], any Error>) in
-                switch self.state.withLock({ $0.acknowledgements.wait(mid, .one(waiter)) }) {
-                case .waiting: break
-                case .acknowledged(let granted): waiter.resume(returning: granted)
-                case .abandoned:
-                    waiter.resume(throwing: MQTTError(code: .timeout, detail: "no \(what): it is no longer awaited"))
-                }
+        let deadline = setDeadline(AcknowledgementDeadline(at: .now + timeout, messageIDs: [mid], what: what))
+        defer { clearDeadline(deadline) }
+        return try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<[Int32], any Error>) in
+            switch self.state.withLock({ $0.acknowledgements.wait(mid, .one(waiter)) }) {
+            case .waiting: break
+            case .acknowledged(let granted): waiter.resume(returning: granted)
+            case .abandoned:
+                waiter.resume(throwing: MQTTError(code: .timeout, detail: "no \(what): it is no longer awaited"))
             }
         }
     }
 
     /// Awaits the broker's acknowledgement of each of `publications` (this client's) under one
-    /// deadline for them all: the indices of those not acknowledged in time. One timer for the
-    /// batch and one wake-up when its last acknowledgement arrives, not one per publication.
+    /// deadline for them all: the indices of those not acknowledged in time. One deadline for
+    /// the batch, kept by the network loop, and one wake-up when its last acknowledgement
+    /// arrives, not one per publication.
     public func unacknowledged(_ publications: [MQTTPublication], timeout: Duration) async -> Set<Int> {
         let awaited = publications.enumerated().filter { $0.element.qos != .atMostOnce }
         guard !awaited.isEmpty else { return [] }
         let batch = AcknowledgementBatch(count: awaited.count)
-        let timer = Task {
-            guard (try? await Task.sleep(for: timeout)) != nil else { return }
-            // Those not acknowledged yet are given up (their late acknowledgements dropped).
-            let waiters = self.state.withLock { state in
-                awaited.compactMap { state.acknowledgements.expire($0.element.messageID) }
-            }
-            for waiter in waiters { waiter.failed(MQTTError(code: .timeout, detail: "no PUBACK in time")) }
-        }
-        defer { timer.cancel() }
+        let deadline = setDeadline(
+            AcknowledgementDeadline(at: .now + timeout, messageIDs: awaited.map(\.element.messageID), what: "PUBACK"))
+        defer { clearDeadline(deadline) }
         return await withCheckedContinuation { (waiter: CheckedContinuation<Set<Int>, Never>) in
             batch.wait(waiter)
             let registered = state.withLock { state in
@@ -331,6 +333,63 @@ public final class MQTTClient: @unchecked Sendable {
             }
             throw MQTTError(code: .closed, detail: "client shut down")
         }
+    }
+
+    /// Gives the network loop `deadline` to keep; the number to clear it with once its calls
+    /// are settled. Without a running loop nothing could ever read their acknowledgements: they
+    /// are given up at once (nil).
+    private func setDeadline(_ deadline: AcknowledgementDeadline) -> UInt64? {
+        let (number, wakeLoop) = state.withLock { state -> (UInt64?, Bool) in
+            guard state.loopRuns else { return (nil, false) }
+            state.deadlinesSet += 1
+            state.deadlines[state.deadlinesSet] = deadline
+            return (state.deadlinesSet, state.loopWakesBy.map { deadline.at < $0 } ?? false)
+        }
+        if number == nil { expire([deadline]) }
+        if wakeLoop { wake.signal() }  // it waits past this deadline
+        return number
+    }
+
+    private func clearDeadline(_ number: UInt64?) {
+        guard let number else { return }
+        state.withLock { _ = $0.deadlines.removeValue(forKey: number) }
+    }
+
+    /// The milliseconds the network loop may wait: `limit`, or less when a deadline comes
+    /// sooner. Kept, so that a nearer deadline set meanwhile wakes the loop.
+    func loopWait(upTo limit: Duration) -> Int32 {
+        let now = ContinuousClock.now
+        let until = state.withLock { state in
+            var until = now + limit
+            for deadline in state.deadlines.values where deadline.at < until { until = deadline.at }
+            state.loopWakesBy = until
+            return until
+        }
+        let milliseconds = (until - now) / .milliseconds(1)
+        return Int32(max(0, milliseconds.rounded(.up)))
+    }
+
+    /// On the network loop after each wait: fails the waiters whose deadline passed (their
+    /// late acknowledgements are dropped).
+    func expireDueAcknowledgements() {
+        let now = ContinuousClock.now
+        let due = state.withLock { state -> [AcknowledgementDeadline] in
+            state.loopWakesBy = nil
+            let due = state.deadlines.filter { $0.value.at <= now }
+            for number in due.keys { state.deadlines[number] = nil }
+            return Array(due.values)
+        }
+        expire(due)
+    }
+
+    private func expire(_ deadlines: [AcknowledgementDeadline]) {
+        guard !deadlines.isEmpty else { return }
+        let waiters = state.withLock { state in
+            deadlines.flatMap { deadline in
+                deadline.messageIDs.compactMap { mid in state.acknowledgements.expire(mid).map { ($0, deadline.what) } }
+            }
+        }
+        for (waiter, what) in waiters { waiter.failed(MQTTError(code: .timeout, detail: "no \(what) in time")) }
     }
 
     /// Fails the connect waiters after a deadline.

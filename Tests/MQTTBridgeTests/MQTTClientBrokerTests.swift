@@ -42,6 +42,34 @@ struct MQTTClientBrokerTests {
         let began = ContinuousClock.now
         #expect(await gateway.unacknowledged(frozen, timeout: .milliseconds(500)) == Set(0..<20))
         #expect(ContinuousClock.now - began < .seconds(3))
+
+        // The network loop keeps the deadlines: a shorter one set while it waits for a longer
+        // one still ends on time, and a single publish times out like a batch.
+        let long = Task {
+            await gateway.unacknowledged([try gateway.startPublishing("dev-l", payload: [1])], timeout: .seconds(30))
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        let short = ContinuousClock.now
+        let error = await #expect(throws: MQTTError.self) {
+            try await gateway.publish("dev-s", payload: [2], timeout: .milliseconds(300))
+        }
+        #expect(error?.code == .timeout)
+        #expect(ContinuousClock.now - short < .seconds(3))
+        // Still waiting, for the broker that thaws: acknowledged.
+        broker.send(signal: SIGCONT)
+        #expect(try await long.value.isEmpty)
+    }
+
+    @Test("Without a network loop (never connected) an awaited publication is given up at once, not waited for")
+    func noLoop() async throws {
+        let broker = try BrokerProcess()
+        let client = try broker.gatewayClient()
+        defer { client.shutdown() }
+        let began = ContinuousClock.now
+        if let publication = try? client.startPublishing("dev-n", payload: [1]) {
+            #expect(await client.unacknowledged([publication], timeout: .seconds(30)) == [0])
+        }
+        #expect(ContinuousClock.now - began < .seconds(3))
     }
 
     @Test("A wrong password is a connectionRefused error and a refused event, with no retry storm")
