@@ -27,26 +27,34 @@ struct BrokerFleet: DeviceLink {
 
     func deliver(_ publications: [DevicePublication]) async -> [Int: DeliveryFailure] {
         let byBroker = Dictionary(grouping: publications.indices, by: { publications[$0].broker })
+        // One broker (always so with one): no task of its own, which would cost a hop there and back.
+        if byBroker.count == 1, let (name, indices) = byBroker.first {
+            return await deliver(publications, indices, on: name)
+        }
         return await withTaskGroup(of: [Int: DeliveryFailure].self) { group in
             for (name, indices) in byBroker {
-                let link = links.first { $0.address.name == name }
-                group.addTask {
-                    guard let link, link.isReady else {
-                        return Dictionary(uniqueKeysWithValues: indices.map { ($0, .brokerUnavailable) })
-                    }
-                    let failures = await link.deliver(indices.map { publications[$0] })
-                    // Unacknowledged because the connection dropped: the broker is down, not stalled.
-                    let down = !link.isReady
-                    return Dictionary(
-                        uniqueKeysWithValues: failures.map { offset, failure in
-                            (indices[offset], down && failure == .unacknowledged ? .brokerUnavailable : failure)
-                        })
-                }
+                group.addTask { await deliver(publications, indices, on: name) }
             }
             var all: [Int: DeliveryFailure] = [:]
             for await failures in group { all.merge(failures) { first, _ in first } }
             return all
         }
+    }
+
+    /// The publications at `indices` on broker `name`: their failures, by index.
+    private func deliver(_ publications: [DevicePublication], _ indices: [Int], on name: String) async -> [Int:
+        DeliveryFailure]
+    {
+        guard let link = links.first(where: { $0.address.name == name }), link.isReady else {
+            return Dictionary(uniqueKeysWithValues: indices.map { ($0, .brokerUnavailable) })
+        }
+        let failures = await link.deliver(indices.map { publications[$0] })
+        // Unacknowledged because the connection dropped: the broker is down, not stalled.
+        let down = !link.isReady
+        return Dictionary(
+            uniqueKeysWithValues: failures.map { offset, failure in
+                (indices[offset], down && failure == .unacknowledged ? .brokerUnavailable : failure)
+            })
     }
 
     func revoke(_ installations: [Installation]) async {
