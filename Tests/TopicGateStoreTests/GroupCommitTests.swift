@@ -50,6 +50,23 @@ struct GroupCommitTests {
             #expect((stored != nil) == !taken)
         }
     }
+
+    @Test(
+        "A write alone (committed on its caller's thread) fails with its own error, leaves nothing, and the next write works"
+    )
+    func alone() async throws {
+        let store = try await StoreEngine.sqlite.newStore(appID: appID)
+        func user(_ id: String, _ name: String) -> User {
+            User(id: UserID(id), appID: appID, loginName: name, passwordHash: "h", createdAt: 1, modifiedAt: 1)
+        }
+        try await store.insertUser(user("a", "same"))
+        let error = await #expect(throws: KiiError.self) { try await store.insertUser(user("b", "same")) }
+        #expect(error?.code == .userAlreadyExists)
+        #expect(try await store.user(appID: appID, id: UserID("b")) == nil)
+        try await store.insertUser(user("c", "other"))
+        #expect(try await store.user(appID: appID, id: UserID("c")) != nil)
+        #expect(try await store.user(appID: appID, id: UserID("a")) != nil)
+    }
 }
 
 /// The log is copied into the database file in the background, not by the writer.

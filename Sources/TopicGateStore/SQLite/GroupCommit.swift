@@ -8,9 +8,13 @@ import Synchronization
 /// savepoint only; the others commit. Each caller returns once the transaction holding its
 /// write is on disk (or failed), never before.
 ///
-/// The transactions are written by a thread of the store's own, woken when writes arrive: a
-/// write reaches SQLite in one wake-up of that thread, and its caller is resumed once, instead
-/// of hopping from a task to GRDB's writer queue and back before its caller could go on.
+/// A write that finds nobody writing and nothing waiting is committed at once on its caller's
+/// thread, as LevelDB's front writer does: no other thread is woken and nothing is resumed
+/// (each costs 20–35 µs on a virtual machine, a round trip of a command pays four). The writes
+/// that arrive meanwhile wait for a thread of the store's own, woken for them: they reach
+/// SQLite in one wake-up of that thread, and each caller is resumed once. So an idle store
+/// answers a write in one commit's time, and a busy one still groups its writes; at most one
+/// caller's thread is held by a commit at a time.
 final class GroupCommit: Sendable {
     private let writer: Writer
 
@@ -30,19 +34,30 @@ final class GroupCommit: Sendable {
 
     func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
         let outcome = Outcome<T>()
+        let apply: @Sendable (Database) -> Void = { db in
+            do {
+                try db.inSavepoint {
+                    outcome.set(.success(try updates(db)))
+                    return .commit
+                }
+            } catch {
+                outcome.set(.failure(error))
+            }
+        }
+        // Nobody writes and nothing waits: this caller commits its write on its own thread, at
+        // once (no wake-up of the writer's thread, no resumption after it); what arrives
+        // meanwhile waits for the writer's thread as usual.
+        if writer.leadIfIdle() {
+            let commitError = Mutex<(any Error)?>(nil)
+            writer.commit([Write(apply: apply, finish: { error in commitError.withLock { $0 = error } })])
+            writer.endLead()
+            if let error = commitError.withLock({ $0 }) { throw error }
+            return try outcome.take().get()
+        }
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             writer.submit(
                 Write(
-                    apply: { db in
-                        do {
-                            try db.inSavepoint {
-                                outcome.set(.success(try updates(db)))
-                                return .commit
-                            }
-                        } catch {
-                            outcome.set(.failure(error))
-                        }
-                    },
+                    apply: apply,
                     finish: { commitError in
                         if let commitError {
                             continuation.resume(throwing: commitError)
@@ -90,6 +105,25 @@ final class GroupCommit: Sendable {
             if wakeWriter { wake.signal() }
         }
 
+        /// Takes the writer's turn when nobody writes and nothing waits.
+        func leadIfIdle() -> Bool {
+            state.withLock { state in
+                guard !state.writing, state.waiting.isEmpty, !state.closed else { return false }
+                state.writing = true
+                return true
+            }
+        }
+
+        /// After a caller's own commit: the writer's thread takes what arrived meanwhile.
+        func endLead() {
+            let wakeWriter = state.withLock { state in
+                guard state.waiting.isEmpty else { return true }
+                state.writing = false
+                return false
+            }
+            if wakeWriter { wake.signal() }
+        }
+
         func close() {
             let wakeWriter = state.withLock { state in
                 state.closed = true
@@ -121,7 +155,7 @@ final class GroupCommit: Sendable {
             }
         }
 
-        private func commit(_ batch: [Write]) {
+        func commit(_ batch: [Write]) {
             do {
                 try pool.writeWithoutTransaction { db in
                     try db.inTransaction(.immediate) {
