@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MQTTBridge
+import Synchronization
 import TestSupport
 import Testing
 import TopicGateCore
@@ -27,6 +28,29 @@ struct PushDeliveryIsolationTests {
                 if text.contains("poison") { failures[index] = .unacknowledged } else { delivered.append(text) }
             }
             return failures
+        }
+
+        func revoke(_ installations: [Installation]) async {}
+    }
+
+    /// Publishes at `start`, before anything awaits the outcome (as the brokers' link does), and
+    /// acknowledges every payload but those containing "poison".
+    final class EagerLink: DeviceLink, Sendable {
+        let published = Mutex<[String]>([])
+        var isReady: Bool { true }
+
+        func start(_ publications: [DevicePublication]) -> PendingDelivery {
+            var failures: [Int: DeliveryFailure] = [:]
+            for (index, publication) in publications.enumerated() {
+                let text = String(decoding: publication.payload, as: UTF8.self)
+                published.withLock { $0.append(text) }
+                if text.contains("poison") { failures[index] = .unacknowledged }
+            }
+            return PendingDelivery { [failures] in failures }
+        }
+
+        func deliver(_ publications: [DevicePublication]) async -> [Int: DeliveryFailure] {
+            await start(publications).failures()
         }
 
         func revoke(_ installations: [Installation]) async {}
@@ -205,6 +229,42 @@ struct PushDeliveryIsolationTests {
         #expect(await service.deliverBatch() == .failed)
         #expect(link.delivered == ["fine-1", "fine-2"])
         #expect(try await store.pendingMessages(limit: 10).map(\.attempts) == [2])
+    }
+
+    @Test(
+        "A push its request publishes itself is out before the write returns; the delivery service records its outcome (settled, or tried again from the outbox); past the cap the service publishes it"
+    )
+    func publishedByRequest() async throws {
+        let (store, app, user, directory) = try await Self.storeWithUser(devices: [("topic-1", nil)])
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fresh = FreshPushes(startedCapacity: 2)
+        let link = EagerLink()
+        let service = PushDeliveryService(
+            store: store, devices: LiveInstallations(store: store), link: link, wakeup: Wakeup(), time: .system,
+            logger: Logger(label: "test"), metrics: ServerMetrics(), fresh: fresh, gatewayID: "gw-1")
+        let outbox = Outbox(
+            store: store, wakeup: Wakeup(), fresh: fresh, gatewayID: "gw-1", lease: .seconds(30), time: .system,
+            delivery: service)
+        for (id, text) in [("a", "fine-1"), ("b", "poison"), ("c", "fine-2")] {
+            try await outbox.enqueue(
+                OutboxMessage(
+                    id: id, appID: app.id, payload: Array(text.utf8), recipients: [.user(user.id)], acceptedAt: 1))
+        }
+        // Two published by their requests; the third, past the cap, waits for the service.
+        #expect(link.published.withLock { $0 } == ["fine-1", "poison"])
+        // All three stay reserved: the outbox claim of this gateway skips them.
+        #expect(fresh.unreserved(try await store.pendingMessages(limit: 10)).isEmpty)
+        #expect(await service.deliverBatch(checkingOutbox: false) == .more)
+        #expect(try await store.pendingMessages(limit: 10).map(\.id) == ["b", "c"])
+        #expect(await service.deliverBatch(checkingOutbox: false) == .failed)
+        #expect(await service.deliverBatch(checkingOutbox: false) == .more)
+        #expect(link.published.withLock { $0 } == ["fine-1", "poison", "fine-2"])
+        #expect(await service.deliverBatch(checkingOutbox: false) == .handed)
+        // The unacknowledged one is in the outbox with its attempt, for another try.
+        let left = try await store.pendingMessages(limit: 10)
+        #expect(left.map(\.id) == ["b"])
+        #expect(left.map(\.attempts) == [1])
+        #expect(fresh.unreserved(left).map(\.id) == ["b"])
     }
 
     @Test(

@@ -46,10 +46,6 @@ public func buildApplication(
         signer = pushSigner
         let wakeup = Wakeup()
         let fresh = FreshPushes()
-        let pushOutbox = Outbox(
-            store: store, wakeup: wakeup, fresh: fresh, gatewayID: configuration.gatewayID,
-            lease: configuration.outboxLease, time: time)
-        outbox = pushOutbox
         if case .embedded(let embedded) = push.broker {
             services.append(
                 EmbeddedBroker(
@@ -67,17 +63,21 @@ public func buildApplication(
         services += fleet.links as [any Service]
         if push.relaysWebSockets { services += try MQTTWebSocketRelay.services(push: push, logger: logger) }
         brokers = fleet
-        if dispatcher == nil { pushDispatcher = OutboxPushDispatcher(outbox: pushOutbox) }
         services.append(PresenceKeeper(presence: presence, store: store, logger: logger))
         // Before the delivery service: stopped after it, it settles what the last deliveries left.
         let settlement = DeliverySettlement(store: store, fresh: fresh, time: time, logger: logger)
         services.append(settlement)
-        services.append(
-            PushDeliveryService(
-                store: store, devices: LiveInstallations(store: store), link: fleet, wakeup: wakeup, time: time,
-                logger: logger, metrics: metrics,
-                fresh: fresh, gatewayID: configuration.gatewayID, outboxLease: configuration.outboxLease,
-                presence: presence, settlement: settlement))
+        let delivery = PushDeliveryService(
+            store: store, devices: LiveInstallations(store: store), link: fleet, wakeup: wakeup, time: time,
+            logger: logger, metrics: metrics,
+            fresh: fresh, gatewayID: configuration.gatewayID, outboxLease: configuration.outboxLease,
+            presence: presence, settlement: settlement)
+        services.append(delivery)
+        let pushOutbox = Outbox(
+            store: store, wakeup: wakeup, fresh: fresh, gatewayID: configuration.gatewayID,
+            lease: configuration.outboxLease, time: time, delivery: delivery)
+        outbox = pushOutbox
+        if dispatcher == nil { pushDispatcher = OutboxPushDispatcher(outbox: pushOutbox) }
     }
     let environment = ServerEnvironment(
         configuration: configuration, store: store, time: time, hasher: hasher, dispatcher: pushDispatcher,

@@ -26,35 +26,43 @@ struct BrokerFleet: DeviceLink {
     }
 
     func deliver(_ publications: [DevicePublication]) async -> [Int: DeliveryFailure] {
-        let byBroker = Dictionary(grouping: publications.indices, by: { publications[$0].broker })
-        // One broker (always so with one): no task of its own, which would cost a hop there and back.
-        if byBroker.count == 1, let (name, indices) = byBroker.first {
-            return await deliver(publications, indices, on: name)
+        await start(publications).failures()
+    }
+
+    /// Hands each broker its publications now; the pending outcome awaits them all.
+    func start(_ publications: [DevicePublication]) -> PendingDelivery {
+        let pending = Dictionary(grouping: publications.indices, by: { publications[$0].broker }).map {
+            name, indices in start(publications, indices, on: name)
         }
-        return await withTaskGroup(of: [Int: DeliveryFailure].self) { group in
-            for (name, indices) in byBroker {
-                group.addTask { await deliver(publications, indices, on: name) }
+        // One broker (always so with one): awaited here, without a task that would cost a hop
+        // there and back.
+        if pending.isEmpty { return PendingDelivery { [:] } }
+        if pending.count == 1 { return pending[0] }
+        return PendingDelivery {
+            await withTaskGroup(of: [Int: DeliveryFailure].self) { group in
+                for broker in pending { group.addTask { await broker.failures() } }
+                var all: [Int: DeliveryFailure] = [:]
+                for await failures in group { all.merge(failures) { first, _ in first } }
+                return all
             }
-            var all: [Int: DeliveryFailure] = [:]
-            for await failures in group { all.merge(failures) { first, _ in first } }
-            return all
         }
     }
 
-    /// The publications at `indices` on broker `name`: their failures, by index.
-    private func deliver(_ publications: [DevicePublication], _ indices: [Int], on name: String) async -> [Int:
-        DeliveryFailure]
-    {
+    /// The publications at `indices`, handed to broker `name`: their failures, by index.
+    private func start(_ publications: [DevicePublication], _ indices: [Int], on name: String) -> PendingDelivery {
         guard let link = links.first(where: { $0.address.name == name }), link.isReady else {
-            return Dictionary(uniqueKeysWithValues: indices.map { ($0, .brokerUnavailable) })
+            return PendingDelivery { Dictionary(uniqueKeysWithValues: indices.map { ($0, .brokerUnavailable) }) }
         }
-        let failures = await link.deliver(indices.map { publications[$0] })
-        // Unacknowledged because the connection dropped: the broker is down, not stalled.
-        let down = !link.isReady
-        return Dictionary(
-            uniqueKeysWithValues: failures.map { offset, failure in
-                (indices[offset], down && failure == .unacknowledged ? .brokerUnavailable : failure)
-            })
+        let pending = link.start(indices.map { publications[$0] })
+        return PendingDelivery {
+            let failures = await pending.failures()
+            // Unacknowledged because the connection dropped: the broker is down, not stalled.
+            let down = !link.isReady
+            return Dictionary(
+                uniqueKeysWithValues: failures.map { offset, failure in
+                    (indices[offset], down && failure == .unacknowledged ? .brokerUnavailable : failure)
+                })
+        }
     }
 
     func revoke(_ installations: [Installation]) async {

@@ -149,6 +149,12 @@ final class BrokerLink: Service {
     }
 
     func deliver(_ publications: [DevicePublication]) async -> [Int: DeliveryFailure] {
+        await start(publications).failures()
+    }
+
+    /// Hands every publication to libmosquitto in order; the pending outcome awaits their
+    /// acknowledgements.
+    func start(_ publications: [DevicePublication]) -> PendingDelivery {
         var failed: [Int: DeliveryFailure] = [:]
         var started: [(Int, MQTTPublication)] = []
         // Hand every publication to libmosquitto in order, then await the acknowledgements. A
@@ -167,12 +173,17 @@ final class BrokerLink: Service {
                 failed[index] = .unacknowledged
             }
         }
-        // One deadline and one timer for the whole batch (a timer per publication was a sixth of
-        // the gateway's time in a large fan-out).
-        for position in await client.unacknowledged(started.map(\.1), timeout: acknowledgementTimeout) {
-            failed[started[position].0] = .unacknowledged
+        let client = self.client
+        let timeout = acknowledgementTimeout
+        return PendingDelivery { [failed, started] in
+            var failures = failed
+            // One deadline for the whole batch (a timer per publication was a sixth of the
+            // gateway's time in a large fan-out).
+            for position in await client.unacknowledged(started.map(\.1), timeout: timeout) {
+                failures[started[position].0] = .unacknowledged
+            }
+            return failures
         }
-        return failed
     }
 
     func revoke(_ installations: [Installation]) async {

@@ -31,6 +31,10 @@ protocol DeviceLink: Sendable {
     /// index: those the broker did not acknowledge, those whose broker is not connected, and
     /// those the broker would refuse (never handed to it).
     func deliver(_ publications: [DevicePublication]) async -> [Int: DeliveryFailure]
+    /// Hands the publications to their brokers now, in order, and returns without waiting for
+    /// the acknowledgements: `deliver` in two halves, so that a caller can publish at once and
+    /// leave the waiting to another task.
+    func start(_ publications: [DevicePublication]) -> PendingDelivery
     /// Tells every broker to refuse and disconnect these installations' MQTT credentials
     /// (any broker would take valid credentials, so each one must know).
     func revoke(_ installations: [Installation]) async
@@ -39,6 +43,10 @@ protocol DeviceLink: Sendable {
 extension DeviceLink {
     func broker(serving installation: Installation) -> String { installation.broker ?? "" }
     var brokerConnections: [String: Bool] { [:] }
+    /// A link that cannot publish without waiting publishes when the outcome is awaited.
+    func start(_ publications: [DevicePublication]) -> PendingDelivery {
+        PendingDelivery { await deliver(publications) }
+    }
 }
 
 /// The link when push is not configured: nothing is ever delivered, nothing to revoke.

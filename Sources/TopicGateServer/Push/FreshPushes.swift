@@ -13,6 +13,7 @@ final class FreshPushes: Sendable {
     private struct State {
         var queue: [OutboxMessage] = []
         var reserved: Set<String> = []
+        var started: [StartedBatch] = []
     }
 
     private let state = Mutex(State())
@@ -20,7 +21,29 @@ final class FreshPushes: Sendable {
     /// broker that is down for long must not fill the memory).
     let capacity: Int
 
-    init(capacity: Int = 20_000) { self.capacity = capacity }
+    /// At most about this many batches that requests published themselves wait for their
+    /// outcome; past it, a request leaves its messages to the delivery service, so that a
+    /// broker that stalls cannot fill libmosquitto's queue at the pace of the requests.
+    let startedCapacity: Int
+
+    init(capacity: Int = 20_000, startedCapacity: Int = 64) {
+        self.capacity = capacity
+        self.startedCapacity = startedCapacity
+    }
+
+    /// Whether a request may publish what it wrote itself.
+    var mayStart: Bool { state.withLock { $0.started.count < startedCapacity } }
+
+    /// Messages on disk that their request published already: the delivery service records
+    /// their outcome, before it takes anything else. They stay reserved until released.
+    func handOver(_ started: StartedBatch) {
+        state.withLock { $0.started.append(started) }
+    }
+
+    /// The oldest published batch that waits for its outcome.
+    func takeStarted() -> StartedBatch? {
+        state.withLock { state in state.started.isEmpty ? nil : state.started.removeFirst() }
+    }
 
     /// Before the messages are written.
     func reserve(_ messages: [OutboxMessage]) {

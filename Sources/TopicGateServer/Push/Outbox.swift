@@ -24,10 +24,15 @@ final class Outbox: Sendable {
     let gatewayID: String
     let lease: Duration
     let time: TimeSource
+    /// Publishes what was written from the writing task itself, at once (nil: the delivery
+    /// service publishes everything).
+    let delivery: PushDeliveryService?
     private let state = Mutex(State())
 
     init(
-        store: any OutboxStore, wakeup: Wakeup, fresh: FreshPushes, gatewayID: String, lease: Duration, time: TimeSource
+        store: any OutboxStore, wakeup: Wakeup, fresh: FreshPushes, gatewayID: String, lease: Duration,
+        time: TimeSource,
+        delivery: PushDeliveryService? = nil
     ) {
         self.store = store
         self.wakeup = wakeup
@@ -35,6 +40,7 @@ final class Outbox: Sendable {
         self.gatewayID = gatewayID
         self.lease = lease
         self.time = time
+        self.delivery = delivery
     }
 
     func enqueue(_ message: OutboxMessage) async throws {
@@ -95,8 +101,11 @@ final class Outbox: Sendable {
     }
 
     /// Reserves `messages` among the fresh pushes, runs `write` with this gateway's claim on them
-    /// (its ID and the lease's end), then hands them to the delivery service; releases them when
-    /// the write fails.
+    /// (its ID and the lease's end), then publishes them (when the broker is connected and not
+    /// too many published batches wait for their outcome) and hands them to the delivery
+    /// service, which records the outcome or, unpublished, publishes them; releases them when
+    /// the write fails. Publishing here spares each push a hand-over between tasks (a wake-up
+    /// of another thread) before it leaves.
     private func claim(_ messages: [OutboxMessage], _ write: (String, Int64) async throws -> Void) async throws {
         fresh.reserve(messages)
         do {
@@ -105,6 +114,10 @@ final class Outbox: Sendable {
             fresh.release(messages.map(\.id))
             throw error
         }
-        fresh.handOver(messages)
+        if let delivery, delivery.link.isReady, fresh.mayStart, let started = try? await delivery.start(messages) {
+            fresh.handOver(started)
+        } else {
+            fresh.handOver(messages)
+        }
     }
 }

@@ -74,11 +74,18 @@ struct PushDeliveryService: Service {
     /// `handed`: nothing waits in memory and the outbox was not read.
     enum Outcome { case more, idle, handed, failed }
 
-    /// Delivers what this gateway accepted last, from memory, or else the oldest batch of the
-    /// outbox: a message that failed before goes alone.
+    /// Records the outcome of what a request published itself, or delivers what this gateway
+    /// accepted last, from memory, or else the oldest batch of the outbox: a message that
+    /// failed before goes alone.
     func deliverBatch(checkingOutbox: Bool = true) async -> Outcome {
-        guard link.isReady else { return .failed }
         do {
+            // Published by the request that wrote them: their outcome is left to record (also
+            // when the broker went down since).
+            if let started = fresh.takeStarted() {
+                defer { fresh.release(started.messages.map(\.id).filter { settlement?.holds($0) != true }) }
+                return try await finish(started, alone: false) ? .more : .failed
+            }
+            guard link.isReady else { return .failed }
             let handed = fresh.take(limit: batchSize)
             if !handed.isEmpty {
                 // Settled either way: delivered (then released once its settlement is written),
@@ -111,6 +118,13 @@ struct PushDeliveryService: Service {
     /// down are postponed without one. A message remembers the brokers that have it, so a
     /// retry goes only to the others. True unless a publication failed on a connected broker.
     private func deliver(_ batch: [OutboxMessage], alone: Bool) async throws -> Bool {
+        try await finish(try await start(batch), alone: alone)
+    }
+
+    /// Hands `batch` to the brokers: one publication per live MQTT installation of each
+    /// recipient (at this moment, so a revoked device gets nothing), except on the brokers a
+    /// message reached before. Returns without waiting for the acknowledgements.
+    func start(_ batch: [OutboxMessage]) async throws -> StartedBatch {
         // The live MQTT installations of every recipient of the batch, one read per app.
         var recipientDevices: [LiveInstallations.Key: [Installation]] = [:]
         for (appID, messages) in Dictionary(grouping: batch, by: \.appID) {
@@ -137,7 +151,17 @@ struct PushDeliveryService: Service {
                 }
             }
         }
-        let failures = await link.deliver(publications)
+        return StartedBatch(
+            messages: batch, publications: publications, owners: owners, targets: targets,
+            pending: link.start(publications))
+    }
+
+    /// Awaits the outcome of `started` and settles each message (see `deliver`).
+    func finish(_ started: StartedBatch, alone: Bool) async throws -> Bool {
+        let (batch, publications, owners, targets) = (
+            started.messages, started.publications, started.owners, started.targets
+        )
+        let failures = await started.pending.failures()
         metrics.pushes(
             published: publications.count - failures.values.filter { $0 == .brokerUnavailable }.count,
             failed: failures.values.filter { $0 != .brokerUnavailable }.count)

@@ -1,0 +1,13 @@
+import TopicGateCore
+
+/// Outbox messages whose publications are with the brokers already (`PushDeliveryService.start`),
+/// waiting for their outcome to be recorded (`PushDeliveryService.finish`).
+struct StartedBatch: Sendable {
+    let messages: [OutboxMessage]
+    let publications: [DevicePublication]
+    /// The index in `messages` of each publication's message.
+    let owners: [Int]
+    /// Each publication's device.
+    let targets: [Installation]
+    let pending: PendingDelivery
+}
