@@ -265,6 +265,16 @@ struct PushDeliveryIsolationTests {
         #expect(left.map(\.id) == ["b"])
         #expect(left.map(\.attempts) == [1])
         #expect(fresh.unreserved(left).map(\.id) == ["b"])
+
+        // A fan-out (more than a few recipients) is left to the service to publish.
+        let others = (1...Outbox.publishedHereUpTo).map { Subscriber.user(UserID("other-\($0)")) }
+        try await outbox.enqueue(
+            OutboxMessage(
+                id: "d", appID: app.id, payload: Array("fan-out".utf8), recipients: [.user(user.id)] + others,
+                acceptedAt: 1))
+        #expect(link.published.withLock { $0 }.count == 3)
+        #expect(await service.deliverBatch(checkingOutbox: false) == .more)
+        #expect(link.published.withLock { $0 }.last == "fan-out")
     }
 
     @Test(

