@@ -6,8 +6,10 @@ import TopicGateStore
 /// Empties the outbox: maps each message's recipients to their live MQTT installations (at
 /// delivery time, so a revoked device gets nothing), publishes the payload once to each
 /// installation topic with QoS 1, and removes the message once every publication was
-/// acknowledged. After a crash or a broker outage the outbox is delivered on recovery (at
-/// least once; payloads carry `pushMessageID`).
+/// acknowledged. A message with few recipients is published by the request that wrote it
+/// (`Outbox`, through `start`); then only its outcome is recorded here (`finish`). After a
+/// crash or a broker outage the outbox is delivered on recovery (at least once; payloads carry
+/// `pushMessageID`).
 ///
 /// On a store shared by several gateways each message is delivered by one of them at a time:
 /// a gateway claims a batch with a lease (`outboxLease`) and only it delivers the batch while
