@@ -14,7 +14,7 @@ import Synchronization
 /// that arrive meanwhile wait for a thread of the store's own, woken for them: they reach
 /// SQLite in one wake-up of that thread, and each caller is resumed once. So an idle store
 /// answers a write in one commit's time, and a busy one still groups its writes; at most one
-/// caller's thread is held by a commit at a time.
+/// caller's thread in the whole process is held by a commit at a time.
 final class GroupCommit: Sendable {
     private let writer: Writer
 
@@ -33,31 +33,27 @@ final class GroupCommit: Sendable {
     var commits: UInt64 { writer.commitCount.load(ordering: .relaxed) }
 
     func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        let outcome = Outcome<T>()
-        let apply: @Sendable (Database) -> Void = { db in
-            do {
-                try db.inSavepoint {
-                    outcome.set(.success(try updates(db)))
-                    return .commit
-                }
-            } catch {
-                outcome.set(.failure(error))
-            }
-        }
         // Nobody writes and nothing waits: this caller commits its write on its own thread, at
         // once (no wake-up of the writer's thread, no resumption after it); what arrives
         // meanwhile waits for the writer's thread as usual.
         if writer.leadIfIdle() {
-            let commitError = Mutex<(any Error)?>(nil)
-            writer.commit([Write(apply: apply, finish: { error in commitError.withLock { $0 = error } })])
-            writer.endLead()
-            if let error = commitError.withLock({ $0 }) { throw error }
-            return try outcome.take().get()
+            defer { writer.endLead() }
+            return try writer.commitAlone(updates)
         }
+        let outcome = Outcome<T>()
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             writer.submit(
                 Write(
-                    apply: apply,
+                    apply: { db in
+                        do {
+                            try db.inSavepoint {
+                                outcome.set(.success(try updates(db)))
+                                return .commit
+                            }
+                        } catch {
+                            outcome.set(.failure(error))
+                        }
+                    },
                     finish: { commitError in
                         if let commitError {
                             continuation.resume(throwing: commitError)
@@ -105,17 +101,28 @@ final class GroupCommit: Sendable {
             if wakeWriter { wake.signal() }
         }
 
-        /// Takes the writer's turn when nobody writes and nothing waits.
+        /// Whether some caller's thread, of any store of this process, is held by its own commit:
+        /// one at a time, so that commits on callers' threads can never hold up every thread of
+        /// the cooperative pool at once (a process with many stores, as the tests have).
+        private static let callerCommitting = Atomic<Bool>(false)
+
+        /// Takes the writer's turn when nobody writes and nothing waits (and no other store's
+        /// caller commits on its own thread).
         func leadIfIdle() -> Bool {
-            state.withLock { state in
+            guard Self.callerCommitting.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
+            else { return false }
+            let leads = state.withLock { state in
                 guard !state.writing, state.waiting.isEmpty, !state.closed else { return false }
                 state.writing = true
                 return true
             }
+            if !leads { Self.callerCommitting.store(false, ordering: .releasing) }
+            return leads
         }
 
         /// After a caller's own commit: the writer's thread takes what arrived meanwhile.
         func endLead() {
+            Self.callerCommitting.store(false, ordering: .releasing)
             let wakeWriter = state.withLock { state in
                 guard state.waiting.isEmpty else { return true }
                 state.writing = false
@@ -155,7 +162,23 @@ final class GroupCommit: Sendable {
             }
         }
 
-        func commit(_ batch: [Write]) {
+        /// One write in a transaction of its own, on the caller's thread: no savepoint, since a
+        /// failed write rolls back the transaction that holds nothing else.
+        func commitAlone<T>(_ updates: (Database) throws -> T) throws -> T {
+            let value = try pool.writeWithoutTransaction { db in
+                var value: T?
+                try db.inTransaction(.immediate) {
+                    value = try updates(db)
+                    return .commit
+                }
+                return value
+            }
+            commitCount.add(1, ordering: .relaxed)
+            guard let value else { throw DatabaseError(message: "a write left no result") }
+            return value
+        }
+
+        private func commit(_ batch: [Write]) {
             do {
                 try pool.writeWithoutTransaction { db in
                     try db.inTransaction(.immediate) {
