@@ -84,15 +84,13 @@ struct PushDeliveryService: Service {
             // Published by the request that wrote them: their outcome is left to record (also
             // when the broker went down since).
             if let started = fresh.takeStarted() {
-                defer { fresh.release(started.messages.map(\.id).filter { settlement?.holds($0) != true }) }
+                defer { release(started.messages) }
                 return try await finish(started, alone: false) ? .more : .failed
             }
             guard link.isReady else { return .failed }
             let handed = fresh.take(limit: batchSize)
             if !handed.isEmpty {
-                // Settled either way: delivered (then released once its settlement is written),
-                // or recorded in the outbox for another try.
-                defer { fresh.release(handed.map(\.id).filter { settlement?.holds($0) != true }) }
+                defer { release(handed) }
                 return try await deliver(handed, alone: false) ? .more : .failed
             }
             guard checkingOutbox else { return .handed }
@@ -112,6 +110,13 @@ struct PushDeliveryService: Service {
             logger.error("Push delivery failed", metadata: ["error": "\(error)"])
             return .failed
         }
+    }
+
+    /// Releases messages taken from memory once they are settled either way: recorded in the
+    /// outbox for another try, or delivered (those waiting for their settlement to be written
+    /// are released by `DeliverySettlement` then).
+    private func release(_ messages: [OutboxMessage]) {
+        fresh.release(messages.map(\.id).filter { settlement?.holds($0) != true })
     }
 
     /// Publishes `batch` and settles each message: delivered ones leave the outbox, refused
