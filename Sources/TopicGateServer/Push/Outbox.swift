@@ -119,12 +119,13 @@ final class Outbox: Sendable {
             fresh.release(messages.map(\.id))
             throw error
         }
-        let here = messages.filter { $0.recipients.count <= Self.publishedHereUpTo }
+        let publishedHere = { (message: OutboxMessage) in message.recipients.count <= Self.publishedHereUpTo }
+        let here = messages.filter(publishedHere)
         if !here.isEmpty, let delivery, delivery.link.isReady, fresh.mayStart,
             let started = try? await delivery.start(here)
         {
             fresh.handOver(started)
-            fresh.handOver(messages.filter { $0.recipients.count > Self.publishedHereUpTo })
+            fresh.handOver(messages.filter { !publishedHere($0) })
         } else {
             fresh.handOver(messages)
         }
