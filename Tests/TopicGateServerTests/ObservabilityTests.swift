@@ -1,9 +1,12 @@
 import Foundation
 import HTTPTypes
+import Logging
 import MQTTBridge
 import TestSupport
 import Testing
 import TopicGateCore
+
+@testable import TopicGateServer
 
 /// `/metrics`, request IDs: what an operator watches.
 @Suite("Metrics and request IDs")
@@ -46,6 +49,14 @@ struct ObservabilityTests {
             #expect(Self.sample(text, #"topicgate_commands{state="SENDING"}"#) == 0)
             #expect(text.contains("topicgate_http_request_duration_seconds_bucket"))
             #expect(!text.contains(owner.token))
+        }
+    }
+
+    @Test("A line logged while a request is served carries its ID; one logged outside carries none")
+    func requestIDInLogs() {
+        #expect(RequestID.metadataProvider.get().isEmpty)
+        RequestID.$current.withValue("trace-42") {
+            #expect(RequestID.metadataProvider.get()["request.id"] == .string("trace-42"))
         }
     }
 

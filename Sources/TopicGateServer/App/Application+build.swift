@@ -30,7 +30,7 @@ public func buildApplication(
     configuration: ServerConfiguration, store: any Store, dispatcher: (any PushDispatcher)? = nil,
     time: TimeSource = .system
 ) async throws -> some ApplicationProtocol {
-    var logger = Logger(label: "topicgate")
+    var logger = Logger(label: "topicgate", metadataProvider: RequestID.metadataProvider)
     logger.logLevel = configuration.logLevel
     let hasher = PasswordHasher(cost: configuration.passwordHashCost)
     let metrics = ServerMetrics()

@@ -4,8 +4,8 @@ import Logging
 import NIOCore
 
 /// The outermost middleware: gives every request an ID (the client's `X-Request-ID` when it is
-/// a sane token, else a new one) that goes into the request's logger, the services' logs (a
-/// task local) and the response's `X-Request-ID`; counts and times the request by route
+/// a sane token, else a new one) that goes into every line logged while it is served (a task
+/// local that the gateway logger's metadata provider reads) and the response's `X-Request-ID`; counts and times the request by route
 /// pattern; logs each request at debug (`KiiErrorMiddleware`, inside it, logs refusals at
 /// info with their code and message under the same ID).
 struct RequestTracingMiddleware<Context: RequestContext>: RouterMiddleware {
@@ -17,8 +17,6 @@ struct RequestTracingMiddleware<Context: RequestContext>: RouterMiddleware {
         -> Response
     {
         let id = Self.acceptable(request.headers[Self.requestIDHeader]) ?? Self.newID()
-        var context = context
-        context.logger[metadataKey: "request.id"] = .string(id)
         let started = ContinuousClock.now
         var response = try await RequestID.$current.withValue(id) { try await next(request, context) }
         response.headers[Self.requestIDHeader] = id
@@ -29,7 +27,8 @@ struct RequestTracingMiddleware<Context: RequestContext>: RouterMiddleware {
         context.logger.debug(
             "Answered",
             metadata: [
-                "method": .string(request.method.rawValue), "path": .string(request.uri.path),
+                "request.id": .string(id), "method": .string(request.method.rawValue),
+                "path": .string(request.uri.path),
                 "status": .stringConvertible(response.status.code),
             ])
         return response
