@@ -32,10 +32,20 @@ final class PushWorld: KiiAPI, @unchecked Sendable {
     }
 
     /// A broker and a gateway (with more `serve` flags), started.
+    /// A port found free can be taken by another process before the gateway binds it (the
+    /// gateway then exits at once): up to three worlds with new ports are tried.
     static func started(embedded: Bool = false, arguments: [String] = []) async throws -> PushWorld {
-        let world = try PushWorld(embedded: embedded, arguments: arguments)
-        try await world.start()
-        return world
+        var attempt = 1
+        while true {
+            let world = try PushWorld(embedded: embedded, arguments: arguments)
+            do {
+                try await world.start()
+                return world
+            } catch  where attempt < 3 && world.server.lostItsPort {
+                try? await world.stop()
+                attempt += 1
+            }
+        }
     }
 
     /// The common scene: `owner` owns a group with `member`, whose topic `news` `member` is

@@ -124,6 +124,12 @@ final class ServerProcess: KiiAPI, @unchecked Sendable {
 
     var isRunning: Bool { process?.isRunning ?? false }
 
+    /// True when the server ended because one of its ports was taken before it could bind it.
+    var lostItsPort: Bool {
+        !isRunning
+            && ((try? String(contentsOfFile: outputPath, encoding: .utf8))?.contains("Address already in use") ?? false)
+    }
+
     /// One request on a fresh connection.
     func execute(
         _ method: HTTPRequest.Method, _ path: String, token: String?, contentType: String?, body: String?,
