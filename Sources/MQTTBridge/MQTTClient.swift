@@ -292,23 +292,35 @@ public final class MQTTClient: @unchecked Sendable {
     /// the batch, kept by the network loop, and one wake-up when its last acknowledgement
     /// arrives, not one per publication.
     public func unacknowledged(_ publications: [MQTTPublication], timeout: Duration) async -> Set<Int> {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Set<Int>, Never>) in
+            whenAcknowledged(publications, timeout: timeout) { waiter.resume(returning: $0) }
+        }
+    }
+
+    /// `unacknowledged` without a task: calls `done` once with the indices of those not
+    /// acknowledged in time, on the thread that settled the last of them (libmosquitto's
+    /// network loop, as a rule), or on the caller's when there is nothing to wait for. `done`
+    /// must be short and must not wait: the loop reads nothing else meanwhile.
+    public func whenAcknowledged(
+        _ publications: [MQTTPublication], timeout: Duration, _ done: @escaping @Sendable (Set<Int>) -> Void
+    ) {
         let awaited = publications.enumerated().filter { $0.element.qos != .atMostOnce }
-        guard !awaited.isEmpty else { return [] }
+        guard !awaited.isEmpty else { return done([]) }
         let batch = AcknowledgementBatch(count: awaited.count)
         let deadline = setDeadline(
             AcknowledgementDeadline(at: .now + timeout, messageIDs: awaited.map(\.element.messageID), what: "PUBACK"))
-        defer { clearDeadline(deadline) }
-        return await withCheckedContinuation { (waiter: CheckedContinuation<Set<Int>, Never>) in
-            batch.wait(waiter)
-            let registered = state.withLock { state in
-                awaited.map { state.acknowledgements.wait($0.element.messageID, .batch(batch, index: $0.offset)) }
-            }
-            for (entry, publication) in zip(registered, awaited) {
-                switch entry {
-                case .waiting: break
-                case .acknowledged: batch.settle(publication.offset, acknowledged: true)
-                case .abandoned: batch.settle(publication.offset, acknowledged: false)
-                }
+        batch.wait { [self] failed in
+            clearDeadline(deadline)
+            done(failed)
+        }
+        let registered = state.withLock { state in
+            awaited.map { state.acknowledgements.wait($0.element.messageID, .batch(batch, index: $0.offset)) }
+        }
+        for (entry, publication) in zip(registered, awaited) {
+            switch entry {
+            case .waiting: break
+            case .acknowledged: batch.settle(publication.offset, acknowledged: true)
+            case .abandoned: batch.settle(publication.offset, acknowledged: false)
             }
         }
     }

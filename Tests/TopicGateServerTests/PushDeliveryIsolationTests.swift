@@ -34,10 +34,15 @@ struct PushDeliveryIsolationTests {
     }
 
     /// Publishes at `start`, before anything awaits the outcome (as the brokers' link does), and
-    /// acknowledges every payload but those containing "poison".
+    /// acknowledges every payload but those containing "poison"; while `holding`, the answers
+    /// wait for `answer()` (a broker that is slow to acknowledge).
     final class EagerLink: DeviceLink, Sendable {
         let published = Mutex<[String]>([])
+        let holding: Atomic<Bool>
+        private let held = Mutex<[@Sendable () -> Void]>([])
         var isReady: Bool { true }
+
+        init(holding: Bool = false) { self.holding = Atomic(holding) }
 
         func start(_ publications: [DevicePublication]) -> PendingDelivery {
             var failures: [Int: DeliveryFailure] = [:]
@@ -46,7 +51,20 @@ struct PushDeliveryIsolationTests {
                 published.withLock { $0.append(text) }
                 if text.contains("poison") { failures[index] = .unacknowledged }
             }
-            return PendingDelivery { [failures] in failures }
+            return PendingDelivery { [failures, self] done in
+                guard holding.load(ordering: .relaxed) else { return done(failures) }
+                held.withLock { $0.append { done(failures) } }
+            }
+        }
+
+        /// Sends the answers held so far, and holds no more.
+        func answer() {
+            holding.store(false, ordering: .relaxed)
+            let answers = held.withLock { held in
+                defer { held = [] }
+                return held
+            }
+            for answer in answers { answer() }
         }
 
         func deliver(_ publications: [DevicePublication]) async -> [Int: DeliveryFailure] {
@@ -275,6 +293,48 @@ struct PushDeliveryIsolationTests {
         #expect(link.published.withLock { $0 }.count == 3)
         #expect(await service.deliverBatch(checkingOutbox: false) == .more)
         #expect(link.published.withLock { $0 }.last == "fan-out")
+    }
+
+    @Test(
+        "A push its request published is settled in memory when the broker acknowledges it, by no task; a failed one goes to the delivery service; those still unanswered count against the cap"
+    )
+    func followedByAcknowledgement() async throws {
+        let (store, app, user, directory) = try await Self.storeWithUser(devices: [("topic-1", nil)])
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fresh = FreshPushes(startedCapacity: 2)
+        let settlement = DeliverySettlement(store: store, fresh: fresh, time: .system, logger: Logger(label: "test"))
+        let link = EagerLink(holding: true)
+        let service = PushDeliveryService(
+            store: store, devices: LiveInstallations(store: store), link: link, wakeup: Wakeup(), time: .system,
+            logger: Logger(label: "test"), metrics: ServerMetrics(), fresh: fresh, gatewayID: "gw-1",
+            settlement: settlement)
+        let outbox = Outbox(
+            store: store, wakeup: Wakeup(), fresh: fresh, gatewayID: "gw-1", lease: .seconds(30), time: .system,
+            delivery: service)
+        for (id, text) in [("a", "fine-1"), ("b", "poison"), ("c", "fine-2")] {
+            try await outbox.enqueue(
+                OutboxMessage(
+                    id: id, appID: app.id, payload: Array(text.utf8), recipients: [.user(user.id)], acceptedAt: 1))
+        }
+        // Two published and unanswered: the third, past the cap, is left to the service.
+        #expect(link.published.withLock { $0 } == ["fine-1", "poison"])
+        #expect(!fresh.mayStart)
+        #expect(!settlement.holds("a"))
+        link.answer()
+        // The acknowledged one waits for its settlement, settled by no task of the service.
+        #expect(settlement.holds("a"))
+        #expect(!settlement.holds("b"))
+        #expect(fresh.mayStart)
+        // The unacknowledged one: its attempt recorded by the service, then the third published.
+        #expect(await service.deliverBatch(checkingOutbox: false) == .failed)
+        #expect(await service.deliverBatch(checkingOutbox: false) == .more)
+        #expect(link.published.withLock { $0 } == ["fine-1", "poison", "fine-2"])
+        #expect(await service.deliverBatch(checkingOutbox: false) == .handed)
+        try await settlement.flush()
+        let left = try await store.pendingMessages(limit: 10)
+        #expect(left.map(\.id) == ["b"])
+        #expect(left.map(\.attempts) == [1])
+        #expect(fresh.unreserved(left).map(\.id) == ["b"])
     }
 
     @Test(

@@ -34,34 +34,36 @@ struct BrokerFleet: DeviceLink {
         let pending = Dictionary(grouping: publications.indices, by: { publications[$0].broker }).map {
             name, indices in start(publications, indices, on: name)
         }
-        // One broker (always so with one): awaited here, without a task that would cost a hop
-        // there and back.
-        if pending.isEmpty { return PendingDelivery { [:] } }
+        // One broker (always so with one): its outcome as its link reports it, without a task
+        // that would cost a hop there and back.
+        if pending.isEmpty { return .settled([:]) }
         if pending.count == 1 { return pending[0] }
-        return PendingDelivery {
+        return PendingDelivery(awaiting: {
             await withTaskGroup(of: [Int: DeliveryFailure].self) { group in
                 for broker in pending { group.addTask { await broker.failures() } }
                 var all: [Int: DeliveryFailure] = [:]
                 for await failures in group { all.merge(failures) { first, _ in first } }
                 return all
             }
-        }
+        })
     }
 
     /// The publications at `indices`, handed to broker `name`: their failures, by index.
     private func start(_ publications: [DevicePublication], _ indices: [Int], on name: String) -> PendingDelivery {
         guard let link = links.first(where: { $0.address.name == name }), link.isReady else {
-            return PendingDelivery { Dictionary(uniqueKeysWithValues: indices.map { ($0, .brokerUnavailable) }) }
+            return .settled(Dictionary(uniqueKeysWithValues: indices.map { ($0, .brokerUnavailable) }))
         }
         let pending = link.start(indices.map { publications[$0] })
-        return PendingDelivery {
-            let failures = await pending.failures()
-            // Unacknowledged because the connection dropped: the broker is down, not stalled.
-            let down = !link.isReady
-            return Dictionary(
-                uniqueKeysWithValues: failures.map { offset, failure in
-                    (indices[offset], down && failure == .unacknowledged ? .brokerUnavailable : failure)
-                })
+        return PendingDelivery { done in
+            pending.whenSettled { failures in
+                // Unacknowledged because the connection dropped: the broker is down, not stalled.
+                let down = !link.isReady
+                done(
+                    Dictionary(
+                        uniqueKeysWithValues: failures.map { offset, failure in
+                            (indices[offset], down && failure == .unacknowledged ? .brokerUnavailable : failure)
+                        }))
+            }
         }
     }
 

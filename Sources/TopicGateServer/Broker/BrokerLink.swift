@@ -175,14 +175,14 @@ final class BrokerLink: Service {
         }
         let client = self.client
         let timeout = acknowledgementTimeout
-        return PendingDelivery { [failed, started] in
-            var failures = failed
+        return PendingDelivery { [failed, started] done in
             // One deadline for the whole batch (a timer per publication was a sixth of the
             // gateway's time in a large fan-out).
-            for position in await client.unacknowledged(started.map(\.1), timeout: timeout) {
-                failures[started[position].0] = .unacknowledged
+            client.whenAcknowledged(started.map(\.1), timeout: timeout) { positions in
+                var failures = failed
+                for position in positions { failures[started[position].0] = .unacknowledged }
+                done(failures)
             }
-            return failures
         }
     }
 

@@ -45,7 +45,7 @@ extension DeviceLink {
     var brokerConnections: [String: Bool] { [:] }
     /// A link that cannot publish without waiting publishes when the outcome is awaited.
     func start(_ publications: [DevicePublication]) -> PendingDelivery {
-        PendingDelivery { await deliver(publications) }
+        PendingDelivery(awaiting: { await deliver(publications) })
     }
 }
 

@@ -14,6 +14,8 @@ final class FreshPushes: Sendable {
         var queue: [OutboxMessage] = []
         var reserved: Set<String> = []
         var started: [StartedBatch] = []
+        /// Batches published by their request whose acknowledgements are still to come.
+        var followed = 0
     }
 
     private let state = Mutex(State())
@@ -22,8 +24,9 @@ final class FreshPushes: Sendable {
     let capacity: Int
 
     /// At most about this many batches that requests published themselves wait for their
-    /// outcome; past it, a request leaves its messages to the delivery service, so that a
-    /// broker that stalls cannot fill libmosquitto's queue at the pace of the requests.
+    /// outcome (their acknowledgements, or the delivery service); past it, a request leaves its
+    /// messages to the delivery service, so that a broker that stalls cannot fill
+    /// libmosquitto's queue at the pace of the requests.
     let startedCapacity: Int
 
     init(capacity: Int = 20_000, startedCapacity: Int = 64) {
@@ -32,10 +35,20 @@ final class FreshPushes: Sendable {
     }
 
     /// Whether a request may publish what it wrote itself.
-    var mayStart: Bool { state.withLock { $0.started.count < startedCapacity } }
+    var mayStart: Bool { state.withLock { $0.started.count + $0.followed < startedCapacity } }
 
-    /// Messages on disk that their request published already: the delivery service records
-    /// their outcome, before it takes anything else. They stay reserved until released.
+    /// A batch a request published whose acknowledgements are awaited (`PushDeliveryService.follow`).
+    func follow() {
+        state.withLock { $0.followed += 1 }
+    }
+
+    /// Its acknowledgements came, or it was given up on.
+    func followed() {
+        state.withLock { $0.followed -= 1 }
+    }
+
+    /// Messages on disk that their request published already, whose outcome the delivery
+    /// service records before it takes anything else. They stay reserved until released.
     func handOver(_ started: StartedBatch) {
         state.withLock { $0.started.append(started) }
     }

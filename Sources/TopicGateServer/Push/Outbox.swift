@@ -3,8 +3,9 @@ import TopicGateCore
 import TopicGateStore
 
 /// The way to devices: writes a message to the durable outbox (so that whoever enqueued it may
-/// answer its request once it survives a crash), claimed by this gateway, and hands it to the
-/// delivery service in memory (`FreshPushes`), waking it.
+/// answer its request once it survives a crash), claimed by this gateway, then publishes it at
+/// once when it has few recipients, or else hands it to the delivery service in memory
+/// (`FreshPushes`), waking it.
 ///
 /// Group commit: while one transaction is being synced to disk, the messages that arrive wait
 /// and go together in the next one, so that N concurrent sends cost one sync, not N. Each
@@ -53,7 +54,6 @@ final class Outbox: Sendable {
             }
             if startWriter { Task { await self.writeWaiting() } }
         }
-        wakeup.signal()
     }
 
     /// Stores `message` through `store`, which writes it (as the `QueuedPush` it is given) in the
@@ -63,7 +63,6 @@ final class Outbox: Sendable {
         try await claim([message]) { gateway, leaseUntil in
             try await store(QueuedPush(message: message, claimedBy: gateway, leaseUntil: leaseUntil))
         }
-        wakeup.signal()
     }
 
     /// Writes what waits, batch after batch, until nothing does.
@@ -107,10 +106,10 @@ final class Outbox: Sendable {
 
     /// Reserves `messages` among the fresh pushes, runs `write` with this gateway's claim on them
     /// (its ID and the lease's end), then publishes those with few recipients (when the broker is
-    /// connected and not too many published batches wait for their outcome) and hands them all
-    /// to the delivery service, which records the outcome of the published ones and publishes
-    /// the others; releases them when the write fails. Publishing here spares a push a
-    /// hand-over between tasks (a wake-up of another thread) before it leaves.
+    /// connected and not too many published batches wait for their outcome), leaving their
+    /// outcome to the brokers' answers (`PushDeliveryService.follow`), and hands the others to
+    /// the delivery service, waking it; releases them all when the write fails. Publishing here
+    /// spares a push a hand-over between tasks (a wake-up of another thread) before it leaves.
     private func claim(_ messages: [OutboxMessage], _ write: (String, Int64) async throws -> Void) async throws {
         fresh.reserve(messages)
         do {
@@ -124,10 +123,13 @@ final class Outbox: Sendable {
         if !here.isEmpty, let delivery, delivery.link.isReady, fresh.mayStart,
             let started = try? await delivery.start(here)
         {
-            fresh.handOver(started)
-            fresh.handOver(messages.filter { !publishedHere($0) })
+            delivery.follow(started)
+            let others = messages.filter { !publishedHere($0) }
+            guard !others.isEmpty else { return }
+            fresh.handOver(others)
         } else {
             fresh.handOver(messages)
         }
+        wakeup.signal()
     }
 }

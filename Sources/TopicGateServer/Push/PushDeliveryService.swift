@@ -7,7 +7,8 @@ import TopicGateStore
 /// delivery time, so a revoked device gets nothing), publishes the payload once to each
 /// installation topic with QoS 1, and removes the message once every publication was
 /// acknowledged. A message with few recipients is published by the request that wrote it
-/// (`Outbox`, through `start`); then only its outcome is recorded here (`finish`). After a
+/// (`Outbox`, through `start`), and settled in memory when the broker acknowledged it
+/// (`follow`); only an outcome that needs the store comes here (`finish`). After a
 /// crash or a broker outage the outbox is delivered on recovery (at least once; payloads carry
 /// `pushMessageID`).
 ///
@@ -81,8 +82,8 @@ struct PushDeliveryService: Service {
     /// failed before goes alone.
     func deliverBatch(checkingOutbox: Bool = true) async -> Outcome {
         do {
-            // Published by the request that wrote them: their outcome is left to record (also
-            // when the broker went down since).
+            // Published by the request that wrote them, with an outcome that needs the store (a
+            // failure, a trace): recorded first (also when the broker went down since).
             if let started = fresh.takeStarted() {
                 defer { release(started.messages) }
                 return try await finish(started, alone: false) ? .more : .failed
@@ -207,12 +208,7 @@ struct PushDeliveryService: Service {
         }
         let delivered = batch.indices.filter { !failed.contains($0) && !waiting.contains($0) && refused[$0] == nil }
         try await store.postponeMessages(ids: waiting.map { batch[$0].id }, until: now + brokerRetry.wholeMilliseconds)
-        // A command is DELIVERED once a broker acknowledged it for one of its thing's
-        // installations (a thing with none keeps it SENDING).
-        var commands: [AppID: [String]] = [:]
-        for index in acknowledged.subtracting(refused.keys) {
-            if let command = batch[index].commandID { commands[batch[index].appID, default: []].append(command) }
-        }
+        let commands = Self.commands(of: batch, acknowledged: acknowledged.subtracting(refused.keys))
         if let settlement {
             settlement.settle(messages: delivered.map { batch[$0].id }, commands: commands)
         } else {
@@ -235,6 +231,43 @@ struct PushDeliveryService: Service {
             return retrying == 0
         }
         return true
+    }
+
+    /// Leaves the outcome of a batch its request published (`start`) to the brokers' answers.
+    /// On the thread that receives the last of them, a batch whose every publication was
+    /// acknowledged and that nothing traces is settled in memory (`DeliverySettlement`) and
+    /// released; anything else (a failure, a trace to write, no settlement) is handed to the
+    /// delivery task, woken for it, which records it with `finish`. A push then wakes no task of
+    /// the gateway's after its request.
+    func follow(_ started: StartedBatch) {
+        fresh.follow()
+        started.pending.whenSettled { [self] failures in
+            fresh.followed()
+            guard failures.isEmpty, let settlement, !started.messages.contains(where: \.traced) else {
+                fresh.handOver(
+                    StartedBatch(
+                        messages: started.messages, publications: started.publications, owners: started.owners,
+                        targets: started.targets, pending: .settled(failures)))
+                wakeup.signal()
+                return
+            }
+            metrics.pushes(published: started.publications.count, failed: 0)
+            settlement.settle(
+                messages: started.messages.map(\.id),
+                commands: Self.commands(of: started.messages, acknowledged: Set(started.owners)))
+            release(started.messages)
+        }
+    }
+
+    /// The commands among the `acknowledged` messages of `batch`, by app: a command is
+    /// DELIVERED once a broker acknowledged it for one of its thing's installations (a thing
+    /// with none keeps it SENDING).
+    private static func commands(of batch: [OutboxMessage], acknowledged: Set<Int>) -> [AppID: [String]] {
+        var commands: [AppID: [String]] = [:]
+        for index in acknowledged {
+            if let command = batch[index].commandID { commands[batch[index].appID, default: []].append(command) }
+        }
+        return commands
     }
 
     /// Records each device's outcome of the traced messages in `batch`: acknowledged while the
