@@ -1,10 +1,13 @@
 import Hummingbird
+import NIOCore
 import TopicGateCore
 
 /// A request context that carries the caller, set by `CallerMiddleware` on every route under
 /// `/api/apps/{appID}` and `/thing-if/apps/{appID}`.
 protocol CallerRequestContext: RequestContext {
     var identity: Caller? { get set }
+    /// The connection's peer.
+    var remoteAddress: SocketAddress? { get }
 }
 
 extension CallerRequestContext {

@@ -16,7 +16,7 @@ struct RequestTracingMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
-        let id = Self.acceptable(request.headers[Self.requestIDHeader]) ?? Self.newID()
+        let id = Self.acceptable(request.headers[Self.requestIDHeader]) ?? RequestID.make()
         let started = ContinuousClock.now
         var response = try await RequestID.$current.withValue(id) { try await next(request, context) }
         response.headers[Self.requestIDHeader] = id
@@ -41,21 +41,10 @@ struct RequestTracingMiddleware<Context: RequestContext>: RouterMiddleware {
         else { return nil }
         return value
     }
-
-    /// 16 random hex digits.
-    static func newID() -> String {
-        String(UInt64.random(in: .min ... .max), radix: 16).leftPadded(to: 16)
-    }
 }
 
 extension UInt8 {
     fileprivate var isASCIIAlphanumeric: Bool {
         (self >= 0x30 && self <= 0x39) || (self >= 0x41 && self <= 0x5A) || (self >= 0x61 && self <= 0x7A)
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to length: Int) -> String {
-        count >= length ? self : String(repeating: "0", count: length - count) + self
     }
 }

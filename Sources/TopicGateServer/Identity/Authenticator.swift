@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 import TopicGateCore
 import TopicGateStore
 
@@ -43,17 +44,17 @@ struct Authenticator: Sendable {
         return app
     }
 
-    func caller(_ request: Request, _ context: some RequestContext, appID: String) async throws -> Caller {
+    func caller(_ request: Request, peer: SocketAddress?, appID: String) async throws -> Caller {
         var caller = try await caller(request, appID: appID)
-        caller.address = ClientAddress.of(request, context: context, proxyTrust: proxyTrust)
+        caller.address = ClientAddress.of(request, peer: peer, proxyTrust: proxyTrust)
         return caller
     }
 
     /// An anonymous caller of the app, whatever `Authorization` says (for the login routes).
-    func anonymous(_ request: Request, _ context: some RequestContext, appID: String) async throws -> Caller {
+    func anonymous(_ request: Request, peer: SocketAddress?, appID: String) async throws -> Caller {
         Caller(
             app: try await app(appID), principal: .anonymous, tokenHash: nil,
-            address: ClientAddress.of(request, context: context, proxyTrust: proxyTrust))
+            address: ClientAddress.of(request, peer: peer, proxyTrust: proxyTrust))
     }
 
     func caller(_ request: Request, appID: String) async throws -> Caller {
@@ -63,14 +64,10 @@ struct Authenticator: Sendable {
         else {
             return Caller(app: app, principal: .anonymous, tokenHash: nil)
         }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        let scheme = parts.first.map { $0.lowercased() } ?? ""
-        let credential = parts.count > 1 ? String(HeaderValue.trimmed(parts[1])) : ""
-        switch scheme {
-        case "bearer": return try await bearer(credential, app: app)
-        case "basic": return try basic(credential, app: app)
-        default: throw wrongToken(app)
-        }
+        let (scheme, credential) = HeaderValue.schemeAndCredentials(header)
+        if HeaderValue.isScheme(scheme, "bearer") { return try await bearer(credential, app: app) }
+        if HeaderValue.isScheme(scheme, "basic") { return try basic(credential, app: app) }
+        throw wrongToken(app)
     }
 
     func bearer(_ token: String, app: App) async throws -> Caller {

@@ -18,9 +18,9 @@ struct CallerMiddleware<Context: CallerRequestContext>: RouterMiddleware {
         let appID = try context.parameters.appID()
         context.identity =
             if readsCredentials {
-                try await authenticator.caller(request, context, appID: appID)
+                try await authenticator.caller(request, peer: context.remoteAddress, appID: appID)
             } else {
-                try await authenticator.anonymous(request, context, appID: appID)
+                try await authenticator.anonymous(request, peer: context.remoteAddress, appID: appID)
             }
         return try await next(request, context)
     }

@@ -25,7 +25,8 @@ struct TokenController<Context: CallerRequestContext>: Sendable {
         router.post("api/oauth2/token") { request, context in
             let token = try TokenRequest(body: try await body.formOrObject(request))
             let caller = try await authenticator.anonymous(
-                request, context, appID: try await appWithoutPath(request, clientID: token.clientID))
+                request, peer: context.remoteAddress, appID: try await appWithoutPath(request, clientID: token.clientID)
+            )
             return JSONResponse.ok(try await login.grant(app: caller.app, request: token, address: caller.address))
         }
     }
