@@ -7,11 +7,7 @@ import NIOHTTPTypesHTTP1
 
 /// Hummingbird's HTTP/1.1 server channel with `ConnectionCloseHandler` in its pipeline, so
 /// that `Connection: Close` and HTTP/1.0 requests end their connection after the response.
-///
-/// A connection's requests run on its own event loop (`EventLoopTaskExecutor`), not on the
-/// shared cooperative pool: the request starts on the thread that read it, without waking
-/// another, and its response is written there without a hand-back. A handler that awaits
-/// something elsewhere (the store's writer thread, a GRDB reader) resumes on that loop.
+
 struct KiiHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
 
@@ -40,8 +36,6 @@ struct KiiHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     }
 
     func handle(value: Value, logger: Logger) async {
-        await withTaskExecutorPreference(EventLoopTaskExecutor(value.channel.eventLoop)) {
-            await handleHTTP(asyncChannel: value, logger: logger)
-        }
+        await handleHTTP(asyncChannel: value, logger: logger)
     }
 }
