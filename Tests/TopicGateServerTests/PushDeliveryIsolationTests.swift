@@ -257,17 +257,8 @@ struct PushDeliveryIsolationTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let fresh = FreshPushes(startedCapacity: 2)
         let link = EagerLink()
-        let service = PushDeliveryService(
-            store: store, devices: LiveInstallations(store: store), link: link, wakeup: Wakeup(), time: .system,
-            logger: Logger(label: "test"), metrics: ServerMetrics(), fresh: fresh, gatewayID: "gw-1")
-        let outbox = Outbox(
-            store: store, wakeup: Wakeup(), fresh: fresh, gatewayID: "gw-1", lease: .seconds(30), time: .system,
-            delivery: service)
-        for (id, text) in [("a", "fine-1"), ("b", "poison"), ("c", "fine-2")] {
-            try await outbox.enqueue(
-                OutboxMessage(
-                    id: id, appID: app.id, payload: Array(text.utf8), recipients: [.user(user.id)], acceptedAt: 1))
-        }
+        let (service, outbox) = try await Self.threeWritten(
+            through: link, store: store, app: app, user: user, fresh: fresh, settlement: nil)
         // Two published by their requests; the third, past the cap, waits for the service.
         #expect(link.published.withLock { $0 } == ["fine-1", "poison"])
         // All three stay reserved: the outbox claim of this gateway skips them.
@@ -295,15 +286,12 @@ struct PushDeliveryIsolationTests {
         #expect(link.published.withLock { $0 }.last == "fan-out")
     }
 
-    @Test(
-        "A push its request published is settled in memory when the broker acknowledges it, by no task; a failed one goes to the delivery service; those still unanswered count against the cap"
-    )
-    func followedByAcknowledgement() async throws {
-        let (store, app, user, directory) = try await Self.storeWithUser(devices: [("topic-1", nil)])
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let fresh = FreshPushes(startedCapacity: 2)
-        let settlement = DeliverySettlement(store: store, fresh: fresh, time: .system, logger: Logger(label: "test"))
-        let link = EagerLink(holding: true)
+    /// A delivery service on `link` and an outbox that publishes what it writes, with "a"
+    /// ("fine-1"), "b" ("poison") and "c" ("fine-2") written to the user, one request each.
+    static func threeWritten(
+        through link: EagerLink, store: any Store, app: App, user: User, fresh: FreshPushes,
+        settlement: DeliverySettlement?
+    ) async throws -> (PushDeliveryService, Outbox) {
         let service = PushDeliveryService(
             store: store, devices: LiveInstallations(store: store), link: link, wakeup: Wakeup(), time: .system,
             logger: Logger(label: "test"), metrics: ServerMetrics(), fresh: fresh, gatewayID: "gw-1",
@@ -316,6 +304,20 @@ struct PushDeliveryIsolationTests {
                 OutboxMessage(
                     id: id, appID: app.id, payload: Array(text.utf8), recipients: [.user(user.id)], acceptedAt: 1))
         }
+        return (service, outbox)
+    }
+
+    @Test(
+        "A push its request published is settled in memory when the broker acknowledges it, by no task; a failed one goes to the delivery service; those still unanswered count against the cap"
+    )
+    func followedByAcknowledgement() async throws {
+        let (store, app, user, directory) = try await Self.storeWithUser(devices: [("topic-1", nil)])
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fresh = FreshPushes(startedCapacity: 2)
+        let settlement = DeliverySettlement(store: store, fresh: fresh, time: .system, logger: Logger(label: "test"))
+        let link = EagerLink(holding: true)
+        let (service, _) = try await Self.threeWritten(
+            through: link, store: store, app: app, user: user, fresh: fresh, settlement: settlement)
         // Two published and unanswered: the third, past the cap, is left to the service.
         #expect(link.published.withLock { $0 } == ["fine-1", "poison"])
         #expect(!fresh.mayStart)
