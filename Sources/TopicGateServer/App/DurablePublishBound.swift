@@ -6,8 +6,9 @@ import TopicGateStore
 
 /// What `topicgate bench` holds TopicGate against besides raw MQTT: the least any gateway must
 /// do per request to answer only once what it accepted is safe. A minimal Hummingbird handler,
-/// served by the same HTTP channel as TopicGate (`KiiHTTP1Channel`), on TopicGate's own store (SQLite, or PostgreSQL with `database`), so the same durable write
-/// with the same group commit:
+/// served by the same HTTP channel as TopicGate (`KiiHTTP1Channel`), on TopicGate's own store
+/// (SQLite, or PostgreSQL with `database`), so the same durable write with the same group
+/// commit:
 /// - `POST /messages?topic=T` with the payload as its body writes the payload to the outbox,
 ///   publishes it to `T` with QoS 1 and answers 201 (a send; two in a row are a command's round
 ///   trip);

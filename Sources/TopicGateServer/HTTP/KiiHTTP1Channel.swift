@@ -7,7 +7,6 @@ import NIOHTTPTypesHTTP1
 
 /// Hummingbird's HTTP/1.1 server channel with `ConnectionCloseHandler` in its pipeline, so
 /// that `Connection: Close` and HTTP/1.0 requests end their connection after the response.
-
 struct KiiHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
 

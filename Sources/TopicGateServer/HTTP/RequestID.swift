@@ -5,9 +5,9 @@ import Synchronization
 enum RequestID {
     @TaskLocal static var current: String?
 
-    /// A new ID: 16 hex digits, a random one for the process, plus the number of IDs it made before, so
-    /// that no two requests share one, across restarts too (without a call into the kernel for
-    /// randomness per request).
+    /// A new ID: 16 hex digits, a random number drawn once per process plus the count of IDs
+    /// made before, so that no two requests share one, across restarts too, without a call into
+    /// the kernel for randomness per request.
     static func make() -> String {
         let number = idBase &+ issued.add(1, ordering: .relaxed).oldValue
         return String(unsafeUninitializedCapacity: 16) { buffer in
