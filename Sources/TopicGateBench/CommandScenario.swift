@@ -9,7 +9,8 @@ import TopicGateCore
 /// results over HTTP → the owner's phone receives the `commandID` push; one round trip at a
 /// time. Raw: the same two hops as QoS 1 publishes (to the thing's topic, then, on receipt, to
 /// the phone's). The durable bound: the same two hops through `topicgate bench-bound`, each an
-/// HTTP request that writes its message durably before publishing it.
+/// HTTP request that writes its message durably before publishing it. The baselines' payloads
+/// are as large as TopicGate's (Kii's command and result pushes), padded.
 struct CommandScenario {
     let world: BenchWorld
     let options: BenchOptions
@@ -31,11 +32,22 @@ struct CommandScenario {
 
         let (phoneReceipts, phoneInbox) = AsyncStream.makeStream(of: String.self)
         let (thingReceipts, thingInbox) = AsyncStream.makeStream(of: String.self)
+        // The largest payload each device got, TopicGate's first: the baselines' size.
+        let phonePayloadSize = Atomic<Int>(0)
+        let thingPayloadSize = Atomic<Int>(0)
         let phone = try await world.connectDevice(phoneEndpoint) { payload, _ in
-            if let id = Self.commandID(in: payload) { phoneInbox.yield(id) }
+            _ = phonePayloadSize.max(payload.count, ordering: .relaxed)
+            if let id = BenchPayload.commandID(in: payload) { phoneInbox.yield(id) }
         }
         let thing = try await world.connectDevice(thingEndpoint) { payload, _ in
-            if let id = Self.commandID(in: payload) { thingInbox.yield(id) }
+            _ = thingPayloadSize.max(payload.count, ordering: .relaxed)
+            if let id = BenchPayload.commandID(in: payload) { thingInbox.yield(id) }
+        }
+        func toThing(_ id: String) -> [UInt8] {
+            BenchPayload.padded(#"{"commandID":"\#(id)","actions":[]"#, to: thingPayloadSize.load(ordering: .relaxed))
+        }
+        func toPhone(_ id: String) -> [UInt8] {
+            BenchPayload.padded(#"{"commandID":"\#(id)""#, to: phonePayloadSize.load(ordering: .relaxed))
         }
         let publisher = try await world.rawPublisher()
         /// Who answers the thing's receipts: 0 TopicGate (results over HTTP), 1 raw (a publish to
@@ -55,10 +67,11 @@ struct CommandScenario {
             for await id in thingReceipts {
                 switch mode.load(ordering: .relaxed) {
                 case 1:
-                    try? await publisher.publish(phoneEndpoint.topic, payload: Array(#"{"commandID":"\#(id)"}"#.utf8))
+                    try? await publisher.publish(phoneEndpoint.topic, payload: toPhone(id))
                 case 2:
                     _ = try? await boundLinks[1].send(
-                        .POST, "/messages?topic=\(phoneEndpoint.topic)", body: #"{"commandID":"\#(id)"}"#)
+                        .POST, "/messages?topic=\(phoneEndpoint.topic)",
+                        body: String(decoding: toPhone(id), as: UTF8.self))
                 default:
                     _ = try? await world.call(
                         connections[1], .PUT, "\(base)/commands/\(id)/action-results", token: thingToken,
@@ -92,7 +105,7 @@ struct CommandScenario {
                 let id = "bound\(round)"
                 let started = ContinuousClock.now
                 let response = try await boundLinks[0].send(
-                    .POST, "/messages?topic=\(thingEndpoint.topic)", body: #"{"commandID":"\#(id)","actions":[]}"#)
+                    .POST, "/messages?topic=\(thingEndpoint.topic)", body: String(decoding: toThing(id), as: UTF8.self))
                 guard response.status == 201 else { throw BenchError("the bound answered \(response.status)") }
                 while let received = await phoneIterator.next(), received != id {}
                 boundTrips.append(ContinuousClock.now - started)
@@ -106,8 +119,7 @@ struct CommandScenario {
         for round in 0..<options.commandRounds {
             let id = "raw\(round)"
             let started = ContinuousClock.now
-            try await publisher.publish(
-                thingEndpoint.topic, payload: Array(#"{"commandID":"\#(id)","actions":[]}"#.utf8))
+            try await publisher.publish(thingEndpoint.topic, payload: toThing(id))
             while let received = await phoneIterator.next(), received != id {}
             rawTrips.append(ContinuousClock.now - started)
         }
@@ -153,14 +165,5 @@ struct CommandScenario {
             row("round trip p50", "ms", gateway.p50.milliseconds, rawStatistics.p50.milliseconds),
             row("round trip p99", "ms", gateway.p99.milliseconds, rawStatistics.p99.milliseconds),
         ] + boundRows
-    }
-
-    /// The value of `"commandID":"…"` in a payload.
-    static func commandID(in payload: some Collection<UInt8>) -> String? {
-        let text = String(decoding: payload, as: UTF8.self)
-        guard let key = text.range(of: #""commandID":""#) else { return nil }
-        let rest = text[key.upperBound...]
-        guard let end = rest.firstIndex(of: "\"") else { return nil }
-        return String(rest[..<end])
     }
 }

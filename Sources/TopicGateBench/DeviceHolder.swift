@@ -74,7 +74,7 @@ public enum DeviceHolder {
                 let device = list[index]
                 let client = BenchDevice { payload, _ in
                     let arrived = MonotonicTime.nanoseconds()
-                    if let sequence = ReceiptLog.sequence(in: payload.readableBytesView) {
+                    if let sequence = BenchPayload.sequence(in: payload.readableBytesView) {
                         output.write("r \(sequence) \(arrived)")
                     }
                 }

@@ -49,7 +49,7 @@ struct FanOutScenario {
             gatewayTimes.append(receipt.last - began)
 
             let rawSequence = 1_000_000 + round
-            let payload = Self.padded(#"{"seq":\#(rawSequence)"#, to: deliveredSize.load(ordering: .relaxed))
+            let payload = BenchPayload.padded(#"{"seq":\#(rawSequence)"#, to: deliveredSize.load(ordering: .relaxed))
             let rawBegan = ContinuousClock.now
             let publications = try topics.map { try publisher.startPublishing($0, payload: payload) }
             guard await publisher.unacknowledged(publications, timeout: .seconds(30)).isEmpty else {
@@ -75,12 +75,5 @@ struct FanOutScenario {
                 topicGate: gateway.milliseconds,
                 baseline: raw.milliseconds, baselineName: "raw: one publish per private topic", gatewayPeakBytes: peak),
         ]
-    }
-
-    /// `head` (a JSON object without its closing brace) with a filler member, `size` bytes in
-    /// all when that is longer.
-    static func padded(_ head: String, to size: Int) -> [UInt8] {
-        let filler = max(0, size - head.utf8.count - #","pad":""}"#.utf8.count)
-        return Array((head + #","pad":""# + String(repeating: "x", count: filler) + #""}"#).utf8)
     }
 }

@@ -27,7 +27,7 @@ final class ReceiptLog: Sendable {
 
     /// Records the payload's `"seq"` number, if it has one.
     func record(payload: some Collection<UInt8>, at instant: ContinuousClock.Instant) {
-        if let sequence = Self.sequence(in: payload) { record(sequence, at: instant) }
+        if let sequence = BenchPayload.sequence(in: payload) { record(sequence, at: instant) }
     }
 
     var count: Int { total.load(ordering: .relaxed) }
@@ -55,30 +55,6 @@ final class ReceiptLog: Sendable {
         while ContinuousClock.now < deadline {
             if let receipt = receipt(sequence), receipt.count >= copies { return receipt }
             try? await Task.sleep(for: .milliseconds(1))
-        }
-        return nil
-    }
-
-    /// The number after `"seq":` in a JSON payload, read without parsing the rest.
-    static func sequence(in payload: some Collection<UInt8>) -> Int? {
-        let bytes = Array(payload)
-        let key = Array(#""seq":"#.utf8)
-        guard bytes.count > key.count else { return nil }
-        var index = 0
-        while index + key.count <= bytes.count {
-            if bytes[index] == key[0] && Array(bytes[index..<(index + key.count)]) == key {
-                var position = index + key.count
-                while position < bytes.count && bytes[position] == 0x20 { position += 1 }
-                var value = 0
-                var digits = 0
-                while position < bytes.count, bytes[position] >= 0x30, bytes[position] <= 0x39 {
-                    value = value * 10 + Int(bytes[position] - 0x30)
-                    position += 1
-                    digits += 1
-                }
-                return digits > 0 ? value : nil
-            }
-            index += 1
         }
         return nil
     }

@@ -40,10 +40,23 @@ struct BenchPartsTests {
 
     @Test("The sequence number is read from a push payload without parsing the rest")
     func sequence() {
-        #expect(ReceiptLog.sequence(in: Array(#"{"sender":"x","seq":1234,"when":1}"#.utf8)) == 1234)
-        #expect(ReceiptLog.sequence(in: Array(#"{"seq": 7}"#.utf8)) == 7)
-        #expect(ReceiptLog.sequence(in: Array(#"{"seq":"x"}"#.utf8)) == nil)
-        #expect(ReceiptLog.sequence(in: Array("{}".utf8)) == nil)
+        #expect(BenchPayload.sequence(in: Array(#"{"sender":"x","seq":1234,"when":1}"#.utf8)) == 1234)
+        #expect(BenchPayload.sequence(in: Array(#"{"seq": 7}"#.utf8)) == 7)
+        #expect(BenchPayload.sequence(in: Array(#"{"seq":"x"}"#.utf8)) == nil)
+        #expect(BenchPayload.sequence(in: Array("{}".utf8)) == nil)
+    }
+
+    @Test("A command ID is read from a push payload; a baseline's payload is padded to TopicGate's size")
+    func commandIDAndPadding() {
+        let pushed = #"{"actions":[],"commandID":"c0ffee","issuer":"user:u"}"#
+        #expect(BenchPayload.commandID(in: Array(pushed.utf8)) == "c0ffee")
+        #expect(BenchPayload.commandID(in: Array(#"{"commandID":"unterminated"#.utf8)) == nil)
+        #expect(BenchPayload.commandID(in: Array(#"{"command":"x"}"#.utf8)) == nil)
+        #expect(BenchPayload.commandID(in: Array(#"{"commandID":""}"#.utf8)) == "")
+        let padded = BenchPayload.padded(#"{"commandID":"raw1""#, to: 120)
+        #expect(padded.count == 120)
+        #expect(BenchPayload.commandID(in: padded) == "raw1")
+        #expect(BenchPayload.padded(#"{"commandID":"raw1""#, to: 10) == Array(#"{"commandID":"raw1","pad":""}"#.utf8))
     }
 
     @Test("Percentiles by nearest rank")
