@@ -46,6 +46,7 @@ final class AccessFactCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
         guard let generation, keys.count <= capacity else { return try await load(keys) }
         let readAt = generation.current
         var found: [Key: Value] = [:]
+        found.reserveCapacity(keys.count)
         var missing: [Key] = []
         entries.withLock { entries in
             for key in keys {
@@ -63,7 +64,9 @@ final class AccessFactCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
             if entries.count + loaded.count > capacity { entries.removeAll(keepingCapacity: true) }
             for (key, value) in loaded { entries[key] = Entry(generation: readAt, value: value) }
         }
-        return found.merging(loaded) { _, read in read }
+        if found.isEmpty { return loaded }
+        found.merge(loaded) { _, read in read }
+        return found
     }
 
     /// Changes a kept value in place (for what the store changed without moving the generation,

@@ -31,6 +31,11 @@ struct BrokerFleet: DeviceLink {
 
     /// Hands each broker its publications now; the pending outcome awaits them all.
     func start(_ publications: [DevicePublication]) -> PendingDelivery {
+        guard let first = publications.first else { return .settled([:]) }
+        // All for one broker (always so with one): handed over as they are, not grouped.
+        if publications.allSatisfy({ $0.broker == first.broker }) {
+            return start(publications, nil, on: first.broker)
+        }
         let pending = Dictionary(grouping: publications.indices, by: { publications[$0].broker }).map {
             name, indices in start(publications, indices, on: name)
         }
@@ -48,12 +53,15 @@ struct BrokerFleet: DeviceLink {
         })
     }
 
-    /// The publications at `indices`, handed to broker `name`: their failures, by index.
-    private func start(_ publications: [DevicePublication], _ indices: [Int], on name: String) -> PendingDelivery {
+    /// The publications at `indices` (nil: all), handed to broker `name`: their failures, by
+    /// index.
+    private func start(_ publications: [DevicePublication], _ indices: [Int]?, on name: String) -> PendingDelivery {
         guard let link = links.first(where: { $0.address.name == name }), link.isReady else {
-            return .settled(Dictionary(uniqueKeysWithValues: indices.map { ($0, .brokerUnavailable) }))
+            return .settled(
+                Dictionary(
+                    uniqueKeysWithValues: (indices ?? Array(publications.indices)).map { ($0, .brokerUnavailable) }))
         }
-        let pending = link.start(indices.map { publications[$0] })
+        let pending = link.start(indices.map { $0.map { publications[$0] } } ?? publications)
         return PendingDelivery { done in
             pending.whenSettled { failures in
                 // Unacknowledged because the connection dropped: the broker is down, not stalled.
@@ -61,7 +69,10 @@ struct BrokerFleet: DeviceLink {
                 done(
                     Dictionary(
                         uniqueKeysWithValues: failures.map { offset, failure in
-                            (indices[offset], down && failure == .unacknowledged ? .brokerUnavailable : failure)
+                            (
+                                indices?[offset] ?? offset,
+                                down && failure == .unacknowledged ? .brokerUnavailable : failure
+                            )
                         }))
             }
         }

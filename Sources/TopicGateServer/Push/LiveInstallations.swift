@@ -22,17 +22,16 @@ struct LiveInstallations: Sendable {
         kept = AccessFactCache(generation: store.installationGeneration, capacity: capacity)
     }
 
-    /// Each principal's live installations, in the order the principals are given.
-    func of(appID: AppID, principals: [Principal]) async throws -> [Installation] {
-        var seen: Set<Key> = []
-        let keys = principals.map { Key(appID: appID, principal: $0) }.filter { seen.insert($0).inserted }
-        let found = try await kept.values(keys) { missing in
-            var read = Dictionary(uniqueKeysWithValues: missing.map { ($0, [Installation]()) })
+    /// Each principal's live installations (none for a principal without any), by principal:
+    /// one lookup per principal, however many messages of a batch name it.
+    func byPrincipal(appID: AppID, principals: some Sequence<Principal>) async throws -> [Key: [Installation]] {
+        let keys = Array(Set(principals.lazy.map { Key(appID: appID, principal: $0) }))
+        return try await kept.values(keys) { missing in
+            var read = Dictionary(uniqueKeysWithValues: missing.lazy.map { ($0, [Installation]()) })
             for installation in try await store.liveInstallations(appID: appID, principals: missing.map(\.principal)) {
                 read[Key(appID: appID, principal: installation.principal)]?.append(installation)
             }
             return read
         }
-        return keys.flatMap { found[$0] ?? [] }
     }
 }

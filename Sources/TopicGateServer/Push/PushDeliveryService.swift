@@ -136,22 +136,29 @@ struct PushDeliveryService: Service {
         // The live MQTT installations of every recipient of the batch, one read per app.
         var recipientDevices: [LiveInstallations.Key: [Installation]] = [:]
         for (appID, messages) in Dictionary(grouping: batch, by: \.appID) {
-            let principals = Array(Set(messages.flatMap { $0.recipients.map(\.principal) }))
-            for installation in try await devices.of(appID: appID, principals: principals)
-            where installation.receivesPushes {
-                recipientDevices[.init(appID: appID, principal: installation.principal), default: []].append(
-                    installation)
+            let found = try await devices.byPrincipal(
+                appID: appID, principals: messages.lazy.flatMap { $0.recipients.lazy.map(\.principal) })
+            if recipientDevices.isEmpty {
+                recipientDevices = found
+            } else {
+                recipientDevices.merge(found) { kept, _ in kept }
             }
         }
         var publications: [DevicePublication] = []
         var owners: [Int] = []  // the batch index of each publication's message
         var targets: [Installation] = []  // each publication's device
+        let expected = batch.reduce(0) { $0 + $1.recipients.count }
+        publications.reserveCapacity(expected)
+        owners.reserveCapacity(expected)
+        targets.reserveCapacity(expected)
         for (index, message) in batch.enumerated() {
             for recipient in message.recipients {
                 for installation in recipientDevices[.init(appID: message.appID, principal: recipient.principal)] ?? []
-                {
+                where installation.receivesPushes {
                     let broker = link.broker(serving: installation)
-                    guard !message.deliveredBrokers.contains(broker) else { continue }
+                    guard message.deliveredBrokers.isEmpty || !message.deliveredBrokers.contains(broker) else {
+                        continue
+                    }
                     publications.append(
                         DevicePublication(topic: installation.mqttTopic, payload: message.payload, broker: broker))
                     owners.append(index)
