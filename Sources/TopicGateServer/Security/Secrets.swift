@@ -39,36 +39,36 @@ public enum Secrets {
     public static func thingID() -> String { "th." + UUID().uuidString.lowercased() }
 
     static func randomAlphanumeric(_ count: Int) -> String {
-        let alphabet = Array("0123456789abcdefghijklmnopqrstuvwxyz".utf8)
         var symbols: [UInt8] = []
         symbols.reserveCapacity(count)
         while symbols.count < count {
             // 252 = 7 × 36: a byte at or above it is dropped, so that every symbol is as likely.
             for byte in randomBytes(count - symbols.count + 8) where byte < 252 && symbols.count < count {
-                symbols.append(alphabet[Int(byte % 36)])
+                symbols.append(alphanumerics[Int(byte % 36)])
             }
         }
         return String(decoding: symbols, as: UTF8.self)
     }
 
-    /// From the system's secure generator, eight bytes per call to it (one call per byte was
-    /// one system call per byte: 25 for a command's ID, 32 for a token).
+    private static let alphanumerics = Array("0123456789abcdefghijklmnopqrstuvwxyz".utf8)
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// From the system's secure generator, all at once (`arc4random_buf`: glibc's and the BSDs'
+    /// cryptographic generator, seeded by the kernel); eight bytes per call of
+    /// `SystemRandomNumberGenerator` made a command's ID four system calls.
     static func randomBytes(_ count: Int) -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(count + 7)
-        while bytes.count < count {
-            withUnsafeBytes(of: generator.next()) { bytes.append(contentsOf: $0) }
+        [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            if let base = buffer.baseAddress { arc4random_buf(base, count) }
+            initialized = count
         }
-        return Array(bytes.prefix(count))
     }
 
     static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
+        out.reserveCapacity(bytes.underestimatedCount * 2)
         for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
+            out.append(hexDigits[Int(byte >> 4)])
+            out.append(hexDigits[Int(byte & 0x0F)])
         }
         return String(decoding: out, as: UTF8.self)
     }
