@@ -21,14 +21,49 @@ public final class ChildProcess: Sendable {
     private init(pid: pid_t) { self.pid = pid }
 
     /// Starts `executable` with `arguments`, standard output and error appended to `logPath`,
-    /// standard input from /dev/null.
-    public static func spawn(executable: String, arguments: [String], logPath: String) throws -> ChildProcess {
+    /// standard input from /dev/null; `environment` replaces ours when given.
+    public static func spawn(
+        executable: String, arguments: [String], logPath: String, environment: [String: String]? = nil
+    ) throws -> ChildProcess {
+        try spawn(executable, arguments, environment) { actions in
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
+    }
+
+    /// Starts `executable` with its standard streams on descriptors of ours (a pipe's end, say;
+    /// nil: /dev/null), which the caller keeps and closes; `environment` replaces ours when given.
+    ///
+    /// Instead of Foundation's `Process`, whose `run()` on Linux (Swift 6.3.1) now and then
+    /// crashes the whole process: it copies each `/proc/self/fd` entry's 256-byte name field
+    /// whole, reading past the end of the directory buffer into an unmapped page.
+    public static func spawn(
+        executable: String, arguments: [String], environment: [String: String]? = nil, input: Int32? = nil,
+        output: Int32? = nil, error: Int32? = nil, workingDirectory: String? = nil
+    ) throws -> ChildProcess {
+        try spawn(executable, arguments, environment) { actions in
+            if let workingDirectory { Self.changeDirectory(&actions, to: workingDirectory) }
+            for (descriptor, target, flags) in [
+                (input, Int32(0), O_RDONLY), (output, 1, O_WRONLY), (error, 2, O_WRONLY),
+            ] {
+                if let descriptor {
+                    posix_spawn_file_actions_adddup2(&actions, descriptor, target)
+                } else {
+                    posix_spawn_file_actions_addopen(&actions, target, "/dev/null", flags, 0)
+                }
+            }
+        }
+    }
+
+    private static func spawn(
+        _ executable: String, _ arguments: [String], _ environment: [String: String]?,
+        standardStreams: (inout posix_spawn_file_actions_t) -> Void
+    ) throws -> ChildProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        standardStreams(&actions)
         // Nothing else of ours leaks into the child: not the HTTP listener, not the database,
         // not the pipe through which a parent watches us. (Foundation opens most without
         // O_CLOEXEC; a broker holding them would keep our port bound after we die.)
@@ -48,12 +83,29 @@ public final class ChildProcess: Sendable {
 
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
+        let envp: [UnsafeMutablePointer<CChar>?]? = environment.map {
+            $0.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        }
+        defer { for pointer in envp ?? [] { free(pointer) } }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        let rc =
+            if let envp { posix_spawn(&pid, executable, &actions, &attributes, argv, envp) } else {
+                posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+            }
         guard rc == 0 else {
             throw ChildProcessError(description: "cannot start \(executable): \(String(cString: strerror(rc)))")
         }
         return ChildProcess(pid: pid)
+    }
+
+    /// Asks the spawn to start the child in `directory` (glibc's
+    /// `posix_spawn_file_actions_addchdir_np`, 2.29+, looked up at run time like the one below).
+    private static func changeDirectory(_ actions: inout posix_spawn_file_actions_t, to directory: String) {
+        typealias AddChangeDirectory =
+            @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np")
+        else { return }
+        _ = unsafeBitCast(symbol, to: AddChangeDirectory.self)(&actions, directory)
     }
 
     /// Asks the spawn to close every descriptor from 3 up: glibc's
@@ -112,6 +164,15 @@ public final class ChildProcess: Sendable {
         while true {
             if let status = poll() { return status }
             await Self.pause(milliseconds: 50)
+        }
+    }
+
+    /// Blocks the calling thread until the process ends (for callers on a thread of their own)
+    /// and returns its exit status.
+    public func waitBlocking() -> Int32 {
+        while true {
+            if let status = poll() { return status }
+            usleep(10_000)
         }
     }
 

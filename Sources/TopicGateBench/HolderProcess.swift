@@ -1,4 +1,5 @@
 import Foundation
+import ProcessSupport
 import Synchronization
 
 /// The bench's side of a `topicgate bench-hold` child (see `DeviceHolder`): hands it its
@@ -7,7 +8,7 @@ import Synchronization
 final class HolderProcess: @unchecked Sendable {
     // @unchecked: `process` and `input` are set in `init` and then only used by the scenario,
     // one call at a time; what the reader thread learns goes through `state`.
-    private let process: Process
+    private let process: ChildProcess
     private let input: FileHandle
     private let state = Mutex(State())
 
@@ -20,16 +21,19 @@ final class HolderProcess: @unchecked Sendable {
     }
 
     init(executable: String, devices: [DeviceHolder.Device], receipts: ReceiptLog, logPath: String) throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["bench-hold"]
         let standardInput = Pipe()
         let standardOutput = Pipe()
         FileManager.default.createFile(atPath: logPath, contents: nil)
-        process.standardInput = standardInput
-        process.standardOutput = standardOutput
-        process.standardError = FileHandle(forWritingAtPath: logPath)
-        try process.run()
+        guard let log = FileHandle(forWritingAtPath: logPath) else {
+            throw BenchError("cannot write the holder's log at \(logPath)")
+        }
+        defer { try? log.close() }
+        process = try ChildProcess.spawn(
+            executable: executable, arguments: ["bench-hold"], input: standardInput.fileHandleForReading.fileDescriptor,
+            output: standardOutput.fileHandleForWriting.fileDescriptor, error: log.fileDescriptor)
+        // The child has its own copies of these ends.
+        try standardInput.fileHandleForReading.close()
+        try standardOutput.fileHandleForWriting.close()
         input = standardInput.fileHandleForWriting
         let reading = standardOutput.fileHandleForReading
         Thread { [self] in
@@ -104,7 +108,8 @@ final class HolderProcess: @unchecked Sendable {
         while ContinuousClock.now < deadline, !state.withLock({ $0.ended }) {
             try? await Task.sleep(for: .milliseconds(10))
         }
-        if process.isRunning { process.terminate() }
+        process.send(SIGTERM)
+        _ = await process.exit(within: .seconds(10))
         try? input.close()
     }
 }

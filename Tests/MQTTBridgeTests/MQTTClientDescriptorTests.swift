@@ -8,8 +8,8 @@ import Testing
 /// The client's own poll() loop works with descriptors past select()'s limit of 1024: a
 /// gateway holding a thousand HTTP connections still connects and reconnects to its broker.
 ///
-/// Run it on its own (`make test` does): while it holds 1100 descriptors, Foundation's
-/// `Process.run` in another test of the same process can crash.
+/// Run it on its own (`make test` does): it holds 1100 descriptors of the test process for a
+/// while. (Foundation's `Process.run` crashed beside it; no test spawns through it any more.)
 @Suite("MQTTBridge: descriptors past 1024", .serialized)
 struct MQTTClientDescriptorTests {
     @Test("With more than 1024 descriptors open, the client connects, reconnects after a broker restart, and publishes")

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import ProcessSupport
 import TestSupport
 import Testing
 import TopicGateCore
@@ -253,18 +254,14 @@ struct APIFuzzTests {
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         defer { try? output.close() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: schemathesis)
-        process.arguments = arguments
-        // Beside its log: schemathesis keeps a cache folder in its working directory.
-        process.currentDirectoryURL = URL(fileURLWithPath: log).deletingLastPathComponent()
-        process.standardOutput = output
-        process.standardError = output
         var environment = ProcessInfo.processInfo.environment
         environment["SCHEMATHESIS_TELEMETRY"] = "false"
-        process.environment = environment
-        try process.run()
-        process.waitUntilExit()
-        return (process.terminationStatus, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+        let process = try ChildProcess.spawn(
+            executable: schemathesis, arguments: arguments, environment: environment,
+            output: output.fileDescriptor, error: output.fileDescriptor,
+            // Beside its log: schemathesis keeps a cache folder in its working directory.
+            workingDirectory: URL(fileURLWithPath: log).deletingLastPathComponent().path)
+        let status = process.waitBlocking()
+        return (status, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessSupport
 import TestSupport
 import Testing
 
@@ -11,24 +12,21 @@ struct BenchCommandTests {
     static func bench(_ arguments: [String], environment extra: [String: String] = [:]) async throws
         -> [[String: Any]]
     {
-        let process = Process()
-        process.executableURL = ServerProcess.executable
-        process.arguments = ["bench", "--quick", "--json"] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess.spawn(
+            executable: ServerProcess.executable.path, arguments: ["bench", "--quick", "--json"] + arguments,
+            environment: ProcessInfo.processInfo.environment.merging(extra) { $1 },
+            output: output.fileHandleForWriting.fileDescriptor)
+        try output.fileHandleForWriting.close()
         // Read and wait on a thread of its own: a bench run lasts long enough to starve the
         // other suites if it held one of the few threads Swift's tasks share.
-        let data = await withCheckedContinuation { (done: CheckedContinuation<Data, Never>) in
+        let (data, status) = await withCheckedContinuation { (done: CheckedContinuation<(Data, Int32), Never>) in
             Thread.detachNewThread {
                 let data = output.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                done.resume(returning: data)
+                done.resume(returning: (data, process.waitBlocking()))
             }
         }
-        #expect(process.terminationStatus == 0)
+        #expect(status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         return try #require(object["rows"] as? [[String: Any]])
     }

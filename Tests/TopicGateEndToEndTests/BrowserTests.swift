@@ -33,7 +33,7 @@ struct BrowserTests {
         let pagePort = FreePort.next()
         let pageServer = try Self.spawn(
             "/usr/bin/python3", [Self.pageFolder.appendingPathComponent("page_server.py").path, "\(pagePort)", site])
-        defer { pageServer.terminate() }
+        defer { pageServer.send(SIGTERM) }
         var ready = false
         for _ in 0..<100 where !ready {
             ready = TCPProbe.accepts(port: pagePort)
@@ -43,7 +43,7 @@ struct BrowserTests {
         // Headless Chromium on the page, as a person would open it; it runs until killed.
         let browser = try Self.spawn(
             "/usr/bin/chromium", Self.chromium(site: site) + ["http://localhost:\(pagePort)/index.html"])
-        defer { if browser.isRunning { browser.terminate() } }
+        defer { browser.send(SIGTERM) }
 
         // The page posts its results when it is done.
         let resultsPath = site + "/results.json"
@@ -51,7 +51,7 @@ struct BrowserTests {
         while !FileManager.default.fileExists(atPath: resultsPath) && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(100))
         }
-        browser.terminate()
+        browser.send(SIGTERM)
         let posted = try JSONReader.object(Array(try Data(contentsOf: URL(fileURLWithPath: resultsPath))))
         let results = posted["steps"]?.objectValue ?? [:]
         let steps = [
@@ -94,13 +94,7 @@ struct BrowserTests {
         ]
     }
 
-    static func spawn(_ executable: String, _ arguments: [String]) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
+    static func spawn(_ executable: String, _ arguments: [String]) throws -> ChildProcess {
+        try ChildProcess.spawn(executable: executable, arguments: arguments)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import ProcessSupport
 import TestSupport
 import Testing
 import TopicGateCore
@@ -11,19 +12,15 @@ import TopicGateServer
 struct EmulatorTests {
     /// `topicgate <arguments>` running in the background, its output collected in a file.
     final class Background: @unchecked Sendable {
-        let process = Process()
+        let process: ChildProcess
         let outputPath: String
 
         init(_ arguments: [String], environment: [String: String], outputPath: String) throws {
             self.outputPath = outputPath
             _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-            process.executableURL = ServerProcess.executable
-            process.arguments = arguments
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-            let output = FileHandle(forWritingAtPath: outputPath)
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
+            process = try ChildProcess.spawn(
+                executable: ServerProcess.executable.path, arguments: arguments, logPath: outputPath,
+                environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
         }
 
         var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
@@ -39,8 +36,8 @@ struct EmulatorTests {
 
         deinit {
             if process.isRunning {
-                process.terminate()
-                process.waitUntilExit()
+                process.send(SIGTERM)
+                _ = process.waitBlocking()
             }
         }
     }

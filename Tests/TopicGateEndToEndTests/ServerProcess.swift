@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
+import ProcessSupport
 import TestSupport
 import TopicGateCore
 
@@ -17,7 +18,7 @@ final class ServerProcess: KiiAPI, @unchecked Sendable {
     let dataDirectory: String
     /// Extra `serve` flags, e.g. `--broker mqtt://127.0.0.1:port`.
     let arguments: [String]
-    private var process: Process?
+    private var process: ChildProcess?
 
     /// The executable the package built beside the tests.
     static var executable: URL { URL(fileURLWithPath: BuildProducts.path("topicgate")) }
@@ -49,9 +50,8 @@ final class ServerProcess: KiiAPI, @unchecked Sendable {
         let deadline = ContinuousClock.now + .seconds(45)
         while ContinuousClock.now < deadline {
             if (try? await call(.get, "/health")) != nil { return }
-            guard process.isRunning else {
-                throw TestFailure(
-                    "topicgate serve exited with status \(process.terminationStatus) before answering HTTP")
+            if let status = process.poll() {
+                throw TestFailure("topicgate serve exited with status \(status) before answering HTTP")
             }
             try await Task.sleep(for: .milliseconds(50))
         }
@@ -60,25 +60,16 @@ final class ServerProcess: KiiAPI, @unchecked Sendable {
 
     /// Starts the server without waiting for it (an HTTPS server does not answer plain HTTP).
     func startWithoutProbe() async throws {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments =
-            [
+        // Standard output (the app credentials on first start) and error go to a file beside the
+        // data: a server orphaned by a crashed test run must not hold the test runner's pipe open
+        // (swift test would wait for it for ever).
+        process = try ChildProcess.spawn(
+            executable: Self.executable.path,
+            arguments: [
                 "serve", "--port", "\(port)", "--data-dir", dataDirectory, "--bcrypt-cost", "4", "--log-level", "error",
                 "--mqtt-port", "\(mqttPort)",
-            ] + (arguments.contains("--mqtt-ws-port") ? [] : ["--mqtt-ws-port", "\(webSocketPort)"]) + arguments
-        // Standard output (the app credentials on first start) goes to a file beside the data.
-        if !FileManager.default.fileExists(atPath: outputPath) {
-            _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        }
-        let output = FileHandle(forWritingAtPath: outputPath)
-        _ = try? output?.seekToEnd()
-        process.standardOutput = output
-        // Standard error too: a server orphaned by a crashed test run must not hold the test
-        // runner's pipe open (swift test would wait for it for ever).
-        process.standardError = output
-        try process.run()
-        self.process = process
+            ] + (arguments.contains("--mqtt-ws-port") ? [] : ["--mqtt-ws-port", "\(webSocketPort)"]) + arguments,
+            logPath: outputPath)
     }
 
     /// Where the server's standard output goes.
@@ -105,21 +96,17 @@ final class ServerProcess: KiiAPI, @unchecked Sendable {
     @discardableResult
     func stop(signal: Int32) async throws -> Int32 {
         guard let process else { return 0 }
-        kill(process.processIdentifier, signal)
-        // Foundation traps when the status of a running process is read, and on a loaded CI
-        // machine even a SIGKILLed child can take seconds to be reaped: wait, then insist.
-        var deadline = ContinuousClock.now + .seconds(30)
-        while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(25)) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            deadline = ContinuousClock.now + .seconds(30)
-            while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(25)) }
+        process.send(signal)
+        // On a loaded CI machine even a SIGKILLed child can take seconds to be reaped: wait,
+        // then insist.
+        var status = await process.exit(within: .seconds(30))
+        if status == nil {
+            process.send(SIGKILL)
+            status = await process.exit(within: .seconds(30))
         }
         self.process = nil
-        guard !process.isRunning else {
-            throw TestFailure("topicgate serve (pid \(process.processIdentifier)) did not exit")
-        }
-        return process.terminationStatus
+        guard let status else { throw TestFailure("topicgate serve (pid \(process.pid)) did not exit") }
+        return status
     }
 
     var isRunning: Bool { process?.isRunning ?? false }
@@ -159,24 +146,22 @@ final class ServerProcess: KiiAPI, @unchecked Sendable {
     /// Runs `topicgate <arguments>` against this server with `credentials` in its environment;
     /// returns its exit status, standard output and standard error.
     func runCLI(_ arguments: [String], credentials: [String: String]) async throws -> (Int32, String, String) {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["TOPICGATE_URL"] = "http://127.0.0.1:\(port)"
         environment.merge(credentials) { $1 }
-        process.environment = environment
         let output = Pipe()
         let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
+        let process = try ChildProcess.spawn(
+            executable: Self.executable.path, arguments: arguments, environment: environment,
+            output: output.fileHandleForWriting.fileDescriptor, error: errors.fileHandleForWriting.fileDescriptor)
+        // The child has its own copies: ours closed, the pipes end when it does.
+        try output.fileHandleForWriting.close()
+        try errors.fileHandleForWriting.close()
         // Both pipes at once: a child that fills one while we wait on the other would block.
         async let out = Self.readToEnd(output.fileHandleForReading)
         async let err = Self.readToEnd(errors.fileHandleForReading)
         let (outText, errText) = await (out, err)
-        process.waitUntilExit()
-        return (process.terminationStatus, outText, errText)
+        return (await process.exit(), outText, errText)
     }
 
     /// Everything `handle` gives until end of file, read off the cooperative pool.
@@ -191,8 +176,8 @@ final class ServerProcess: KiiAPI, @unchecked Sendable {
     deinit {
         // SIGTERM, so that the server stops its embedded broker too; SIGKILL if it lingers.
         guard let process, process.isRunning else { return }
-        kill(process.processIdentifier, SIGTERM)
+        process.send(SIGTERM)
         for _ in 0..<200 where process.isRunning { usleep(25_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if process.isRunning { process.killNow() }
     }
 }

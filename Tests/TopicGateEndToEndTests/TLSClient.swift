@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ProcessSupport
 import TestSupport
 
 /// `openssl s_client` as a TLS client that verifies the server against a test certificate:
@@ -24,22 +25,22 @@ enum TLSClient {
     private static func exchangeBlocking(_ request: [UInt8], port: Int, certificate: TestCertificate) throws
         -> String
     {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = [
-            "s_client", "-connect", "127.0.0.1:\(port)", "-servername", "localhost", "-CAfile", certificate.certificate,
-            "-verify_return_error", "-quiet",
-        ]
         let input = Pipe()
         let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess.spawn(
+            executable: "/usr/bin/openssl",
+            arguments: [
+                "s_client", "-connect", "127.0.0.1:\(port)", "-servername", "localhost", "-CAfile",
+                certificate.certificate, "-verify_return_error", "-quiet",
+            ],
+            input: input.fileHandleForReading.fileDescriptor, output: output.fileHandleForWriting.fileDescriptor)
+        // The child has its own copies of these ends.
+        try input.fileHandleForReading.close()
+        try output.fileHandleForWriting.close()
         try writeAll(request, to: input.fileHandleForWriting.fileDescriptor)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        _ = process.waitBlocking()
         return String(decoding: data, as: UTF8.self)
     }
 

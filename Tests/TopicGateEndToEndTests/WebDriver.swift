@@ -19,7 +19,7 @@ final class WebDriver: @unchecked Sendable {
     static let enter = "\u{E007}"
 
     let port: Int
-    let process: Process
+    let process: ChildProcess
     let profile: String
     private(set) var session = ""
     var patience: Duration = .seconds(15)
@@ -35,12 +35,8 @@ final class WebDriver: @unchecked Sendable {
     private init(folder: String) throws {
         port = FreePort.next()
         profile = folder + "/chromium-profile-\(UUID().uuidString)"
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/chromedriver")
-        process.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess.spawn(
+            executable: "/usr/bin/chromedriver", arguments: ["--port=\(port)", "--allowed-ips=127.0.0.1"])
     }
 
     private func startSession(width: Int, height: Int) async throws {
@@ -73,8 +69,7 @@ final class WebDriver: @unchecked Sendable {
     /// Ends the session and chromedriver, and removes the browser profile.
     func quit() async {
         if !session.isEmpty { _ = try? await command(.delete, "/session/\(session)", nil, timeout: .seconds(10)) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        process.killNow()
         try? FileManager.default.removeItem(atPath: profile)
     }
 
