@@ -43,7 +43,7 @@ public final class ChildProcess: Sendable {
         output: Int32? = nil, error: Int32? = nil, workingDirectory: String? = nil
     ) throws -> ChildProcess {
         try spawn(executable, arguments, environment) { actions in
-            if let workingDirectory { Self.changeDirectory(&actions, to: workingDirectory) }
+            if let workingDirectory { try Self.changeDirectory(&actions, to: workingDirectory) }
             for (descriptor, target, flags) in [
                 (input, Int32(0), O_RDONLY), (output, 1, O_WRONLY), (error, 2, O_WRONLY),
             ] {
@@ -58,12 +58,12 @@ public final class ChildProcess: Sendable {
 
     private static func spawn(
         _ executable: String, _ arguments: [String], _ environment: [String: String]?,
-        standardStreams: (inout posix_spawn_file_actions_t) -> Void
+        standardStreams: (inout posix_spawn_file_actions_t) throws -> Void
     ) throws -> ChildProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        standardStreams(&actions)
+        try standardStreams(&actions)
         // Nothing else of ours leaks into the child: not the HTTP listener, not the database,
         // not the pipe through which a parent watches us. (Foundation opens most without
         // O_CLOEXEC; a broker holding them would keep our port bound after we die.)
@@ -99,13 +99,14 @@ public final class ChildProcess: Sendable {
     }
 
     /// Asks the spawn to start the child in `directory` (glibc's
-    /// `posix_spawn_file_actions_addchdir_np`, 2.29+, looked up at run time like the one below).
-    private static func changeDirectory(_ actions: inout posix_spawn_file_actions_t, to directory: String) {
+    /// `posix_spawn_file_actions_addchdir_np`, 2.29+, looked up at run time like the one below);
+    /// throws where there is none, rather than start the child elsewhere.
+    private static func changeDirectory(_ actions: inout posix_spawn_file_actions_t, to directory: String) throws {
         typealias AddChangeDirectory =
             @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np")
-        else { return }
-        _ = unsafeBitCast(symbol, to: AddChangeDirectory.self)(&actions, directory)
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np"),
+            unsafeBitCast(symbol, to: AddChangeDirectory.self)(&actions, directory) == 0
+        else { throw ChildProcessError(description: "cannot start a child in \(directory) on this system") }
     }
 
     /// Asks the spawn to close every descriptor from 3 up: glibc's

@@ -32,17 +32,14 @@ struct BrokerFleet: DeviceLink {
     /// Hands each broker its publications now; the pending outcome awaits them all.
     func start(_ publications: [DevicePublication]) -> PendingDelivery {
         guard let first = publications.first else { return .settled([:]) }
-        // All for one broker (always so with one): handed over as they are, not grouped.
+        // All for one broker (always so with one): handed over as they are, not grouped, and its
+        // outcome as its link reports it, without a task that would cost a hop there and back.
         if publications.allSatisfy({ $0.broker == first.broker }) {
             return start(publications, nil, on: first.broker)
         }
         let pending = Dictionary(grouping: publications.indices, by: { publications[$0].broker }).map {
             name, indices in start(publications, indices, on: name)
         }
-        // One broker (always so with one): its outcome as its link reports it, without a task
-        // that would cost a hop there and back.
-        if pending.isEmpty { return .settled([:]) }
-        if pending.count == 1 { return pending[0] }
         return PendingDelivery(awaiting: {
             await withTaskGroup(of: [Int: DeliveryFailure].self) { group in
                 for broker in pending { group.addTask { await broker.failures() } }

@@ -6,8 +6,9 @@ import NIOCore
 /// The outermost middleware: gives every request an ID (the client's `X-Request-ID` when it is
 /// a sane token, else a new one) that goes into every line logged while it is served (a task
 /// local that the gateway logger's metadata provider reads) and the response's `X-Request-ID`;
-/// counts and times the request by route pattern; logs each request at debug (`KiiErrorMiddleware`, inside it, logs refusals at
-/// info with their code and message under the same ID).
+/// counts and times the request by route pattern; logs each request at debug
+/// (`KiiErrorMiddleware`, inside it, logs refusals at info with their code and message under the
+/// same ID).
 struct RequestTracingMiddleware<Context: RequestContext>: RouterMiddleware {
     let metrics: ServerMetrics
 

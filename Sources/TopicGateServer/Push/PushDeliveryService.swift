@@ -156,9 +156,7 @@ struct PushDeliveryService: Service {
                 for installation in recipientDevices[.init(appID: message.appID, principal: recipient.principal)] ?? []
                 where installation.receivesPushes {
                     let broker = link.broker(serving: installation)
-                    guard message.deliveredBrokers.isEmpty || !message.deliveredBrokers.contains(broker) else {
-                        continue
-                    }
+                    guard !message.deliveredBrokers.contains(broker) else { continue }
                     publications.append(
                         DevicePublication(topic: installation.mqttTopic, payload: message.payload, broker: broker))
                     owners.append(index)
