@@ -101,7 +101,7 @@ struct PushOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Port of the embedded broker's MQTT-over-TLS listener, with the TLS files (env "
+            "Port of the embedded broker's MQTT-over-TLS listener, with the TLS files; 0 turns it off (env "
                 + "TOPICGATE_MQTT_TLS_PORT; default 8883).")
     )
     var mqttTlsPort: Int?
@@ -114,7 +114,9 @@ struct PushOptions: ParsableArguments {
     var mqttWsPort: Int?
 
     @Option(
-        help: "Port of MQTT over secure WebSockets, with the TLS files (env TOPICGATE_MQTT_WSS_PORT; default 12473).")
+        help: ArgumentHelp(
+            "Port of MQTT over secure WebSockets, with the TLS files; 0 turns it off (env TOPICGATE_MQTT_WSS_PORT; "
+                + "default 12473)."))
     var mqttWssPort: Int?
 
     /// The push configuration, or nil with `--broker none`.
@@ -211,11 +213,16 @@ struct PushOptions: ParsableArguments {
             }
             return value
         }
-        if let tls = try port(mqttTlsPort, "TOPICGATE_MQTT_TLS_PORT") { listeners.tlsPort = tls }
+        // 0 turns a listener off, the same for each of the three.
+        if let tls = try port(mqttTlsPort, "TOPICGATE_MQTT_TLS_PORT", allowingZero: true) {
+            listeners.tlsPort = tls == 0 ? nil : tls
+        }
         if let ws = try port(mqttWsPort, "TOPICGATE_MQTT_WS_PORT", allowingZero: true) {
             listeners.webSocketPort = ws == 0 ? nil : ws
         }
-        if let wss = try port(mqttWssPort, "TOPICGATE_MQTT_WSS_PORT") { listeners.secureWebSocketPort = wss }
+        if let wss = try port(mqttWssPort, "TOPICGATE_MQTT_WSS_PORT", allowingZero: true) {
+            listeners.secureWebSocketPort = wss == 0 ? nil : wss
+        }
         listeners.tls = try ServerOptions.tlsFiles(
             certificate: mqttTlsCert ?? environment["TOPICGATE_MQTT_TLS_CERT"],
             key: mqttTlsKey ?? environment["TOPICGATE_MQTT_TLS_KEY"],

@@ -23,6 +23,9 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = try options.configuration()
         configuration.push = try push.configuration(dataDirectory: configuration.dataDirectory)
         try abuse.apply(to: &configuration)
+        // Keeps `topicgate restore` from replacing the SQLite file while this gateway serves it.
+        let servingLock = configuration.database == nil ? try ServingLock.serving(configuration.dataDirectory) : nil
+        defer { withExtendedLifetime(servingLock) {} }
         let store = try await openStore(configuration: configuration)
         let (app, secret) = try await AppRegistry(store: store).defaultApp()
         if let secret {
@@ -57,7 +60,14 @@ struct ServeCommand: AsyncParsableCommand {
                     "MQTT: embedded Mosquitto on \(listeners.host):\(broker.port) (config and log in "
                         + "\(broker.directory)); it may hold up to \(descriptors) open descriptors (one per device)"
                 )
-                if listeners.tls != nil { print("MQTT over TLS: \(listeners.host):\(listeners.tlsPort)") }
+                if broker.filesDirectory != broker.directory {
+                    print(
+                        "The broker's own files (persistence, pid) are in \(broker.filesDirectory): its 'mosquitto' "
+                            + "account cannot reach \(broker.directory)")
+                }
+                if listeners.tls != nil, let tlsPort = listeners.tlsPort {
+                    print("MQTT over TLS: \(listeners.host):\(tlsPort)")
+                }
             case .external(let host, let port):
                 print("MQTT: broker at mqtt://\(host):\(port)")
             case .several(let brokers):
@@ -72,8 +82,8 @@ struct ServeCommand: AsyncParsableCommand {
             }
             if push.relaysWebSockets, let ws = listeners.webSocketPort {
                 print("MQTT over WebSockets: ws://\(listeners.host):\(ws)/mqtt (relayed to the broker)")
-                if listeners.tls != nil {
-                    print("MQTT over secure WebSockets: wss://\(listeners.host):\(listeners.secureWebSocketPort)/mqtt")
+                if listeners.tls != nil, let securePort = listeners.secureWebSocketPort {
+                    print("MQTT over secure WebSockets: wss://\(listeners.host):\(securePort)/mqtt")
                 }
             }
             if push.brokers.count == 1 {

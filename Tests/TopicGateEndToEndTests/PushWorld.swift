@@ -20,12 +20,15 @@ final class PushWorld: KiiAPI, @unchecked Sendable {
 
     /// `arguments`: more `serve` flags. `embedded`: the gateway starts its own Mosquitto, as
     /// `make run` does, instead of using the test's.
-    init(embedded: Bool = false, arguments: [String] = []) throws {
+    /// `directory`: the gateway's data folder (default: a new one in the temporary folder).
+    init(embedded: Bool = false, arguments: [String] = [], directory: String? = nil) throws {
         broker = try BrokerProcess()
         self.embedded = embedded
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-push-\(UUID().uuidString)").path
+        self.directory =
+            directory
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("tg-push-\(UUID().uuidString)").path
         server = ServerProcess(
-            dataDirectory: directory,
+            dataDirectory: self.directory,
             arguments: (embedded
                 ? [] : ["--broker", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-secret-file", broker.secretFile])
                 + arguments)
@@ -34,10 +37,14 @@ final class PushWorld: KiiAPI, @unchecked Sendable {
     /// A broker and a gateway (with more `serve` flags), started.
     /// A port found free can be taken by another process before the gateway binds it (the
     /// gateway then exits at once): up to three worlds with new ports are tried.
-    static func started(embedded: Bool = false, arguments: [String] = []) async throws -> PushWorld {
+    static func started(embedded: Bool = false, arguments: [String] = [], directory: String? = nil) async throws
+        -> PushWorld
+    {
         var attempt = 1
         while true {
-            let world = try PushWorld(embedded: embedded, arguments: arguments)
+            let world = try PushWorld(
+                embedded: embedded, arguments: arguments,
+                directory: directory.map { attempt == 1 ? $0 : $0 + "-\(attempt)" })
             do {
                 try await world.start()
                 return world

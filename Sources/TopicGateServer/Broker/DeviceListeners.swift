@@ -11,17 +11,18 @@ public struct DeviceListeners: Sendable, Equatable {
     /// The address the embedded broker's listeners and the WebSockets relay bind to
     /// (`--mqtt-host`; 127.0.0.1 keeps them to this machine, 0.0.0.0 opens them to every interface).
     public var host: String
-    /// MQTT over TLS on the embedded broker; used only with `tls`.
-    public var tlsPort: Int
+    /// MQTT over TLS on the embedded broker; used only with `tls`; nil turns it off.
+    public var tlsPort: Int?
     /// MQTT over WebSockets, relayed by the gateway; nil turns it off.
     public var webSocketPort: Int?
-    /// MQTT over secure WebSockets, relayed by the gateway; used only with `tls`.
-    public var secureWebSocketPort: Int
+    /// MQTT over secure WebSockets, relayed by the gateway; used only with `tls`; nil turns it off.
+    public var secureWebSocketPort: Int?
     /// The certificate and key of the TLS listeners; nil: no TLS listener runs.
     public var tls: TLSFiles?
 
     public init(
-        host: String = "127.0.0.1", tlsPort: Int = 8883, webSocketPort: Int? = 12470, secureWebSocketPort: Int = 12473,
+        host: String = "127.0.0.1", tlsPort: Int? = 8883, webSocketPort: Int? = 12470,
+        secureWebSocketPort: Int? = 12473,
         tls: TLSFiles? = nil
     ) {
         self.host = host

@@ -16,6 +16,14 @@ final class EmbeddedBroker: Service, Sendable {
     let listeners: DeviceListeners
     let logger: Logger
 
+    /// The account the broker drops to when the gateway runs as root (nil: it runs as the
+    /// gateway's own user, or as root when there is no `mosquitto` account).
+    let account: BrokerAccount?
+    /// The folder of the files the broker itself reads and writes after it dropped root: its
+    /// pid file and persistence, and then its own copies of the plugin, the secret and the TLS
+    /// files. `configuration.directory` unless its account cannot reach that folder.
+    let filesDirectory: String
+
     init(
         configuration: EmbeddedBrokerConfiguration, secretFile: String, maximumPacketSize: Int,
         listeners: DeviceListeners = DeviceListeners(), logger: Logger
@@ -25,11 +33,13 @@ final class EmbeddedBroker: Service, Sendable {
         self.maximumPacketSize = maximumPacketSize
         self.listeners = listeners
         self.logger = logger
+        account = configuration.account
+        filesDirectory = configuration.filesDirectory
     }
 
     var configPath: String { configuration.directory + "/mosquitto.conf" }
     var logPath: String { configuration.directory + "/mosquitto.log" }
-    var pidPath: String { configuration.directory + "/mosquitto.pid" }
+    var pidPath: String { filesDirectory + "/mosquitto.pid" }
 
     /// The user the broker runs as when the gateway runs as root: Debian's `mosquitto`
     /// account (Mosquitto loads its plugins, which read the secret, before it drops to it).
@@ -41,32 +51,46 @@ final class EmbeddedBroker: Service, Sendable {
         return getpwnam(unprivilegedUser) != nil
     }
 
-    /// Writes the instance's configuration file; when running as root, hands the broker's
-    /// folder to the unprivileged user the broker will run as.
+    /// Writes the instance's configuration file; when running as root, gives the broker's
+    /// account its own copies of what it reads and a folder it owns for what it writes.
     func prepare() throws {
         let manager = FileManager.default
         try manager.createDirectory(atPath: configuration.directory, withIntermediateDirectories: true)
         var runAsUser: String?
         var brokerSecretFile = secretFile
+        var pluginPath = configuration.pluginPath
         var tls = listeners.tls
         if geteuid() == 0 {
-            if let account = getpwnam(Self.unprivilegedUser) {
+            if let account {
+                runAsUser = account.name
+                if filesDirectory != configuration.directory {
+                    // `topicgate serve` says where. The parent stays root's and readable by all
+                    // (only the broker's folder is private).
+                    try manager.createDirectory(
+                        atPath: (filesDirectory as NSString).deletingLastPathComponent,
+                        withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+                    try manager.createDirectory(
+                        atPath: filesDirectory, withIntermediateDirectories: true,
+                        attributes: [.posixPermissions: 0o700])
+                }
                 // Mosquitto drops to its user before it loads the plugin: the plugin reads its
                 // own copy of the secret, 0600 and owned by that user, in the broker's folder.
-                runAsUser = Self.unprivilegedUser
-                brokerSecretFile = configuration.directory + "/mqtt-secret"
-                let secret = try Data(contentsOf: URL(fileURLWithPath: secretFile))
-                _ = manager.createFile(
-                    atPath: brokerSecretFile, contents: secret, attributes: [.posixPermissions: 0o600])
+                brokerSecretFile = try copyForBroker(secretFile, as: "mqtt-secret")
+                if !account.canReach((Self.absolute(pluginPath) as NSString).deletingLastPathComponent) {
+                    pluginPath = try copyForBroker(pluginPath, as: "libTopicGateMosquittoAuth.so")
+                }
                 // Its TLS files likewise: the operator's copies may be readable by root only.
                 tls = try tls.map(copyForBroker)
-                for path in [configuration.directory]
-                    + ((try? manager.contentsOfDirectory(atPath: configuration.directory)) ?? [])
-                    .map({ configuration.directory + "/" + $0 })
-                {
-                    guard chown(path, account.pointee.pw_uid, account.pointee.pw_gid) == 0 else {
-                        throw EmbeddedBrokerError(
-                            "Cannot hand \(path) to the '\(Self.unprivilegedUser)' user (errno \(errno)).")
+                for folder in Set([configuration.directory, filesDirectory]) {
+                    for path in [folder]
+                        + ((try? manager.contentsOfDirectory(atPath: folder)) ?? []).map({
+                            folder + "/" + $0
+                        })
+                    {
+                        guard chown(path, account.uid, account.gid) == 0 else {
+                            throw EmbeddedBrokerError(
+                                "Cannot hand \(path) to the '\(account.name)' user (errno \(errno)).")
+                        }
                     }
                 }
             } else {
@@ -80,36 +104,47 @@ final class EmbeddedBroker: Service, Sendable {
         }
         let template = try String(contentsOfFile: configuration.templatePath, encoding: .utf8)
         let config = EmbeddedBrokerConfigFile.render(
-            template: template, port: configuration.port, pluginPath: Self.absolute(configuration.pluginPath),
-            secretFile: Self.absolute(brokerSecretFile), directory: Self.absolute(configuration.directory),
+            template: template, port: configuration.port, pluginPath: Self.absolute(pluginPath),
+            secretFile: Self.absolute(brokerSecretFile), directory: Self.absolute(filesDirectory),
             runAsUser: runAsUser, maximumPacketSize: maximumPacketSize, host: listeners.host,
-            tls: tls.map {
-                EmbeddedBrokerConfigFile.TLSListener(
-                    certfile: Self.absolute($0.certificate), keyfile: Self.absolute($0.privateKey),
-                    cafile: $0.certificateAuthority.map(Self.absolute))
-            }, tlsPort: listeners.tlsPort)
+            tls: listeners.tlsPort == nil
+                ? nil
+                : tls.map {
+                    EmbeddedBrokerConfigFile.TLSListener(
+                        certfile: Self.absolute($0.certificate), keyfile: Self.absolute($0.privateKey),
+                        cafile: $0.certificateAuthority.map(Self.absolute))
+                }, tlsPort: listeners.tlsPort ?? 0)
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
     }
 
-    /// Copies of `files` in the broker's folder, 0600, for the broker's own user.
+    /// A copy of `path` named `name` in the broker's files folder, 0600.
+    private func copyForBroker(_ path: String, as name: String) throws -> String {
+        let target = filesDirectory + "/" + name
+        let contents = try Data(contentsOf: URL(fileURLWithPath: path))
+        try? FileManager.default.removeItem(atPath: target)
+        guard
+            FileManager.default.createFile(atPath: target, contents: contents, attributes: [.posixPermissions: 0o600])
+        else { throw EmbeddedBrokerError("Cannot write \(target) for the broker.") }
+        return target
+    }
+
+    /// Copies of `files` in the broker's files folder, 0600, for the broker's own user.
     private func copyForBroker(_ files: TLSFiles) throws -> TLSFiles {
-        func copy(_ path: String, as name: String) throws -> String {
-            let target = configuration.directory + "/" + name
-            let contents = try Data(contentsOf: URL(fileURLWithPath: path))
-            try? FileManager.default.removeItem(atPath: target)
-            _ = FileManager.default.createFile(
-                atPath: target, contents: contents, attributes: [.posixPermissions: 0o600])
-            return target
-        }
-        return TLSFiles(
-            certificate: try copy(files.certificate, as: "tls-certificate.pem"),
-            privateKey: try copy(files.privateKey, as: "tls-key.pem"),
-            certificateAuthority: try files.certificateAuthority.map { try copy($0, as: "tls-ca.pem") })
+        TLSFiles(
+            certificate: try copyForBroker(files.certificate, as: "tls-certificate.pem"),
+            privateKey: try copyForBroker(files.privateKey, as: "tls-key.pem"),
+            certificateAuthority: try files.certificateAuthority.map { try copyForBroker($0, as: "tls-ca.pem") })
     }
 
     func run() async throws {
         try prepare()
         stopStaleBroker()
+        // Another program on the port would answer the probe below in the broker's place.
+        if TCPProbe.accepts(host: listeners.localHost, port: configuration.port) {
+            throw EmbeddedBrokerError(
+                "Port \(configuration.port) on \(listeners.localHost) is already in use by another program; give the "
+                    + "embedded broker another one with --mqtt-port.")
+        }
         var firstStart = true
         var delay = Duration.seconds(1)
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
@@ -118,11 +153,14 @@ final class EmbeddedBroker: Service, Sendable {
             logger.info("Broker starting", metadata: ["pid": "\(child.pid)", "port": "\(configuration.port)"])
             let listening = await waitUntilListening(child)
             if !listening, firstStart {
-                // Never came up (a port in use, a bad configuration): that does not heal by itself.
+                // Never came up (a port in use, a folder it cannot write, a bad configuration):
+                // that does not heal by itself. The broker's own log names the cause.
+                let exited = child.poll()
                 await child.stop(grace: .seconds(2))
                 throw EmbeddedBrokerError(
-                    "Mosquitto did not start listening on \(listeners.host):\(configuration.port); is a port in use? "
-                        + "Its log, \(logPath), ends with:\n" + lastLines(of: logPath))
+                    MosquittoLog.failure(
+                        log: (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "", logPath: logPath,
+                        address: "\(listeners.host):\(configuration.port)", exitStatus: exited))
             }
             if listening {
                 firstStart = false
@@ -169,11 +207,6 @@ final class EmbeddedBroker: Service, Sendable {
         kill(pid, SIGTERM)
         for _ in 0..<50 where kill(pid, 0) == 0 { usleep(100_000) }
         if kill(pid, 0) == 0 { kill(pid, SIGKILL) }
-    }
-
-    private func lastLines(of path: String) -> String {
-        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").suffix(5).joined(separator: "\n")
     }
 
     static func absolute(_ path: String) -> String {

@@ -19,7 +19,7 @@ enum MQTTWebSocketRelay {
     static let subprotocols = ["mqtt", "mqttv3.1"]
 
     /// The relay's servers: WebSockets on `webSocketPort`, and with TLS files secure
-    /// WebSockets on `secureWebSocketPort`. None when WebSockets are turned off.
+    /// WebSockets on `secureWebSocketPort` unless it is off. None when WebSockets are turned off.
     static func services(push: PushConfiguration, logger: Logger) throws -> [any Service] {
         let listeners = push.listeners
         guard let port = listeners.webSocketPort else { return [] }
@@ -31,12 +31,12 @@ enum MQTTWebSocketRelay {
             application(
                 server: server(frames: frames, broker: broker), host: listeners.host, port: port, logger: logger)
         ]
-        if let tls = listeners.tls {
+        if let tls = listeners.tls, let securePort = listeners.secureWebSocketPort {
             services.append(
                 application(
                     server: try .tls(
                         server(frames: frames, broker: broker), tlsConfiguration: tls.serverConfiguration()),
-                    host: listeners.host, port: listeners.secureWebSocketPort, logger: logger))
+                    host: listeners.host, port: securePort, logger: logger))
         }
         return services
     }

@@ -53,14 +53,14 @@ extension PushConfiguration {
     /// The ports `mqtt-endpoint` tells devices: `publicPorts` when given; otherwise the
     /// broker's plain port and, for each other transport, its port when something listens
     /// there and 0 when nothing does (no TLS files: no TLS and no WSS; `--mqtt-ws-port 0`: no
-    /// WebSockets). An endpoint never names a port on which nothing listens.
+    /// WebSockets; `--mqtt-tls-port 0`, `--mqtt-wss-port 0`: that one off). An endpoint never names a port on which nothing listens.
     public var advertisedPorts: MQTTPorts {
         if let publicPorts { return publicPorts }
         let tls = listeners.tls != nil
         let embedded = if case .embedded = broker { true } else { false }
         return MQTTPorts(
-            tcp: broker.port, ssl: tls && embedded ? listeners.tlsPort : 0, ws: listeners.webSocketPort ?? 0,
-            wss: tls && listeners.webSocketPort != nil ? listeners.secureWebSocketPort : 0)
+            tcp: broker.port, ssl: tls && embedded ? listeners.tlsPort ?? 0 : 0, ws: listeners.webSocketPort ?? 0,
+            wss: tls && listeners.webSocketPort != nil ? listeners.secureWebSocketPort ?? 0 : 0)
     }
 }
 

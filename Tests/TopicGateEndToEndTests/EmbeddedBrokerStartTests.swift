@@ -1,0 +1,128 @@
+import Foundation
+import HTTPTypes
+import MQTTBridge
+import ProcessSupport
+import TestSupport
+import Testing
+import TopicGateCore
+
+/// The embedded broker's start as a first-time user meets it: as root with the data folder
+/// under a private parent (a clone in `/root`), with a port another program holds, with a
+/// configuration Mosquitto refuses; and the TLS and secure WebSockets listeners turned off
+/// with port 0.
+@Suite("The embedded broker's start")
+struct EmbeddedBrokerStartTests {
+    @Test("Under a 0700 parent folder (as root: the broker runs as its own user) a device gets its push")
+    func privateParentFolder() async throws {
+        let parent = FileManager.default.temporaryDirectory.appendingPathComponent("tg-private-\(UUID().uuidString)")
+            .path
+        try FileManager.default.createDirectory(
+            atPath: parent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        let world = try await PushWorld.started(embedded: true, directory: parent + "/tg-data")
+        let scene = try await world.subscribedMember()
+        let device = try await world.connectedDevice(scene.endpoint)
+        let received = ReceivedMessages(device)
+        try await world.push(scene.topic, token: scene.owner.token, message: "behind a private folder")
+        let messages = await received.wait(for: 1)
+        #expect(messages.first?.object["msg"]?.stringValue == "behind a private folder")
+        if geteuid() == 0, getpwnam("mosquitto") != nil {
+            // The broker's own files went where its account can reach them, and the gateway said so.
+            let output = try String(contentsOfFile: world.server.outputPath, encoding: .utf8)
+            #expect(output.contains("The broker's own files (persistence, pid) are in /var/lib/topicgate/broker-"))
+        }
+        device.shutdown()
+        try await world.stop()
+    }
+
+    /// `topicgate serve` with `arguments` and an embedded broker, which must fail: its output.
+    func failedStart(_ arguments: [String], mqttPort: Int) async throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-fail-\(UUID().uuidString)")
+            .path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let output = Pipe()
+        let process = try ChildProcess.spawn(
+            executable: ServerProcess.executable.path,
+            arguments: [
+                "serve", "--data-dir", directory, "--port", "\(FreePort.next())", "--mqtt-port", "\(mqttPort)",
+                "--mqtt-ws-port", "0", "--log-level", "error",
+            ] + arguments,
+            output: output.fileHandleForWriting.fileDescriptor, error: output.fileHandleForWriting.fileDescriptor)
+        try output.fileHandleForWriting.close()
+        let text = await ServerProcess.readToEnd(output.fileHandleForReading)
+        #expect(await process.exit() != 0)
+        #expect(!text.contains("is a port in use?"))
+        return text
+    }
+
+    @Test("A broker that cannot start is reported with the cause from its own log")
+    func causeFromTheBrokerLog() async throws {
+        let template = FileManager.default.temporaryDirectory.appendingPathComponent("tg-bad-\(UUID().uuidString).conf")
+            .path
+        defer { try? FileManager.default.removeItem(atPath: template) }
+        let policy = try String(
+            contentsOf: BrokerProcess.repository.appendingPathComponent("broker-config/mosquitto.conf"), encoding: .utf8
+        )
+        try (policy + "\nno_such_option 1\n").write(toFile: template, atomically: true, encoding: .utf8)
+        let text = try await failedStart(["--broker-config", template], mqttPort: FreePort.next())
+        #expect(text.contains("Error: Unknown configuration variable \"no_such_option\""), "\(text)")
+    }
+
+    @Test("A port another program holds is named as such")
+    func portInUse() async throws {
+        let holder = try PortHolder()
+        let text = try await failedStart([], mqttPort: holder.port)
+        #expect(text.contains("Port \(holder.port) on 127.0.0.1 is already in use by another program"), "\(text)")
+        withExtendedLifetime(holder) {}
+    }
+
+    @Test("--mqtt-tls-port 0 and --mqtt-wss-port 0 turn those listeners off, as --mqtt-ws-port 0 does")
+    func portZeroTurnsListenersOff() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-cert-\(UUID().uuidString)")
+            .path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let certificate = try await TestCertificate(in: directory)
+        let world = try await PushWorld.started(
+            embedded: true,
+            arguments: [
+                "--mqtt-tls-cert", certificate.certificate, "--mqtt-tls-key", certificate.privateKey,
+                "--mqtt-tls-port", "0", "--mqtt-wss-port", "0",
+            ])
+        let user = try await world.pseudoUser()
+        let endpoint = try await world.install(token: user.token)
+        #expect(endpoint.object["portSSL"]?.intValue == 0)
+        #expect(endpoint.object["portWSS"]?.intValue == 0)
+        #expect(endpoint.object["portWS"]?.intValue == Int64(world.server.webSocketPort))
+        let config = try String(contentsOfFile: world.directory + "/broker/mosquitto.conf", encoding: .utf8)
+        #expect(!config.contains("certfile"), "no TLS listener in the broker's configuration")
+        try await world.stop()
+    }
+}
+
+/// A loopback port held by a listening socket of this process: another program, to the broker.
+final class PortHolder {
+    let port: Int
+    private let descriptor: Int32
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(descriptor, address, length) == 0 && listen(descriptor, 8) == 0
+                    && getsockname(descriptor, address, &length) == 0
+            }
+        }
+        guard bound else {
+            close(descriptor)
+            throw TestFailure("cannot listen on a loopback port (errno \(errno))")
+        }
+        self.descriptor = descriptor
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(descriptor) }
+}
