@@ -11,7 +11,7 @@ struct AppsCommand: AsyncParsableCommand {
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create an app and print its credentials.")
-        @OptionGroup var options: ServerOptions
+        @OptionGroup var options: StoreOptions
         @Option(help: "A name for the app.") var name: String = "app"
 
         func run() async throws {
@@ -23,7 +23,7 @@ struct AppsCommand: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List apps (client secrets are not kept).")
-        @OptionGroup var options: ServerOptions
+        @OptionGroup var options: StoreOptions
 
         func run() async throws {
             let store = try await openStore(configuration: try options.configuration())
@@ -37,7 +37,7 @@ struct AppsCommand: AsyncParsableCommand {
     struct ResetSecret: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "reset-secret", abstract: "Make a new client secret (revokes admin tokens).")
-        @OptionGroup var options: ServerOptions
+        @OptionGroup var options: StoreOptions
         @Argument(help: "The app's ID.") var appID: String
 
         func run() async throws {

@@ -5,24 +5,17 @@ import TopicGateCore
 import TopicGateServer
 import TopicGateStore
 
-/// Flags shared by every command that opens the data directory or serves; each falls back to
-/// a `TOPICGATE_*` environment variable, then to the embedded default.
+/// Flags of `topicgate serve`; each falls back to a `TOPICGATE_*` environment variable, then
+/// to the embedded default. Where the data is comes from `StoreOptions`, which the local
+/// commands (`apps`, `backup`, `restore`) take alone.
 struct ServerOptions: ParsableArguments {
+    @OptionGroup var store: StoreOptions
+
     @Option(help: "Address to listen on (env TOPICGATE_HOST; default 127.0.0.1).")
     var host: String?
 
     @Option(help: "Port to listen on (env TOPICGATE_PORT; default 8080).")
     var port: Int?
-
-    @Option(help: "Folder of the SQLite file (env TOPICGATE_DATA_DIR; default ./data).")
-    var dataDir: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "PostgreSQL database shared by several gateways, postgres://user:password@host:5432/name?sslmode="
-                + "disable|prefer|require (env TOPICGATE_DATABASE_URL; default: the SQLite file in --data-dir).",
-            valueName: "url"))
-    var database: String?
 
     @Option(
         help: ArgumentHelp(
@@ -83,17 +76,11 @@ struct ServerOptions: ParsableArguments {
 
     func configuration() throws -> ServerConfiguration {
         let environment = ProcessInfo.processInfo.environment
-        var configuration = ServerConfiguration()
+        var configuration = try store.configuration()
         configuration.host = host ?? environment["TOPICGATE_HOST"] ?? configuration.host
-        if let port = try port ?? environment["TOPICGATE_PORT"].map(Self.integer) { configuration.port = port }
-        configuration.dataDirectory = dataDir ?? environment["TOPICGATE_DATA_DIR"] ?? configuration.dataDirectory
-        if let url = database ?? environment["TOPICGATE_DATABASE_URL"], !url.isEmpty {
-            guard let location = PostgresLocation(url: url) else {
-                throw ValidationError(
-                    "The database is a postgres://user:password@host:port/name URL (sslmode disable, prefer or "
-                        + "require), not '\(url.prefix(40))…'.")
-            }
-            configuration.database = location
+        if let port = try port ?? environment["TOPICGATE_PORT"].map(Self.integer) {
+            guard (1...65535).contains(port) else { throw ValidationError("\(port) is not a port (--port).") }
+            configuration.port = port
         }
         if let seconds = try outboxLease ?? environment["TOPICGATE_OUTBOX_LEASE"].map(Self.integer) {
             guard (1...3600).contains(seconds) else { throw ValidationError("The outbox lease is 1 to 3600 seconds.") }

@@ -7,7 +7,8 @@ struct TopicGateCommand: AsyncParsableCommand {
         commandName: "topicgate",
         abstract: "A self-hosted push-and-ACL backend that speaks the Kii Cloud wire protocol.",
         subcommands: [
-            ServeCommand.self, AppsCommand.self, ACLCommand.self, TopicsCommand.self, PrincipalsCommand.self,
+            ServeCommand.self, AppsCommand.self, BackupCommand.self, RestoreCommand.self, ACLCommand.self,
+            TopicsCommand.self, PrincipalsCommand.self,
             UsersCommand.self,
             EmulateCommand.self,
             BenchCommand.self,
