@@ -1,7 +1,11 @@
 # TopicGate: `make run` and `make test` do all the set-up a fresh Debian/Ubuntu machine needs.
 
-# System packages the build and the embedded broker need.
-APT_PACKAGES := libsqlite3-dev libssl-dev libcjson-dev mosquitto mosquitto-clients mosquitto-dev libmosquitto-dev
+# System packages the build needs (the Dockerfile's build stage installs the same), and those
+# the gateway runs with (its runtime stage installs these and the -dev packages' libraries; a
+# test keeps the two files in step).
+BUILD_APT_PACKAGES := libsqlite3-dev libssl-dev libcjson-dev mosquitto-dev libmosquitto-dev
+RUN_APT_PACKAGES := mosquitto mosquitto-clients
+APT_PACKAGES := $(BUILD_APT_PACKAGES) $(RUN_APT_PACKAGES)
 # And what the tests need besides: Python (the API fuzzer, the browser test's page server),
 # the openssl command (test certificates, a TLS client), Chromium and its WebDriver (the browser
 # tests: a web app on another origin, and the operator console driven by keyboard and mouse).
@@ -11,8 +15,11 @@ TOPICGATE := .build/debug/topicgate
 # The API fuzzer the tests run (PyPI), in a virtual environment of its own.
 FUZZ_VENV := .build/fuzz-venv
 SCHEMATHESIS_VERSION := 4.32.5
+# docker-compose (PyPI), which checks docker-compose.yml in the tests (no Docker engine needed).
+COMPOSE_VENV := .build/compose-venv
+COMPOSE_VERSION := 1.29.2
 
-.PHONY: run test build bench fuzz lint format deps test-deps fuzz-deps clean
+.PHONY: run test build bench fuzz lint format deps test-deps fuzz-deps compose-deps clean
 
 ## run: install what is missing, build, and serve on 127.0.0.1:8080 with ./data/topicgate.sqlite
 ##      and its own Mosquitto on 127.0.0.1:1883 (ARGS="--port 9090 --mqtt-port 11883" to change)
@@ -27,7 +34,7 @@ run: build
 ##       Two tests run on their own afterwards: the descriptor test holds 1100 descriptors
 ##       (Foundation's Process crashes when another test spawns a process meanwhile), and the API
 ##       fuzzing test loads both cores for a few minutes.
-test: deps test-deps fuzz-deps
+test: deps test-deps fuzz-deps compose-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip "APIFuzzTests|MQTTClientDescriptorTests"
 	TOPICGATE_TEST_STORE=postgres $(SWIFT) test --skip-build --no-parallel --filter TopicGateServerTests
@@ -80,6 +87,17 @@ fuzz-deps:
 	@if [ ! -x $(FUZZ_VENV)/bin/schemathesis ]; then \
 	  echo "Installing schemathesis $(SCHEMATHESIS_VERSION) into $(FUZZ_VENV)"; \
 	  python3 -m venv $(FUZZ_VENV) && $(FUZZ_VENV)/bin/pip install -q schemathesis==$(SCHEMATHESIS_VERSION); \
+	fi
+
+## compose-deps: docker-compose in .build/compose-venv, for the test that checks docker-compose.yml
+##   (its PyYAML 5.4 builds only with Cython < 3, hence the first two steps)
+compose-deps:
+	@if [ ! -x $(COMPOSE_VENV)/bin/docker-compose ]; then \
+	  echo "Installing docker-compose $(COMPOSE_VERSION) into $(COMPOSE_VENV)"; \
+	  python3 -m venv $(COMPOSE_VENV) \
+	    && $(COMPOSE_VENV)/bin/pip install -q "cython<3" wheel \
+	    && $(COMPOSE_VENV)/bin/pip install -q --no-build-isolation "pyyaml==5.4.1" \
+	    && $(COMPOSE_VENV)/bin/pip install -q docker-compose==$(COMPOSE_VERSION); \
 	fi
 
 clean:

@@ -1,0 +1,170 @@
+import Foundation
+import ProcessSupport
+import TestSupport
+import Testing
+
+/// The container files as Docker and docker-compose would read them: no Docker engine runs on
+/// these machines, so the image is never built here; what can drift is checked instead. The
+/// Dockerfile installs the Makefile's packages, builds in a stage that resolves dependencies
+/// before the sources arrive, runs as a non-root user with a health check; docker-compose.yml
+/// is valid for docker-compose and runs that image, building nothing at start.
+@Suite("Container image and compose file")
+struct ContainerImageTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../..").standardizedFileURL
+
+    static func file(_ name: String) throws -> String {
+        try String(contentsOf: repository.appendingPathComponent(name), encoding: .utf8)
+    }
+
+    /// A Makefile variable's packages, `$(OTHER)` references expanded.
+    static func makefilePackages(_ variable: String) throws -> Set<String> {
+        let makefile = try file("Makefile")
+        guard let line = makefile.split(separator: "\n").first(where: { $0.hasPrefix(variable + " :=") }) else {
+            throw TestFailure("no \(variable) in the Makefile")
+        }
+        var packages: Set<String> = []
+        for word in line.dropFirst(variable.count + 3).split(separator: " ") {
+            if word.hasPrefix("$(") {
+                packages.formUnion(try makefilePackages(String(word.dropFirst(2).dropLast())))
+            } else {
+                packages.insert(String(word))
+            }
+        }
+        return packages
+    }
+
+    /// One stage of the Dockerfile: its base image, name and instructions (continuation lines
+    /// joined).
+    struct Stage {
+        let base: String
+        let name: String
+        var instructions: [String] = []
+
+        /// The packages its `apt-get install` lines name.
+        var aptPackages: Set<String> {
+            var packages: Set<String> = []
+            for instruction in instructions
+            where instruction.hasPrefix("RUN") && instruction.contains("apt-get install") {
+                let words = instruction.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+                guard let install = words.firstIndex(of: "install") else { continue }
+                for word in words[(install + 1)...] {
+                    if word == "&&" { break }
+                    if !word.hasPrefix("-") { packages.insert(word) }
+                }
+            }
+            return packages
+        }
+    }
+
+    static func stages() throws -> [Stage] {
+        var stages: [Stage] = []
+        var pending = ""
+        for raw in try file("Dockerfile").split(separator: "\n", omittingEmptySubsequences: false) {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("#") || (line.isEmpty && pending.isEmpty) { continue }
+            if line.hasSuffix("\\") {
+                pending += line.dropLast() + " "
+                continue
+            }
+            let instruction = pending + line
+            pending = ""
+            if instruction.isEmpty { continue }
+            let words = instruction.split(separator: " ").map(String.init)
+            if words.first == "FROM" {
+                guard words.count == 4, words[2].uppercased() == "AS" else {
+                    throw TestFailure("an unnamed stage: \(instruction)")
+                }
+                stages.append(Stage(base: words[1], name: words[3]))
+            } else if !stages.isEmpty {
+                stages[stages.count - 1].instructions.append(instruction)
+            }
+        }
+        return stages
+    }
+
+    /// The `lib…` packages an installed package depends on, as dpkg records them.
+    static func libraryDependencies(of package: String) throws -> Set<String> {
+        let output = Pipe()
+        let process = try ChildProcess.spawn(
+            executable: "/usr/bin/dpkg-query", arguments: ["-W", "-f=${Depends}", package],
+            output: output.fileHandleForWriting.fileDescriptor)
+        try output.fileHandleForWriting.close()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.waitBlocking() == 0, "dpkg-query \(package) (make deps installs it)")
+        return Set(
+            text.split(separator: ",").compactMap { alternative in
+                alternative.split(separator: "|").first?.trimmingCharacters(in: .whitespaces)
+                    .split(separator: " ").first.map(String.init)
+            }.filter { $0.hasPrefix("lib") && !$0.hasSuffix("-dev") })
+    }
+
+    @Test("The Dockerfile's stages install the Makefile's packages, and the runtime has what they link to")
+    func packagesMatchTheMakefile() throws {
+        let stages = try Self.stages()
+        #expect(stages.map(\.name) == ["build", "runtime"])
+        let build = try #require(stages.first)
+        let runtime = try #require(stages.last)
+        #expect(build.base.hasPrefix("swift:"), "the official Swift image builds")
+        #expect(runtime.base.hasPrefix("debian:") && runtime.base.hasSuffix("-slim"))
+        let buildPackages = try Self.makefilePackages("BUILD_APT_PACKAGES")
+        #expect(build.aptPackages == buildPackages, "the build stage installs BUILD_APT_PACKAGES, no more")
+        #expect(try Self.makefilePackages("APT_PACKAGES").isSuperset(of: buildPackages))
+        let runtimePackages = runtime.aptPackages
+        #expect(runtimePackages.isSuperset(of: try Self.makefilePackages("RUN_APT_PACKAGES")))
+        #expect(runtimePackages.allSatisfy { !$0.hasSuffix("-dev") }, "no headers in the runtime image")
+        for package in buildPackages {
+            let missing = try Self.libraryDependencies(of: package).subtracting(runtimePackages)
+            #expect(missing.isEmpty, "\(package) links against \(missing.sorted()), which the runtime stage lacks")
+        }
+    }
+
+    @Test("Dependencies resolve in a layer before the sources; the image runs unprivileged with a health check")
+    func buildShape() throws {
+        let stages = try Self.stages()
+        let build = try #require(stages.first).instructions
+        let resolve = try #require(build.firstIndex { $0.contains("swift package resolve") })
+        let manifest = try #require(build.firstIndex { $0.hasPrefix("COPY Package.swift") })
+        let sources = try #require(build.firstIndex { $0.hasPrefix("COPY Sources") })
+        #expect(manifest < resolve && resolve < sources)
+        let runtime = try #require(stages.last).instructions
+        let user = try #require(runtime.last { $0.hasPrefix("USER ") })
+        #expect(!["USER root", "USER 0"].contains(user))
+        #expect(runtime.contains { $0.hasPrefix("HEALTHCHECK") && $0.contains("/ready") })
+        let ignored = try Self.file(".dockerignore")
+        #expect(ignored.contains(".build/") && ignored.contains(".git/"))
+    }
+
+    /// Runs the docker-compose that `make compose-deps` installs; its exit status and output.
+    static func compose(_ arguments: [String]) throws -> (Int32, String) {
+        let executable = repository.appendingPathComponent(".build/compose-venv/bin/docker-compose").path
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw TestFailure("\(executable) is missing: run make compose-deps (make test does)")
+        }
+        let output = Pipe()
+        let process = try ChildProcess.spawn(
+            executable: executable, arguments: ["--project-directory", repository.path] + arguments,
+            output: output.fileHandleForWriting.fileDescriptor, error: output.fileHandleForWriting.fileDescriptor)
+        try output.fileHandleForWriting.close()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (process.waitBlocking(), text)
+    }
+
+    @Test("docker-compose accepts the file, with and without the fleet, and every TopicGate service runs the image")
+    func composeFile() throws {
+        for profile in [[], ["--profile", "fleet"]] {
+            let (status, output) = try Self.compose(profile + ["config"])
+            #expect(status == 0, "docker-compose \(profile) config: \(output)")
+            // Every service of TopicGate's runs the one image; only the database and the load
+            // balancer are someone else's.
+            let images = output.split(separator: "\n").filter { $0.hasPrefix("    image: ") }.map {
+                String($0.dropFirst("    image: ".count))
+            }
+            #expect(Set(images).isSubset(of: ["topicgate:local", "postgres:16", "nginx:1.27"]), "\(images)")
+            #expect(images.contains("topicgate:local"))
+        }
+        let compose = try Self.file("docker-compose.yml")
+        #expect(!compose.contains("swift build"), "no service builds Swift when it starts")
+        #expect(!compose.contains("start_period: 15m"))
+    }
+}
