@@ -26,13 +26,20 @@ struct EmbeddedBrokerStartTests {
         try await world.push(scene.topic, token: scene.owner.token, message: "behind a private folder")
         let messages = await received.wait(for: 1)
         #expect(messages.first?.object["msg"]?.stringValue == "behind a private folder")
+        var brokerFiles: String?
         if geteuid() == 0, getpwnam("mosquitto") != nil {
             // The broker's own files went where its account can reach them, and the gateway said so.
             let output = try String(contentsOfFile: world.server.outputPath, encoding: .utf8)
-            #expect(output.contains("The broker's own files (persistence, pid) are in /var/lib/topicgate/broker-"))
+            let line = output.split(separator: "\n").first { $0.hasPrefix("The broker's own files") }
+            #expect(line?.contains(" are in /var/lib/topicgate/broker-") == true, "\(output)")
+            // The folder is this test's alone (named after its data folder): removed once the broker stops.
+            brokerFiles = line?.split(separator: " ").first { $0.hasPrefix("/var/lib/topicgate/broker-") }.map {
+                String($0.dropLast())
+            }
         }
         device.shutdown()
         try await world.stop()
+        if let brokerFiles { try? FileManager.default.removeItem(atPath: brokerFiles) }
     }
 
     /// `topicgate serve` with `arguments` and an embedded broker, which must fail: its output.

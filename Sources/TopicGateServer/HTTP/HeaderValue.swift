@@ -1,5 +1,5 @@
-/// Header values read byte by byte, without Foundation (whose trimming goes through `NSString`:
-/// 8 % of an authenticated read, for `Authorization` alone) and without walking characters
+/// Header values read byte by byte, without Foundation (whose trimming goes through `NSString`,
+/// a large share of an authenticated read for `Authorization` alone) and without walking characters
 /// (grapheme breaking, for values that are ASCII where it matters).
 enum HeaderValue {
     private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }

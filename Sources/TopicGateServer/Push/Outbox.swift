@@ -100,8 +100,8 @@ final class Outbox: Sendable {
     }
 
     /// A message with at most this many recipients is published by the writing task; a fan-out
-    /// to more reaches its devices sooner from the delivery service (measured: 5–8 % more
-    /// deliveries/s to 1000 devices), while the writing task answers its request.
+    /// to more reaches its devices sooner from the delivery service, which publishes while the
+    /// writing task answers its request.
     static let publishedHereUpTo = 8
 
     /// Reserves `messages` among the fresh pushes, runs `write` with this gateway's claim on them

@@ -3,8 +3,8 @@ import GRDB
 /// Copies the write-ahead log into the database file from a connection of its own, every
 /// `interval`, so that the writer hardly has to: SQLite's automatic checkpoint runs inside the
 /// commit that crosses its threshold and copies and syncs the database file while every other
-/// write waits (15–20 ms on a loaded virtual disk, at the default threshold every 4 MiB of log:
-/// the p99 of sends and command round trips). The writer's own checkpoint stays, far rarer (see
+/// write waits (tens of milliseconds on a slow disk, at the default threshold every 4 MiB of
+/// log: that wait becomes the p99 of sends and command round trips). The writer's own checkpoint stays, far rarer (see
 /// `SQLiteStore.init`), because only it can start the log over: under steady writes new pages
 /// arrive between a background checkpoint and the next write.
 final class BackgroundCheckpoint: Sendable {

@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// A write that finds nobody writing and nothing waiting is committed at once on its caller's
 /// thread, as LevelDB's front writer does: no other thread is woken and nothing is resumed
-/// (each costs 20–35 µs on a virtual machine, a round trip of a command pays four). The writes
+/// (each costs tens of microseconds, and a command's round trip would pay four). The writes
 /// that arrive meanwhile wait for a thread of the store's own, woken for them: they reach
 /// SQLite in one wake-up of that thread, and each caller is resumed once. So an idle store
 /// answers a write in one commit's time, and a busy one still groups its writes; at most one

@@ -1,0 +1,111 @@
+import Foundation
+import ProcessSupport
+import TestSupport
+import Testing
+import TopicGateServer
+
+/// The documents a user reads say what the code does: the API reference is generated from the
+/// router's catalogue, the configuration page names every flag and environment variable the
+/// commands' own help names (and no other), the README stays short and links every page, and
+/// the local commands offer only the options they use.
+@Suite("Documentation")
+struct DocumentationTests {
+    static let repository = ContainerImageTests.repository
+
+    /// `topicgate <arguments>`'s standard output (and error), with its exit status.
+    static func topicgate(_ arguments: [String]) throws -> (Int32, String) {
+        let output = Pipe()
+        let process = try ChildProcess.spawn(
+            executable: ServerProcess.executable.path, arguments: arguments,
+            output: output.fileHandleForWriting.fileDescriptor, error: output.fileHandleForWriting.fileDescriptor)
+        try output.fileHandleForWriting.close()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (process.waitBlocking(), text)
+    }
+
+    static func matches(_ pattern: String, in text: String) throws -> Set<String> {
+        let expression = try Regex(pattern)
+        return Set(text.matches(of: expression).map { String(text[$0.range]) })
+    }
+
+    @Test("docs/api.md is the reference the catalogue generates (topicgate openapi --markdown > docs/api.md)")
+    func apiReferenceIsCurrent() throws {
+        let copy = try ContainerImageTests.file("docs/api.md")
+        #expect(copy == APIReference.markdown())
+        let (status, printed) = try Self.topicgate(["openapi", "--markdown"])
+        #expect(status == 0 && printed == copy)
+    }
+
+    /// The commands whose flags and variables docs/configuration.md lists.
+    static let documentedCommands = [
+        ["serve"], ["apps", "create"], ["backup"], ["restore"], ["acl", "list"],
+    ]
+
+    @Test("docs/configuration.md names every flag and environment variable of the commands' help, and no other")
+    func configurationIsComplete() throws {
+        let page = try ContainerImageTests.file("docs/configuration.md")
+        var flags: Set<String> = []
+        var variables: Set<String> = []
+        for command in Self.documentedCommands {
+            let (status, help) = try Self.topicgate(command + ["--help"])
+            #expect(status == 0, "topicgate \(command.joined(separator: " ")) --help")
+            flags.formUnion(try Self.matches("--[a-z][a-z0-9-]+", in: help).subtracting(["--help", "--version"]))
+            variables.formUnion(try Self.matches("TOPICGATE_[A-Z0-9_]+", in: help))
+        }
+        #expect(flags.count > 40 && variables.count > 40)
+        let missingFlags = flags.filter { !page.contains("`\($0)") }.sorted()
+        #expect(missingFlags == [], "flags in --help but not in docs/configuration.md")
+        let missingVariables = variables.filter { !page.contains($0) }.sorted()
+        #expect(missingVariables == [], "variables in --help but not in docs/configuration.md")
+        // And the page's tables name nothing the commands do not have.
+        let tableFlags = try Self.matches("\\| `--[a-z][a-z0-9-]+", in: page).map { String($0.dropFirst(3)) }
+        let unknown = Set(tableFlags).subtracting(flags).sorted()
+        #expect(unknown == [], "flags in docs/configuration.md that no command has")
+    }
+
+    @Test("Local commands offer only the store's options; serve offers the server's")
+    func localCommandsOfferTheirOwnOptions() throws {
+        for command in [["apps", "reset-secret"], ["apps", "list"], ["apps", "create"], ["backup"], ["restore"]] {
+            let (status, help) = try Self.topicgate(command + ["--help"])
+            #expect(status == 0)
+            #expect(help.contains("--data-dir") && help.contains("--database"), "\(command)")
+            for serverFlag in ["--port", "--host", "--broker", "--mqtt-port", "--bcrypt-cost", "--signup-limit"] {
+                #expect(!help.contains(serverFlag + " "), "\(command) offers \(serverFlag)")
+            }
+        }
+        let (_, serve) = try Self.topicgate(["serve", "--help"])
+        #expect(serve.contains("--port") && serve.contains("--data-dir") && serve.contains("--mqtt-wss-port"))
+    }
+
+    @Test("The README is short, links every page of docs/, and no document keeps a diary")
+    func readmeAndDocs() throws {
+        let readme = try ContainerImageTests.file("README.md")
+        #expect(readme.split(separator: "\n", omittingEmptySubsequences: false).count <= 320)
+        let pages = try FileManager.default.contentsOfDirectory(
+            atPath: Self.repository.appendingPathComponent("docs").path
+        ).filter { $0.hasSuffix(".md") }
+        for required in [
+            "api.md", "configuration.md", "operations.md", "scaling.md", "kii-compatibility.md", "performance.md",
+            "testing.md",
+        ] {
+            #expect(pages.contains(required), "docs/\(required)")
+        }
+        for page in pages { #expect(readme.contains("docs/\(page)"), "the README links docs/\(page)") }
+        // Every relative link of every document points at a file that exists.
+        let documents = ["README.md", "Sources/README.md", "broker-config/README.md"] + pages.map { "docs/" + $0 }
+        // Numbered rounds of work, not MQTT's sessions (a device's first session is a fact).
+        let diary = try Regex(
+            "(?i)\\b(this|previous) session\\b|\\b(second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+                + "eleventh|twelfth|thirteenth|fourteenth) session\\b|what changed the figures|session note")
+        for document in documents {
+            let text = try ContainerImageTests.file(document)
+            #expect(text.firstMatch(of: diary) == nil, "\(document) keeps a diary")
+            let folder = URL(fileURLWithPath: document).deletingLastPathComponent().relativePath
+            for link in try Self.matches("\\]\\([^)# ]+", in: text) where !link.contains(":") {
+                let target = String(link.dropFirst(2))
+                let path = Self.repository.appendingPathComponent(folder == "." ? target : folder + "/" + target).path
+                #expect(FileManager.default.fileExists(atPath: path), "\(document) links \(target)")
+            }
+        }
+    }
+}
