@@ -56,15 +56,18 @@ struct BackupRestoreTests {
         let load = Task {
             try await writes.run(through: world, grantee: scene.receiver.id, thing: scene.thing, owner: scene.owner)
         }
-        try await Task.sleep(for: .milliseconds(500))
+        // Some writes before the copy, however loaded the machine is.
+        #expect(try await eventually(timeout: .seconds(60)) { writes.all.count >= 3 })
         try await world.broker.stop()
         for number in 1...3 {
             try await world.push(scene.inbox, token: scene.receiver.token, message: "waiting-\(number)")
         }
         try await Task.sleep(for: .milliseconds(300))
         let began = ContinuousClock.now
+        let before = writes.all.count
         try await copy()
-        try await Task.sleep(for: .milliseconds(300))
+        // Writes carry on past the copy.
+        #expect(try await eventually(timeout: .seconds(60)) { writes.all.count > before })
         writes.stop()
         try await load.value
         return (writes.all, began)
