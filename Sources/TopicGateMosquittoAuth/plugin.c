@@ -32,7 +32,7 @@
 
 #define CONTROL_TOPIC "$CONTROL/topicgate/v1"
 #define DEFAULT_GATEWAY_USERNAME "topicgate"
-#define MAX_SECRET 1024
+#define MAX_SECRET TG_SECRET_MAX
 #define PRESENCE_TOPIC "topicgate/presence"
 #define SNAPSHOT_PART 500
 
@@ -101,7 +101,7 @@ static void publish_snapshot(const tg_presence *presence)
 
 static int64_t now_seconds(void) { return (int64_t)time(NULL); }
 
-/* Reads the shared secret: the file's contents without trailing white space. */
+/* Reads the shared secret by the rule the gateway applies too (`tg_secret_parse`). */
 static int read_secret(const char *path, struct plugin_state *state)
 {
     FILE *file = fopen(path, "rb");
@@ -109,15 +109,19 @@ static int read_secret(const char *path, struct plugin_state *state)
         mosquitto_log_printf(MOSQ_LOG_ERR, "topicgate-auth: cannot read secret file %s", path);
         return MOSQ_ERR_INVAL;
     }
-    size_t n = fread(state->secret, 1, sizeof state->secret, file);
+    /* One byte more than a secret may hold with its blanks, to tell a file that is too long. */
+    unsigned char contents[4 * MAX_SECRET + 1];
+    size_t n = fread(contents, 1, sizeof contents, file);
     fclose(file);
-    while (n > 0 && (state->secret[n - 1] == '\n' || state->secret[n - 1] == '\r' || state->secret[n - 1] == ' '))
-        n--;
-    if (n < 32) {
-        mosquitto_log_printf(MOSQ_LOG_ERR, "topicgate-auth: secret in %s is shorter than 32 bytes", path);
+    size_t start = 0, length = 0;
+    int parsed = n == sizeof contents ? -2 : tg_secret_parse(contents, n, &start, &length);
+    if (parsed != 0) {
+        mosquitto_log_printf(MOSQ_LOG_ERR, "topicgate-auth: the secret in %s is %s than %d bytes", path,
+                             parsed == -1 ? "shorter" : "longer", parsed == -1 ? TG_SECRET_MIN : TG_SECRET_MAX);
         return MOSQ_ERR_INVAL;
     }
-    state->secret_len = n;
+    memcpy(state->secret, contents + start, length);
+    state->secret_len = length;
     return MOSQ_ERR_SUCCESS;
 }
 

@@ -61,6 +61,13 @@ tg_jwt_result tg_jwt_verify(const char *token, const unsigned char *secret, size
 tg_jwt_result tg_password_verify(const char *password, const unsigned char *secret, size_t secret_len,
                                  const char *username, int64_t now);
 
+/* The shared secret file's one rule, the same in the gateway (`MQTTSecretText`): its contents
+ * without leading and trailing blanks (space, tab, CR, LF), TG_SECRET_MIN to TG_SECRET_MAX
+ * bytes. Returns 0 and the secret's start and length, -1 when it is too short, -2 too long. */
+#define TG_SECRET_MIN 32
+#define TG_SECRET_MAX 1024
+int tg_secret_parse(const unsigned char *contents, size_t length, size_t *start, size_t *secret_length);
+
 /* A short English name for a verification result, for the broker log. */
 const char *tg_jwt_result_name(tg_jwt_result result);
 

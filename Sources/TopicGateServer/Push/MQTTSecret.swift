@@ -1,4 +1,5 @@
 import Foundation
+import MQTTBridge
 
 /// The secret the gateway shares with the broker plugin, kept in a file only the owner reads.
 public enum MQTTSecret {
@@ -15,16 +16,21 @@ public enum MQTTSecret {
             if !created { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
         }
         guard try DataDirectory.looseBits(path) == 0 else { throw LooseSecretFile(path: path) }
-        let secret = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard secret.utf8.count >= 32 else {
+        // The plugin reads the same file by the same rule (`MQTTSecretText`).
+        do {
+            return String(
+                decoding: try MQTTSecretText.parse(try Data(contentsOf: URL(fileURLWithPath: path))), as: UTF8.self)
+        } catch let failure as MQTTSecretText.Failure {
+            let size =
+                failure == .tooShort
+                ? "shorter than \(MQTTSecretText.minimumBytes)" : "longer than \(MQTTSecretText.maximumBytes)"
             throw CocoaError(
                 .fileReadCorruptFile,
                 userInfo: [
                     NSFilePathErrorKey: path,
-                    NSLocalizedDescriptionKey: "The MQTT secret in \(path) is shorter than 32 characters.",
+                    NSLocalizedDescriptionKey: "The MQTT secret in \(path) is \(size) bytes (blanks around it aside).",
                 ])
         }
-        return secret
     }
 }
 
