@@ -199,4 +199,45 @@ struct ConsoleBrowserTests {
         print("Console screenshots: \(shots)")
         try await world.stop()
     }
+
+    @Test("A crafted link whose scope or name holds '..' is refused before any request is made with it")
+    func craftedTopicLinkIsRefused() async throws {
+        let world = try await PushWorld.started()
+        let shots = world.directory + "-console-crafted"
+        try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
+        // The app-scope topic the crafted link would reach once `group/..` is resolved away.
+        let admin = try await world.adminToken()
+        try await world.call(.put, "\(world.app)/topics/news", token: admin).expect(.noContent)
+        let credentials = try world.server.adminCredentials()
+        let console = "http://127.0.0.1:\(world.server.port)/console"
+        let browser = try await WebDriver.started(folder: shots)
+        do {
+            try await browser.open(console)
+            _ = try await browser.element("#sign-in:not([hidden])")
+            try await browser.press(
+                world.appID + WebDriver.tab + credentials.clientID + WebDriver.tab
+                    + credentials.clientSecret + WebDriver.enter)
+            try await browser.waitForText("#main", containing: "This app")
+            for crafted in [
+                "scope=group/..&name=news", "scope=group/.&name=news", "scope=app&name=..",
+                "scope=bucket/x&name=news", "scope=group/a/b&name=news",
+            ] {
+                try await browser.open(console + "#/topic?" + crafted)
+                let refusal = try await browser.waitForText("#topic-refused", containing: "Not a topic")
+                #expect(refusal.contains("\"..\""), "\(crafted)")
+                // Nothing of the app-scope topic is shown, so nothing can be changed or sent there.
+                #expect(try await browser.elements("#acl-matrix").isEmpty, "\(crafted)")
+            }
+            try await browser.screenshot(to: shots + "/crafted-link.png")
+            try await browser.open(console + "#/principal?p=user:..")
+            try await browser.waitForText("#principal-refused", containing: "Not a principal")
+        } catch {
+            try? await browser.screenshot(to: shots + "/failure.png")
+            await browser.quit()
+            try await world.stop()
+            throw error
+        }
+        await browser.quit()
+        try await world.stop()
+    }
 }

@@ -75,7 +75,24 @@ async function send(method, url, token, body) {
 
 /** The path of a topic: `app/NAME`, `group/ID/NAME`, `user/ID/NAME` or `thing/ID/NAME`
  * (scope as the search answers it, then the name). */
+/** One path segment as an ID or a topic name: not empty, not `.` or `..` (which a URL would
+ * resolve away, turning `group/..` into the app scope), no `/`, `\` or control character. */
+export function isSegment(text) {
+  return typeof text === 'string' && text.length > 0 && text !== '.' && text !== '..'
+    && !/[\/\\\u0000-\u001f\u007f]/.test(text);
+}
+
+/** True when `scope` (`app`, `group/ID`, `user/ID`, `thing/ID`) and `name` name a topic; the
+ * console checks what a link's fragment says before it makes any request with it. */
+export function isTopic(scope, name) {
+  if (!isSegment(name)) return false;
+  if (scope === 'app') return true;
+  const parts = String(scope).split('/');
+  return parts.length === 2 && ['group', 'user', 'thing'].includes(parts[0]) && isSegment(parts[1]);
+}
+
 export function topicPath(scope, name) {
+  if (!isTopic(scope, name)) throw new Error(`Not a topic: ${scope} ${name}`);
   const [kind, id] = scope.split('/');
   const prefix = kind === 'app' ? '' : `/${kind}s/${encodeURIComponent(id)}`;
   return `${prefix}/topics/${encodeURIComponent(name)}`;

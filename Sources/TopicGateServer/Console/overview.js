@@ -30,13 +30,11 @@ export async function renderOverview(view, session) {
       show(rateList, rates.map(([key, label]) => tile(label,
         previous && seconds > 0 ? ((overview.gateway[key] - previous.gateway[key]) / seconds).toFixed(1) : '…')));
       show(queueList,
-        // The outbox and the dead letters are the database's, shared by every app it holds.
-        tile('Outbox depth (all apps)', overview.outboxDepth), tile('Dead letters (all apps)', overview.deadLetters),
+        // This app's alone, like every figure of the overview.
+        tile('Outbox depth', overview.outboxDepth), tile('Dead letters', overview.deadLetters),
         overview.brokerConnected === undefined ? null
           : tile('Broker link', overview.brokerConnected ? 'connected' : 'down'),
-        overview.devicesOnline === undefined ? null : tile('Devices online', overview.devicesOnline),
-        overview.devicesOnlineAllApps === undefined ? null
-          : tile('Devices online (all apps)', overview.devicesOnlineAllApps));
+        overview.devicesOnline === undefined ? null : tile('Devices online', overview.devicesOnline));
       updated.textContent = `Updated ${new Date(overview.at).toLocaleTimeString()}; rates over the last ` +
         `${seconds > 0 ? seconds.toFixed(1) : '–'} s.`;
       previous = overview;

@@ -3,6 +3,7 @@
 // state and commands; a group's members, things and topics).
 import { h, show, field, table, readableTime } from '/console/dom.js';
 import { say, sayError } from '/console/status.js';
+import { isSegment } from '/console/api.js';
 
 const topicLink = (topic) => h('a', {
   href: `#/topic?scope=${encodeURIComponent(topic.scope)}&name=${encodeURIComponent(topic.topicID)}`,
@@ -37,6 +38,11 @@ export async function renderPrincipals(view, session, query) {
 export async function renderPrincipal(view, session, query) {
   const principal = query.get('p') ?? '';
   const [kind, id] = [principal.split(':')[0], principal.slice(principal.indexOf(':') + 1)];
+  if (!principal.includes(':') || !['user', 'thing', 'group'].includes(kind) || !isSegment(id)) {
+    show(view, h('p', { id: 'principal-refused', role: 'alert', class: 'verdict denied',
+      text: 'Not a principal: user:ID, thing:ID or group:ID.' }));
+    return;
+  }
   const access = await session.get(`/principals/${encodeURIComponent(principal)}/access`);
   if (access.kind === 'group') return renderGroup(view, access);
   const status = h('p', { id: 'principal-status' });

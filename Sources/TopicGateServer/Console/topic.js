@@ -1,7 +1,7 @@
 // One topic: its ACL as a matrix with a staged batch (previewed, then applied at once),
 // explain, who can, subscribers, a test push watched to each device, and the audit trail.
 import { h, show, field, table, readableTime } from '/console/dom.js';
-import { topicPath, resolvePrincipal } from '/console/api.js';
+import { topicPath, isTopic, resolvePrincipal } from '/console/api.js';
 import { say, sayError, describe } from '/console/status.js';
 
 const actions = ['SUBSCRIBE_TO_TOPIC', 'SEND_MESSAGE_TO_TOPIC'];
@@ -22,6 +22,15 @@ function subjectName(subject, name) {
 export async function renderTopic(view, session, query) {
   const scope = query.get('scope') ?? 'app';
   const name = query.get('name') ?? '';
+  if (!isTopic(scope, name)) {
+    // A crafted link (`scope=group/..`) would reach another topic than the one it shows.
+    show(view,
+      h('p', {}, h('a', { href: '#/topics', text: '← Topics' })),
+      h('p', { id: 'topic-refused', role: 'alert', class: 'verdict denied',
+        text: 'Not a topic: a scope is app, group/ID, user/ID or thing/ID, and neither an ID nor a name '
+          + 'may be empty, "." or "..", or hold "/".' }));
+    return;
+  }
   const path = topicPath(scope, name);
   /** The batch being prepared: { change: 'grant'|'revoke', action, subject }. */
   let staged = [];
