@@ -51,6 +51,13 @@ struct ServerOptions: ParsableArguments {
             valueName: "origins"))
     var corsOrigins: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "A bearer token GET /metrics asks for, at least 16 characters (env TOPICGATE_METRICS_TOKEN; default: none, "
+                + "/metrics is open to whoever reaches the port).",
+            valueName: "token"))
+    var metricsToken: String?
+
     @Option(help: "PEM certificate (chain) for HTTPS on the API; with --tls-key (env TOPICGATE_TLS_CERT).")
     var tlsCert: String?
 
@@ -115,6 +122,12 @@ struct ServerOptions: ParsableArguments {
                     "CORS origins are '*' or a comma-separated list of http(s)://host[:port], not '\(origins)'.")
             }
             configuration.crossOrigin = policy
+        }
+        if let token = metricsToken ?? environment["TOPICGATE_METRICS_TOKEN"], !token.isEmpty {
+            guard token.count >= 16, !token.contains(where: \.isWhitespace) else {
+                throw ValidationError("The metrics token is at least 16 characters, without spaces.")
+            }
+            configuration.metricsToken = token
         }
         configuration.tls = try Self.tlsFiles(
             certificate: tlsCert ?? environment["TOPICGATE_TLS_CERT"], key: tlsKey ?? environment["TOPICGATE_TLS_KEY"],

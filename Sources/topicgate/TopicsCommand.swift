@@ -53,9 +53,7 @@ struct TopicsCommand: AsyncParsableCommand {
             if let connected = object["brokerConnected"] {
                 rows.append(["brokerConnected", connected == true ? "yes" : "no"])
             }
-            for key in ["devicesOnline", "devicesOnlineAllApps"] {
-                if let count = object[key]?.intValue { rows.append([key, String(count)]) }
-            }
+            if let count = object["devicesOnline"]?.intValue { rows.append(["devicesOnline", String(count)]) }
             ACLCommand.printTable(rows)
         }
     }

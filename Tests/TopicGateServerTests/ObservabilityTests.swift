@@ -52,6 +52,37 @@ struct ObservabilityTests {
         }
     }
 
+    @Test("/metrics carries no CORS headers, and with a metrics token only a scraper that presents it reads them")
+    func metricsAreForTheScraper() async throws {
+        let token = "scrape-0123456789abcdef"
+        let server = try await TestServer.make(metricsToken: token)
+        try await server.run { client in
+            // A page of another origin gets nothing it may read, preflight or not.
+            let fromPage = try await client.call(
+                .get, "/metrics", token: token, headers: [.origin: "https://evil.example"])
+            #expect(fromPage.status == .ok)
+            #expect(fromPage.headers[.accessControlAllowOrigin] == nil)
+            let preflight = try await client.call(
+                .options, "/metrics",
+                headers: [.origin: "https://evil.example", .accessControlRequestMethod: "GET"])
+            #expect(preflight.headers[.accessControlAllowOrigin] == nil)
+            // Any other route still answers the page with CORS headers.
+            let health = try await client.call(.get, "/health", headers: [.origin: "https://evil.example"])
+            #expect(health.headers[.accessControlAllowOrigin] != nil)
+            // No token, another scheme, a wrong token: 401, no figures.
+            for refused in [
+                try await client.call(.get, "/metrics"),
+                try await client.call(.get, "/metrics", headers: [.authorization: "Basic \(token)"]),
+                try await client.call(.get, "/metrics", token: token + "x"),
+            ] {
+                #expect(refused.status == .unauthorized)
+                #expect(refused.errorCode == "UNAUTHORIZED")
+                #expect(!refused.text.contains("topicgate_"))
+            }
+            #expect(try await client.call(.get, "/metrics", token: token).text.contains("topicgate_outbox_depth"))
+        }
+    }
+
     @Test("A line logged while a request is served carries its ID; one logged outside carries none")
     func requestIDInLogs() {
         #expect(RequestID.metadataProvider.get().isEmpty)

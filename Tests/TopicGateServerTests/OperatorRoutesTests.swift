@@ -369,6 +369,33 @@ struct OperatorRoutesTests {
         }
     }
 
+    @Test("The overview shows an app's admin only that app: its counts, sends, outbox and dead letters")
+    func overviewOfOneAppOnly() async throws {
+        let server = try await TestServer.make()
+        let other = try await AppRegistry(store: server.store).create(name: "other")
+        try await server.run { client in
+            let ann = try await client.pseudoUser()
+            let topic = try await client.groupTopic(owner: ann.token, members: [])
+            #expect(try await client.send(topic, token: ann.token).status == .created)
+            let otherApp = "/api/apps/\(other.app.id.rawValue)"
+            let otherAdmin = try await client.call(
+                .post, "\(otherApp)/oauth2/token",
+                json: [
+                    "grant_type": "client_credentials", "client_id": .string(other.app.clientID),
+                    "client_secret": .string(other.clientSecret),
+                ]
+            ).expect(.ok).require("access_token")
+            let overview = try await client.call(.get, "\(otherApp)/overview", token: otherAdmin).expect(.ok)
+            #expect(overview.object["counts"]?.objectValue?["users"] == 0)
+            #expect(overview.object["gateway"]?.objectValue?["sendsAllowed"] == 0)
+            #expect(overview.object["outboxDepth"] == 0)
+            #expect(overview.object["deadLetters"] == 0)
+            #expect(overview.object["devicesOnlineAllApps"] == nil)
+            let own = try await client.call(.get, "\(client.app)/overview", token: try await client.adminToken())
+            #expect(own.object["gateway"]?.objectValue?["sendsAllowed"] == 1)
+        }
+    }
+
     @Test("The console's files are served with a strict Content-Security-Policy and no credentials")
     func consoleFiles() async throws {
         let server = try await TestServer.make()

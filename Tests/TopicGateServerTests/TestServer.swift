@@ -27,12 +27,14 @@ struct TestServer {
     /// names several such brokers instead (`<name>.example.com` for devices). `abuse` replaces
     /// the default limits; `clock` lets a test move time.
     static func make(
-        push: Bool = false, brokers: [String] = [], abuse: AbuseControls? = nil, clock: ManualClock? = nil
+        push: Bool = false, brokers: [String] = [], abuse: AbuseControls? = nil, clock: ManualClock? = nil,
+        metricsToken: String? = nil
     ) async throws -> TestServer {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("topicgate-test-\(UUID().uuidString)").path
         var configuration = ServerConfiguration(dataDirectory: directory, logLevel: .error, passwordHashCost: 4)
         if let abuse { configuration.abuse = abuse }
+        configuration.metricsToken = metricsToken
         if push {
             configuration.push = PushConfiguration(
                 broker: .external(host: "127.0.0.1", port: FreePort.next()), secretFile: directory + "/mqtt-secret",

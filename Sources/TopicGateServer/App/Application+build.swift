@@ -124,8 +124,11 @@ func buildRouter(environment: ServerEnvironment) -> Router<TopicGateRequestConte
     let location = environment.location
 
     HealthController(store: environment.store, link: environment.brokerLink).addRoutes(to: router)
-    MetricsController(metrics: environment.metrics, store: environment.store, link: environment.brokerLink)
-        .addRoutes(to: router)
+    MetricsController(
+        metrics: environment.metrics, store: environment.store, link: environment.brokerLink,
+        token: environment.configuration.metricsToken
+    )
+    .addRoutes(to: router)
     OpenAPIController().addRoutes(to: router)
     ConsoleController().addRoutes(to: router)
     let tokens = TokenController<Context>(

@@ -32,6 +32,8 @@ public struct ServerConfiguration: Sendable {
     public var crossOrigin: CrossOriginPolicy = .anyOrigin
     /// HTTPS for the API (`--tls-cert`, `--tls-key`); nil serves plain HTTP.
     public var tls: TLSFiles?
+    /// The bearer token `GET /metrics` asks for (`--metrics-token`); nil: it is open.
+    public var metricsToken: String?
     /// This gateway among the gateways of one database (outbox claims, scheduled jobs' leases):
     /// unique per process unless set.
     public var gatewayID = ServerConfiguration.newGatewayID()

@@ -4,14 +4,17 @@ import Hummingbird
 /// Applies `CrossOriginPolicy` to requests that carry `Origin`: answers preflights itself and
 /// adds the CORS headers to every other response. It sits outside `KiiErrorMiddleware`, so an
 /// error is already a Kii response when it gets here: same status and body as without
-/// `Origin`, with the CORS headers that let the page read it.
+/// `Origin`, with the CORS headers that let the page read it. `/metrics` gets none.
 struct CrossOriginMiddleware<Context: RequestContext>: RouterMiddleware {
     let policy: CrossOriginPolicy
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
-        guard let origin = request.headers[.origin] else { return try await next(request, context) }
+        // The metrics are for a scraper, never for a page of another origin.
+        guard let origin = request.headers[.origin], request.uri.path != "/metrics" else {
+            return try await next(request, context)
+        }
         if request.method == .options, request.headers[.accessControlRequestMethod] != nil {
             var fields = policy.preflightFields(
                 origin: origin, requestedHeaders: request.headers[.accessControlRequestHeaders])

@@ -1,23 +1,45 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import TopicGateCore
 import TopicGateStore
 
-/// `GET /metrics`: Prometheus text exposition. Open like `/health` (it holds counts, never
-/// identities or secrets); expose the port only where your scraper runs.
+/// `GET /metrics`: Prometheus text exposition. It holds counts, never identities or secrets;
+/// still, with `--metrics-token` only a scraper that presents it (`Authorization: Bearer …`)
+/// reads them, and no web page of another origin can (the CORS middleware leaves this route
+/// alone). What it reads from the database is kept for `freshness`, so that scrapes, however
+/// frequent, count the outbox and the commands at most that often.
 struct MetricsController<Context: RequestContext>: Sendable {
     let metrics: ServerMetrics
     let store: any Store
     /// The gateway's broker link; nil when push is off.
     let link: (any DeviceLink)?
+    /// The bearer token a scrape must present; nil: none is asked for.
+    let token: String?
+    private let counted = ScrapeCounts(freshness: .seconds(5))
+
+    init(metrics: ServerMetrics, store: any Store, link: (any DeviceLink)?, token: String?) {
+        self.metrics = metrics
+        self.store = store
+        self.link = link
+        self.token = token
+    }
 
     func addRoutes(to router: Router<Context>) {
-        router.get("metrics") { _, _ in
+        router.get("metrics") { request, _ in
+            if let token {
+                let (scheme, presented) = HeaderValue.schemeAndCredentials(
+                    Substring(request.headers[.authorization] ?? ""))
+                guard HeaderValue.isScheme(scheme, "bearer"), Secrets.constantTimeEqual(presented, token) else {
+                    throw KiiError(
+                        .unauthorized, "The metrics need the token given with --metrics-token (Authorization: Bearer).",
+                        context: ["authenticatedPrincipalID": .string(Principal.anonymous.principalID)])
+                }
+            }
+            let counts = try await counted.read(from: store)
             let bytes = metrics.exposition(
-                outboxDepth: try await store.pendingMessageCount(),
-                deadLetters: try await store.deadLetterCount(),
-                brokerConnected: link?.isReady,
-                commandStates: try await store.commandStateCounts())
+                outboxDepth: counts.outboxDepth, deadLetters: counts.deadLetters, brokerConnected: link?.isReady,
+                commandStates: counts.commandStates)
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))

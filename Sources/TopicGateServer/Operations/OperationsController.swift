@@ -16,8 +16,9 @@ struct OperationsController<Context: CallerRequestContext>: Sendable {
     let presence: DevicePresence
 
     func addRoutes(to group: RouterGroup<Context>) {
-        // The counts are the caller's app's; the outbox depth and dead letters are the
-        // database's (every app's); `gateway` is what this process did since it started.
+        // Everything is the caller's app's alone (another app's admin learns nothing of it):
+        // its counts, its outbox depth and dead letters, its devices online on this gateway's
+        // brokers, and `gateway`, what this process did for it since it started.
         group.get("overview") { _, context in
             let caller = try Self.admin(context, to: "read the overview")
             let counts = try await store.appCounts(appID: caller.appID)
@@ -28,15 +29,13 @@ struct OperationsController<Context: CallerRequestContext>: Sendable {
                     "groups": .int(Int64(counts.groups)), "things": .int(Int64(counts.things)),
                     "topics": .int(Int64(counts.topics)), "installations": .int(Int64(counts.installations)),
                 ],
-                "outboxDepth": .int(Int64(try await store.pendingMessageCount())),
-                "deadLetters": .int(Int64(try await store.deadLetterCount())),
-                "gateway": metrics.totals.json,
+                "outboxDepth": .int(Int64(try await store.pendingMessageCount(appID: caller.appID))),
+                "deadLetters": .int(Int64(try await store.deadLetterCount(appID: caller.appID))),
+                "gateway": metrics.totals(appID: caller.appID).json,
             ]
             if let link {
                 body["brokerConnected"] = .bool(link.isReady)
-                // The app's devices on this gateway's brokers, and every app's.
                 body["devicesOnline"] = .int(Int64(presence.onlineCount(appID: caller.appID)))
-                body["devicesOnlineAllApps"] = .int(Int64(presence.onlineCount))
             }
             return JSONResponse.ok(.object(body))
         }

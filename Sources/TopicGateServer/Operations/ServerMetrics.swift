@@ -23,8 +23,9 @@ final class ServerMetrics: Sendable {
     /// made on a route's first request and kept (routes are few: the router's patterns).
     private let requestCounters = Mutex<[String: CoreMetrics.Counter]>([:])
     private let requestTimers = Mutex<[String: CoreMetrics.Timer]>([:])
-    /// The same events, summed for the console (`totals`).
-    private let summed = Mutex(GatewayTotals())
+    /// The same events, summed by app for the console (`totals(appID:)`): an app's admin sees
+    /// only its own app's traffic.
+    private let summed = Mutex<[AppID: GatewayTotals]>([:])
 
     init() {
         let registry = PrometheusCollectorRegistry()
@@ -83,38 +84,45 @@ final class ServerMetrics: Sendable {
         timer.recordNanoseconds(duration.nanoseconds)
     }
 
-    /// One ACL decision for a subscribe or a send.
-    func decision(_ decision: AccessDecision) {
+    /// One ACL decision for a subscribe or a send in `appID`.
+    func decision(_ decision: AccessDecision, appID: AppID) {
         decisions[decision.action.rawValue + (decision.allowed ? "allowed" : "denied")]?.increment()
-        summed.withLock { totals in
+        summed.withLock { summed in
             switch (decision.action, decision.allowed) {
-            case (.send, true): totals.sendsAllowed += 1
-            case (.send, false): totals.sendsDenied += 1
-            case (.subscribe, true): totals.subscribesAllowed += 1
-            case (.subscribe, false): totals.subscribesDenied += 1
+            case (.send, true): summed[appID, default: GatewayTotals()].sendsAllowed += 1
+            case (.send, false): summed[appID, default: GatewayTotals()].sendsDenied += 1
+            case (.subscribe, true): summed[appID, default: GatewayTotals()].subscribesAllowed += 1
+            case (.subscribe, false): summed[appID, default: GatewayTotals()].subscribesDenied += 1
             }
         }
     }
 
-    /// Publications handed to the broker, and how many it acknowledged or not.
-    func pushes(published: Int, failed: Int) {
-        pushesPublished.increment(by: published)
-        pushesAcknowledged.increment(by: published - failed)
+    /// Publications handed to the broker, each of `apps` (its message's app) with whether the
+    /// broker acknowledged it.
+    func pushes(_ apps: [(appID: AppID, acknowledged: Bool)]) {
+        let failed = apps.count { !$0.acknowledged }
+        pushesPublished.increment(by: apps.count)
+        pushesAcknowledged.increment(by: apps.count - failed)
         pushesFailed.increment(by: failed)
-        summed.withLock { totals in
-            totals.deliveries += published - failed
-            totals.deliveriesFailed += failed
+        summed.withLock { summed in
+            for (appID, acknowledged) in apps {
+                if acknowledged {
+                    summed[appID, default: GatewayTotals()].deliveries += 1
+                } else {
+                    summed[appID, default: GatewayTotals()].deliveriesFailed += 1
+                }
+            }
         }
     }
 
-    /// A message moved from the outbox to the dead letters.
-    func deadLettered() {
+    /// A message of `appID` moved from the outbox to the dead letters.
+    func deadLettered(appID: AppID) {
         pushesDeadLettered.increment()
-        summed.withLock { $0.deadLettered += 1 }
+        summed.withLock { $0[appID, default: GatewayTotals()].deadLettered += 1 }
     }
 
-    /// What this gateway counted since it started.
-    var totals: GatewayTotals { summed.withLock { $0 } }
+    /// What this gateway counted for `appID` since it started.
+    func totals(appID: AppID) -> GatewayTotals { summed.withLock { $0[appID] ?? GatewayTotals() } }
 
     /// The exposition text, after setting the gauges read at scrape time.
     func exposition(outboxDepth: Int, deadLetters: Int, brokerConnected: Bool?, commandStates: [CommandState: Int])

@@ -175,9 +175,13 @@ struct PushDeliveryService: Service {
             started.messages, started.publications, started.owners, started.targets
         )
         let failures = await started.pending.failures()
+        // What a broker that was down never had is not a publication.
         metrics.pushes(
-            published: publications.count - failures.values.filter { $0 == .brokerUnavailable }.count,
-            failed: failures.values.filter { $0 != .brokerUnavailable }.count)
+            owners.indices.compactMap { index in
+                let failure = failures[index]
+                if failure == .brokerUnavailable { return nil }
+                return (batch[owners[index]].appID, failure == nil)
+            })
         var refused: [Int: String] = [:]
         var failed: Set<Int> = []
         var waiting: Set<Int> = []
@@ -256,7 +260,7 @@ struct PushDeliveryService: Service {
                 wakeup.signal()
                 return
             }
-            metrics.pushes(published: started.publications.count, failed: 0)
+            metrics.pushes(started.owners.map { (started.messages[$0].appID, true) })
             settlement.settle(
                 messages: started.messages.map(\.id),
                 commands: Self.commands(of: started.messages, acknowledged: Set(started.owners)))
@@ -306,7 +310,7 @@ struct PushDeliveryService: Service {
 
     private func deadLetter(_ message: OutboxMessage, reason: String, at now: Int64) async throws {
         try await store.deadLetter(ids: [message.id], reason: reason, at: now)
-        metrics.deadLettered()
+        metrics.deadLettered(appID: message.appID)
         logger.error(
             "Push moved to the dead letters",
             metadata: ["pushMessageID": "\(message.id)", "appID": "\(message.appID)", "reason": "\(reason)"])

@@ -276,7 +276,7 @@ struct TopicService: Sendable {
     /// Refuses a denied decision with a message that names the missing permission and nothing
     /// about who has it, and logs the reason.
     func requireAllowed(_ caller: Caller, _ decision: AccessDecision, _ topic: Topic) throws(KiiError) {
-        metrics.decision(decision)
+        metrics.decision(decision, appID: caller.appID)
         guard !decision.allowed else { return }
         logger.info(
             "Denied",

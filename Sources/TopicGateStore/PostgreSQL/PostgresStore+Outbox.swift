@@ -162,6 +162,22 @@ extension PostgresStore: OutboxStore {
         }
     }
 
+    public func pendingMessageCount(appID: AppID) async throws -> Int {
+        try await read { connection in
+            try await connection.first("SELECT COUNT(*) AS n FROM outbox WHERE app_id = \(appID.rawValue)").map {
+                Int(try $0("n", as: Int64.self))
+            } ?? 0
+        }
+    }
+
+    public func deadLetterCount(appID: AppID) async throws -> Int {
+        try await read { connection in
+            try await connection.first("SELECT COUNT(*) AS n FROM dead_letters WHERE app_id = \(appID.rawValue)").map {
+                Int(try $0("n", as: Int64.self))
+            } ?? 0
+        }
+    }
+
     static func outboxMessage(_ row: PostgresColumns) throws -> OutboxMessage {
         OutboxMessage(
             id: try row("message_id"), appID: try row("app_id"),

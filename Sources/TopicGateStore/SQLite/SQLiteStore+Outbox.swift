@@ -170,4 +170,20 @@ extension SQLiteStore: OutboxStore {
     public func pendingMessageCount() async throws -> Int {
         try await read { db in try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM outbox")) ?? 0 }
     }
+
+    public func pendingMessageCount(appID: AppID) async throws -> Int {
+        try await read { db in
+            try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT COUNT(*) FROM outbox WHERE app_id = ?"), arguments: [appID.rawValue])
+                ?? 0
+        }
+    }
+
+    public func deadLetterCount(appID: AppID) async throws -> Int {
+        try await read { db in
+            try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT COUNT(*) FROM dead_letters WHERE app_id = ?"),
+                arguments: [appID.rawValue]) ?? 0
+        }
+    }
 }
