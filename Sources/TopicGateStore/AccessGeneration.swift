@@ -8,8 +8,9 @@ import Synchronization
 /// returned.
 ///
 /// A store has one only when it sees every change the moment it commits (the embedded SQLite
-/// store, written by this process alone); a store shared by several gateways has none, and
-/// those facts are then read on every request.
+/// store: its own commits at once, another process's on the same file within a fraction of a
+/// second); a store shared by several gateways has none, and those facts are then read on every
+/// request.
 public final class AccessGeneration: Sendable {
     private let value = Atomic<UInt64>(0)
 

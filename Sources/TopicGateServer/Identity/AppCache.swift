@@ -1,26 +1,33 @@
 import Synchronization
 import TopicGateCore
+import TopicGateStore
 
-/// Apps by ID, each kept for `lifetime` milliseconds after it was read.
+/// Apps by ID, each kept for `lifetime` milliseconds after it was read, and only while
+/// `generation` (when the store has one) stays where it was: a new client secret, made by this
+/// process or by the CLI on the same file, is seen as soon as the generation moves.
 final class AppCache: Sendable {
     let lifetime: Int64
-    private let entries = Mutex<[String: (app: App, until: Int64)]>([:])
+    let generation: AccessGeneration?
+    private let entries = Mutex<[String: (app: App, until: Int64, generation: UInt64)]>([:])
 
-    init(lifetime: Int64) {
+    init(lifetime: Int64, generation: AccessGeneration? = nil) {
         self.lifetime = lifetime
+        self.generation = generation
     }
 
     func app(_ id: String, now: Int64) -> App? {
-        entries.withLock { entries in
-            guard let entry = entries[id], entry.until > now else { return nil }
+        let current = generation?.current ?? 0
+        return entries.withLock { entries in
+            guard let entry = entries[id], entry.until > now, entry.generation == current else { return nil }
             return entry.app
         }
     }
 
-    func keep(_ app: App, now: Int64) {
+    /// Keeps `app`, read at `generation` (taken before the read).
+    func keep(_ app: App, now: Int64, readAt generation: UInt64) {
         entries.withLock { entries in
             if entries.count > 10_000 { entries = entries.filter { $0.value.until > now } }
-            entries[app.id.rawValue] = (app, now + lifetime)
+            entries[app.id.rawValue] = (app, now + lifetime, generation)
         }
     }
 

@@ -19,9 +19,10 @@ struct Authenticator: Sendable {
     /// How stale a user's last-seen time may get before a request writes it again.
     let lastSeenResolution: Int64 = 60_000
 
-    /// Apps read in the last two seconds (every request names its app; apps change rarely,
-    /// and `topicgate apps reset-secret`, run beside the server, takes effect within that).
-    let apps = AppCache(lifetime: 2_000)
+    /// Apps read in the last two seconds (every request names its app; apps change rarely),
+    /// and on SQLite only while the access generation stays: `topicgate apps reset-secret`,
+    /// run beside the server, moves it within a fraction of a second.
+    let apps: AppCache
     /// Token holders by token hash, while no token was revoked and no user or thing disabled
     /// or deleted since they were read.
     let holders: AccessFactCache<String, TokenHolder>
@@ -31,16 +32,18 @@ struct Authenticator: Sendable {
         self.time = time
         self.proxyTrust = proxyTrust
         holders = AccessFactCache(generation: store.accessGeneration)
+        apps = AppCache(lifetime: 2_000, generation: store.accessGeneration)
     }
 
     /// The app named by `appID`; `APP_NOT_FOUND` when there is none.
     func app(_ appID: String) async throws -> App {
         let now = time.now()
         if let cached = apps.app(appID, now: now) { return cached }
+        let generation = store.accessGeneration?.current ?? 0
         guard IDSyntax.isWellFormed(appID), let app = try await store.app(id: AppID(appID)) else {
             throw KiiError(.appNotFound, "App \(appID) was not found.", context: ["appID": .string(appID)])
         }
-        apps.keep(app, now: now)
+        apps.keep(app, now: now, readAt: generation)
         return app
     }
 

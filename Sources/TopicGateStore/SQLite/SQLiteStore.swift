@@ -8,6 +8,8 @@ public final class SQLiteStore: Sendable {
     /// Every write goes through it: concurrent writes share a transaction and its disk sync.
     let writer: GroupCommit
     private let checkpoint: BackgroundCheckpoint
+    /// Advances the generations when another process commits on the same file.
+    private let foreignCommits: ForeignCommits
     /// Moves on with each committed change that can alter access (see `WatchedChanges`).
     public let accessGeneration: AccessGeneration?
     /// Moves on with each committed change of which devices a push goes to.
@@ -40,6 +42,7 @@ public final class SQLiteStore: Sendable {
         pool.add(
             transactionObserver: GenerationObserver(generation: devices, watching: WatchedChanges.installations),
             extent: .databaseLifetime)
+        foreignCommits = ForeignCommits(pool: pool, generations: [generation, devices])
     }
 
     /// Runs `updates` in a write transaction (shared with the writes that wait alongside, each

@@ -13,7 +13,8 @@ enum WatchedChanges {
         case .delete(let table):
             return membershipTables.contains(table) || principalTables.contains(table)
         case .update(let table, let columns):
-            if membershipTables.contains(table) || table == "tokens" || table == "things" { return true }
+            // An app's update is a new client secret.
+            if membershipTables.contains(table) || ["tokens", "things", "apps"].contains(table) { return true }
             return table == "users" && columns.contains { $0 != "last_seen_at" }
         }
     }

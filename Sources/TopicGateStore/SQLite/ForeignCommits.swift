@@ -1,0 +1,28 @@
+import GRDB
+
+/// Commits made on the same file by another process (the CLI's `apps reset-secret`, a second
+/// process), noticed within `interval`: SQLite's `PRAGMA data_version` on a connection moves
+/// only when another connection committed, and the writer's connection is the only one of this
+/// process that commits. Each move advances `generations`, so the caches keyed on them drop
+/// what they kept and read the database again.
+final class ForeignCommits: Sendable {
+    private let task: Task<Void, Never>
+
+    init(pool: DatabasePool, generations: [AccessGeneration], interval: Duration = .milliseconds(200)) {
+        task = Task.detached(priority: .utility) {
+            var seen: Int?
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                guard
+                    let version = try? await pool.writeWithoutTransaction({ db in
+                        try Int.fetchOne(db, sql: "PRAGMA data_version")
+                    })
+                else { continue }
+                if let seen, seen != version { generations.forEach { $0.advance() } }
+                seen = version
+            }
+        }
+    }
+
+    deinit { task.cancel() }
+}
