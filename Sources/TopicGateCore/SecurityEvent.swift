@@ -1,5 +1,6 @@
 /// One line of an app's security audit trail: account links made, rotated, used and removed,
-/// failed and locked logins, principals disabled or enabled, idle pseudo users removed.
+/// failed and locked logins, principals disabled or enabled, idle pseudo users removed, tokens
+/// revoked.
 public struct SecurityEvent: Sendable, Hashable {
     /// What happened.
     public struct Kind: RawRepresentable, Sendable, Hashable {
@@ -21,6 +22,7 @@ public struct SecurityEvent: Sendable, Hashable {
         public static let thingDisabled = Self(rawValue: "THING_DISABLED")
         public static let thingEnabled = Self(rawValue: "THING_ENABLED")
         public static let pseudoUserRemoved = Self(rawValue: "PSEUDO_USER_REMOVED")
+        public static let tokenRevoked = Self(rawValue: "TOKEN_REVOKED")
     }
 
     public var at: Int64

@@ -11,6 +11,8 @@ public enum InstallationSelection: Sendable, Hashable {
     /// Every installation of a principal but those installed with the token `keeping`:
     /// also those the admin or onboarding made (a thing's password change).
     case allInstalledWithout(Principal, keeping: String?)
+    /// The installations made with the token whose hash is given (after it was revoked).
+    case installedWith(token: String)
 }
 
 /// Devices installed for push. Revoked installations are kept (not live) until their MQTT

@@ -11,6 +11,9 @@ public protocol TokenStore: Sendable {
     /// many were revoked.
     @discardableResult
     func revokeTokens(appID: AppID, principal: Principal, keeping: String?) async throws -> Int
+    /// Revokes the one token whose hash is `hash`; false when there was none.
+    @discardableResult
+    func revokeToken(hash: String) async throws -> Bool
 }
 
 /// A token and the state of the user or thing holding it.

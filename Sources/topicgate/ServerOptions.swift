@@ -53,6 +53,13 @@ struct ServerOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
+            "Seconds an admin token (client credentials, as the console signs in) lives, 60 to 2592000 (env "
+                + "TOPICGATE_ADMIN_TOKEN_TTL; default 28800, 8 hours).",
+            valueName: "seconds"))
+    var adminTokenTTL: Int?
+
+    @Option(
+        help: ArgumentHelp(
             "A bearer token GET /metrics asks for, at least 16 characters (env TOPICGATE_METRICS_TOKEN; default: none, "
                 + "/metrics is open to whoever reaches the port).",
             valueName: "token"))
@@ -122,6 +129,12 @@ struct ServerOptions: ParsableArguments {
                     "CORS origins are '*' or a comma-separated list of http(s)://host[:port], not '\(origins)'.")
             }
             configuration.crossOrigin = policy
+        }
+        if let seconds = try adminTokenTTL ?? environment["TOPICGATE_ADMIN_TOKEN_TTL"].map(Self.integer) {
+            guard (60...2_592_000).contains(seconds) else {
+                throw ValidationError("The admin token TTL is 60 to 2592000 seconds.")
+            }
+            configuration.adminTokenTTL = .seconds(seconds)
         }
         if let token = metricsToken ?? environment["TOPICGATE_METRICS_TOKEN"], !token.isEmpty {
             guard token.count >= 16, !token.contains(where: \.isWhitespace) else {

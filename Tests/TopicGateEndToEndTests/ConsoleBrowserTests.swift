@@ -185,10 +185,18 @@ struct ConsoleBrowserTests {
             #expect(events.lowercased().contains("login"))
             try await browser.screenshot(to: shots + "/security.png")
 
-            // Signing out forgets the token.
+            // Signing out forgets the token, and ends it on the server.
+            let stored = try await browser.script("return sessionStorage.getItem(sessionStorage.key(0));")
+            let token = try #require(
+                stored.stringValue.flatMap { try? JSONReader.object(Array($0.utf8)) }?["token"]?.stringValue)
+            try await world.call(.get, "\(world.app)/overview", token: token).expect(.ok)
             try await browser.click("#sign-out")
             _ = try await browser.element("#sign-in:not([hidden])")
             #expect(try await browser.script("return sessionStorage.length;") == 0)
+            #expect(
+                try await eventually {
+                    try await world.call(.get, "\(world.app)/overview", token: token).errorCode == "WRONG_TOKEN"
+                })
         } catch {
             try? await browser.screenshot(to: shots + "/failure.png")
             await browser.quit()

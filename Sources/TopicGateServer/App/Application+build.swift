@@ -144,6 +144,7 @@ func buildRouter(environment: ServerEnvironment) -> Router<TopicGateRequestConte
     let authenticated = CallerMiddleware<Context>(authenticator: environment.authenticator)
     let app = router.group("api/apps/:appID").add(middleware: authenticated)
     UserController(users: environment.users, body: body, location: location).addRoutes(to: app)
+    tokens.addRevocationRoutes(to: app)
     links.addRoutes(to: app)
     OperationsController(
         store: environment.store, cleanup: environment.cleanup, body: body, metrics: environment.metrics,

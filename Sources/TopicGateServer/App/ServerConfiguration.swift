@@ -32,6 +32,8 @@ public struct ServerConfiguration: Sendable {
     public var crossOrigin: CrossOriginPolicy = .anyOrigin
     /// HTTPS for the API (`--tls-cert`, `--tls-key`); nil serves plain HTTP.
     public var tls: TLSFiles?
+    /// How long an admin token (client credentials) lives (`--admin-token-ttl`).
+    public var adminTokenTTL: Duration = .seconds(8 * 3600)
     /// The bearer token `GET /metrics` asks for (`--metrics-token`); nil: it is open.
     public var metricsToken: String?
     /// This gateway among the gateways of one database (outbox claims, scheduled jobs' leases):

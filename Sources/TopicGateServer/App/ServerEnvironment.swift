@@ -54,9 +54,11 @@ struct ServerEnvironment: Sendable {
             ledger: configuration.database == nil ? MemoryAbuseLedger() : SharedAbuseLedger(store: store))
         audit = SecurityAudit(store: store, time: time, logger: logger)
         passwords = PasswordCheck(abuse: abuse, hasher: hasher, audit: audit)
-        login = LoginService(store: store, passwords: passwords, tokens: tokens, abuse: abuse, audit: audit)
         links = LinkService(store: store, tokens: tokens, time: time, abuse: abuse, audit: audit)
         let revocation = DeviceRevocation(store: store, link: link, time: time)
+        login = LoginService(
+            store: store, passwords: passwords, tokens: tokens, abuse: abuse, audit: audit, revocation: revocation,
+            adminTokenTTL: configuration.adminTokenTTL)
         topicCache = TopicCache()
         let status = PrincipalStatus(store: store, time: time, revocation: revocation, audit: audit)
         users = UserService(

@@ -39,6 +39,16 @@ export class AdminSession {
     return session;
   }
 
+  /** Signing out ends the admin token on the server too (RFC 7009), not only in this tab. */
+  async signOut() {
+    sessionStorage.removeItem(storageKey);
+    try {
+      await this.post('/oauth2/revoke', { token: this.token });
+    } catch {
+      // Already refused or expired: nothing left to end.
+    }
+  }
+
   forget() {
     sessionStorage.removeItem(storageKey);
   }

@@ -74,7 +74,10 @@ document.getElementById('sign-in').addEventListener('submit', async (event) => {
     error.hidden = false;
   }
 });
-document.getElementById('sign-out').addEventListener('click', () => signOut());
+document.getElementById('sign-out').addEventListener('click', async () => {
+  await session?.signOut();
+  signOut();
+});
 window.addEventListener('console:unauthorized', () => signOut('The admin token is no longer accepted; sign in again.'));
 window.addEventListener('hashchange', () => route().then(() => document.getElementById('main').focus()));
 route();

@@ -17,6 +17,10 @@ struct LoginService: Sendable {
     let tokens: TokenIssuer
     let abuse: AbuseGuard
     let audit: SecurityAudit
+    let revocation: DeviceRevocation
+    /// How long an admin token lives (`--admin-token-ttl`): the client credentials are an
+    /// operator's, and the console signs in with them, so their tokens end by themselves.
+    let adminTokenTTL: Duration
 
     func grant(app: App, request: TokenRequest, address: String?) async throws -> JSONValue {
         switch request.grant {
@@ -91,8 +95,38 @@ struct LoginService: Sendable {
                 detail: "wrong client credentials")
             throw KiiError.oauth(.invalidClient, "The client credentials are not valid.")
         }
-        let token = try await tokens.issue(appID: app.id, principal: .admin, expiresAt: expiresAt)
-        return tokens.grantBody(id: app.clientID, token: token, expiresAt: expiresAt)
+        // An earlier `expiresAt` the caller asked for is kept; a later one, or none, is the TTL.
+        let latest = UnixMillis(tokens.time.now() + Int64(adminTokenTTL.components.seconds) * 1000)
+        let expires = min(expiresAt ?? latest, latest)
+        let token = try await tokens.issue(appID: app.id, principal: .admin, expiresAt: expires)
+        return tokens.grantBody(id: app.clientID, token: token, expiresAt: expires)
+    }
+
+    /// `DELETE …/users/{id}/tokens` by the admin: every token of the user ends, with the
+    /// devices installed with them (those the admin installed for it stay).
+    func revokeAll(of principal: Principal, caller: Caller) async throws {
+        guard caller.principal == .admin else { throw caller.denied("revoke another principal's tokens") }
+        let count = try await store.revokeTokens(appID: caller.appID, principal: principal, keeping: nil)
+        try await revocation.revoke(appID: caller.appID, .installedWithOtherTokens(principal, keeping: nil))
+        try await audit.record(
+            .tokenRevoked, appID: caller.appID, actor: caller.principal.description,
+            subjectID: principal.principalID, address: caller.address, detail: "all \(count) token(s)")
+    }
+
+    /// `POST …/oauth2/revoke` (RFC 7009): ends `token` when the caller holds it (a user or a
+    /// thing its own tokens) or is the app's admin, with the devices installed with it. Whether
+    /// the token existed is not told (RFC 7009 §2.2): the answer is the same either way.
+    func revoke(token: String, caller: Caller) async throws {
+        guard caller.principal != .anonymous else { throw caller.denied("revoke a token") }
+        let hash = Secrets.sha256(token)
+        guard let stored = try await store.token(hash: hash), stored.appID == caller.appID,
+            caller.principal == .admin || stored.principal == caller.principal
+        else { return }
+        try await store.revokeToken(hash: hash)
+        try await revocation.revoke(appID: caller.appID, .installedWith(token: hash))
+        try await audit.record(
+            .tokenRevoked, appID: caller.appID, actor: caller.principal.description,
+            subjectID: stored.principal.principalID, address: caller.address, detail: "one token")
     }
 
     /// A locked login name or external ID, answered as Kii does (400, "The login name is

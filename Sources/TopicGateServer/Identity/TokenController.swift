@@ -20,6 +20,28 @@ struct TokenController<Context: CallerRequestContext>: Sendable {
         }
     }
 
+    /// `POST …/oauth2/revoke` (RFC 7009) with `token` in a form or JSON body, and
+    /// `DELETE …/users/{id}/tokens` (the admin), on the app's authenticated routes.
+    func addRevocationRoutes(to group: RouterGroup<Context>) {
+        group.post("oauth2/revoke") { request, context in
+            let caller = try context.caller
+            guard let token = try await body.formOrObject(request)["token"]?.stringValue, !token.isEmpty else {
+                throw KiiError.oauth(.invalidRequest, "Name the token to revoke in 'token'.")
+            }
+            try await login.revoke(token: token, caller: caller)
+            return JSONResponse.ok([:])
+        }
+        group.delete("users/:user/tokens") { _, context in
+            let caller = try context.caller
+            let reference = try context.parameters.userReference(appID: caller.appID)
+            guard case .id(let id) = reference else {
+                throw KiiError.invalidInput("Name the user by its ID.", field: "user")
+            }
+            try await login.revokeAll(of: .user(id), caller: caller)
+            return JSONResponse.noContent()
+        }
+    }
+
     /// `POST /api/oauth2/token`: the one route whose app is not in its path.
     func addRoutes(to router: Router<Context>) {
         router.post("api/oauth2/token") { request, context in

@@ -130,6 +130,12 @@ extension PostgresStore: InstallationStore {
                     AND (token_hash IS NULL OR token_hash IS DISTINCT FROM \(keeping))
                 RETURNING *
                 """
+        case .installedWith(let token):
+            query = """
+                UPDATE installations SET revoked_at = \(now)
+                WHERE app_id = \(appID) AND revoked_at IS NULL AND token_hash = \(token)
+                RETURNING *
+                """
         }
         return try await write { connection in try await connection.rows(query).compactMap(Self.installation) }
     }

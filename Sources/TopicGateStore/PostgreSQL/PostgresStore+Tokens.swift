@@ -21,6 +21,12 @@ extension PostgresStore: TokenStore {
         }
     }
 
+    public func revokeToken(hash: String) async throws -> Bool {
+        try await write { connection in
+            try await connection.first("DELETE FROM tokens WHERE token_hash = \(hash) RETURNING token_hash") != nil
+        }
+    }
+
     public func tokenHolder(hash: String) async throws -> TokenHolder? {
         try await read { connection in
             guard

@@ -135,6 +135,8 @@ extension SQLiteStore: InstallationStore {
                 "principal_kind = ? AND principal_id = ? AND (token_hash IS NULL OR token_hash IS NOT ?)",
                 [kind, id, keeping]
             )
+        case .installedWith(let token):
+            (condition, arguments) = ("token_hash = ?", [token])
         }
         return try await write { db in
             let selected = "app_id = ? AND revoked_at IS NULL AND " + condition

@@ -70,6 +70,13 @@ extension SQLiteStore: TokenStore {
         }
     }
 
+    public func revokeToken(hash: String) async throws -> Bool {
+        try await write { db in
+            try db.cachedStatement(sql: "DELETE FROM tokens WHERE token_hash = ?").execute(arguments: [hash])
+            return db.changesCount > 0
+        }
+    }
+
     /// A token from a row of `tokens` (nil when its principal kind is unknown).
     static func accessToken(_ row: Row) -> AccessToken? {
         guard let principal = StoredForm.principal(kind: row["principal_kind"], id: row["principal_id"]) else {

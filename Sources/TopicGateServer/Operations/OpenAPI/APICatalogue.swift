@@ -166,6 +166,16 @@ enum APICatalogue {
                 method: "put", path: app + "/users/{user}/status", summary: "Disable or enable a user (admin)",
                 tag: "Identity", credentials: anyone, body: json(object(["disabled": boolean], required: ["disabled"])),
                 success: [204]),
+            Op(
+                method: "post", path: app + "/oauth2/revoke",
+                summary: "Revoke a token (RFC 7009): the caller's own, or any of the app's for the admin",
+                tag: "Identity", credentials: anyone,
+                body: json(object(["token": string, "token_type_hint": string], required: ["token"])),
+                success: [200]),
+            Op(
+                method: "delete", path: app + "/users/{user}/tokens",
+                summary: "Revoke every token of a user, and the devices installed with them (admin)", tag: "Identity",
+                credentials: anyone, success: [204]),
         ]
     }
 
