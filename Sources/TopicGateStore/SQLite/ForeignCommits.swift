@@ -18,7 +18,9 @@ final class ForeignCommits: Sendable {
                         try Int.fetchOne(db, sql: "PRAGMA data_version")
                     })
                 else { continue }
-                if let seen, seen != version { generations.forEach { $0.advance() } }
+                if let seen, seen != version {
+                    for generation in generations { generation.advance() }
+                }
                 seen = version
             }
         }
