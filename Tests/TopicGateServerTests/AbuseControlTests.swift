@@ -3,8 +3,9 @@ import HTTPTypes
 import TestSupport
 import Testing
 import TopicGateCore
-import TopicGateServer
 import TopicGateStore
+
+@testable import TopicGateServer
 
 /// Rate limits on sign-up and login failures, login-name lockout, disabling users and things,
 /// and the idle pseudo user cleanup, through the router with a clock the test moves.
@@ -72,6 +73,68 @@ struct AbuseControlTests {
             #expect(limited.status == .tooManyRequests)
             #expect(limited.headers[.retryAfter] != nil)
             #expect(try await login("carol", "password123", from: "198.51.100.9").status == .ok)
+        }
+    }
+
+    @Test("Failures for unknown names cannot switch off an app's logins; guessing one account still locks it")
+    func appBudgetCannotBeTurnedAgainstUsers() async throws {
+        var abuse = AbuseControls()
+        abuse.proxyTrust = .anyPeer
+        abuse.loginFailuresPerApp = RateLimit(count: 10, periodMillis: 3_600_000)
+        let server = try await TestServer.make(abuse: abuse)
+        try await server.run { client in
+            for name in ["carol", "dave", "erin", "frank", "gina"] { _ = try await client.normalUser(name) }
+            func login(_ name: String, _ password: String, from address: String) async throws -> TestServer.Reply {
+                try await client.call(
+                    .post, "\(client.app)/oauth2/token", contentType: "application/json",
+                    json: ["username": .string(name), "password": .string(password)], headers: Self.from(address))
+            }
+            // The review's attack: ten failures for names that do not exist, from ten addresses.
+            for number in 0..<10 {
+                #expect(try await login("nobody-\(number)", "guess", from: "203.0.113.\(number)").status == .badRequest)
+            }
+            #expect(try await login("nobody-10", "guess", from: "203.0.113.10").status == .tooManyRequests)
+            // A real user's right password still gets in, from anywhere.
+            #expect(try await login("carol", "password123", from: "198.51.100.1").status == .ok)
+            // Guessing one account still locks it, the right password included.
+            for number in 0..<5 {
+                #expect(try await login("dave", "wrong", from: "192.0.2.\(number)").status == .badRequest)
+            }
+            let locked = try await login("dave", "password123", from: "192.0.2.99")
+            #expect(locked.string("error_description") == "The login name is locked")
+            // With the app's budget for existing accounts spent too (ten wrong passwords over three
+            // accounts), a right password still gets in, only more slowly.
+            for (name, count) in [("erin", 3), ("frank", 2)] {
+                for number in 0..<count {
+                    #expect(try await login(name, "wrong", from: "192.0.2.\(100 + number)").status == .badRequest)
+                }
+            }
+            #expect(try await login("gina", "password123", from: "192.0.2.150").status == .ok)
+            #expect(try await login("gina", "wrong", from: "192.0.2.151").status == .badRequest)
+        }
+    }
+
+    @Test("IPv6 clients are budgeted by their /64: one block cannot fill up with fresh addresses")
+    func ipv6ByNetwork() async throws {
+        #expect(AddressGroup.key("2001:db8:0:0:1::7") == "2001:db8:0:0::/64")
+        #expect(AddressGroup.key("2001:db8::1") == AddressGroup.key("2001:db8::ffff:1"))
+        #expect(AddressGroup.key("2001:db8:0:1::1") != AddressGroup.key("2001:db8::1"))
+        #expect(AddressGroup.key("::ffff:203.0.113.9") == "203.0.113.9")
+        #expect(AddressGroup.key("203.0.113.9") == "203.0.113.9")
+        var abuse = AbuseControls()
+        abuse.proxyTrust = .anyPeer
+        abuse.loginFailuresPerAddress = RateLimit(count: 3, periodMillis: 3_600_000)
+        let server = try await TestServer.make(abuse: abuse)
+        try await server.run { client in
+            _ = try await client.normalUser("carol")
+            func login(_ password: String, from address: String) async throws -> TestServer.Reply {
+                try await client.call(
+                    .post, "\(client.app)/oauth2/token", contentType: "application/json",
+                    json: ["username": "carol", "password": .string(password)], headers: Self.from(address))
+            }
+            for host in 1...3 { #expect(try await login("wrong", from: "2001:db8::\(host)").status == .badRequest) }
+            #expect(try await login("password123", from: "2001:db8::4").status == .tooManyRequests)
+            #expect(try await login("password123", from: "2001:db8:0:1::4").status == .ok)
         }
     }
 
@@ -161,7 +224,7 @@ struct AbuseControlTests {
         let clock = ManualClock()
         let server = try await TestServer.make(push: true, clock: clock)
         try await server.run { client in
-            let admin = try await client.adminToken()
+            var admin = try await client.adminToken()
             let idle = try await client.pseudoUser()
             let active = try await client.pseudoUser()
             let linked = try await client.pseudoUser()
@@ -186,6 +249,8 @@ struct AbuseControlTests {
 
             clock.advance(seconds: 31 * 86_400)
             #expect(try await client.call(.get, "\(client.app)/users/me", token: active.token).status == .ok)
+            // An admin token lives hours: the operator signs in again a month later.
+            admin = try await client.adminToken()
 
             func clean(dryRun: Bool) async throws -> TestServer.Reply {
                 try await client.call(

@@ -125,7 +125,7 @@ struct LinkService: Sendable {
         let account = "\(request.provider):\(request.externalID)"
         let pairKey = AbuseGuard.Key.link(app.id, provider: request.provider, externalID: request.externalID)
         var lockouts = [pairKey]
-        if let address { lockouts.append(.linkLoginsFromAddress(address)) }
+        if let address { lockouts.append(.linkLoginsFromAddress(AddressGroup.key(address))) }
         let attempt: AbuseGuard.Attempt
         do throws(AbuseGuard.Refusal) {
             attempt = try await abuse.admit(appID: app.id, address: address, lockouts: lockouts)

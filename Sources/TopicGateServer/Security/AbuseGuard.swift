@@ -11,6 +11,9 @@ final class AbuseGuard: Sendable {
         case signupsInApp(AppID)
         case loginFailuresFromAddress(String)
         case loginFailuresInApp(AppID)
+        /// Failed logins for names that match no account: a budget of their own, so that
+        /// guessing names spends nothing real users' logins need.
+        case unknownNameFailuresInApp(AppID)
         /// One account's password in an app: `user:ID` or `thing:ID` once the account is
         /// resolved, else the normalised identifier that was presented (`LOGIN_NAME:…`,
         /// `EMAIL:…`, `PHONE:…`, `VENDOR_THING_ID:…`), so that every spelling of one account
@@ -27,6 +30,7 @@ final class AbuseGuard: Sendable {
             case .signupsInApp(let app): "signups-in\n\(app.rawValue)"
             case .loginFailuresFromAddress(let address): "login-failures-from\n\(address)"
             case .loginFailuresInApp(let app): "login-failures-in\n\(app.rawValue)"
+            case .unknownNameFailuresInApp(let app): "unknown-name-failures-in\n\(app.rawValue)"
             case .account(let app, let account): "account\n\(app.rawValue)\n\(account)"
             case .link(let app, let provider, let externalID): "link\n\(app.rawValue)\n\(provider)\n\(externalID)"
             case .linkLoginsFromAddress(let address): "link-logins-from\n\(address)"
@@ -53,7 +57,9 @@ final class AbuseGuard: Sendable {
     func admitSignup(appID: AppID, address: String?) async throws(KiiError) {
         let now = time.now()
         var counted: [(Key, RateLimit)] = []
-        if let limit = controls.signupsPerAddress, let address { counted.append((.signupsFromAddress(address), limit)) }
+        if let limit = controls.signupsPerAddress, let address {
+            counted.append((.signupsFromAddress(AddressGroup.key(address)), limit))
+        }
         if let limit = controls.signupsPerApp { counted.append((.signupsInApp(appID), limit)) }
         let limits = counted
         let waiting = try await step(limits.map(\.0), now: now) { records -> Int64 in
@@ -104,7 +110,14 @@ final class AbuseGuard: Sendable {
     struct Attempt: Sendable {
         let budgets: [Key]
         let lockouts: [Key]
+        /// The app's budget for existing accounts was spent when it was admitted: the check goes
+        /// on (a correct password is never refused by what others did), but slowly.
+        var slowed = false
     }
+
+    /// How long a check of an existing account waits while the app's budget is spent: guessing
+    /// across many accounts slows down to this pace, the right password still gets in.
+    static let slowedCheck: Duration = .seconds(1)
 
     /// Why an attempt was not admitted.
     enum Refusal: Error, Sendable {
@@ -135,9 +148,9 @@ final class AbuseGuard: Sendable {
     /// once than the lock admits, and once failures lock the key the waiting ones are refused.
     /// A check still waiting after 30 s (a machine far behind) is `busy`: a 429 to retry, never
     /// a lock, since nothing failed.
-    func admit(appID: AppID, address: String?, lockouts: [Key], appBudget: Bool = true) async throws(Refusal)
-        -> Attempt
-    {
+    func admit(
+        appID: AppID, address: String?, lockouts: [Key], appBudget: Bool = true, knownAccount: Bool = true
+    ) async throws(Refusal) -> Attempt {
         let deadline = ContinuousClock.now + .seconds(30)
         // One waiting check per account tries the ledger at a time, backing off (5 ms doubling
         // to 80 ms): on a shared ledger each try is a transaction, and many waiters trying at
@@ -147,7 +160,8 @@ final class AbuseGuard: Sendable {
             while true {
                 do throws(Refusal) {
                     return try await self.begin(
-                        appID: appID, address: address, lockouts: lockouts, appBudget: appBudget)
+                        appID: appID, address: address, lockouts: lockouts, appBudget: appBudget,
+                        knownAccount: knownAccount)
                 } catch .busy {
                     guard ContinuousClock.now < deadline else { throw .busy }
                     try? await Task.sleep(for: .milliseconds(pause))
@@ -163,22 +177,38 @@ final class AbuseGuard: Sendable {
     /// lockout key is locked (or would be, if the attempts in flight all failed); otherwise the
     /// attempt is reserved. `lockouts` are the keys it counts toward (the account first);
     /// `appBudget: false` leaves the app's failure budget out (the admin's client credentials
-    /// must not be locked out by users' wrong passwords). Every admitted attempt must be ended
-    /// with `end(_:succeeded:)`.
-    func begin(appID: AppID, address: String?, lockouts: [Key], appBudget: Bool = true) async throws(Refusal)
-        -> Attempt
-    {
+    /// must not be locked out by users' wrong passwords). `knownAccount: false` (a name that
+    /// matches no account) counts against the app's budget for unknown names, which refuses
+    /// when spent; an existing account's check counts against the app's own budget, which
+    /// never refuses it (the attempt is `slowed` instead), so that nobody can switch off the
+    /// logins of a whole app. Every admitted attempt must be ended with `end(_:succeeded:)`.
+    func begin(
+        appID: AppID, address: String?, lockouts: [Key], appBudget: Bool = true, knownAccount: Bool = true
+    ) async throws(Refusal) -> Attempt {
         let now = time.now()
-        var counted = failureLimits(appID: appID, address: address)
-        if !appBudget { counted.removeAll { if case .loginFailuresInApp = $0.0 { true } else { false } } }
+        var counted = failureLimits(appID: appID, address: address, knownAccount: knownAccount)
+        if !appBudget {
+            counted.removeAll {
+                switch $0.0 {
+                case .loginFailuresInApp, .unknownNameFailuresInApp: true
+                default: false
+                }
+            }
+        }
         let limits = counted
         let outcome: Result<Attempt, Refusal>
         do {
             outcome = try await step(limits.map(\.0) + lockouts, now: now) { records -> Result<Attempt, Refusal> in
+                var slowed = false
                 let waiting =
                     limits.map { key, limit -> Int64 in
                         var bucket = records[key.ledgerKey]?.bucket
-                        return bucket?.wait(limit: limit, now: now) ?? 0
+                        let wait = bucket?.wait(limit: limit, now: now) ?? 0
+                        if case .loginFailuresInApp = key, wait > 0 {
+                            slowed = true
+                            return 0
+                        }
+                        return wait
                     }.max() ?? 0
                 if waiting > 0 { return .failure(.budgetSpent(retryAfterMillis: waiting)) }
                 for key in lockouts {
@@ -202,7 +232,7 @@ final class AbuseGuard: Sendable {
                 for key in lockouts {
                     records[key.ledgerKey, default: AbuseRecord()].beginCheck(until: now + Self.checkTimeoutMillis)
                 }
-                return .success(Attempt(budgets: limits.map(\.0), lockouts: lockouts))
+                return .success(Attempt(budgets: limits.map(\.0), lockouts: lockouts, slowed: slowed))
             }
         } catch {
             throw .unavailable
@@ -269,12 +299,14 @@ final class AbuseGuard: Sendable {
         }
     }
 
-    private func failureLimits(appID: AppID, address: String?) -> [(Key, RateLimit)] {
+    private func failureLimits(appID: AppID, address: String?, knownAccount: Bool) -> [(Key, RateLimit)] {
         var limits: [(Key, RateLimit)] = []
         if let limit = controls.loginFailuresPerAddress, let address {
-            limits.append((.loginFailuresFromAddress(address), limit))
+            limits.append((.loginFailuresFromAddress(AddressGroup.key(address)), limit))
         }
-        if let limit = controls.loginFailuresPerApp { limits.append((.loginFailuresInApp(appID), limit)) }
+        if let limit = controls.loginFailuresPerApp {
+            limits.append((knownAccount ? .loginFailuresInApp(appID) : .unknownNameFailuresInApp(appID), limit))
+        }
         return limits
     }
 
@@ -283,7 +315,7 @@ final class AbuseGuard: Sendable {
         case .signupsFromAddress: controls.signupsPerAddress
         case .signupsInApp: controls.signupsPerApp
         case .loginFailuresFromAddress: controls.loginFailuresPerAddress
-        case .loginFailuresInApp: controls.loginFailuresPerApp
+        case .loginFailuresInApp, .unknownNameFailuresInApp: controls.loginFailuresPerApp
         case .statesOfThing: controls.statesPerThing
         case .account, .link, .linkLoginsFromAddress: nil
         }

@@ -54,7 +54,8 @@ struct PasswordCheck: Sendable {
         let lockKey = AbuseGuard.Key.account(account.appID, account.key)
         let attempt: AbuseGuard.Attempt
         do throws(AbuseGuard.Refusal) {
-            attempt = try await abuse.admit(appID: account.appID, address: address, lockouts: [lockKey])
+            attempt = try await abuse.admit(
+                appID: account.appID, address: address, lockouts: [lockKey], knownAccount: hash != nil)
         } catch .budgetSpent(let millis) {
             throw Self.budgetSpent(retryAfterMillis: millis)
         } catch .locked(let millis) {
@@ -69,6 +70,7 @@ struct PasswordCheck: Sendable {
         }
         let matches: Bool
         do {
+            if attempt.slowed { try await Task.sleep(for: AbuseGuard.slowedCheck) }
             matches = try await hasher.verify(password, hash: hash)
         } catch {
             await abuse.end(attempt, succeeded: false)
