@@ -17,11 +17,7 @@ struct BackupCommand: AsyncParsableCommand {
     @Argument(help: "The file to write (replaced only once the copy is whole).") var file: String
 
     func run() async throws {
-        let configuration = try options.configuration()
-        guard configuration.database == nil else {
-            throw ValidationError(
-                "topicgate backup copies the SQLite file; back up PostgreSQL with pg_dump -Fc (docs/operations.md).")
-        }
+        let configuration = try options.sqliteConfiguration(command: "backup", tool: "pg_dump -Fc")
         do {
             let contents = try SQLiteBackup.backup(databaseAt: configuration.databasePath, to: file)
             print(

@@ -19,11 +19,7 @@ struct RestoreCommand: AsyncParsableCommand {
     @Argument(help: "A file written by `topicgate backup`.") var file: String
 
     func run() async throws {
-        let configuration = try options.configuration()
-        guard configuration.database == nil else {
-            throw ValidationError(
-                "topicgate restore writes the SQLite file; restore PostgreSQL with pg_restore (docs/operations.md).")
-        }
+        let configuration = try options.sqliteConfiguration(command: "restore", tool: "pg_restore")
         guard let lock = try ServingLock.exclusive(configuration.dataDirectory) else {
             throw CommandFailure(
                 "A gateway is serving \(configuration.dataDirectory); stop it before restoring (backups need no stop).")

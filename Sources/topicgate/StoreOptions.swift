@@ -33,4 +33,15 @@ struct StoreOptions: ParsableArguments {
         }
         return configuration
     }
+
+    /// The configuration of a command that works on the SQLite file itself (`backup`,
+    /// `restore`): refused for PostgreSQL, whose own `tool` does that work.
+    func sqliteConfiguration(command: String, tool: String) throws -> ServerConfiguration {
+        let configuration = try configuration()
+        guard configuration.database == nil else {
+            throw ValidationError(
+                "topicgate \(command) works on the SQLite file; for PostgreSQL use \(tool) (docs/operations.md).")
+        }
+        return configuration
+    }
 }

@@ -73,12 +73,23 @@ struct BackupRestoreTests {
         return (writes.all, began)
     }
 
-    /// With the broker back and the receiver's device connected, `restored` (a gateway on the
-    /// restored data) serves every write accepted before `began`, and delivers the waiting pushes.
+    /// With the broker back and the receiver's device connected, a gateway started on the
+    /// restored data (`directory`, and `arguments` such as its database) serves every write
+    /// accepted before `began` and delivers the waiting pushes; then everything stops.
     static func expectRestored(
-        _ restored: ServerProcess, world: PushWorld, scene: Scene, writes: [AcceptedWrites.Write],
+        onto directory: String, arguments: [String], world: PushWorld, scene: Scene, writes: [AcceptedWrites.Write],
         began: ContinuousClock.Instant, device: MQTTClient, received: ReceivedMessages
     ) async throws {
+        let restored = ServerProcess(
+            dataDirectory: directory,
+            arguments: arguments + [
+                "--broker", "mqtt://127.0.0.1:\(world.broker.port)", "--mqtt-secret-file", world.broker.secretFile,
+            ], credentialsOf: world.server)
+        try await restored.start()
+        defer {
+            try? FileManager.default.removeItem(atPath: world.directory)
+            try? FileManager.default.removeItem(atPath: directory)
+        }
         let messages = await received.wait(for: 3, timeout: .seconds(20))
         #expect(
             Set(messages.compactMap { $0.object["msg"]?.stringValue }) == ["waiting-1", "waiting-2", "waiting-3"],
@@ -89,6 +100,8 @@ struct BackupRestoreTests {
         try await restored.send(scene.inbox, token: scene.receiver.token, message: "after").expect(.created)
         #expect(await received.wait(for: 4).last?.object["msg"]?.stringValue == "after")
         device.shutdown()
+        _ = try await restored.stop(signal: SIGTERM)
+        try await world.broker.stop()
     }
 
     @Test("topicgate backup under load, topicgate restore: every accepted write is back, waiting pushes delivered")
@@ -133,17 +146,9 @@ struct BackupRestoreTests {
         try await world.broker.start()
         let device = try await world.connectedDevice(scene.endpoint)
         let received = ReceivedMessages(device)
-        let restored = ServerProcess(
-            dataDirectory: restoredDirectory,
-            arguments: [
-                "--broker", "mqtt://127.0.0.1:\(world.broker.port)", "--mqtt-secret-file", world.broker.secretFile,
-            ], credentialsOf: world.server)
-        try await restored.start()
         try await Self.expectRestored(
-            restored, world: world, scene: scene, writes: writes, began: began, device: device, received: received)
-        _ = try await restored.stop(signal: SIGTERM)
-        try await world.broker.stop()
-        try? FileManager.default.removeItem(atPath: world.directory)
+            onto: restoredDirectory, arguments: [], world: world, scene: scene, writes: writes, began: began,
+            device: device, received: received)
     }
 
     /// `program` of PostgreSQL's, run as it is installed (pg_dump, pg_restore), against `server`.
@@ -187,18 +192,8 @@ struct BackupRestoreTests {
         let device = try await world.connectedDevice(scene.endpoint)
         let received = ReceivedMessages(device)
         // Another gateway, with its own ID.
-        let restored = ServerProcess(
-            dataDirectory: world.directory + "-restored",
-            arguments: [
-                "--database", target, "--broker", "mqtt://127.0.0.1:\(world.broker.port)",
-                "--mqtt-secret-file", world.broker.secretFile,
-            ], credentialsOf: world.server)
-        try await restored.start()
         try await Self.expectRestored(
-            restored, world: world, scene: scene, writes: writes, began: began, device: device, received: received)
-        _ = try await restored.stop(signal: SIGTERM)
-        try await world.broker.stop()
-        try? FileManager.default.removeItem(atPath: world.directory)
-        try? FileManager.default.removeItem(atPath: world.directory + "-restored")
+            onto: world.directory + "-restored", arguments: ["--database", target], world: world, scene: scene,
+            writes: writes, began: began, device: device, received: received)
     }
 }

@@ -35,18 +35,11 @@ struct ConsoleBrowserTests {
         #expect(
             try await world.call(.post, "\(world.app)/oauth2/token", json: ["username": "eve", "password": "wrong"])
                 .status == .badRequest)
-        let credentials = try world.server.adminCredentials()
         let console = "http://127.0.0.1:\(world.server.port)/console"
 
         let browser = try await WebDriver.started(folder: shots)
         do {
-            // Sign in with the keyboard alone: the app ID field has the focus.
-            try await browser.open(console)
-            _ = try await browser.element("#sign-in:not([hidden])")
-            try await browser.press(
-                world.appID + WebDriver.tab + credentials.clientID + WebDriver.tab
-                    + credentials.clientSecret + WebDriver.enter)
-            try await browser.waitForText("#main", containing: "This app")
+            try await Self.signIn(browser, to: world)
             try await browser.waitForText(".tiles", containing: "Users\n3")
             // Every control has a name a screen reader can say.
             let unnamed = try await browser.script(
@@ -216,16 +209,10 @@ struct ConsoleBrowserTests {
         // The app-scope topic the crafted link would reach once `group/..` is resolved away.
         let admin = try await world.adminToken()
         try await world.call(.put, "\(world.app)/topics/news", token: admin).expect(.noContent)
-        let credentials = try world.server.adminCredentials()
         let console = "http://127.0.0.1:\(world.server.port)/console"
         let browser = try await WebDriver.started(folder: shots)
         do {
-            try await browser.open(console)
-            _ = try await browser.element("#sign-in:not([hidden])")
-            try await browser.press(
-                world.appID + WebDriver.tab + credentials.clientID + WebDriver.tab
-                    + credentials.clientSecret + WebDriver.enter)
-            try await browser.waitForText("#main", containing: "This app")
+            try await Self.signIn(browser, to: world)
             for crafted in [
                 "scope=group/..&name=news", "scope=group/.&name=news", "scope=app&name=..",
                 "scope=bucket/x&name=news", "scope=group/a/b&name=news",
@@ -247,5 +234,17 @@ struct ConsoleBrowserTests {
         }
         await browser.quit()
         try await world.stop()
+    }
+
+    /// Opens the console of `world`'s gateway and signs in with the keyboard alone (the app ID
+    /// field has the focus), with the credentials its first start printed.
+    static func signIn(_ browser: WebDriver, to world: PushWorld) async throws {
+        let credentials = try world.server.adminCredentials()
+        try await browser.open("http://127.0.0.1:\(world.server.port)/console")
+        _ = try await browser.element("#sign-in:not([hidden])")
+        try await browser.press(
+            world.appID + WebDriver.tab + credentials.clientID + WebDriver.tab + credentials.clientSecret
+                + WebDriver.enter)
+        try await browser.waitForText("#main", containing: "This app")
     }
 }

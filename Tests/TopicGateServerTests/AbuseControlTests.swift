@@ -13,6 +13,15 @@ import TopicGateStore
 struct AbuseControlTests {
     static func from(_ address: String) -> HTTPFields { [HTTPField.Name("X-Forwarded-For")!: address] }
 
+    /// A password login of `name` from `address` (forwarded by a trusted proxy).
+    static func login(_ client: TestServer.Client, _ name: String, _ password: String, from address: String)
+        async throws -> TestServer.Reply
+    {
+        try await client.call(
+            .post, "\(client.app)/oauth2/token", contentType: "application/json",
+            json: ["username": .string(name), "password": .string(password)], headers: from(address))
+    }
+
     @Test("Sign-ups beyond the per-address and per-app limits answer 429 with Retry-After")
     func signupLimits() async throws {
         let clock = ManualClock()
@@ -62,9 +71,7 @@ struct AbuseControlTests {
             _ = try await client.normalUser("carol")
             _ = try await client.normalUser("dave")
             func login(_ name: String, _ password: String, from address: String) async throws -> TestServer.Reply {
-                try await client.call(
-                    .post, "\(client.app)/oauth2/token", contentType: "application/json",
-                    json: ["username": .string(name), "password": .string(password)], headers: Self.from(address))
+                try await Self.login(client, name, password, from: address)
             }
             for name in ["carol", "dave", "nobody"] {
                 #expect(try await login(name, "wrong-password", from: "203.0.113.9").status == .badRequest)
@@ -85,9 +92,7 @@ struct AbuseControlTests {
         try await server.run { client in
             for name in ["carol", "dave", "erin", "frank", "gina"] { _ = try await client.normalUser(name) }
             func login(_ name: String, _ password: String, from address: String) async throws -> TestServer.Reply {
-                try await client.call(
-                    .post, "\(client.app)/oauth2/token", contentType: "application/json",
-                    json: ["username": .string(name), "password": .string(password)], headers: Self.from(address))
+                try await Self.login(client, name, password, from: address)
             }
             // The review's attack: ten failures for names that do not exist, from ten addresses.
             for number in 0..<10 {
@@ -128,9 +133,7 @@ struct AbuseControlTests {
         try await server.run { client in
             _ = try await client.normalUser("carol")
             func login(_ password: String, from address: String) async throws -> TestServer.Reply {
-                try await client.call(
-                    .post, "\(client.app)/oauth2/token", contentType: "application/json",
-                    json: ["username": "carol", "password": .string(password)], headers: Self.from(address))
+                try await Self.login(client, "carol", password, from: address)
             }
             for host in 1...3 { #expect(try await login("wrong", from: "2001:db8::\(host)").status == .badRequest) }
             #expect(try await login("password123", from: "2001:db8::4").status == .tooManyRequests)
