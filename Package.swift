@@ -217,8 +217,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            // The browser test's page and the server of its origin.
-            exclude: ["Browser"],
+            // The browser test's page and the server of its origin; the change feed test's proxy.
+            exclude: ["Browser", "Proxy"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -10,6 +10,8 @@ public enum StoreChange: Sendable, Hashable {
     case app(AppID)
     /// Changes may have been missed (the feed started or reconnected): drop everything.
     case unknown
+    /// A gateway's sign of life on the feed: it proves the feed still carries notifications.
+    case heartbeat
 
     /// The change as the text of one notification: `topic <app> <address>`, `principal <app>`,
     /// `app <app>`.
@@ -19,6 +21,7 @@ public enum StoreChange: Sendable, Hashable {
         case .principalDeleted(let app): "principal \(app.rawValue)"
         case .app(let app): "app \(app.rawValue)"
         case .unknown: "unknown"
+        case .heartbeat: "heartbeat"
         }
     }
 
@@ -30,6 +33,7 @@ public enum StoreChange: Sendable, Hashable {
             self = TopicAddress(parsing: parts[2]).map { .topic(AppID(parts[1]), $0) } ?? .unknown
         case ("principal", 2): self = .principalDeleted(AppID(parts[1]))
         case ("app", 2): self = .app(AppID(parts[1]))
+        case ("heartbeat", 1): self = .heartbeat
         default: self = .unknown
         }
     }

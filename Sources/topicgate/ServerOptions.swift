@@ -19,6 +19,14 @@ struct ServerOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
+            "Where the change feed (LISTEN) connects, when not at --database: a direct postgres:// URL, for gateways "
+                + "that reach PostgreSQL through a pooler in transaction mode (env TOPICGATE_DATABASE_FEED_URL; "
+                + "default: --database).",
+            valueName: "url"))
+    var databaseFeed: String?
+
+    @Option(
+        help: ArgumentHelp(
             "Seconds a gateway's claim on outbox messages keeps other gateways off them; a dead gateway's "
                 + "claims are delivered by another after this (env TOPICGATE_OUTBOX_LEASE; default 30).",
             valueName: "seconds"))
@@ -95,6 +103,12 @@ struct ServerOptions: ParsableArguments {
         if let port = try port ?? environment["TOPICGATE_PORT"].map(Self.integer) {
             guard (1...65535).contains(port) else { throw ValidationError("\(port) is not a port (--port).") }
             configuration.port = port
+        }
+        if let url = databaseFeed ?? environment["TOPICGATE_DATABASE_FEED_URL"], !url.isEmpty {
+            guard configuration.database != nil, let location = PostgresLocation(url: url) else {
+                throw ValidationError("The change feed is a postgres:// URL, and goes with --database.")
+            }
+            configuration.databaseFeed = location
         }
         if let seconds = try outboxLease ?? environment["TOPICGATE_OUTBOX_LEASE"].map(Self.integer) {
             guard (1...3600).contains(seconds) else { throw ValidationError("The outbox lease is 1 to 3600 seconds.") }

@@ -14,7 +14,7 @@ public func openStore(configuration: ServerConfiguration) async throws -> any St
     try DataDirectory.prepare(
         configuration.dataDirectory, traversable: EmbeddedBroker.dropsPrivileges(configuration.push))
     if let database = configuration.database {
-        return try await PostgresStore.open(database)
+        return try await PostgresStore.open(database, feed: configuration.databaseFeed)
     }
     let store = try SQLiteStore(path: configuration.databasePath)
     try DataDirectory.restrictFile(configuration.databasePath)
@@ -86,7 +86,7 @@ public func buildApplication(
     if let feed = store as? any StoreChangeFeed {
         services.append(
             CacheInvalidationService(
-                feed: feed, topics: environment.topicCache, apps: environment.authenticator.apps))
+                feed: feed, topics: environment.topicCache, apps: environment.authenticator.apps, logger: logger))
     }
     if let idleDays = configuration.pseudoUserIdleDays {
         services.append(

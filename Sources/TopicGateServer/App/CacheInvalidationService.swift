@@ -1,25 +1,72 @@
+import Logging
 import ServiceLifecycle
 import TopicGateStore
 
 /// On a store shared by several gateways: drops what this gateway's caches hold of every
 /// change any gateway commits, as the store's change feed reports it (within milliseconds on
 /// a local network). Changes made through this gateway were dropped before they returned.
+///
+/// A cache is trusted only while the feed is heard: every gateway sends a heartbeat on the feed
+/// each `heartbeat`, and a gateway that hears nothing for `deadline` (its feed connection cut or
+/// black-holed: a firewall's idle timeout, a pooler in transaction mode) stops serving from its
+/// caches and reads through to the database, until the feed carries something again; it then
+/// starts its caches over. So no decision is made on a revoked permission for longer than
+/// `deadline`, whatever fails silently.
 struct CacheInvalidationService: Service {
     let feed: any StoreChangeFeed
     let topics: TopicCache
     let apps: AppCache
+    let logger: Logger
+    var heartbeat: Duration = .seconds(1)
+    var deadline: Duration = .seconds(3)
 
     func run() async throws {
+        let watch = FeedWatch()
         try? await cancelWhenGracefulShutdown {
-            await feed.followChanges { change in apply(change) }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { [feed, deadline, topics, apps, logger] in
+                    await feed.followChanges(silence: deadline) { change in
+                        if watch.heardNow() {
+                            // Heard again: what was missed meanwhile is unknown, so start over.
+                            topics.trust()
+                            apps.trust()
+                            logger.notice("The change feed is back; caches trusted again")
+                        }
+                        Self.apply(change, topics: topics, apps: apps)
+                    }
+                }
+                group.addTask { [feed, heartbeat, logger] in
+                    while !Task.isCancelled {
+                        do { try await feed.sendHeartbeat() } catch {
+                            logger.debug("No heartbeat sent", metadata: ["error": "\(error)"])
+                        }
+                        try? await Task.sleep(for: heartbeat)
+                    }
+                }
+                group.addTask { [deadline, topics, apps, logger] in
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: deadline / 12)
+                        if let silence = watch.silent(beyond: deadline) {
+                            topics.distrust()
+                            apps.distrust()
+                            logger.warning(
+                                "The change feed is silent; reading through the database until it is back",
+                                metadata: ["silence": "\(silence)"])
+                        }
+                    }
+                }
+                await group.next()
+                group.cancelAll()
+            }
         }
     }
 
-    func apply(_ change: StoreChange) {
+    static func apply(_ change: StoreChange, topics: TopicCache, apps: AppCache) {
         switch change {
         case .topic(let app, let address): topics.invalidate(app, address)
         case .principalDeleted: topics.invalidateAll()
         case .app(let app): apps.forget(app)
+        case .heartbeat: break
         case .unknown:
             topics.invalidateAll()
             apps.forgetAll()

@@ -13,6 +13,9 @@ public struct ServerConfiguration: Sendable {
     /// The PostgreSQL database of a fleet of gateways (`--database`); nil keeps the data in the
     /// SQLite file of `dataDirectory`.
     public var database: PostgresLocation?
+    /// Where the change feed listens when not at `database` (`--database-feed`): a direct
+    /// connection to PostgreSQL, when the gateways reach it through a pooler in transaction mode.
+    public var databaseFeed: PostgresLocation?
     public var logLevel: Logger.Level
     /// bcrypt cost for user and thing passwords (each step doubles the time).
     public var passwordHashCost: UInt8

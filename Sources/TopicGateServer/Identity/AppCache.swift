@@ -15,7 +15,21 @@ final class AppCache: Sendable {
         self.generation = generation
     }
 
+    /// False while what invalidates this cache may have gone silent (see `TopicCache`).
+    private let trusted = Atomic<Bool>(true)
+
+    func distrust() {
+        trusted.store(false, ordering: .releasing)
+        forgetAll()
+    }
+
+    func trust() {
+        forgetAll()
+        trusted.store(true, ordering: .releasing)
+    }
+
     func app(_ id: String, now: Int64) -> App? {
+        guard trusted.load(ordering: .acquiring) else { return nil }
         let current = generation?.current ?? 0
         return entries.withLock { entries in
             guard let entry = entries[id], entry.until > now, entry.generation == current else { return nil }
@@ -25,6 +39,7 @@ final class AppCache: Sendable {
 
     /// Keeps `app`, read at `generation` (taken before the read).
     func keep(_ app: App, now: Int64, readAt generation: UInt64) {
+        guard trusted.load(ordering: .acquiring) else { return }
         entries.withLock { entries in
             if entries.count > 10_000 { entries = entries.filter { $0.value.until > now } }
             entries[app.id.rawValue] = (app, now + lifetime, generation)

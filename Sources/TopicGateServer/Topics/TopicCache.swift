@@ -38,13 +38,29 @@ final class TopicCache: Sendable {
     }
 
     private let state = Mutex(State())
+    /// False while what invalidates this cache may have gone silent (a shared database's
+    /// change feed missed its heartbeat): nothing is served from it or kept in it then.
+    private let trusted = Atomic<Bool>(true)
     /// At most this many topics (and invalidated keys) are kept; past it the cache starts over.
     let capacity: Int
 
     init(capacity: Int = 100_000) { self.capacity = capacity }
 
     func get(_ appID: AppID, _ address: TopicAddress) -> (Topic, [ACLEntry])? {
-        state.withLock { $0.topics[Key(appID: appID, address: address)] }
+        guard trusted.load(ordering: .acquiring) else { return nil }
+        return state.withLock { $0.topics[Key(appID: appID, address: address)] }
+    }
+
+    /// Serves and keeps nothing until `trust()`: every read goes to the store.
+    func distrust() {
+        trusted.store(false, ordering: .releasing)
+        invalidateAll()
+    }
+
+    /// Starts over, trusted again: what was read while distrusted is not kept.
+    func trust() {
+        invalidateAll()
+        trusted.store(true, ordering: .releasing)
     }
 
     /// Take this before reading the topic from the store, and hand it to `put`.
@@ -56,6 +72,7 @@ final class TopicCache: Sendable {
     /// invalidated since.
     func put(_ appID: AppID, _ address: TopicAddress, _ value: (Topic, [ACLEntry]), readAt: Generation) {
         let key = Key(appID: appID, address: address)
+        guard trusted.load(ordering: .acquiring) else { return }
         state.withLock { state in
             guard state.generation(key) == readAt else { return }
             if state.topics.count >= capacity { state.forgetAll() }

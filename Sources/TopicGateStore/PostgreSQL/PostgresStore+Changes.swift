@@ -11,22 +11,41 @@ extension PostgresStore: StoreChangeFeed {
         try await connection.run("SELECT pg_notify(\(changeChannel), \(change.payload))")
     }
 
-    public func followChanges(_ handle: @escaping @Sendable (StoreChange) -> Void) async {
+    public func sendHeartbeat() async throws {
+        try await write { connection in try await Self.notify(connection, .heartbeat) }
+    }
+
+    public func followChanges(silence: Duration, _ handle: @escaping @Sendable (StoreChange) -> Void) async {
         var attempt = 0
         while !Task.isCancelled {
+            let heard = FeedClock()
             do {
                 let connection = try await PostgresConnection.connect(
-                    configuration: try location.connectionConfiguration(), id: 0, logger: logger)
+                    configuration: try feedLocation.connectionConfiguration(), id: 0, logger: logger)
                 defer { Task { try? await connection.close() } }
-                try await connection.listen(on: Self.changeChannel) { notifications in
-                    attempt = 0
-                    handle(.unknown)
-                    for try await notification in notifications {
-                        handle(StoreChange(payload: notification.payload))
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        try await connection.listen(on: Self.changeChannel) { notifications in
+                            heard.began()
+                            handle(.unknown)
+                            for try await notification in notifications {
+                                heard.mark()
+                                handle(StoreChange(payload: notification.payload))
+                            }
+                        }
                     }
+                    group.addTask {
+                        // A connection that went silent is closed, which ends the listening too.
+                        while heard.sinceLast < silence { try await Task.sleep(for: silence / 4) }
+                        try? await connection.close()
+                        throw FeedSilent()
+                    }
+                    try await group.next()
+                    group.cancelAll()
                 }
             } catch {
                 if Task.isCancelled { return }
+                if heard.hasBegun { attempt = 0 }
                 attempt += 1
                 if attempt == 1 {
                     logger.warning("Lost the change feed; reconnecting", metadata: ["error": "\(error)"])
@@ -35,4 +54,9 @@ extension PostgresStore: StoreChangeFeed {
             try? await Task.sleep(for: .milliseconds(min(100 * attempt, 2_000)))
         }
     }
+}
+
+/// The feed carried nothing, not even a heartbeat, for longer than it may.
+struct FeedSilent: Error, CustomStringConvertible {
+    var description: String { "the change feed carried nothing for too long" }
 }

@@ -9,17 +9,22 @@ import TopicGateCore
 public final class PostgresStore: Sendable {
     let client: PostgresClient
     let location: PostgresLocation
+    /// Where the change feed listens: `location` unless a direct connection is given (LISTEN
+    /// needs a session of its own, which a pooler in transaction mode does not keep).
+    let feedLocation: PostgresLocation
     let logger: Logger
     private let running: Task<Void, Never>
 
     /// Connects to the database `location` names and brings its schema up to date (several
     /// gateways starting at once migrate one after another).
-    public static func open(_ location: PostgresLocation, logger: Logger = Logger(label: "topicgate.postgres"))
-        async throws -> PostgresStore
-    {
+    /// `feed`: where the change feed listens, when not at `location`.
+    public static func open(
+        _ location: PostgresLocation, feed: PostgresLocation? = nil,
+        logger: Logger = Logger(label: "topicgate.postgres")
+    ) async throws -> PostgresStore {
         let store = PostgresStore(
             client: PostgresClient(configuration: location.configuration, backgroundLogger: logger), location: location,
-            logger: logger)
+            feedLocation: feed ?? location, logger: logger)
         do {
             try await PostgresSchema.migrate(store)
         } catch {
@@ -29,9 +34,10 @@ public final class PostgresStore: Sendable {
         return store
     }
 
-    private init(client: PostgresClient, location: PostgresLocation, logger: Logger) {
+    private init(client: PostgresClient, location: PostgresLocation, feedLocation: PostgresLocation, logger: Logger) {
         self.client = client
         self.location = location
+        self.feedLocation = feedLocation
         self.logger = logger
         // Started before the first lease (an immediate task runs up to its first suspension).
         running = Task.immediate { await client.run() }
