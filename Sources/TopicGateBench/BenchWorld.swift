@@ -109,11 +109,12 @@ final class BenchWorld: @unchecked Sendable {
         return (appID, clientID, secret)
     }
 
-    /// The arguments of `topicgate serve` that turn its abuse limits off (the bench would meet
-    /// its own 429s) and the WebSockets relay (a port the bench does not use).
+    /// The arguments of `topicgate serve` that turn its abuse limits and quotas off (the bench
+    /// would meet its own 429s and 403s) and the WebSockets relay (a port the bench does not use).
     static let unlimited = [
         "--log-level", "error", "--signup-limit", "off", "--signup-limit-per-app", "off", "--login-failure-limit",
-        "off", "--login-failure-limit-per-app", "off", "--mqtt-ws-port", "0",
+        "off", "--login-failure-limit-per-app", "off", "--max-installations", "off", "--max-topics", "off",
+        "--max-subscriptions", "off", "--mqtt-ws-port", "0",
     ]
 
     /// A second gateway on the same database, using the first one's broker and MQTT secret.

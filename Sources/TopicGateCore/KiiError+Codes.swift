@@ -77,6 +77,8 @@ extension KiiError {
 
 extension KiiError.Code {
     public static let tooManyRequests = Self(rawValue: "TOO_MANY_REQUESTS")
+    /// 403: a user or thing holds as many installations, topics or subscriptions as it may.
+    public static let quotaExceeded = Self(rawValue: "QUOTA_EXCEEDED")
     public static let linkAlreadyExists = Self(rawValue: "LINK_ALREADY_EXISTS")
     public static let linkSecretMismatch = Self(rawValue: "LINK_SECRET_MISMATCH")
     public static let linkNotFound = Self(rawValue: "LINK_NOT_FOUND")

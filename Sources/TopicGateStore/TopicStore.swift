@@ -16,12 +16,19 @@ public protocol TopicStore: Sendable {
     func applyACLChanges(
         appID: AppID, address: TopicAddress, changes: [ACLChange], actor: Principal, at time: Int64
     ) async throws -> [ACLEntry]
-    func aclAudit(appID: AppID, address: TopicAddress) async throws -> [ACLAuditRecord]
+    /// One page of a topic's ACL audit, oldest first: up to `limit` records after the one whose
+    /// key is `after`, each with its key (the next page's `after`).
+    func aclAudit(appID: AppID, address: TopicAddress, after: Int64?, limit: Int) async throws
+        -> [(key: Int64, record: ACLAuditRecord)]
     /// False when already subscribed.
     func subscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber, at time: Int64) async throws -> Bool
     /// False when not subscribed.
     func unsubscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool
     func isSubscribed(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool
+    /// How many topics `creator` created in `appID`, and how many subscriptions `subscriber`
+    /// holds there: what the per-principal quotas count.
+    func topicCount(appID: AppID, creator: Principal) async throws -> Int
+    func subscriptionCount(appID: AppID, subscriber: Subscriber) async throws -> Int
     /// The groups and owned things of each user, in two queries whatever the count.
     func accessContexts(appID: AppID, users: [UserID]) async throws -> [UserID: AccessContext]
     /// The topic's subscribers with their access contexts, in one read (empty when there is no

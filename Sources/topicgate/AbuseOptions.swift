@@ -49,6 +49,23 @@ struct AbuseOptions: ParsableArguments {
     @Option(help: "History rows kept per thing (env TOPICGATE_MAX_STATES_PER_THING; default 10000).")
     var maxStatesPerThing: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "Live installations one user or thing may have, or off (env TOPICGATE_MAX_INSTALLATIONS; default 20).",
+            valueName: "count"))
+    var maxInstallations: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Topics one user or thing may create, or off (env TOPICGATE_MAX_TOPICS; default 100).", valueName: "count"))
+    var maxTopics: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Subscriptions one user or thing may hold, or off (env TOPICGATE_MAX_SUBSCRIPTIONS; default 1000).",
+            valueName: "count"))
+    var maxSubscriptions: String?
+
     func apply(to configuration: inout ServerConfiguration) throws {
         let environment = ProcessInfo.processInfo.environment
         var controls = configuration.abuse
@@ -84,6 +101,19 @@ struct AbuseOptions: ParsableArguments {
             guard rows >= 1 else { throw ValidationError("At least 1 state is kept per thing.") }
             controls.maximumStatesPerThing = rows
         }
+        func cap(_ flag: String?, _ variable: String, _ current: Int?) throws -> Int? {
+            guard let text = flag ?? environment[variable] else { return current }
+            if text == "off" { return nil }
+            guard let count = Int(text), count >= 1 else {
+                throw ValidationError("'\(text)' is not a quota: a whole number from 1, or off (\(variable)).")
+            }
+            return count
+        }
+        controls.installationsPerPrincipal = try cap(
+            maxInstallations, "TOPICGATE_MAX_INSTALLATIONS", controls.installationsPerPrincipal)
+        controls.topicsPerPrincipal = try cap(maxTopics, "TOPICGATE_MAX_TOPICS", controls.topicsPerPrincipal)
+        controls.subscriptionsPerPrincipal = try cap(
+            maxSubscriptions, "TOPICGATE_MAX_SUBSCRIPTIONS", controls.subscriptionsPerPrincipal)
         configuration.abuse = controls
         if let days = try pseudoUserIdleDays
             ?? environment["TOPICGATE_PSEUDO_USER_IDLE_DAYS"].map(ServerOptions.integer)

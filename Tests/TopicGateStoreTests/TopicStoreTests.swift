@@ -86,8 +86,13 @@ struct TopicStoreTests {
         #expect(error?.code == .aclAlreadyExists)
         #expect(error?.context["failedChangeIndex"] == .int(1))
         #expect(try await store.topic(appID: appID, address: news)?.1 == after)
-        let audit = try await store.aclAudit(appID: appID, address: news)
+        let audit = try await store.aclAudit(appID: appID, address: news, after: nil, limit: 100).map(\.record)
         #expect(audit.map(\.change) == [grantAnn, ACLChange(.revoke, ACLEntry(.send, .user(bob)))])
+        // A page at a time: the first record, then what follows its key.
+        let first = try await store.aclAudit(appID: appID, address: news, after: nil, limit: 1)
+        #expect(first.map(\.record.change) == [grantAnn])
+        let rest = try await store.aclAudit(appID: appID, address: news, after: first.first?.key, limit: 100)
+        #expect(rest.map(\.record.change) == [ACLChange(.revoke, ACLEntry(.send, .user(bob)))])
         #expect(audit.map(\.actor) == [.user(bob), .user(bob)])
         #expect(audit.last?.after == after.map(\.description))
         #expect(audit.first?.at == 10)
@@ -97,6 +102,12 @@ struct TopicStoreTests {
                 at: 12)
         }
         #expect(missing?.code == .aclNotFound)
+        // A change 90 days and more after the first ones removes their records.
+        _ = try await store.applyACLChanges(
+            appID: appID, address: news, changes: [ACLChange(.grant, ACLEntry(.send, .anyAuthenticated))],
+            actor: .admin, at: 100 + AuditRetention.milliseconds)
+        let kept = try await store.aclAudit(appID: appID, address: news, after: nil, limit: 100)
+        #expect(kept.map(\.record.change) == [ACLChange(.grant, ACLEntry(.send, .anyAuthenticated))])
     }
 
     @Test(

@@ -78,7 +78,7 @@ struct ServerEnvironment: Sendable {
                 BrokerBalancer(directory: BrokerDirectory(brokers: $0.brokers), store: store)
             },
             signer: signer,
-            revocation: revocation)
+            revocation: revocation, installationLimit: configuration.abuse.installationsPerPrincipal)
         onboarding = OnboardingService(
             store: store, tokens: tokens, things: things, installations: installations)
         commands = CommandService(
@@ -92,7 +92,8 @@ struct ServerEnvironment: Sendable {
         topics = TopicService(
             store: store, time: time, cache: topicCache, contexts: contexts,
             dispatcher: dispatcher, users: users, logger: logger, metrics: metrics,
-            sizeLimit: configuration.push?.sizeLimit)
+            sizeLimit: configuration.push?.sizeLimit, topicLimit: configuration.abuse.topicsPerPrincipal,
+            subscriptionLimit: configuration.abuse.subscriptionsPerPrincipal)
     }
 
     /// Where created resources are (`Location`).

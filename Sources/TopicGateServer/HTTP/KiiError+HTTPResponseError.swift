@@ -13,7 +13,7 @@ extension KiiError: HTTPResponseError {
             // refuse an authenticated one.
             context["authenticatedPrincipalID"] == .string(Principal.anonymous.principalID) ? .unauthorized : .forbidden
         case .wrongPassword, .userDisabled, .thingDisabled: .unauthorized
-        case .wrongToken: .forbidden
+        case .wrongToken, .quotaExceeded: .forbidden
         case .notFound, .appNotFound, .userNotFound, .groupNotFound, .thingNotFound, .thingOwnershipNotFound,
             .groupMemberNotFound, .topicNotFound, .aclNotFound, .pushSubscriptionNotFound, .installationNotFound,
             .commandNotFound, .stateNotFound, .linkNotFound:

@@ -15,6 +15,8 @@ struct InstallationService: Sendable {
     let balancer: BrokerBalancer?
     let signer: MQTTCredentialSigner?
     let revocation: DeviceRevocation
+    /// The most live installations one user or thing may have (nil: no cap).
+    var installationLimit: Int?
 
     /// Installs a device for the calling user or thing (the admin names `thingID` or `userID`).
     func install(caller: Caller, request: InstallationRequest) async throws -> Installation {
@@ -40,6 +42,10 @@ struct InstallationService: Sendable {
             }
         case .anonymous:
             throw caller.denied("install a device")
+        }
+        if caller.principal != .admin {
+            let live = try await store.liveInstallations(appID: caller.appID, principals: [principal]).count
+            try PrincipalQuota.installations.require(count: live, limit: installationLimit, principal: principal)
         }
         return try await insert(
             appID: caller.appID, principal: principal, deviceType: request.deviceType,

@@ -25,6 +25,11 @@ public struct AbuseControls: Sendable {
     /// Whose `X-Forwarded-For` (its last hop) is taken as the client address; for everyone
     /// else it is the connection's peer.
     public var proxyTrust: ProxyTrust = .nobody
+    /// What one user or thing may hold at once (nil: no cap): live installations, topics it
+    /// created, subscriptions. The admin is never capped.
+    public var installationsPerPrincipal: Int? = 20
+    public var topicsPerPrincipal: Int? = 100
+    public var subscriptionsPerPrincipal: Int? = 1_000
 
     public init() {}
 
@@ -36,6 +41,9 @@ public struct AbuseControls: Sendable {
         controls.loginFailuresPerAddress = nil
         controls.loginFailuresPerApp = nil
         controls.statesPerThing = nil
+        controls.installationsPerPrincipal = nil
+        controls.topicsPerPrincipal = nil
+        controls.subscriptionsPerPrincipal = nil
         return controls
     }
 }

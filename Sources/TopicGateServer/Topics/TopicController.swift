@@ -136,10 +136,18 @@ struct TopicController<Context: CallerRequestContext>: Sendable {
         }
         group.put(RouterPath(topic + "/acl/:action/:subject"), use: change(.grant))
         group.delete(RouterPath(topic + "/acl/:action/:subject"), use: change(.revoke))
-        group.get(RouterPath(topic + "/acl-audit")) { _, context in
+        group.get(RouterPath(topic + "/acl-audit")) { request, context in
             let (caller, reference, name) = try target(context)
-            let records = try await topics.audit(caller: caller, scope: reference, name: name)
-            return JSONResponse.ok(["records": .array(records.map(\.json))])
+            let query = request.uri.queryParameters
+            let limit = try Self.auditLimit(query.get("limit"))
+            guard let after = try Self.auditKey(query.get("paginationKey")) else {
+                throw KiiError.invalidInput("'paginationKey' is a key of a previous page.", field: "paginationKey")
+            }
+            let page = try await topics.audit(
+                caller: caller, scope: reference, name: name, after: after == 0 ? nil : after, limit: limit)
+            var body: [String: JSONValue] = ["records": .array(page.map(\.record.json))]
+            if page.count == limit, let last = page.last { body["nextPaginationKey"] = .string(String(last.key)) }
+            return JSONResponse.ok(.object(body))
         }
         group.get(RouterPath(topic + "/acl-explain")) { request, context in
             let (caller, reference, name) = try target(context)
@@ -303,5 +311,21 @@ struct TopicController<Context: CallerRequestContext>: Sendable {
             default: return nil
             }
         }
+    }
+
+    /// `limit` of an audit page: 1 to 1000, 1000 when not given.
+    static func auditLimit(_ text: String?) throws -> Int {
+        guard let text else { return 1_000 }
+        guard let limit = Int(text), (1...1_000).contains(limit) else {
+            throw KiiError.invalidInput("'limit' is 1 to 1000.", field: "limit")
+        }
+        return limit
+    }
+
+    /// `paginationKey` of an audit page: 0 (the first page) when not given, nil when malformed.
+    static func auditKey(_ text: String?) throws -> Int64? {
+        guard let text else { return 0 }
+        guard let key = Int64(text), key > 0 else { return nil }
+        return key
     }
 }

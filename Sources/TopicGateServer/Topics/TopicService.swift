@@ -16,6 +16,9 @@ struct TopicService: Sendable {
     let metrics: ServerMetrics
     /// What the broker takes (nil without push).
     let sizeLimit: PushSizeLimit?
+    /// The most topics one user or thing may create, and subscriptions it may hold (nil: no cap).
+    var topicLimit: Int?
+    var subscriptionLimit: Int?
     /// The most topics one list page holds.
     let pageSize = 100
 
@@ -27,6 +30,10 @@ struct TopicService: Sendable {
         let context = try await contexts.context(appID: caller.appID, principal: caller.principal)
         guard TopicPermissions.mayCreate(context, in: scope.scope) else {
             throw caller.denied("create topics in \(scope.scope)")
+        }
+        if caller.principal != .admin {
+            let created = try await store.topicCount(appID: caller.appID, creator: caller.principal)
+            try PrincipalQuota.topics.require(count: created, limit: topicLimit, principal: caller.principal)
         }
         let topic = Topic(appID: caller.appID, address: address, creator: caller.principal, createdAt: time.millis())
         try await store.insertTopic(topic, entries: DefaultACL.entries(scope: scope.scope, creator: caller.principal))
@@ -101,9 +108,13 @@ struct TopicService: Sendable {
         return after
     }
 
-    func audit(caller: Caller, scope reference: TopicScopeReference, name: String) async throws -> [ACLAuditRecord] {
+    /// One page of the topic's ACL audit, oldest first (records older than the retention
+    /// are gone).
+    func audit(caller: Caller, scope reference: TopicScopeReference, name: String, after: Int64?, limit: Int)
+        async throws -> [(key: Int64, record: ACLAuditRecord)]
+    {
         let loaded = try await manageable(caller: caller, reference, name, to: "read this topic's audit trail")
-        return try await store.aclAudit(appID: caller.appID, address: loaded.topic.address)
+        return try await store.aclAudit(appID: caller.appID, address: loaded.topic.address, after: after, limit: limit)
     }
 
     /// Why `principal` may or may not do `action`: for those who manage the topic, about
@@ -130,6 +141,11 @@ struct TopicService: Sendable {
         try await requireMaySubscribe(caller, subscriber)
         let context = try await contexts.context(appID: caller.appID, principal: subscriber.principal)
         try requireAllowed(caller, AccessPolicy.evaluate(context, .subscribe, on: topic, entries: entries), topic)
+        if caller.principal != .admin {
+            let held = try await store.subscriptionCount(appID: caller.appID, subscriber: subscriber)
+            try PrincipalQuota.subscriptions.require(
+                count: held, limit: subscriptionLimit, principal: subscriber.principal)
+        }
         guard
             try await store.subscribe(
                 appID: caller.appID, address: topic.address, subscriber: subscriber, at: time.now())

@@ -10,6 +10,7 @@ enum PostgresSchema {
         ("v2-fleet", version2),
         ("v3-brokers", version3),
         ("v4-console", version4),
+        ("v5-quotas", version5),
     ]
 
     /// Applies the migrations the database has not seen. A transaction-scoped advisory lock makes
@@ -81,6 +82,12 @@ enum PostgresSchema {
             PRIMARY KEY (app_id, message_id, installation_id)
         );
         CREATE INDEX push_deliveries_age ON push_deliveries(at);
+        """
+
+    /// A principal's topics counted against its quota; the ACL audit pruned by age.
+    static let version5 = """
+        CREATE INDEX topics_creator ON topics(app_id, creator_kind, creator_id);
+        CREATE INDEX acl_audit_age ON acl_audit(at);
         """
 
     static let version1 = """

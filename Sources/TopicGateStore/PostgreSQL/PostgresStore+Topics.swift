@@ -99,29 +99,36 @@ extension PostgresStore: TopicStore {
                         \(StoredForm.entryList(step.after)), \(time))
                     """)
             }
+            try await connection.run("DELETE FROM acl_audit WHERE at < \(time - AuditRetention.milliseconds)")
             return plan.entries
         }
     }
 
-    public func aclAudit(appID: AppID, address: TopicAddress) async throws -> [ACLAuditRecord] {
+    public func aclAudit(appID: AppID, address: TopicAddress, after: Int64?, limit: Int) async throws
+        -> [(key: Int64, record: ACLAuditRecord)]
+    {
         let (kind, id) = StoredForm.columns(address.scope)
         return try await read { connection in
             try await connection.rows(
                 """
                 SELECT * FROM acl_audit
                 WHERE app_id = \(appID) AND scope_kind = \(kind) AND scope_id = \(id) AND name = \(address.name.rawValue)
-                ORDER BY audit_id
+                    AND audit_id > \(after ?? 0)
+                ORDER BY audit_id LIMIT \(limit)
                 """
-            ).compactMap { row -> ACLAuditRecord? in
+            ).compactMap { row -> (key: Int64, record: ACLAuditRecord)? in
                 guard let action = ACLAction(rawValue: try row("action")),
                     let subject = ACLSubject(parsing: try row("subject", as: String.self)),
                     let change = ACLChange.Kind(rawValue: try row("change"))
                 else { return nil }
-                return ACLAuditRecord(
-                    at: try row("at"), actor: StoredForm.actor(try row("actor")),
-                    change: ACLChange(change, ACLEntry(action, subject)),
-                    before: StoredForm.entryList(try row("before", as: String.self)),
-                    after: StoredForm.entryList(try row("after", as: String.self)))
+                return (
+                    try row("audit_id", as: Int64.self),
+                    ACLAuditRecord(
+                        at: try row("at"), actor: StoredForm.actor(try row("actor")),
+                        change: ACLChange(change, ACLEntry(action, subject)),
+                        before: StoredForm.entryList(try row("before", as: String.self)),
+                        after: StoredForm.entryList(try row("after", as: String.self)))
+                )
             }
         }
     }
@@ -149,6 +156,30 @@ extension PostgresStore: TopicStore {
                 DELETE FROM subscriptions
                 WHERE topic_id = \(topicID) AND subscriber_kind = \(kind) AND subscriber_id = \(id) RETURNING 1
                 """) > 0
+        }
+    }
+
+    public func topicCount(appID: AppID, creator: Principal) async throws -> Int {
+        let (kind, id) = StoredForm.columns(creator)
+        return try await read { connection in
+            try await connection.first(
+                """
+                SELECT COUNT(*) AS n FROM topics
+                WHERE app_id = \(appID) AND creator_kind = \(kind) AND creator_id = \(id)
+                """
+            ).map { Int(try $0("n", as: Int64.self)) } ?? 0
+        }
+    }
+
+    public func subscriptionCount(appID: AppID, subscriber: Subscriber) async throws -> Int {
+        let (kind, id) = StoredForm.columns(subscriber)
+        return try await read { connection in
+            try await connection.first(
+                """
+                SELECT COUNT(*) AS n FROM subscriptions s JOIN topics t ON t.topic_id = s.topic_id
+                WHERE s.subscriber_kind = \(kind) AND s.subscriber_id = \(id) AND t.app_id = \(appID)
+                """
+            ).map { Int(try $0("n", as: Int64.self)) } ?? 0
         }
     }
 

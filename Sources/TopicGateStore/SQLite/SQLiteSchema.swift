@@ -306,6 +306,14 @@ enum SQLiteSchema {
             // When each device was last seen; test pushes traced to each device.
             try db.execute(sql: SQLiteSchema.console)
         }
+        migrator.registerMigration("v11-quotas") { db in
+            // A principal's topics counted against its quota; the ACL audit pruned by age.
+            try db.execute(
+                sql: """
+                    CREATE INDEX topics_creator ON topics(app_id, creator_kind, creator_id);
+                    CREATE INDEX acl_audit_age ON acl_audit(at);
+                    """)
+        }
         return migrator
     }
 

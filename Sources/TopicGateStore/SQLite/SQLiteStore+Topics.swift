@@ -82,30 +82,39 @@ extension SQLiteStore: TopicStore {
                     action, subject, StoredForm.entryList(step.before), StoredForm.entryList(step.after), time,
                 ])
             }
+            try db.cachedStatement(sql: "DELETE FROM acl_audit WHERE at < ?").execute(arguments: [
+                time - AuditRetention.milliseconds
+            ])
             return plan.entries
         }
     }
 
-    public func aclAudit(appID: AppID, address: TopicAddress) async throws -> [ACLAuditRecord] {
+    public func aclAudit(appID: AppID, address: TopicAddress, after: Int64?, limit: Int) async throws
+        -> [(key: Int64, record: ACLAuditRecord)]
+    {
         let (kind, id) = StoredForm.columns(address.scope)
         return try await read { db in
             try Row.fetchAll(
                 db.cachedStatement(
                     sql: """
                         SELECT * FROM acl_audit WHERE app_id = ? AND scope_kind = ? AND scope_id = ? AND name = ?
-                        ORDER BY audit_id
+                            AND audit_id > ?
+                        ORDER BY audit_id LIMIT ?
                         """),
-                arguments: [appID.rawValue, kind, id, address.name.rawValue]
-            ).compactMap { row -> ACLAuditRecord? in
+                arguments: [appID.rawValue, kind, id, address.name.rawValue, after ?? 0, limit]
+            ).compactMap { row -> (key: Int64, record: ACLAuditRecord)? in
                 guard let action = ACLAction(rawValue: row["action"]),
                     let subject = ACLSubject(parsing: row["subject"]),
                     let change = ACLChange.Kind(rawValue: row["change"])
                 else { return nil }
-                return ACLAuditRecord(
-                    at: row["at"], actor: StoredForm.actor(row["actor"]),
-                    change: ACLChange(change, ACLEntry(action, subject)),
-                    before: StoredForm.entryList(row["before"] as String),
-                    after: StoredForm.entryList(row["after"] as String))
+                return (
+                    row["audit_id"],
+                    ACLAuditRecord(
+                        at: row["at"], actor: StoredForm.actor(row["actor"]),
+                        change: ACLChange(change, ACLEntry(action, subject)),
+                        before: StoredForm.entryList(row["before"] as String),
+                        after: StoredForm.entryList(row["after"] as String))
+                )
             }
         }
     }
@@ -134,6 +143,29 @@ extension SQLiteStore: TopicStore {
                 sql: "DELETE FROM subscriptions WHERE topic_id = ? AND subscriber_kind = ? AND subscriber_id = ?"
             ).execute(arguments: [topicID, kind, id])
             return db.changesCount > 0
+        }
+    }
+
+    public func topicCount(appID: AppID, creator: Principal) async throws -> Int {
+        let (kind, id) = StoredForm.columns(creator)
+        return try await read { db in
+            try Int.fetchOne(
+                db.cachedStatement(
+                    sql: "SELECT COUNT(*) FROM topics WHERE app_id = ? AND creator_kind = ? AND creator_id = ?"),
+                arguments: [appID.rawValue, kind, id]) ?? 0
+        }
+    }
+
+    public func subscriptionCount(appID: AppID, subscriber: Subscriber) async throws -> Int {
+        let (kind, id) = StoredForm.columns(subscriber)
+        return try await read { db in
+            try Int.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT COUNT(*) FROM subscriptions s JOIN topics t ON t.topic_id = s.topic_id
+                        WHERE s.subscriber_kind = ? AND s.subscriber_id = ? AND t.app_id = ?
+                        """),
+                arguments: [kind, id, appID.rawValue]) ?? 0
         }
     }
 

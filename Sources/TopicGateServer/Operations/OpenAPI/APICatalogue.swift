@@ -403,8 +403,9 @@ enum APICatalogue {
                 method: "delete", path: entry, summary: "Revoke an entry", tag: "Topic ACLs", credentials: anyone,
                 success: [204]),
             Op(
-                method: "get", path: topic + "/acl-audit", summary: "Who changed the ACL, when", tag: "Topic ACLs",
-                credentials: anyone, success: [200]),
+                method: "get", path: topic + "/acl-audit",
+                summary: "Who changed the ACL, when: oldest first, a page at a time (kept 90 days)", tag: "Topic ACLs",
+                credentials: anyone, query: [("limit", integer), ("paginationKey", string)], success: [200]),
             Op(
                 method: "get", path: topic + "/acl-explain", summary: "Why a principal may or may not act",
                 tag: "Topic ACLs", credentials: anyone,

@@ -1,0 +1,87 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import TestSupport
+import Testing
+import TopicGateCore
+import TopicGateServer
+
+/// One identity cannot take what belongs to all: a user or thing holds at most so many live
+/// installations, topics it created and subscriptions; past that, 403 `QUOTA_EXCEEDED` names
+/// the quota, and nothing more is made. Freeing one (deleting an installation) makes room; the
+/// admin is not capped.
+@Suite("Per-principal quotas")
+struct QuotaTests {
+    static func server() async throws -> TestServer {
+        var abuse = AbuseControls()
+        abuse.installationsPerPrincipal = 3
+        abuse.topicsPerPrincipal = 2
+        abuse.subscriptionsPerPrincipal = 2
+        return try await TestServer.make(abuse: abuse)
+    }
+
+    @Test("Installations: the fourth is refused, and deleting one makes room")
+    func installations() async throws {
+        try await Self.server().run { client in
+            let user = try await client.pseudoUser()
+            func install() async throws -> TestServer.Reply {
+                try await client.call(
+                    .post, "\(client.app)/installations", token: user.token,
+                    contentType: "application/vnd.kii.InstallationCreationRequest+json", json: ["deviceType": "MQTT"])
+            }
+            var made: [String] = []
+            for _ in 0..<3 { made.append(try await install().expect(.created).require("installationID")) }
+            let refused = try await install()
+            #expect(refused.status == .forbidden)
+            #expect(refused.errorCode == "QUOTA_EXCEEDED")
+            #expect(refused.object["quota"] == "installations")
+            #expect(refused.object["limit"] == 3)
+            try await client.call(.delete, "\(client.app)/installations/\(made[0])", token: user.token).expect(
+                .noContent)
+            try await install().expect(.created)
+            // Another user has its own quota; the admin installs for anyone.
+            let other = try await client.pseudoUser()
+            try await client.call(
+                .post, "\(client.app)/installations", token: other.token,
+                contentType: "application/vnd.kii.InstallationCreationRequest+json", json: ["deviceType": "MQTT"]
+            ).expect(.created)
+            try await client.call(
+                .post, "\(client.app)/installations", token: try await client.adminToken(),
+                contentType: "application/vnd.kii.InstallationCreationRequest+json",
+                json: ["deviceType": "MQTT", "userID": .string(user.id)]
+            ).expect(.created)
+        }
+    }
+
+    @Test("Topics and subscriptions: past the quota nothing more is made")
+    func topicsAndSubscriptions() async throws {
+        try await Self.server().run { client in
+            let user = try await client.pseudoUser()
+            let scope = "\(client.app)/users/\(user.id)/topics"
+            for name in ["a", "b"] {
+                try await client.call(.put, "\(scope)/\(name)", token: user.token).expect(.noContent)
+            }
+            let refused = try await client.call(.put, "\(scope)/c", token: user.token)
+            #expect(refused.status == .forbidden)
+            #expect(refused.object["quota"] == "topics")
+            #expect(try await client.call(.head, "\(scope)/c", token: user.token).status == .notFound)
+            for name in ["a", "b"] {
+                try await client.subscribe("\(scope)/\(name)", userID: user.id, token: user.token)
+            }
+            // A third subscription, to a topic the admin made for everyone: refused.
+            let admin = try await client.adminToken()
+            try await client.call(.put, "\(client.app)/topics/news", token: admin).expect(.noContent)
+            let third = try await client.call(
+                .put, "\(client.app)/topics/news/push/subscriptions/users/\(user.id)", token: user.token)
+            #expect(third.status == .forbidden)
+            #expect(third.object["quota"] == "subscriptions")
+            // Deleting a topic frees both.
+            try await client.call(.delete, "\(scope)/a", token: user.token).expect(.noContent)
+            try await client.call(
+                .put, "\(client.app)/topics/news/push/subscriptions/users/\(user.id)", token: user.token
+            )
+            .expect(.noContent)
+            try await client.call(.put, "\(scope)/c", token: user.token).expect(.noContent)
+        }
+    }
+}
