@@ -32,6 +32,8 @@ public enum EmbeddedBrokerConfigFile {
             "listener": listeners,
             "plugin": "plugin \(pluginPath)",
             "plugin_opt_secret_file": "plugin_opt_secret_file \(secretFile)",
+            // Revocations outlive a restart of the broker (the plugin writes them there).
+            "plugin_opt_revocation_file": "plugin_opt_revocation_file \(directory)/revocations",
             "persistence_location": "persistence_location \(directory)/",
             "pid_file": "pid_file \(directory)/mosquitto.pid",
             "user": runAsUser.map { "user \($0)" } ?? "",

@@ -124,3 +124,46 @@ size_t tg_revocations_prune(tg_revocations *set, int64_t now)
 }
 
 size_t tg_revocations_count(const tg_revocations *set) { return set ? set->count : 0; }
+
+size_t tg_revocations_each(const tg_revocations *set, int64_t now, tg_revocation_fn fn, void *context)
+{
+    if (!set || !fn) return 0;
+    size_t visited = 0;
+    for (size_t i = 0; i < set->bucket_count; i++) {
+        for (const tg_revocation *r = set->buckets[i]; r; r = r->next) {
+            if (r->expires_at <= now) continue;
+            fn(r->username, r->expires_at, context);
+            visited++;
+        }
+    }
+    return visited;
+}
+
+size_t tg_revocations_load(tg_revocations *set, const char *text, size_t length, int64_t now)
+{
+    if (!set || !text) return 0;
+    size_t loaded = 0;
+    size_t start = 0;
+    while (start < length) {
+        size_t end = start;
+        while (end < length && text[end] != '\n') end++;
+        /* One line: "<username> <expires_at>". Anything else is skipped. */
+        char line[TG_MAX_USERNAME + 32];
+        size_t n = end - start;
+        if (n > 0 && n < sizeof line) {
+            memcpy(line, text + start, n);
+            line[n] = '\0';
+            char *space = strchr(line, ' ');
+            if (space) {
+                *space = '\0';
+                char *rest = NULL;
+                long long expires_at = strtoll(space + 1, &rest, 10);
+                if (rest != space + 1 && *rest == '\0' && expires_at > now && tg_username_valid(line) &&
+                    tg_revocations_add(set, line, (int64_t)expires_at, now))
+                    loaded++;
+            }
+        }
+        start = end + 1;
+    }
+    return loaded;
+}

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define CONTROL_TOPIC "$CONTROL/topicgate/v1"
 #define DEFAULT_GATEWAY_USERNAME "topicgate"
@@ -42,6 +43,8 @@ struct plugin_state {
     size_t secret_len;
     char *gateway_username;
     tg_revocations *revocations;
+    /* Where the revocations are kept across restarts (plugin_opt_revocation_file); NULL: not kept. */
+    char *revocation_file;
     tg_presence *presence;
 };
 
@@ -189,6 +192,65 @@ static void kick(const char *username, void *context)
     mosquitto_kick_client_by_username(username, false);
 }
 
+static void write_revocation(const char *username, int64_t expires_at, void *context)
+{
+    fprintf((FILE *)context, "%s %lld\n", username, (long long)expires_at);
+}
+
+/* Rewrites the revocation file from the set, through a temporary file renamed over it, so that
+ * a broker killed meanwhile finds the old list or the new one, never half of one. */
+static void save_revocations(const struct plugin_state *state)
+{
+    if (!state->revocation_file) return;
+    size_t length = strlen(state->revocation_file);
+    char *partial = malloc(length + sizeof ".partial");
+    if (!partial) return;
+    memcpy(partial, state->revocation_file, length);
+    memcpy(partial + length, ".partial", sizeof ".partial");
+    FILE *file = fopen(partial, "w");
+    if (!file) {
+        mosquitto_log_printf(MOSQ_LOG_ERR, "topicgate-auth: cannot write %s", partial);
+        free(partial);
+        return;
+    }
+    tg_revocations_each(state->revocations, now_seconds(), write_revocation, file);
+    bool written = fflush(file) == 0 && fsync(fileno(file)) == 0;
+    written = fclose(file) == 0 && written;
+    if (!written || rename(partial, state->revocation_file) != 0)
+        mosquitto_log_printf(MOSQ_LOG_ERR, "topicgate-auth: cannot save the revocations to %s",
+                             state->revocation_file);
+    free(partial);
+}
+
+/* Reads the revocations a previous run saved: a restarted broker refuses them from its first
+ * CONNACK, before any gateway has sent them again. */
+static void load_revocations(struct plugin_state *state)
+{
+    if (!state->revocation_file) return;
+    FILE *file = fopen(state->revocation_file, "rb");
+    if (!file) return;
+    size_t capacity = 1 << 16, length = 0;
+    char *text = malloc(capacity);
+    while (text) {
+        length += fread(text + length, 1, capacity - length, file);
+        if (length < capacity) break;
+        char *grown = realloc(text, capacity * 2);
+        if (!grown) {
+            free(text);
+            text = NULL;
+            break;
+        }
+        text = grown;
+        capacity *= 2;
+    }
+    fclose(file);
+    if (!text) return;
+    size_t loaded = tg_revocations_load(state->revocations, text, length, now_seconds());
+    free(text);
+    mosquitto_log_printf(MOSQ_LOG_INFO, "topicgate-auth: %zu revocation(s) kept from %s", loaded,
+                         state->revocation_file);
+}
+
 static int on_control(int event, void *event_data, void *userdata)
 {
     (void)event;
@@ -196,6 +258,10 @@ static int on_control(int event, void *event_data, void *userdata)
     struct plugin_state *state = userdata;
     if (!is_gateway(state, mosquitto_client_username(control->client))) return MOSQ_ERR_ACL_DENIED;
     int applied = tg_control_apply(state->revocations, control->payload, control->payloadlen, now_seconds(), kick, NULL);
+    if (applied > 0) {
+        tg_revocations_prune(state->revocations, now_seconds());
+        save_revocations(state);
+    }
     if (tg_control_asks_presence(control->payload, control->payloadlen)) publish_snapshot(state->presence);
     return applied < 0 ? MOSQ_ERR_INVAL : MOSQ_ERR_SUCCESS;
 }
@@ -215,9 +281,11 @@ int mosquitto_plugin_init(mosquitto_plugin_id_t *identifier, void **userdata, st
     state->identifier = identifier;
     const char *secret_file = NULL;
     const char *gateway_username = DEFAULT_GATEWAY_USERNAME;
+    const char *revocation_file = NULL;
     for (int i = 0; i < option_count; i++) {
         if (strcmp(options[i].key, "secret_file") == 0) secret_file = options[i].value;
         if (strcmp(options[i].key, "gateway_username") == 0) gateway_username = options[i].value;
+        if (strcmp(options[i].key, "revocation_file") == 0) revocation_file = options[i].value;
     }
     int rc = MOSQ_ERR_INVAL;
     if (!secret_file) {
@@ -229,7 +297,10 @@ int mosquitto_plugin_init(mosquitto_plugin_id_t *identifier, void **userdata, st
     state->gateway_username = strdup(gateway_username);
     state->revocations = tg_revocations_new();
     state->presence = tg_presence_new();
-    if (!state->gateway_username || !state->revocations || !state->presence) goto fail;
+    state->revocation_file = revocation_file ? strdup(revocation_file) : NULL;
+    if (!state->gateway_username || !state->revocations || !state->presence || (revocation_file && !state->revocation_file))
+        goto fail;
+    load_revocations(state);
     if ((rc = mosquitto_callback_register(identifier, MOSQ_EVT_BASIC_AUTH, on_basic_auth, NULL, state)) ||
         (rc = mosquitto_callback_register(identifier, MOSQ_EVT_ACL_CHECK, on_acl_check, NULL, state)) ||
         (rc = mosquitto_callback_register(identifier, MOSQ_EVT_CONTROL, on_control, CONTROL_TOPIC, state)) ||
@@ -242,6 +313,7 @@ fail:
     tg_revocations_free(state->revocations);
     tg_presence_free(state->presence);
     free(state->gateway_username);
+    free(state->revocation_file);
     free(state);
     return rc;
 }
@@ -259,6 +331,7 @@ int mosquitto_plugin_cleanup(void *userdata, struct mosquitto_opt *options, int 
     tg_revocations_free(state->revocations);
     tg_presence_free(state->presence);
     free(state->gateway_username);
+    free(state->revocation_file);
     free(state);
     return MOSQ_ERR_SUCCESS;
 }

@@ -25,6 +25,33 @@ struct RevocationTests {
         #expect(tg_revocations_count(set) == 0)
     }
 
+    @Test("The revocation file's lines: written from the set, read back; expired and malformed lines skipped")
+    func fileRoundTrip() {
+        let set = tg_revocations_new()!
+        defer { tg_revocations_free(set) }
+        #expect(tg_revocations_add(set, "dev-a", 500, 100))
+        #expect(tg_revocations_add(set, "dev-b", 900, 100))
+        // What the plugin writes: one "<username> <expires_at>" line per live revocation.
+        final class Lines { var text = "" }
+        let lines = Lines()
+        let visited = tg_revocations_each(set, 600, { username, expiresAt, context in
+            let lines = Unmanaged<Lines>.fromOpaque(context!).takeUnretainedValue()
+            lines.text += "\(String(cString: username!)) \(expiresAt)\n"
+        }, Unmanaged.passUnretained(lines).toOpaque())
+        #expect(visited == 1)
+        #expect(lines.text == "dev-b 900\n")
+        // Read back by a fresh set (a restarted broker), with lines it must skip.
+        let restarted = tg_revocations_new()!
+        defer { tg_revocations_free(restarted) }
+        let file = "dev-a 500\n" + lines.text + "dev-c not-a-time\n+/# 999\nno-space\n\ndev-d 1000"
+        let loaded = file.withCString { tg_revocations_load(restarted, $0, strlen($0), 600) }
+        #expect(loaded == 2)
+        #expect(tg_revocations_contains(restarted, "dev-b", 600))
+        #expect(tg_revocations_contains(restarted, "dev-d", 600))
+        #expect(!tg_revocations_contains(restarted, "dev-a", 600))
+        #expect(!tg_revocations_contains(restarted, "dev-c", 600))
+    }
+
     @Test("Many revocations: each is found, none is confused with another")
     func many() {
         let set = tg_revocations_new()!

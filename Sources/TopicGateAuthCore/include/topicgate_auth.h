@@ -94,6 +94,12 @@ bool tg_revocations_contains(const tg_revocations *set, const char *username, in
 /* Drops expired revocations; returns how many remain. */
 size_t tg_revocations_prune(tg_revocations *set, int64_t now);
 size_t tg_revocations_count(const tg_revocations *set);
+/* Calls `fn` with each revocation not yet expired at `now`; returns how many. */
+typedef void (*tg_revocation_fn)(const char *username, int64_t expires_at, void *context);
+size_t tg_revocations_each(const tg_revocations *set, int64_t now, tg_revocation_fn fn, void *context);
+/* Adds the revocations of a file's text, one "<username> <expires_at>\n" per line (as the plugin
+ * writes them), skipping malformed lines and expired ones; returns how many were added. */
+size_t tg_revocations_load(tg_revocations *set, const char *text, size_t length, int64_t now);
 
 /* Called for each username a control message revokes (to kick its live connection). */
 typedef void (*tg_revoked_fn)(const char *username, void *context);

@@ -1,0 +1,54 @@
+import Foundation
+import HTTPTypes
+import MQTTBridge
+import TestSupport
+import Testing
+import TopicGateCore
+
+/// A revocation outlives the broker: a deleted installation's credentials, still validly
+/// signed, are refused by a broker killed with SIGKILL and started again, on every attempt from
+/// the first on, before and after the gateway has reconnected and sent its revocations again.
+@Suite("Revocations across a broker restart")
+struct RevocationRestartTests {
+    @Test("Delete an installation, kill -9 the broker, restart it: the credentials are refused every time")
+    func refusedFromTheFirstConnect() async throws {
+        let world = try await PushWorld.started()
+        let user = try await world.pseudoUser()
+        let endpoint = try await world.install(token: user.token)
+        let device = try await world.connectedDevice(endpoint)
+        var events = device.connectionEvents.makeAsyncIterator()
+        #expect(await events.next() == .connected)
+        try await world.call(.delete, "\(world.app)/installations/\(endpoint.installationID)", token: user.token)
+            .expect(.noContent)
+        #expect(await events.next() == .disconnected(expected: false))
+        device.shutdown()
+        // The plugin wrote it down before the broker dies.
+        let file = world.broker.directory + "/revocations"
+        #expect(
+            try await eventually {
+                (try? String(contentsOfFile: file, encoding: .utf8))?.contains(endpoint.username) == true
+            })
+
+        world.broker.send(signal: SIGKILL)
+        try await world.broker.stop(signal: SIGKILL)
+        try await world.broker.start()
+        // Right away, before the gateway is back on this broker, and on for a few seconds.
+        var attempts = 0
+        let until = ContinuousClock.now + .seconds(4)
+        while ContinuousClock.now < until {
+            let client = try world.device(endpoint)
+            attempts += 1
+            await #expect(throws: MQTTError.self, "attempt \(attempts) was let in") {
+                try await client.connect(timeout: .seconds(3))
+            }
+            client.shutdown()
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(attempts >= 5)
+        // A device that was not revoked connects as ever.
+        let other = try await world.pseudoUser()
+        let fresh = try await world.connectedDevice(try await world.install(token: other.token))
+        fresh.shutdown()
+        try await world.stop()
+    }
+}
