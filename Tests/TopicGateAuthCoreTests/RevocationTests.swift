@@ -34,10 +34,12 @@ struct RevocationTests {
         // What the plugin writes: one "<username> <expires_at>" line per live revocation.
         final class Lines { var text = "" }
         let lines = Lines()
-        let visited = tg_revocations_each(set, 600, { username, expiresAt, context in
-            let lines = Unmanaged<Lines>.fromOpaque(context!).takeUnretainedValue()
-            lines.text += "\(String(cString: username!)) \(expiresAt)\n"
-        }, Unmanaged.passUnretained(lines).toOpaque())
+        let visited = tg_revocations_each(
+            set, 600,
+            { username, expiresAt, context in
+                let lines = Unmanaged<Lines>.fromOpaque(context!).takeUnretainedValue()
+                lines.text += "\(String(cString: username!)) \(expiresAt)\n"
+            }, Unmanaged.passUnretained(lines).toOpaque())
         #expect(visited == 1)
         #expect(lines.text == "dev-b 900\n")
         // Read back by a fresh set (a restarted broker), with lines it must skip.
