@@ -73,6 +73,33 @@ struct ServerOptions: ParsableArguments {
             valueName: "token"))
     var metricsToken: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Seconds an API connection may stay open with no request, or off (env TOPICGATE_IDLE_TIMEOUT; default 60).",
+            valueName: "seconds"))
+    var idleTimeout: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds from a request's first byte to its answer, headers and body read, or off (env "
+                + "TOPICGATE_READ_TIMEOUT; default 30).",
+            valueName: "seconds"))
+    var readTimeout: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Open API connections at most, or off; past it a connection is answered 503 (env "
+                + "TOPICGATE_MAX_CONNECTIONS; default 10000).",
+            valueName: "count"))
+    var maxConnections: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Open API connections from one client address (IPv6: one /64) at most, or off; raise it behind a "
+                + "proxy that does not forward (env TOPICGATE_MAX_CONNECTIONS_PER_ADDRESS; default 256).",
+            valueName: "count"))
+    var maxConnectionsPerAddress: String?
+
     @Option(help: "PEM certificate (chain) for HTTPS on the API; with --tls-key (env TOPICGATE_TLS_CERT).")
     var tlsCert: String?
 
@@ -144,6 +171,22 @@ struct ServerOptions: ParsableArguments {
             }
             configuration.crossOrigin = policy
         }
+        /// A whole number from 1, or `off` (nil); `current` when not given.
+        func count(_ flag: String?, _ variable: String, _ current: Int?) throws -> Int? {
+            guard let text = flag ?? environment[variable] else { return current }
+            if text == "off" { return nil }
+            guard let value = Int(text), value >= 1 else {
+                throw ValidationError("'\(text)' is a whole number from 1, or off (\(variable)).")
+            }
+            return value
+        }
+        configuration.idleTimeout = try count(idleTimeout, "TOPICGATE_IDLE_TIMEOUT", 60).map { .seconds($0) }
+        configuration.readTimeout = try count(readTimeout, "TOPICGATE_READ_TIMEOUT", 30).map { .seconds($0) }
+        configuration.maximumConnections = try count(
+            maxConnections, "TOPICGATE_MAX_CONNECTIONS", configuration.maximumConnections)
+        configuration.maximumConnectionsPerAddress = try count(
+            maxConnectionsPerAddress, "TOPICGATE_MAX_CONNECTIONS_PER_ADDRESS",
+            configuration.maximumConnectionsPerAddress)
         if let seconds = try adminTokenTTL ?? environment["TOPICGATE_ADMIN_TOKEN_TTL"].map(Self.integer) {
             guard (60...2_592_000).contains(seconds) else {
                 throw ValidationError("The admin token TTL is 60 to 2592000 seconds.")

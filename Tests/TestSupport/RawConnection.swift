@@ -7,11 +7,26 @@ public final class RawConnection {
     private let descriptor: Int32
     private let timeout: Duration
 
-    /// Connects to 127.0.0.1:`port`; every read gives up after `timeout`.
-    public init(port: Int, timeout: Duration = .seconds(10)) throws {
+    /// Connects to 127.0.0.1:`port` (from the loopback address `source`, when given: another
+    /// client as far as the server can tell); every read gives up after `timeout`.
+    public init(port: Int, timeout: Duration = .seconds(10), from source: String? = nil) throws {
         self.timeout = timeout
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw TestFailure("socket() failed: errno \(errno)") }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard bound == 0 else {
+                close(descriptor)
+                throw TestFailure("bind to \(source) failed: errno \(errno)")
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

@@ -99,12 +99,14 @@ public func buildApplication(
     brokers?.receiveStates { message in
         await states.ingest(topic: message.topic, payload: message.payload, receivedAt: message.receivedAt)
     }
+    let channel = KiiHTTP1Channel.builder(
+        idleTimeout: configuration.idleTimeout.map { .nanoseconds(Int64($0.nanoseconds)) },
+        limits: ConnectionLimits(
+            total: configuration.maximumConnections, perAddress: configuration.maximumConnectionsPerAddress),
+        readTimeout: configuration.readTimeout.map { .nanoseconds(Int64($0.nanoseconds)) })
     return Application(
         router: buildRouter(environment: environment),
-        server: try configuration.tls.map {
-            try .tls(KiiHTTP1Channel.builder(), tlsConfiguration: $0.serverConfiguration())
-        }
-            ?? KiiHTTP1Channel.builder(),
+        server: try configuration.tls.map { try .tls(channel, tlsConfiguration: $0.serverConfiguration()) } ?? channel,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "TopicGate"),
         services: services,
         logger: logger)

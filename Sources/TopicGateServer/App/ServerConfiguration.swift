@@ -35,6 +35,14 @@ public struct ServerConfiguration: Sendable {
     public var crossOrigin: CrossOriginPolicy = .anyOrigin
     /// HTTPS for the API (`--tls-cert`, `--tls-key`); nil serves plain HTTP.
     public var tls: TLSFiles?
+    /// An API connection with no request for this long is closed (`--idle-timeout`).
+    public var idleTimeout: Duration? = .seconds(60)
+    /// A request must be read whole within this of its first byte (`--read-timeout`).
+    public var readTimeout: Duration? = .seconds(30)
+    /// Open API connections at most, in all and from one client address (`--max-connections`,
+    /// `--max-connections-per-address`); past them a connection is answered 503 and closed.
+    public var maximumConnections: Int? = 10_000
+    public var maximumConnectionsPerAddress: Int? = 256
     /// How long an admin token (client credentials) lives (`--admin-token-ttl`).
     public var adminTokenTTL: Duration = .seconds(8 * 3600)
     /// The bearer token `GET /metrics` asks for (`--metrics-token`); nil: it is open.
