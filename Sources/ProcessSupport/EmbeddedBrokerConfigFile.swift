@@ -17,9 +17,11 @@ public enum EmbeddedBrokerConfigFile {
 
     /// `host`: the address the listeners bind to (127.0.0.1 unless `--mqtt-host`). `tls`: the
     /// files of a second listener, for MQTT over TLS on `tlsPort`, after the plain one.
+    /// `previousSecretFile`: the secret before a rotation, still accepted.
     public static func render(
         template: String, port: Int, pluginPath: String, secretFile: String, directory: String, runAsUser: String?,
-        maximumPacketSize: Int = 262_144, host: String = "127.0.0.1", tls: TLSListener? = nil, tlsPort: Int = 8883
+        maximumPacketSize: Int = 262_144, host: String = "127.0.0.1", tls: TLSListener? = nil, tlsPort: Int = 8883,
+        previousSecretFile: String? = nil
     ) -> String {
         let address = host.isEmpty || host == "*" ? "" : " \(host)"
         var listeners = "listener \(port)\(address)"
@@ -32,6 +34,8 @@ public enum EmbeddedBrokerConfigFile {
             "listener": listeners,
             "plugin": "plugin \(pluginPath)",
             "plugin_opt_secret_file": "plugin_opt_secret_file \(secretFile)",
+            // During a rotation of the secret, passwords signed with the previous one still work.
+            "plugin_opt_previous_secret_file": previousSecretFile.map { "plugin_opt_previous_secret_file \($0)" } ?? "",
             // Revocations outlive a restart of the broker (the plugin writes them there).
             "plugin_opt_revocation_file": "plugin_opt_revocation_file \(directory)/revocations",
             "persistence_location": "persistence_location \(directory)/",

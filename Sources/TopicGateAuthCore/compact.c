@@ -57,3 +57,14 @@ tg_jwt_result tg_password_verify(const char *password, const unsigned char *secr
     if (is_compact(password)) return compact_verify(password, secret, secret_len, username, now);
     return tg_jwt_verify(password, secret, secret_len, username, now);
 }
+
+tg_jwt_result tg_password_verify_rotating(const char *password, const unsigned char *secret, size_t secret_len,
+                                          const unsigned char *previous, size_t previous_len, const char *username,
+                                          int64_t now)
+{
+    tg_jwt_result result = tg_password_verify(password, secret, secret_len, username, now);
+    /* Only a signature that the current secret does not match may be the previous secret's: a
+     * password that is expired or malformed is refused whatever signed it. */
+    if (result != TG_JWT_BAD_SIGNATURE || !previous || previous_len == 0) return result;
+    return tg_password_verify(password, previous, previous_len, username, now);
+}

@@ -41,6 +41,9 @@ struct plugin_state {
     mosquitto_plugin_id_t *identifier;
     unsigned char secret[MAX_SECRET];
     size_t secret_len;
+    /* The secret before a rotation (plugin_opt_previous_secret_file), still accepted; 0: none. */
+    unsigned char previous_secret[MAX_SECRET];
+    size_t previous_secret_len;
     char *gateway_username;
     tg_revocations *revocations;
     /* Where the revocations are kept across restarts (plugin_opt_revocation_file); NULL: not kept. */
@@ -104,8 +107,8 @@ static void publish_snapshot(const tg_presence *presence)
 
 static int64_t now_seconds(void) { return (int64_t)time(NULL); }
 
-/* Reads the shared secret by the rule the gateway applies too (`tg_secret_parse`). */
-static int read_secret(const char *path, struct plugin_state *state)
+/* Reads a shared secret by the rule the gateway applies too (`tg_secret_parse`). */
+static int read_secret(const char *path, unsigned char *secret, size_t *secret_len)
 {
     FILE *file = fopen(path, "rb");
     if (!file) {
@@ -123,8 +126,8 @@ static int read_secret(const char *path, struct plugin_state *state)
                              parsed == -1 ? "shorter" : "longer", parsed == -1 ? TG_SECRET_MIN : TG_SECRET_MAX);
         return MOSQ_ERR_INVAL;
     }
-    memcpy(state->secret, contents + start, length);
-    state->secret_len = length;
+    memcpy(secret, contents + start, length);
+    *secret_len = length;
     return MOSQ_ERR_SUCCESS;
 }
 
@@ -143,7 +146,9 @@ static int on_basic_auth(int event, void *event_data, void *userdata)
     bool gateway = is_gateway(state, username);
     if (!gateway && !tg_username_valid(username)) return MOSQ_ERR_AUTH;
 
-    tg_jwt_result result = tg_password_verify(auth->password, state->secret, state->secret_len, username, now_seconds());
+    tg_jwt_result result = tg_password_verify_rotating(auth->password, state->secret, state->secret_len,
+                                                       state->previous_secret, state->previous_secret_len, username,
+                                                       now_seconds());
     if (result != TG_JWT_OK) {
         mosquitto_log_printf(MOSQ_LOG_NOTICE, "topicgate-auth: refused %s: %s", username, tg_jwt_result_name(result));
         return MOSQ_ERR_AUTH;
@@ -282,17 +287,22 @@ int mosquitto_plugin_init(mosquitto_plugin_id_t *identifier, void **userdata, st
     const char *secret_file = NULL;
     const char *gateway_username = DEFAULT_GATEWAY_USERNAME;
     const char *revocation_file = NULL;
+    const char *previous_secret_file = NULL;
     for (int i = 0; i < option_count; i++) {
         if (strcmp(options[i].key, "secret_file") == 0) secret_file = options[i].value;
         if (strcmp(options[i].key, "gateway_username") == 0) gateway_username = options[i].value;
         if (strcmp(options[i].key, "revocation_file") == 0) revocation_file = options[i].value;
+        if (strcmp(options[i].key, "previous_secret_file") == 0) previous_secret_file = options[i].value;
     }
     int rc = MOSQ_ERR_INVAL;
     if (!secret_file) {
         mosquitto_log_printf(MOSQ_LOG_ERR, "topicgate-auth: plugin_opt_secret_file is required");
         goto fail;
     }
-    if ((rc = read_secret(secret_file, state)) != MOSQ_ERR_SUCCESS) goto fail;
+    if ((rc = read_secret(secret_file, state->secret, &state->secret_len)) != MOSQ_ERR_SUCCESS) goto fail;
+    if (previous_secret_file &&
+        (rc = read_secret(previous_secret_file, state->previous_secret, &state->previous_secret_len)) != MOSQ_ERR_SUCCESS)
+        goto fail;
     rc = MOSQ_ERR_NOMEM;
     state->gateway_username = strdup(gateway_username);
     state->revocations = tg_revocations_new();

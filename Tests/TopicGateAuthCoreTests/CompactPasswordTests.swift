@@ -70,4 +70,34 @@ struct CompactPasswordTests {
         #expect(verify(token, username: "dev-abc") == TG_JWT_OK)
         #expect(verify(token, username: "dev-xyz") == TG_JWT_WRONG_SUBJECT)
     }
+
+    @Test("During a rotation a password signed with the previous secret is accepted, nothing else more")
+    func rotation() {
+        let old = Self.secret
+        let new = String(old.reversed())
+        let other = String(repeating: "f", count: 64)
+        func verify(_ password: String, previous: String?, now: Int64 = Self.now) -> tg_jwt_result {
+            let current = Array(new.utf8)
+            let before = previous.map { Array($0.utf8) } ?? []
+            return current.withUnsafeBufferPointer { current in
+                before.withUnsafeBufferPointer { before in
+                    tg_password_verify_rotating(
+                        password, current.baseAddress, current.count, previous == nil ? nil : before.baseAddress,
+                        before.count, "dev-abc", now)
+                }
+            }
+        }
+        let signedOld = MQTTCredentialSigner(secret: old).devicePassword(
+            topic: "dev-abc", issuedAt: Self.now, expiresAt: Self.now + 3600)
+        let signedNew = MQTTCredentialSigner(secret: new).devicePassword(
+            topic: "dev-abc", issuedAt: Self.now, expiresAt: Self.now + 3600)
+        let signedOther = MQTTCredentialSigner(secret: other).devicePassword(
+            topic: "dev-abc", issuedAt: Self.now, expiresAt: Self.now + 3600)
+        #expect(verify(signedNew, previous: old) == TG_JWT_OK)
+        #expect(verify(signedOld, previous: old) == TG_JWT_OK)
+        #expect(verify(signedOld, previous: nil) == TG_JWT_BAD_SIGNATURE)
+        #expect(verify(signedOther, previous: old) == TG_JWT_BAD_SIGNATURE)
+        // Expired is expired, whichever secret signed it.
+        #expect(verify(signedOld, previous: old, now: Self.now + 3600) == TG_JWT_EXPIRED)
+    }
 }

@@ -24,10 +24,15 @@ struct ConnectionFloodTests {
         let server = ServerProcess(
             dataDirectory: directory,
             arguments: [
-                "--broker", "none", "--max-connections-per-address", "20", "--idle-timeout", "2", "--read-timeout",
+                "--broker", "none", "--max-connections-per-address", "20", "--idle-timeout", "3", "--read-timeout",
                 "3",
             ])
-        try await server.start()
+        // Started and probed with raw requests of its own (each sent at once, whole).
+        try await server.startWithoutProbe()
+        #expect(
+            try await eventually(timeout: .seconds(45)) {
+                (try? await Self.health(port: server.port, from: "127.0.0.1"))?.0 == "HTTP/1.1 200 OK"
+            })
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // Thirty connections from one address: ten send half a request, the others nothing.
         var held: [RawConnection] = []

@@ -42,6 +42,37 @@ struct EmbeddedBrokerStartTests {
         if let brokerFiles { try? FileManager.default.removeItem(atPath: brokerFiles) }
     }
 
+    @Test("A rotation of the MQTT secret: with the old one kept as mqtt-secret.previous, old and new passwords connect")
+    func secretRotation() async throws {
+        let world = try await PushWorld.started(embedded: true)
+        let user = try await world.pseudoUser()
+        let before = try await world.install(token: user.token)
+        // The gateway stops; the secret is rotated, the old one kept beside the new.
+        _ = try await world.server.stop(signal: SIGTERM)
+        let secret = world.directory + "/mqtt-secret"
+        try FileManager.default.moveItem(atPath: secret, toPath: secret + ".previous")
+        _ = FileManager.default.createFile(
+            atPath: secret, contents: Data((String(repeating: "9f", count: 32) + "\n").utf8),
+            attributes: [.posixPermissions: 0o600])
+        try await world.server.start()
+        // The device that knows only its old password still connects; a new endpoint is signed
+        // with the new secret and connects too.
+        let old = try await world.connectedDevice(before)
+        old.shutdown()
+        let after = try await world.install(token: user.token)
+        #expect(after.password != before.password)
+        let new = try await world.connectedDevice(after)
+        new.shutdown()
+        // The rotation ends: without the previous secret, the old password is refused.
+        _ = try await world.server.stop(signal: SIGTERM)
+        try FileManager.default.removeItem(atPath: secret + ".previous")
+        try await world.server.start()
+        let refused = try world.device(before)
+        await #expect(throws: MQTTError.self) { try await refused.connect(timeout: .seconds(5)) }
+        refused.shutdown()
+        try await world.stop()
+    }
+
     /// `topicgate serve` with `arguments` and an embedded broker, which must fail: its output.
     func failedStart(_ arguments: [String], mqttPort: Int) async throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-fail-\(UUID().uuidString)")

@@ -68,6 +68,12 @@ tg_jwt_result tg_password_verify(const char *password, const unsigned char *secr
 #define TG_SECRET_MAX 1024
 int tg_secret_parse(const unsigned char *contents, size_t length, size_t *start, size_t *secret_length);
 
+/* `tg_password_verify` during a rotation of the shared secret: a password signed with the
+ * current secret, or else with `previous` (when given; NULL or 0 bytes: none), is accepted. */
+tg_jwt_result tg_password_verify_rotating(const char *password, const unsigned char *secret, size_t secret_len,
+                                          const unsigned char *previous, size_t previous_len, const char *username,
+                                          int64_t now);
+
 /* A short English name for a verification result, for the broker log. */
 const char *tg_jwt_result_name(tg_jwt_result result);
 

@@ -58,6 +58,9 @@ final class EmbeddedBroker: Service, Sendable {
         try manager.createDirectory(atPath: configuration.directory, withIntermediateDirectories: true)
         var runAsUser: String?
         var brokerSecretFile = secretFile
+        // `<secret>.previous`, beside the secret: a rotation in progress (see docs/operations.md).
+        var previousSecretFile: String? =
+            manager.fileExists(atPath: secretFile + ".previous") ? secretFile + ".previous" : nil
         var pluginPath = configuration.pluginPath
         var tls = listeners.tls
         if geteuid() == 0 {
@@ -76,6 +79,7 @@ final class EmbeddedBroker: Service, Sendable {
                 // Mosquitto drops to its user before it loads the plugin: the plugin reads its
                 // own copy of the secret, 0600 and owned by that user, in the broker's folder.
                 brokerSecretFile = try copyForBroker(secretFile, as: "mqtt-secret")
+                previousSecretFile = try previousSecretFile.map { try copyForBroker($0, as: "mqtt-secret.previous") }
                 if !account.canReach((Self.absolute(pluginPath) as NSString).deletingLastPathComponent) {
                     pluginPath = try copyForBroker(pluginPath, as: "libTopicGateMosquittoAuth.so")
                 }
@@ -113,7 +117,7 @@ final class EmbeddedBroker: Service, Sendable {
                     EmbeddedBrokerConfigFile.TLSListener(
                         certfile: Self.absolute($0.certificate), keyfile: Self.absolute($0.privateKey),
                         cafile: $0.certificateAuthority.map(Self.absolute))
-                }, tlsPort: listeners.tlsPort ?? 0)
+                }, tlsPort: listeners.tlsPort ?? 0, previousSecretFile: previousSecretFile.map(Self.absolute))
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
     }
 
