@@ -102,12 +102,7 @@ struct AbuseOptions: ParsableArguments {
             controls.maximumStatesPerThing = rows
         }
         func cap(_ flag: String?, _ variable: String, _ current: Int?) throws -> Int? {
-            guard let text = flag ?? environment[variable] else { return current }
-            if text == "off" { return nil }
-            guard let count = Int(text), count >= 1 else {
-                throw ValidationError("'\(text)' is not a quota: a whole number from 1, or off (\(variable)).")
-            }
-            return count
+            try ServerOptions.countOrOff(flag ?? environment[variable], variable: variable, current: current)
         }
         controls.installationsPerPrincipal = try cap(
             maxInstallations, "TOPICGATE_MAX_INSTALLATIONS", controls.installationsPerPrincipal)

@@ -171,14 +171,8 @@ struct ServerOptions: ParsableArguments {
             }
             configuration.crossOrigin = policy
         }
-        /// A whole number from 1, or `off` (nil); `current` when not given.
         func count(_ flag: String?, _ variable: String, _ current: Int?) throws -> Int? {
-            guard let text = flag ?? environment[variable] else { return current }
-            if text == "off" { return nil }
-            guard let value = Int(text), value >= 1 else {
-                throw ValidationError("'\(text)' is a whole number from 1, or off (\(variable)).")
-            }
-            return value
+            try Self.countOrOff(flag ?? environment[variable], variable: variable, current: current)
         }
         configuration.idleTimeout = try count(idleTimeout, "TOPICGATE_IDLE_TIMEOUT", 60).map { .seconds($0) }
         configuration.readTimeout = try count(readTimeout, "TOPICGATE_READ_TIMEOUT", 30).map { .seconds($0) }
@@ -221,6 +215,17 @@ struct ServerOptions: ParsableArguments {
         default:
             throw ValidationError("TLS needs both \(what).")
         }
+    }
+
+    /// A flag's or variable's `text` read as a whole number from 1, or `off` (nil); `current`
+    /// when it was not given.
+    static func countOrOff(_ text: String?, variable: String, current: Int?) throws -> Int? {
+        guard let text else { return current }
+        if text == "off" { return nil }
+        guard let value = Int(text), value >= 1 else {
+            throw ValidationError("'\(text)' is a whole number from 1, or off (\(variable)).")
+        }
+        return value
     }
 
     static func integer(_ text: String) throws -> Int {

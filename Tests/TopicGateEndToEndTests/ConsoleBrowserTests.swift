@@ -37,8 +37,7 @@ struct ConsoleBrowserTests {
                 .status == .badRequest)
         let console = "http://127.0.0.1:\(world.server.port)/console"
 
-        let browser = try await WebDriver.started(folder: shots)
-        do {
+        try await Self.withBrowser(world: world, shots: shots) { browser in
             try await Self.signIn(browser, to: world)
             try await browser.waitForText(".tiles", containing: "Users\n3")
             // Every control has a name a screen reader can say.
@@ -190,15 +189,8 @@ struct ConsoleBrowserTests {
                 try await eventually {
                     try await world.call(.get, "\(world.app)/overview", token: token).errorCode == "WRONG_TOKEN"
                 })
-        } catch {
-            try? await browser.screenshot(to: shots + "/failure.png")
-            await browser.quit()
-            try await world.stop()
-            throw error
         }
-        await browser.quit()
         print("Console screenshots: \(shots)")
-        try await world.stop()
     }
 
     @Test("A crafted link whose scope or name holds '..' is refused before any request is made with it")
@@ -210,8 +202,7 @@ struct ConsoleBrowserTests {
         let admin = try await world.adminToken()
         try await world.call(.put, "\(world.app)/topics/news", token: admin).expect(.noContent)
         let console = "http://127.0.0.1:\(world.server.port)/console"
-        let browser = try await WebDriver.started(folder: shots)
-        do {
+        try await Self.withBrowser(world: world, shots: shots) { browser in
             try await Self.signIn(browser, to: world)
             for crafted in [
                 "scope=group/..&name=news", "scope=group/.&name=news", "scope=app&name=..",
@@ -226,6 +217,15 @@ struct ConsoleBrowserTests {
             try await browser.screenshot(to: shots + "/crafted-link.png")
             try await browser.open(console + "#/principal?p=user:..")
             try await browser.waitForText("#principal-refused", containing: "Not a principal")
+        }
+    }
+
+    /// Runs `body` with a browser on `world`, then quits the browser and stops `world`, whether
+    /// it threw or not (a screenshot of the failure is kept in `shots`).
+    static func withBrowser(world: PushWorld, shots: String, _ body: (WebDriver) async throws -> Void) async throws {
+        let browser = try await WebDriver.started(folder: shots)
+        do {
+            try await body(browser)
         } catch {
             try? await browser.screenshot(to: shots + "/failure.png")
             await browser.quit()

@@ -84,14 +84,9 @@ struct ContainerImageTests {
     }
 
     /// The `lib…` packages an installed package depends on, as dpkg records them.
-    static func libraryDependencies(of package: String) throws -> Set<String> {
-        let output = Pipe()
-        let process = try ChildProcess.spawn(
-            executable: "/usr/bin/dpkg-query", arguments: ["-W", "-f=${Depends}", package],
-            output: output.fileHandleForWriting.fileDescriptor)
-        try output.fileHandleForWriting.close()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.waitBlocking() == 0, "dpkg-query \(package) (make deps installs it)")
+    static func libraryDependencies(of package: String) async throws -> Set<String> {
+        let (status, text) = try await run("/usr/bin/dpkg-query", ["-W", "-f=${Depends}", package])
+        #expect(status == 0, "dpkg-query \(package) (make deps installs it)")
         return Set(
             text.split(separator: ",").compactMap { alternative in
                 alternative.split(separator: "|").first?.trimmingCharacters(in: .whitespaces)
@@ -100,7 +95,7 @@ struct ContainerImageTests {
     }
 
     @Test("The Dockerfile's stages install the Makefile's packages, and the runtime has what they link to")
-    func packagesMatchTheMakefile() throws {
+    func packagesMatchTheMakefile() async throws {
         let stages = try Self.stages()
         #expect(stages.map(\.name) == ["build", "runtime"])
         let build = try #require(stages.first)
@@ -114,7 +109,7 @@ struct ContainerImageTests {
         #expect(runtimePackages.isSuperset(of: try Self.makefilePackages("RUN_APT_PACKAGES")))
         #expect(runtimePackages.allSatisfy { !$0.hasSuffix("-dev") }, "no headers in the runtime image")
         for package in buildPackages {
-            let missing = try Self.libraryDependencies(of: package).subtracting(runtimePackages)
+            let missing = try await Self.libraryDependencies(of: package).subtracting(runtimePackages)
             #expect(missing.isEmpty, "\(package) links against \(missing.sorted()), which the runtime stage lacks")
         }
     }
@@ -136,24 +131,30 @@ struct ContainerImageTests {
     }
 
     /// Runs the docker-compose that `make compose-deps` installs; its exit status and output.
-    static func compose(_ arguments: [String]) throws -> (Int32, String) {
+    static func compose(_ arguments: [String]) async throws -> (Int32, String) {
         let executable = repository.appendingPathComponent(".build/compose-venv/bin/docker-compose").path
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw TestFailure("\(executable) is missing: run make compose-deps (make test does)")
         }
+        return try await run(executable, ["--project-directory", repository.path] + arguments)
+    }
+
+    /// Runs `executable`; its exit status and output, read and awaited off the few threads
+    /// Swift's tasks share (a blocked one would starve every other suite).
+    static func run(_ executable: String, _ arguments: [String]) async throws -> (Int32, String) {
         let output = Pipe()
         let process = try ChildProcess.spawn(
-            executable: executable, arguments: ["--project-directory", repository.path] + arguments,
-            output: output.fileHandleForWriting.fileDescriptor, error: output.fileHandleForWriting.fileDescriptor)
+            executable: executable, arguments: arguments, output: output.fileHandleForWriting.fileDescriptor,
+            error: output.fileHandleForWriting.fileDescriptor)
         try output.fileHandleForWriting.close()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return (process.waitBlocking(), text)
+        let text = await ServerProcess.readToEnd(output.fileHandleForReading)
+        return (await process.exit(), text)
     }
 
     @Test("docker-compose accepts the file, with and without the fleet, and every TopicGate service runs the image")
-    func composeFile() throws {
+    func composeFile() async throws {
         for profile in [[], ["--profile", "fleet"]] {
-            let (status, output) = try Self.compose(profile + ["config"])
+            let (status, output) = try await Self.compose(profile + ["config"])
             #expect(status == 0, "docker-compose \(profile) config: \(output)")
             // Every service of TopicGate's runs the one image; only the database and the load
             // balancer are someone else's.

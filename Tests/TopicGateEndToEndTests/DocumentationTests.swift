@@ -12,15 +12,10 @@ import TopicGateServer
 struct DocumentationTests {
     static let repository = ContainerImageTests.repository
 
-    /// `topicgate <arguments>`'s standard output (and error), with its exit status.
-    static func topicgate(_ arguments: [String]) throws -> (Int32, String) {
-        let output = Pipe()
-        let process = try ChildProcess.spawn(
-            executable: ServerProcess.executable.path, arguments: arguments,
-            output: output.fileHandleForWriting.fileDescriptor, error: output.fileHandleForWriting.fileDescriptor)
-        try output.fileHandleForWriting.close()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return (process.waitBlocking(), text)
+    /// `topicgate <arguments>`'s standard output (and error), with its exit status; read and
+    /// awaited off the few threads Swift's tasks share.
+    static func topicgate(_ arguments: [String]) async throws -> (Int32, String) {
+        try await BackupRestoreTests.topicgate(arguments)
     }
 
     static func matches(_ pattern: String, in text: String) throws -> Set<String> {
@@ -29,10 +24,10 @@ struct DocumentationTests {
     }
 
     @Test("docs/api.md is the reference the catalogue generates (topicgate openapi --markdown > docs/api.md)")
-    func apiReferenceIsCurrent() throws {
+    func apiReferenceIsCurrent() async throws {
         let copy = try ContainerImageTests.file("docs/api.md")
         #expect(copy == APIReference.markdown())
-        let (status, printed) = try Self.topicgate(["openapi", "--markdown"])
+        let (status, printed) = try await Self.topicgate(["openapi", "--markdown"])
         #expect(status == 0 && printed == copy)
     }
 
@@ -42,12 +37,12 @@ struct DocumentationTests {
     ]
 
     @Test("docs/configuration.md names every flag and environment variable of the commands' help, and no other")
-    func configurationIsComplete() throws {
+    func configurationIsComplete() async throws {
         let page = try ContainerImageTests.file("docs/configuration.md")
         var flags: Set<String> = []
         var variables: Set<String> = []
         for command in Self.documentedCommands {
-            let (status, help) = try Self.topicgate(command + ["--help"])
+            let (status, help) = try await Self.topicgate(command + ["--help"])
             #expect(status == 0, "topicgate \(command.joined(separator: " ")) --help")
             flags.formUnion(try Self.matches("--[a-z][a-z0-9-]+", in: help).subtracting(["--help", "--version"]))
             variables.formUnion(try Self.matches("TOPICGATE_[A-Z0-9_]+", in: help))
@@ -64,16 +59,16 @@ struct DocumentationTests {
     }
 
     @Test("Local commands offer only the store's options; serve offers the server's")
-    func localCommandsOfferTheirOwnOptions() throws {
+    func localCommandsOfferTheirOwnOptions() async throws {
         for command in [["apps", "reset-secret"], ["apps", "list"], ["apps", "create"], ["backup"], ["restore"]] {
-            let (status, help) = try Self.topicgate(command + ["--help"])
+            let (status, help) = try await Self.topicgate(command + ["--help"])
             #expect(status == 0)
             #expect(help.contains("--data-dir") && help.contains("--database"), "\(command)")
             for serverFlag in ["--port", "--host", "--broker", "--mqtt-port", "--bcrypt-cost", "--signup-limit"] {
                 #expect(!help.contains(serverFlag + " "), "\(command) offers \(serverFlag)")
             }
         }
-        let (_, serve) = try Self.topicgate(["serve", "--help"])
+        let (_, serve) = try await Self.topicgate(["serve", "--help"])
         #expect(serve.contains("--port") && serve.contains("--data-dir") && serve.contains("--mqtt-wss-port"))
     }
 
