@@ -20,7 +20,7 @@ struct BrokerAccount: Sendable {
     let groups: Set<gid_t>
 
     /// Debian's `mosquitto` account, or nil when there is none.
-    static func unprivileged(named name: String = "mosquitto") -> BrokerAccount? {
+    static func unprivileged(named name: String) -> BrokerAccount? {
         guard let entry = getpwnam(name) else { return nil }
         let uid = entry.pointee.pw_uid
         let gid = entry.pointee.pw_gid

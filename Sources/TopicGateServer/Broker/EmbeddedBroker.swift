@@ -47,8 +47,8 @@ final class EmbeddedBroker: Service, Sendable {
 
     /// True when the embedded broker of `push` will drop root privileges to its own user.
     static func dropsPrivileges(_ push: PushConfiguration?) -> Bool {
-        guard case .embedded? = push?.broker, geteuid() == 0 else { return false }
-        return getpwnam(unprivilegedUser) != nil
+        guard case .embedded(let broker)? = push?.broker else { return false }
+        return broker.account != nil
     }
 
     /// Writes the instance's configuration file; when running as root, gives the broker's

@@ -15,7 +15,9 @@ public struct EmbeddedBrokerConfiguration: Sendable {
 
     /// The account the broker drops to: Debian's `mosquitto` when the gateway runs as root
     /// (nil: it runs as the gateway's own user, or as root when that account is missing).
-    var account: BrokerAccount? { geteuid() == 0 ? BrokerAccount.unprivileged(named: "mosquitto") : nil }
+    var account: BrokerAccount? {
+        geteuid() == 0 ? BrokerAccount.unprivileged(named: EmbeddedBroker.unprivilegedUser) : nil
+    }
 
     /// The folder of the files the broker writes itself (pid file, persistence): `directory`,
     /// unless the broker's account cannot reach it (a data folder under a private parent such as

@@ -13,7 +13,8 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     let limits: ConnectionLimits
     let readTimeout: TimeAmount?
-    private var address: String?
+    /// The client's address as the caps count it (an IPv6 client by its /64).
+    private var client: String?
     private var admitted = false
     private var deadline: Scheduled<Void>?
 
@@ -44,8 +45,8 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     private func decide(_ context: ChannelHandlerContext) {
         guard !decided else { return }
         decided = true
-        address = context.channel.remoteAddress?.ipAddress
-        admitted = limits.admit(address)
+        client = context.channel.remoteAddress?.ipAddress.map(AddressGroup.key)
+        admitted = limits.admit(client)
         guard admitted else {
             let bytes = context.channel.allocator.buffer(string: Self.refusal)
             context.writeAndFlush(wrapOutboundOut(.byteBuffer(bytes))).whenComplete { _ in
@@ -60,7 +61,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         deadline = nil
         if admitted {
             admitted = false
-            limits.release(address)
+            limits.release(client)
             context.fireChannelInactive()
         }
     }

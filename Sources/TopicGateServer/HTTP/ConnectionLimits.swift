@@ -13,10 +13,10 @@ final class ConnectionLimits: Sendable {
         self.perAddress = perAddress
     }
 
-    /// Counts a new connection from `address` in; false when a cap is reached (nothing counted).
-    func admit(_ address: String?) -> Bool {
-        let key = address.map(AddressGroup.key)
-        return open.withLock { open in
+    /// Counts a new connection from the client `key` (`AddressGroup.key` of its address) in;
+    /// false when a cap is reached (nothing counted).
+    func admit(_ key: String?) -> Bool {
+        open.withLock { open in
             if let total, open.total >= total { return false }
             if let perAddress, let key, open.byAddress[key, default: 0] >= perAddress { return false }
             open.total += 1
@@ -25,9 +25,8 @@ final class ConnectionLimits: Sendable {
         }
     }
 
-    /// An admitted connection from `address` closed.
-    func release(_ address: String?) {
-        let key = address.map(AddressGroup.key)
+    /// An admitted connection of the client `key` closed.
+    func release(_ key: String?) {
         open.withLock { open in
             open.total -= 1
             guard let key, let count = open.byAddress[key] else { return }

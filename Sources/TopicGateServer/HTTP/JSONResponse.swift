@@ -31,3 +31,13 @@ enum JSONResponse {
     /// 204 with no body.
     static func noContent() -> Response { Response(status: .noContent) }
 }
+
+extension JSONResponse {
+    /// One page of a listing under `key`, with `nextPaginationKey` (the last row's key) when
+    /// the page is full.
+    static func page(_ key: String, _ rows: [(sequence: Int64, json: JSONValue)], limit: Int) -> Response {
+        var body: [String: JSONValue] = [key: .array(rows.map(\.json))]
+        if rows.count == limit, let last = rows.last { body["nextPaginationKey"] = .string(String(last.sequence)) }
+        return ok(.object(body))
+    }
+}

@@ -43,13 +43,13 @@ struct OperationsController<Context: CallerRequestContext>: Sendable {
             let caller = try Self.admin(context, to: "read the security audit")
             let (limit, before) = Self.paging(request)
             let page = try await store.securityEvents(appID: caller.appID, limit: limit, before: before)
-            return Self.page("events", page.map { ($0.sequence, $0.event.json) }, limit: limit)
+            return JSONResponse.page("events", page.map { ($0.sequence, $0.event.json) }, limit: limit)
         }
         group.get("dead-letters") { request, context in
             let caller = try Self.admin(context, to: "read the dead letters")
             let (limit, before) = Self.paging(request)
             let page = try await store.deadLetters(appID: caller.appID, limit: limit, before: before)
-            return Self.page("deadLetters", page.map { ($0.sequence, $0.letter.json) }, limit: limit)
+            return JSONResponse.page("deadLetters", page.map { ($0.sequence, $0.letter.json) }, limit: limit)
         }
         group.post("pseudo-user-cleanup") { request, context in
             let caller = try Self.admin(context, to: "clean up pseudo users")
@@ -73,10 +73,4 @@ struct OperationsController<Context: CallerRequestContext>: Sendable {
         (request.limit(default: 100), request.uri.queryParameters.get("paginationKey").flatMap { Int64($0) })
     }
 
-    /// One page under `key`, with `nextPaginationKey` when the page is full.
-    static func page(_ key: String, _ rows: [(sequence: Int64, json: JSONValue)], limit: Int) -> Response {
-        var body: [String: JSONValue] = [key: .array(rows.map(\.json))]
-        if rows.count == limit, let last = rows.last { body["nextPaginationKey"] = .string(String(last.sequence)) }
-        return JSONResponse.ok(.object(body))
-    }
 }

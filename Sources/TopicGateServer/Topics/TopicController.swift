@@ -140,14 +140,10 @@ struct TopicController<Context: CallerRequestContext>: Sendable {
             let (caller, reference, name) = try target(context)
             let query = request.uri.queryParameters
             let limit = try Self.auditLimit(query.get("limit"))
-            guard let after = try Self.auditKey(query.get("paginationKey")) else {
-                throw KiiError.invalidInput("'paginationKey' is a key of a previous page.", field: "paginationKey")
-            }
             let page = try await topics.audit(
-                caller: caller, scope: reference, name: name, after: after == 0 ? nil : after, limit: limit)
-            var body: [String: JSONValue] = ["records": .array(page.map(\.record.json))]
-            if page.count == limit, let last = page.last { body["nextPaginationKey"] = .string(String(last.key)) }
-            return JSONResponse.ok(.object(body))
+                caller: caller, scope: reference, name: name, after: try Self.auditKey(query.get("paginationKey")),
+                limit: limit)
+            return JSONResponse.page("records", page.map { ($0.key, $0.record.json) }, limit: limit)
         }
         group.get(RouterPath(topic + "/acl-explain")) { request, context in
             let (caller, reference, name) = try target(context)
@@ -322,10 +318,13 @@ struct TopicController<Context: CallerRequestContext>: Sendable {
         return limit
     }
 
-    /// `paginationKey` of an audit page: 0 (the first page) when not given, nil when malformed.
-    static func auditKey(_ text: String?) throws -> Int64? {
-        guard let text else { return 0 }
-        guard let key = Int64(text), key > 0 else { return nil }
+    /// `paginationKey` of an audit page: nil (the first page) when not given; refused when it is
+    /// not a key a page gave.
+    static func auditKey(_ text: String?) throws(KiiError) -> Int64? {
+        guard let text else { return nil }
+        guard let key = Int64(text), key > 0 else {
+            throw KiiError.invalidInput("'paginationKey' is a key of a previous page.", field: "paginationKey")
+        }
         return key
     }
 }
