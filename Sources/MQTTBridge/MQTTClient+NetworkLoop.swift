@@ -47,7 +47,10 @@ extension MQTTClient {
                     if loopIntent != .connect { continue }
                 }
                 let rc = socketAccess.withLock { _ in
-                    everConnected
+                    if let renew = configuration.renewPassword {
+                        _ = mosquitto_username_pw_set(handle, configuration.username, renew())
+                    }
+                    return everConnected
                         ? mosquitto_reconnect(handle)
                         : mosquitto_connect(
                             handle, configuration.host, Int32(configuration.port), Int32(configuration.keepAlive))

@@ -87,8 +87,12 @@ public final class MQTTClient: @unchecked Sendable {
         try MQTTError.check(mosquitto_threaded_set(handle, true), "mark the client threaded")
         try MQTTError.check(
             mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311), "set protocol version")
-        if let caFile = configuration.tlsCAFile {
-            try MQTTError.check(mosquitto_tls_set(handle, caFile, nil, nil, nil, nil), "set TLS")
+        if configuration.usesTLS {
+            try MQTTError.check(
+                mosquitto_tls_set(
+                    handle, configuration.tlsCAFile, configuration.tlsCAPath, configuration.tlsCertificateFile,
+                    configuration.tlsKeyFile, nil),
+                "set TLS")
         }
         if configuration.username != nil || configuration.password != nil {
             try MQTTError.check(

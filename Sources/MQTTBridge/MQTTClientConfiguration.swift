@@ -12,8 +12,21 @@ public struct MQTTClientConfiguration: Sendable {
     public var reconnectDelay: (min: Int, max: Int)
     /// QoS 1 and 2 messages in flight at once before libmosquitto queues further ones.
     public var maxInflightMessages: Int
-    /// MQTT over TLS, trusting the certificates in this PEM file; nil: plain TCP.
+    /// MQTT over TLS, trusting the certificates in this PEM file; nil: plain TCP unless
+    /// `tlsCAPath` is set.
     public var tlsCAFile: String?
+    /// MQTT over TLS, trusting the certificates of this folder (OpenSSL's hashed layout, such as
+    /// `/etc/ssl/certs`).
+    public var tlsCAPath: String?
+    /// A client certificate (PEM) and its key, for a broker that asks for one.
+    public var tlsCertificateFile: String?
+    public var tlsKeyFile: String?
+    /// Called before every connect and reconnect when set: its answer replaces `password`, so
+    /// that a short-lived password is signed anew for each CONNECT.
+    public var renewPassword: (@Sendable () -> String)?
+
+    /// True when the client speaks TLS.
+    var usesTLS: Bool { tlsCAFile != nil || tlsCAPath != nil }
 
     public init(
         host: String, port: Int, clientID: String, username: String? = nil, password: String? = nil,

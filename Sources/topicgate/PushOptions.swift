@@ -10,12 +10,32 @@ import TopicGateServer
 struct PushOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "mqtt://host:port of a running broker that loads TopicGate's plugin, or 'none' to run without push "
-                + "(env TOPICGATE_BROKER; default: start Mosquitto). Several brokers, comma-separated, spread the "
+            "mqtt://host:port (or mqtts:// for TLS, default port 8883) of a running broker that loads TopicGate's "
+                + "plugin, or 'none' to run without push (env TOPICGATE_BROKER; default: start Mosquitto). Several "
+                + "brokers, comma-separated and of one scheme, spread the "
                 + "devices over them; each may add ?name=N&public=HOST&tcp=P&ssl=P&ws=P&wss=P (what its devices are "
                 + "told; default: its own host and port, and --mqtt-public-ports).",
             valueName: "url"))
     var broker: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "PEM CA certificates the gateway trusts for an mqtts:// broker (env TOPICGATE_BROKER_TLS_CA; default: "
+                + "the system's).",
+            valueName: "file"))
+    var brokerTlsCa: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "PEM client certificate the gateway presents to an mqtts:// broker that asks for one; with "
+                + "--broker-tls-key (env TOPICGATE_BROKER_TLS_CERT).",
+            valueName: "file"))
+    var brokerTlsCert: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "PEM private key of --broker-tls-cert (env TOPICGATE_BROKER_TLS_KEY).", valueName: "file"))
+    var brokerTlsKey: String?
 
     @Option(help: "Port of the embedded broker's loopback listener (env TOPICGATE_MQTT_PORT; default 1883).")
     var mqttPort: Int?
@@ -129,8 +149,21 @@ struct PushOptions: ParsableArguments {
         if brokerURL?.lowercased() == "none" { return nil }
         let publicPorts = try self.publicPorts(environment: environment)
         let broker: PushConfiguration.Broker
+        var brokerTLS: BrokerTLS?
         if let brokerURL {
             let listed = brokerURL.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            let secure = Set(listed.map { $0.lowercased().hasPrefix("mqtts://") })
+            guard secure.count == 1 else {
+                throw ValidationError("The brokers are all mqtt:// or all mqtts://, not a mix (\(brokerURL)).")
+            }
+            if secure.contains(true) {
+                let tls = BrokerTLS(
+                    certificateAuthority: given(brokerTlsCa ?? environment["TOPICGATE_BROKER_TLS_CA"]),
+                    certificate: given(brokerTlsCert ?? environment["TOPICGATE_BROKER_TLS_CERT"]),
+                    privateKey: given(brokerTlsKey ?? environment["TOPICGATE_BROKER_TLS_KEY"]))
+                do { try tls.check() } catch { throw ValidationError("\(error)") }
+                brokerTLS = tls
+            }
             if listed.count > 1 {
                 let brokers = try listed.map {
                     try Self.brokerAddress(
@@ -147,6 +180,15 @@ struct PushOptions: ParsableArguments {
         } else {
             broker = .embedded(try embedded(dataDirectory: dataDirectory, environment: environment))
         }
+        if brokerTLS == nil,
+            [brokerTlsCa, brokerTlsCert, brokerTlsKey].contains(where: { $0 != nil })
+                || ["TOPICGATE_BROKER_TLS_CA", "TOPICGATE_BROKER_TLS_CERT", "TOPICGATE_BROKER_TLS_KEY"].contains(
+                    where: {
+                        environment[$0] != nil
+                    })
+        {
+            throw ValidationError("The --broker-tls-* files are for a broker given as mqtts://host:port.")
+        }
         let defaultHost: String =
             if case .external(let host, _) = broker { host } else if listeners.listensEverywhere {
                 ProcessInfo.processInfo.hostName
@@ -156,6 +198,7 @@ struct PushOptions: ParsableArguments {
             secretFile: mqttSecretFile ?? environment["TOPICGATE_MQTT_SECRET_FILE"] ?? dataDirectory + "/mqtt-secret",
             advertisedHost: mqttPublicHost ?? environment["TOPICGATE_MQTT_PUBLIC_HOST"] ?? defaultHost)
         push.listeners = listeners
+        push.brokerTLS = brokerTLS
         if let username = mqttGatewayUsername ?? environment["TOPICGATE_MQTT_GATEWAY_USERNAME"] {
             guard !username.isEmpty else { throw ValidationError("The gateway's MQTT username cannot be empty.") }
             push.gatewayUsername = username
@@ -231,12 +274,12 @@ struct PushOptions: ParsableArguments {
         return listeners
     }
 
-    /// `mqtt://host:port` (port 1883 when left out).
+    /// `mqtt://host:port` (port 1883 when left out) or `mqtts://host:port` (8883).
     static func external(_ url: String) throws -> PushConfiguration.Broker {
-        guard let components = URLComponents(string: url), components.scheme?.lowercased() == "mqtt",
-            let host = components.host, !host.isEmpty
-        else { throw ValidationError("The broker is given as mqtt://host:port, not '\(url)'.") }
-        let port = components.port ?? 1883
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            ["mqtt", "mqtts"].contains(scheme), let host = components.host, !host.isEmpty
+        else { throw ValidationError("The broker is given as mqtt://host:port or mqtts://host:port, not '\(url)'.") }
+        let port = components.port ?? (scheme == "mqtts" ? 8883 : 1883)
         guard (1...65535).contains(port) else { throw ValidationError("The broker port \(port) is not a port.") }
         return .external(host: host, port: port)
     }
@@ -247,7 +290,7 @@ struct PushOptions: ParsableArguments {
     /// `publicPorts` or its own port with no TLS or WebSockets).
     static func brokerAddress(_ url: String, publicHost: String?, publicPorts: MQTTPorts?) throws -> BrokerAddress {
         guard case .external(let host, let port) = try external(url), let components = URLComponents(string: url)
-        else { throw ValidationError("The broker is given as mqtt://host:port, not '\(url)'.") }
+        else { throw ValidationError("The broker is given as mqtt://host:port or mqtts://host:port, not '\(url)'.") }
         var query: [String: String] = [:]
         for item in components.queryItems ?? [] {
             guard let value = item.value, !value.isEmpty,
@@ -328,4 +371,7 @@ struct PushOptions: ParsableArguments {
         guard let value = Int64(text) else { throw ValidationError("'\(text)' is not a number of seconds.") }
         return value
     }
+
+    /// A flag's value, nil when empty.
+    private func given(_ value: String?) -> String? { value.flatMap { $0.isEmpty ? nil : $0 } }
 }

@@ -69,12 +69,12 @@ struct ServeCommand: AsyncParsableCommand {
                     print("MQTT over TLS: \(listeners.host):\(tlsPort)")
                 }
             case .external(let host, let port):
-                print("MQTT: broker at mqtt://\(host):\(port)")
+                print("MQTT: broker at \(push.brokerTLS == nil ? "mqtt" : "mqtts")://\(host):\(port)")
             case .several(let brokers):
                 for broker in brokers {
                     let ports = broker.publicPorts
                     print(
-                        "MQTT: broker \(broker.name) at mqtt://\(broker.host):\(broker.port); its devices are told host "
+                        "MQTT: broker \(broker.name) at \(push.brokerTLS == nil ? "mqtt" : "mqtts")://\(broker.host):\(broker.port); its devices are told host "
                             + "\(broker.publicHost), ports tcp \(ports.tcp), ssl \(ports.ssl), ws \(ports.ws), wss "
                             + "\(ports.wss)")
                 }

@@ -75,7 +75,8 @@ struct ServerOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Seconds an API connection may stay open with no request, or off (env TOPICGATE_IDLE_TIMEOUT; default 60).",
+            "Seconds an API connection may stay open with no request (a WebSocket one: before its first byte), or off "
+                + "(env TOPICGATE_IDLE_TIMEOUT; default 60).",
             valueName: "seconds"))
     var idleTimeout: String?
 
@@ -99,6 +100,20 @@ struct ServerOptions: ParsableArguments {
                 + "proxy that does not forward (env TOPICGATE_MAX_CONNECTIONS_PER_ADDRESS; default 256).",
             valueName: "count"))
     var maxConnectionsPerAddress: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Open MQTT-over-WebSockets connections at most (both WebSocket ports), or off; past it an upgrade is "
+                + "answered 503 (env TOPICGATE_MAX_WEBSOCKET_CONNECTIONS; default 10000).",
+            valueName: "count"))
+    var maxWebsocketConnections: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Open MQTT-over-WebSockets connections from one client address (IPv6: one /64) at most, or off; raise "
+                + "it for devices behind one NAT (env TOPICGATE_MAX_WEBSOCKET_CONNECTIONS_PER_ADDRESS; default 256).",
+            valueName: "count"))
+    var maxWebsocketConnectionsPerAddress: String?
 
     @Option(help: "PEM certificate (chain) for HTTPS on the API; with --tls-key (env TOPICGATE_TLS_CERT).")
     var tlsCert: String?
@@ -181,6 +196,11 @@ struct ServerOptions: ParsableArguments {
         configuration.maximumConnectionsPerAddress = try count(
             maxConnectionsPerAddress, "TOPICGATE_MAX_CONNECTIONS_PER_ADDRESS",
             configuration.maximumConnectionsPerAddress)
+        configuration.maximumWebSocketConnections = try count(
+            maxWebsocketConnections, "TOPICGATE_MAX_WEBSOCKET_CONNECTIONS", configuration.maximumWebSocketConnections)
+        configuration.maximumWebSocketConnectionsPerAddress = try count(
+            maxWebsocketConnectionsPerAddress, "TOPICGATE_MAX_WEBSOCKET_CONNECTIONS_PER_ADDRESS",
+            configuration.maximumWebSocketConnectionsPerAddress)
         if let seconds = try adminTokenTTL ?? environment["TOPICGATE_ADMIN_TOKEN_TTL"].map(Self.integer) {
             guard (60...2_592_000).contains(seconds) else {
                 throw ValidationError("The admin token TTL is 60 to 2592000 seconds.")

@@ -12,6 +12,11 @@ public final class BrokerProcess: @unchecked Sendable {
     public let directory: String
     public let secret: String
     public let secretFile: String
+    /// A TLS listener besides the plain one, on `tlsPort`; with `requiresClientCertificate`,
+    /// its clients must present a certificate that `tls.cafile` signed.
+    public let tls: EmbeddedBrokerConfigFile.TLSListener?
+    public let requiresClientCertificate: Bool
+    public let tlsPort: Int
     private var process: ChildProcess?
 
     /// The repository's root, found from this file.
@@ -22,7 +27,13 @@ public final class BrokerProcess: @unchecked Sendable {
     public static let mosquittoPath = MosquittoExecutable.find() ?? "/usr/sbin/mosquitto"
 
     /// A broker in a fresh folder (or in `directory`, sharing its secret file).
-    public init(directory: String? = nil) throws {
+    public init(
+        directory: String? = nil, tls: EmbeddedBrokerConfigFile.TLSListener? = nil,
+        requiresClientCertificate: Bool = false
+    ) throws {
+        self.tls = tls
+        self.requiresClientCertificate = requiresClientCertificate
+        self.tlsPort = tls == nil ? 0 : FreePort.next()
         self.directory =
             directory
             ?? FileManager.default.temporaryDirectory
@@ -51,9 +62,12 @@ public final class BrokerProcess: @unchecked Sendable {
     /// Starts Mosquitto and waits until it accepts TCP connections.
     public func start() async throws {
         let template = try String(contentsOfFile: Self.templatePath, encoding: .utf8)
-        let config = EmbeddedBrokerConfigFile.render(
-            template: template, port: port, pluginPath: Self.pluginPath, secretFile: secretFile,
-            directory: directory, runAsUser: geteuid() == 0 ? "root" : nil)
+        let config =
+            EmbeddedBrokerConfigFile.render(
+                template: template, port: port, pluginPath: Self.pluginPath, secretFile: secretFile,
+                directory: directory, runAsUser: geteuid() == 0 ? "root" : nil, tls: tls, tlsPort: tlsPort)
+            // The TLS listener is the last one: this applies to it.
+            + (requiresClientCertificate ? "\nrequire_certificate true\n" : "")
         let configPath = directory + "/mosquitto.conf"
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
         let process = try ChildProcess.spawn(

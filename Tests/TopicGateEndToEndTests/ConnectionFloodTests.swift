@@ -64,4 +64,43 @@ struct ConnectionFloodTests {
         #expect(again == "HTTP/1.1 200 OK")
         _ = try await server.stop(signal: SIGTERM)
     }
+
+    @Test(
+        "The MQTT-over-WebSockets port: past its cap an upgrade is refused, silent and half-sent upgrades are closed, an upgraded session outlives the deadlines"
+    )
+    func webSocketFlood() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-wsflood-\(UUID().uuidString)")
+            .path
+        let server = ServerProcess(
+            dataDirectory: directory,
+            arguments: ["--max-websocket-connections-per-address", "20", "--idle-timeout", "3", "--read-timeout", "3"])
+        try await server.start()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var held: [RawConnection] = []
+        for index in 0..<30 {
+            let connection = try RawConnection(port: server.webSocketPort, timeout: .seconds(10))
+            if index < 10 { try connection.send("GET /mqtt HTTP/1.1\r\nHost: topicgate\r\nUpgrade: websocket\r\n") }
+            held.append(connection)
+        }
+        var refusals = 0
+        for (index, connection) in held.enumerated() {
+            let answer = String(decoding: try await connection.receiveUntilClosed(), as: UTF8.self)
+            if answer.hasPrefix("HTTP/1.1 503") {
+                #expect(answer.contains("TOO_MANY_CONNECTIONS"))
+                refusals += 1
+            } else {
+                #expect(answer.isEmpty, "connection \(index) was answered: \(answer)")
+            }
+        }
+        #expect(refusals == 10)
+        // A device's session is not held to the upgrade's deadlines: quiet past both, it is
+        // still the broker's to answer.
+        let socket = try await WebSocketConnection(port: server.webSocketPort)
+        try await Task.sleep(for: .seconds(4))
+        try socket.send(MQTTPackets.connect(clientID: "quiet", username: "nobody", password: "wrong"))
+        let connack = try await socket.nextPacket()
+        #expect(connack.header == 0x20)
+        #expect(connack.body.last != 0)
+        _ = try await server.stop(signal: SIGTERM)
+    }
 }

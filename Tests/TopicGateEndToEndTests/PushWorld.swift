@@ -21,8 +21,14 @@ final class PushWorld: KiiAPI, @unchecked Sendable {
     /// `arguments`: more `serve` flags. `embedded`: the gateway starts its own Mosquitto, as
     /// `make run` does, instead of using the test's.
     /// `directory`: the gateway's data folder (default: a new one in the temporary folder).
-    init(embedded: Bool = false, arguments: [String] = [], directory: String? = nil) throws {
-        broker = try BrokerProcess()
+    /// `broker` and `link`: the test's broker, and the flags that link the gateway to it
+    /// (default: a plain broker, `--broker mqtt://…` with its secret file).
+    init(
+        embedded: Bool = false, arguments: [String] = [], directory: String? = nil, broker given: BrokerProcess? = nil,
+        link: [String]? = nil
+    ) throws {
+        let broker = try given ?? BrokerProcess()
+        self.broker = broker
         self.embedded = embedded
         self.directory =
             directory
@@ -30,7 +36,8 @@ final class PushWorld: KiiAPI, @unchecked Sendable {
         server = ServerProcess(
             dataDirectory: self.directory,
             arguments: (embedded
-                ? [] : ["--broker", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-secret-file", broker.secretFile])
+                ? []
+                : link ?? ["--broker", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-secret-file", broker.secretFile])
                 + arguments)
     }
 

@@ -61,7 +61,15 @@ public func buildApplication(
                     logger: logger, presence: presence, onConnected: { wakeup.signal() })
             })
         services += fleet.links as [any Service]
-        if push.relaysWebSockets { services += try MQTTWebSocketRelay.services(push: push, logger: logger) }
+        if push.relaysWebSockets {
+            services += try MQTTWebSocketRelay.services(
+                push: push,
+                limits: ConnectionLimits(
+                    total: configuration.maximumWebSocketConnections,
+                    perAddress: configuration.maximumWebSocketConnectionsPerAddress),
+                idleTimeout: configuration.idleTimeout.map { .nanoseconds(Int64($0.nanoseconds)) },
+                readTimeout: configuration.readTimeout.map { .nanoseconds(Int64($0.nanoseconds)) }, logger: logger)
+        }
         brokers = fleet
         services.append(PresenceKeeper(presence: presence, store: store, logger: logger))
         // Before the delivery service: stopped after it, it settles what the last deliveries left.

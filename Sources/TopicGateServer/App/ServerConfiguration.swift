@@ -43,6 +43,11 @@ public struct ServerConfiguration: Sendable {
     /// `--max-connections-per-address`); past them a connection is answered 503 and closed.
     public var maximumConnections: Int? = 10_000
     public var maximumConnectionsPerAddress: Int? = 256
+    /// Open MQTT-over-WebSockets connections at most, on both WebSocket ports together and from
+    /// one client address (`--max-websocket-connections`, `…-per-address`); each one also holds
+    /// a connection to the broker.
+    public var maximumWebSocketConnections: Int? = 10_000
+    public var maximumWebSocketConnectionsPerAddress: Int? = 256
     /// How long an admin token (client credentials) lives (`--admin-token-ttl`).
     public var adminTokenTTL: Duration = .seconds(8 * 3600)
     /// The bearer token `GET /metrics` asks for (`--metrics-token`); nil: it is open.

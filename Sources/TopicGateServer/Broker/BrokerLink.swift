@@ -33,15 +33,25 @@ final class BrokerLink: Service {
         store: any InstallationStore, time: TimeSource, logger: Logger, presence: DevicePresence = DevicePresence(),
         onConnected: @escaping @Sendable () -> Void
     ) throws {
-        let now = time.now() / 1000
-        let client = try MQTTClient(
-            configuration: MQTTClientConfiguration(
-                host: address.host, port: address.port,
-                clientID: "\(configuration.gatewayUsername)-\(Secrets.randomHex(bytes: 6))",
-                username: configuration.gatewayUsername,
-                password: signer.gatewayPassword(
-                    username: configuration.gatewayUsername, issuedAt: now, expiresAt: now + 10 * 365 * 24 * 3600),
-                cleanSession: true, keepAlive: 30, reconnectDelay: (1, 4), maxInflightMessages: 1000))
+        var link = MQTTClientConfiguration(
+            host: address.host, port: address.port,
+            clientID: "\(configuration.gatewayUsername)-\(Secrets.randomHex(bytes: 6))",
+            username: configuration.gatewayUsername, cleanSession: true, keepAlive: 30, reconnectDelay: (1, 4),
+            maxInflightMessages: 1000)
+        // The gateway's password is the plugin's superuser's: short-lived, signed for each CONNECT.
+        let username = configuration.gatewayUsername
+        let lifetime = configuration.gatewayPasswordLifetime.components.seconds
+        link.renewPassword = {
+            let now = time.now() / 1000
+            return signer.gatewayPassword(username: username, issuedAt: now, expiresAt: now + lifetime)
+        }
+        if let tls = configuration.brokerTLS {
+            link.tlsCAFile = tls.certificateAuthority
+            link.tlsCAPath = tls.certificateAuthority == nil ? BrokerTLS.systemCertificates : nil
+            link.tlsCertificateFile = tls.certificate
+            link.tlsKeyFile = tls.privateKey
+        }
+        let client = try MQTTClient(configuration: link)
         self.address = address
         self.client = client
         self.maximumPacketSize = configuration.maximumPacketSize

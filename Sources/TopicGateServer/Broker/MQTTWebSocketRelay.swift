@@ -20,22 +20,28 @@ enum MQTTWebSocketRelay {
 
     /// The relay's servers: WebSockets on `webSocketPort`, and with TLS files secure
     /// WebSockets on `secureWebSocketPort` unless it is off. None when WebSockets are turned off.
-    static func services(push: PushConfiguration, logger: Logger) throws -> [any Service] {
+    /// Both count their connections against `limits` (one count for the two ports); a connection
+    /// must send its first byte within `idleTimeout` and its whole upgrade request within
+    /// `readTimeout` of that.
+    static func services(
+        push: PushConfiguration, limits: ConnectionLimits, idleTimeout: TimeAmount?, readTimeout: TimeAmount?,
+        logger: Logger
+    ) throws -> [any Service] {
         let listeners = push.listeners
         guard let port = listeners.webSocketPort else { return [] }
         let broker = (host: push.brokerHost, port: push.broker.port)
         // The broker's packet limit plus room for the fixed header: one MQTT packet per frame.
         let frames = WebSocketServerConfiguration(
             maxFrameSize: push.maximumPacketSize + 16, autoPing: .enabled(timePeriod: .seconds(60)))
+        let server = server(
+            frames: frames, broker: broker, limits: limits, idleTimeout: idleTimeout, readTimeout: readTimeout)
         var services: [any Service] = [
-            application(
-                server: server(frames: frames, broker: broker), host: listeners.host, port: port, logger: logger)
+            application(server: server, host: listeners.host, port: port, logger: logger)
         ]
         if let tls = listeners.tls, let securePort = listeners.secureWebSocketPort {
             services.append(
                 application(
-                    server: try .tls(
-                        server(frames: frames, broker: broker), tlsConfiguration: tls.serverConfiguration()),
+                    server: try .tls(server, tlsConfiguration: tls.serverConfiguration()),
                     host: listeners.host, port: securePort, logger: logger))
         }
         return services
@@ -51,10 +57,23 @@ enum MQTTWebSocketRelay {
             logger: logger)
     }
 
-    private static func server(frames: WebSocketServerConfiguration, broker: (host: String, port: Int))
-        -> HTTPServerBuilder
+    private static func server(
+        frames: WebSocketServerConfiguration, broker: (host: String, port: Int), limits: ConnectionLimits,
+        idleTimeout: TimeAmount?, readTimeout: TimeAmount?
+    ) -> HTTPServerBuilder {
+        HTTPServerBuilder { responder in
+            let upgrade = HTTP1WebSocketUpgradeChannel(
+                responder: responder, configuration: .init(ws: frames), shouldUpgrade: upgrade(broker: broker))
+            return GuardedChildChannel(
+                base: upgrade, limits: limits, readTimeout: readTimeout, firstByteTimeout: idleTimeout)
+        }
+    }
+
+    private static func upgrade(broker: (host: String, port: Int))
+        -> @Sendable (HTTPRequest, any Channel, Logger)
+        async throws -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>>
     {
-        .http1WebSocketUpgrade(configuration: .init(ws: frames)) { request, _, _ in
+        { request, _, _ in
             // Browsers refuse the connection unless the server picks one of the offered
             // subprotocols; MQTT clients offer `mqtt` (or `mqttv3.1`).
             let offered = (request.headerFields[.secWebSocketProtocol] ?? "").split(separator: ",")

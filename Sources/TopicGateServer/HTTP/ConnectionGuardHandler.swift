@@ -4,7 +4,11 @@ import NIOCore
 /// `ConnectionLimits` (past a cap it answers 503 `TOO_MANY_CONNECTIONS` and closes), and holds
 /// each request to `readTimeout` from its first byte to the first byte of its answer, so that a
 /// client sending its headers or body a byte at a time, or not at all, loses the connection.
-/// Idle connections between requests are Hummingbird's idle timeout's.
+/// On the API, idle connections between requests are Hummingbird's idle timeout's; on the
+/// MQTT-over-WebSockets port, which has no such timeout before the upgrade, `firstByteTimeout`
+/// closes a connection that sends nothing, and `upgrades` ends the read deadline at the first
+/// answer (the 101): from then on the bytes are a device's MQTT session, watched by the
+/// WebSocket's pings and the broker's keep-alive.
 final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -13,14 +17,27 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     let limits: ConnectionLimits
     let readTimeout: TimeAmount?
+    /// A connection must send its first byte within this (nil: no deadline).
+    let firstByteTimeout: TimeAmount?
+    /// The first answer ends the deadlines for good (a WebSocket upgrade).
+    let upgrades: Bool
+    /// A request is being read: its deadline runs.
+    private var reading = false
+    /// The connection was answered once.
+    private var answered = false
     /// The client's address as the caps count it (an IPv6 client by its /64).
     private var client: String?
     private var admitted = false
     private var deadline: Scheduled<Void>?
 
-    init(limits: ConnectionLimits, readTimeout: TimeAmount?) {
+    init(
+        limits: ConnectionLimits, readTimeout: TimeAmount?, firstByteTimeout: TimeAmount? = nil,
+        upgrades: Bool = false
+    ) {
         self.limits = limits
         self.readTimeout = readTimeout
+        self.firstByteTimeout = firstByteTimeout
+        self.upgrades = upgrades
     }
 
     static let refusal: String = {
@@ -54,6 +71,12 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
             }
             return
         }
+        if let firstByteTimeout { deadline = close(context, in: firstByteTimeout) }
+    }
+
+    private func close(_ context: ChannelHandlerContext, in time: TimeAmount) -> Scheduled<Void> {
+        let channel = context.channel
+        return context.eventLoop.scheduleTask(in: time) { channel.close(promise: nil) }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -69,17 +92,22 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         // Nothing of a refused connection reaches the HTTP parser.
         guard admitted else { return }
-        if deadline == nil, let readTimeout {
-            let channel = context.channel
-            deadline = context.eventLoop.scheduleTask(in: readTimeout) { channel.close(promise: nil) }
+        if !reading, !(upgrades && answered) {
+            reading = true
+            deadline?.cancel()
+            deadline = readTimeout.map { close(context, in: $0) }
         }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         // The request was read whole: it is being answered.
-        deadline?.cancel()
-        deadline = nil
+        if !answered || reading {
+            reading = false
+            answered = true
+            deadline?.cancel()
+            deadline = nil
+        }
         context.write(data, promise: promise)
     }
 }

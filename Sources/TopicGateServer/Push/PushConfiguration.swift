@@ -30,6 +30,11 @@ public struct PushConfiguration: Sendable {
     public var credentialTTL: Int64
     /// How device passwords are written: compact (default, fits every Kii SDK) or JWT.
     public var credentialForm: MQTTCredentialForm = .compact
+    /// TLS to the brokers (given as `mqtts://`); nil: plain MQTT.
+    public var brokerTLS: BrokerTLS?
+    /// How long the gateway's own MQTT password lives: it is signed anew before every
+    /// (re)connect, so a password seen on the wire is worthless after this.
+    public var gatewayPasswordLifetime: Duration = .seconds(3600)
     /// The broker's `max_packet_size` (the embedded broker is started with it): sends and
     /// commands whose payload would not fit are refused when they are made.
     public var maximumPacketSize: Int = 262_144
@@ -59,8 +64,9 @@ extension PushConfiguration {
         let tls = listeners.tls != nil
         let embedded = if case .embedded = broker { true } else { false }
         return MQTTPorts(
-            tcp: broker.port, ssl: tls && embedded ? listeners.tlsPort ?? 0 : 0, ws: listeners.webSocketPort ?? 0,
-            wss: tls && listeners.webSocketPort != nil ? listeners.secureWebSocketPort ?? 0 : 0)
+            tcp: broker.port, ssl: tls && embedded ? listeners.tlsPort ?? 0 : 0,
+            ws: relaysWebSockets ? listeners.webSocketPort ?? 0 : 0,
+            wss: tls && relaysWebSockets ? listeners.secureWebSocketPort ?? 0 : 0)
     }
 }
 
@@ -77,9 +83,11 @@ extension PushConfiguration {
 
     /// True when the gateway relays MQTT over WebSockets to its broker: with one broker only
     /// (with several, a relay could not know which one serves the device; each broker serves
-    /// its own WebSockets listener, named in its endpoint).
+    /// its own WebSockets listener, named in its endpoint), reached in plain MQTT (a broker
+    /// reached over TLS serves its own WebSockets too).
     public var relaysWebSockets: Bool {
         if case .several = broker { return false }
+        if brokerTLS != nil { return false }
         return listeners.webSocketPort != nil
     }
 

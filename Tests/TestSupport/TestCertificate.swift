@@ -1,16 +1,15 @@
 import Foundation
 import ProcessSupport
-import TestSupport
 
 /// A self-signed certificate for 127.0.0.1 and localhost, made by the `openssl` command for a
 /// test's TLS listeners.
-struct TestCertificate {
-    let certificate: String
-    let privateKey: String
+public struct TestCertificate: Sendable {
+    public let certificate: String
+    public let privateKey: String
 
     /// Waits for `openssl` without holding a task thread (Foundation's `waitUntilExit` did, for
     /// 25 s on a loaded machine, starving every other suite).
-    init(in directory: String) async throws {
+    public init(in directory: String) async throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         certificate = directory + "/cert.pem"
         privateKey = directory + "/key.pem"
