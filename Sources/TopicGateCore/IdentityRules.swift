@@ -1,11 +1,6 @@
 /// The rules for the identity fields of users and things. Each function returns the value to
 /// store, or throws the error a client should see.
 public enum IdentityRules {
-    /// Shortest password accepted (Kii's SDKs allow 4; a self-hosted backend asks for more).
-    public static let minimumPasswordLength = 8
-    /// bcrypt reads at most 72 bytes; a longer password would be silently cut.
-    public static let maximumPasswordBytes = 72
-
     /// 3 to 64 characters of letters, digits, `-`, `_`, `.`; no `@` (that is an email) and
     /// not starting with `+` (that is a phone number).
     public static func loginName(_ text: String) throws(KiiError) -> String {
@@ -38,24 +33,6 @@ public enum IdentityRules {
                 "A phone number is '+' and the country code and number, 6 to 15 digits.", field: "phoneNumber")
         }
         return compact
-    }
-
-    /// At least `minimumPasswordLength` characters, at most 72 bytes, no control characters.
-    public static func password(_ text: String, field: String = "password") throws(KiiError) -> String {
-        guard text.count >= minimumPasswordLength else {
-            throw KiiError(
-                .passwordTooShort, "A password needs at least \(minimumPasswordLength) characters.",
-                context: ["minimumLength": .int(Int64(minimumPasswordLength)), "field": .string(field)])
-        }
-        guard text.utf8.count <= maximumPasswordBytes else {
-            throw KiiError(
-                .passwordTooLong, "A password may be at most \(maximumPasswordBytes) bytes long.",
-                context: ["maximumLength": .int(Int64(maximumPasswordBytes)), "field": .string(field)])
-        }
-        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw KiiError.invalidInput("A password may not contain control characters.", field: field)
-        }
-        return text
     }
 
     /// 1 to 128 characters.

@@ -7,6 +7,7 @@ public struct UserFields: JSONRequestBody, Hashable {
     public var loginName: String?
     public var emailAddress: String?
     public var phoneNumber: String?
+    /// As given: checked against the app's password rule when it is set.
     public var password: String?
     public var profile: UserProfile
 
@@ -16,7 +17,8 @@ public struct UserFields: JSONRequestBody, Hashable {
         "modifiedAt", "modified", "disabled",
     ]
 
-    /// Reads and validates `body`; `INVALID_INPUT_DATA` / `PASSWORD_TOO_SHORT` on bad values.
+    /// Reads and validates `body`; `INVALID_INPUT_DATA` on bad values (the password is checked
+    /// when it is set, against the rule of the deployment).
     public init(body: [String: JSONValue]) throws(KiiError) {
         var custom: [String: JSONValue] = [:]
         var profile = UserProfile()
@@ -25,7 +27,7 @@ public struct UserFields: JSONRequestBody, Hashable {
             case "loginName": loginName = try IdentityRules.loginName(try Self.string(value, key))
             case "emailAddress": emailAddress = try IdentityRules.emailAddress(try Self.string(value, key))
             case "phoneNumber": phoneNumber = try IdentityRules.phoneNumber(try Self.string(value, key))
-            case "password": password = try IdentityRules.password(try Self.string(value, key))
+            case "password": password = try Self.string(value, key)
             case "displayName": profile.displayName = try IdentityRules.displayName(try Self.string(value, key))
             case "country": profile.country = try IdentityRules.country(try Self.string(value, key))
             case "locale": profile.locale = try Self.string(value, key)

@@ -115,6 +115,13 @@ struct ServerOptions: ParsableArguments {
             valueName: "count"))
     var maxWebsocketConnectionsPerAddress: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "The shortest user password, 4 to 50 characters (env TOPICGATE_MIN_PASSWORD_LENGTH; default 4, Kii's "
+                + "rule). Thing passwords keep Kii's 1 to 200.",
+            valueName: "characters"))
+    var minPasswordLength: Int?
+
     @Option(help: "PEM certificate (chain) for HTTPS on the API; with --tls-key (env TOPICGATE_TLS_CERT).")
     var tlsCert: String?
 
@@ -201,6 +208,12 @@ struct ServerOptions: ParsableArguments {
         configuration.maximumWebSocketConnectionsPerAddress = try count(
             maxWebsocketConnectionsPerAddress, "TOPICGATE_MAX_WEBSOCKET_CONNECTIONS_PER_ADDRESS",
             configuration.maximumWebSocketConnectionsPerAddress)
+        if let length = try minPasswordLength ?? environment["TOPICGATE_MIN_PASSWORD_LENGTH"].map(Self.integer) {
+            guard (PasswordRule.user.minimumLength...PasswordRule.user.maximumLength).contains(length) else {
+                throw ValidationError("The shortest user password is 4 to 50 characters.")
+            }
+            configuration.minimumPasswordLength = length
+        }
         if let seconds = try adminTokenTTL ?? environment["TOPICGATE_ADMIN_TOKEN_TTL"].map(Self.integer) {
             guard (60...2_592_000).contains(seconds) else {
                 throw ValidationError("The admin token TTL is 60 to 2592000 seconds.")

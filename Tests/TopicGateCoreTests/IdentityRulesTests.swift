@@ -13,15 +13,48 @@ struct IdentityRulesTests {
         #expect(throws: KiiError.self) { try IdentityRules.loginName(name) }
     }
 
-    @Test("Passwords: too short, too long for bcrypt, control characters")
-    func passwords() throws {
-        #expect(try IdentityRules.password("12345678") == "12345678")
-        let short = #expect(throws: KiiError.self) { try IdentityRules.password("1234567") }
+    @Test(
+        "Users' passwords by Kii's rule: 4 to 50 printable ASCII characters, space included; every SDK test password passes",
+        arguments: [
+            "1234", "dummyPassword", "password", "test12345", "password-1", "123456", "a b ~!",
+            String(repeating: "x", count: 50),
+        ])
+    func userPasswords(password: String) throws {
+        #expect(try PasswordRule.user.check(password).text == password)
+    }
+
+    @Test("Users' passwords refused: too short, too long, not printable ASCII")
+    func badUserPasswords() {
+        let short = #expect(throws: KiiError.self) { try PasswordRule.user.check("123") }
         #expect(short?.code == .passwordTooShort)
-        #expect(short?.context["minimumLength"] == 8)
-        let long = #expect(throws: KiiError.self) { try IdentityRules.password(String(repeating: "é", count: 37)) }
+        #expect(short?.context["minimumLength"] == 4)
+        let long = #expect(throws: KiiError.self) { try PasswordRule.user.check(String(repeating: "x", count: 51)) }
         #expect(long?.code == .passwordTooLong)
-        #expect(throws: KiiError.self) { try IdentityRules.password("pass\u{7}word") }
+        #expect(long?.context["maximumLength"] == 50)
+        for text in ["pass\u{7}word", "pässword", "tab\tbed", "new\nline"] {
+            let refused = #expect(throws: KiiError.self) { try PasswordRule.user.check(text) }
+            #expect(refused?.code == .invalidInputData)
+        }
+    }
+
+    @Test("Things' passwords by Kii's rule: 1 to 200 printable characters")
+    func thingPasswords() throws {
+        for text in ["x", "dummyPass", "gatewaypass", "pässwörd 秘密", String(repeating: "é", count: 200)] {
+            #expect(try PasswordRule.thing.check(text).text == text)
+        }
+        #expect((try? PasswordRule.thing.check("")) == nil)
+        #expect((try? PasswordRule.thing.check(String(repeating: "x", count: 201))) == nil)
+        #expect((try? PasswordRule.thing.check("line\nbreak")) == nil)
+    }
+
+    @Test("A raised minimum applies up to the maximum")
+    func raisedMinimum() {
+        let rule = PasswordRule.user.raisingMinimum(to: 12)
+        #expect(rule.minimumLength == 12)
+        let short = #expect(throws: KiiError.self) { try rule.check("elevenchars") }
+        #expect(short?.context["minimumLength"] == 12)
+        #expect(PasswordRule.user.raisingMinimum(to: 99).minimumLength == 50)
+        #expect(PasswordRule.user.raisingMinimum(to: 2).minimumLength == 4)
     }
 
     @Test("Emails are lower-cased; phones are E.164 with spaces and dashes dropped")

@@ -25,16 +25,17 @@ struct TestServer {
     /// `push: true` configures MQTT push with a broker that is never started (the router test
     /// runs no services): installations and endpoints work, nothing is delivered; `brokers`
     /// names several such brokers instead (`<name>.example.com` for devices). `abuse` replaces
-    /// the default limits; `clock` lets a test move time.
+    /// the default limits; `clock` lets a test move time; `configure` changes anything else.
     static func make(
         push: Bool = false, brokers: [String] = [], abuse: AbuseControls? = nil, clock: ManualClock? = nil,
-        metricsToken: String? = nil
+        metricsToken: String? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestServer {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("topicgate-test-\(UUID().uuidString)").path
         var configuration = ServerConfiguration(dataDirectory: directory, logLevel: .error, passwordHashCost: 4)
         if let abuse { configuration.abuse = abuse }
         configuration.metricsToken = metricsToken
+        configure(&configuration)
         if push {
             configuration.push = PushConfiguration(
                 broker: .external(host: "127.0.0.1", port: FreePort.next()), secretFile: directory + "/mqtt-secret",

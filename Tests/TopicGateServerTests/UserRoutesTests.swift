@@ -115,10 +115,10 @@ struct UserRoutesTests {
 
             let short = try await client.call(
                 .post, "\(client.app)/users", contentType: "application/vnd.kii.RegistrationRequest+json",
-                body: #"{"loginName":"bob","password":"short"}"#)
+                body: #"{"loginName":"bob","password":"abc"}"#)
             #expect(short.status == .badRequest)
             #expect(short.errorCode == "PASSWORD_TOO_SHORT")
-            #expect(short.object["minimumLength"] == 8)
+            #expect(short.object["minimumLength"] == 4)
 
             let noPassword = try await client.call(
                 .post, "\(client.app)/users", contentType: "application/vnd.kii.RegistrationRequest+json",

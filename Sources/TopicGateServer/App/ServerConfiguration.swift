@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+import TopicGateCore
 public import TopicGateStore
 
 /// Everything `topicgate serve` can be told, as one plain value. The executable builds it
@@ -48,6 +49,9 @@ public struct ServerConfiguration: Sendable {
     /// a connection to the broker.
     public var maximumWebSocketConnections: Int? = 10_000
     public var maximumWebSocketConnectionsPerAddress: Int? = 256
+    /// The shortest user password (`--min-password-length`): Kii's 4 by default, at most 50.
+    /// Thing passwords keep Kii's 1 to 200 characters.
+    public var minimumPasswordLength = PasswordRule.user.minimumLength
     /// How long an admin token (client credentials) lives (`--admin-token-ttl`).
     public var adminTokenTTL: Duration = .seconds(8 * 3600)
     /// The bearer token `GET /metrics` asks for (`--metrics-token`); nil: it is open.

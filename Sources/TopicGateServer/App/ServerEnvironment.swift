@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import MQTTBridge
+import TopicGateCore
 import TopicGateStore
 
 /// The services of a running server, built once from the configuration, the store and the
@@ -54,6 +55,9 @@ struct ServerEnvironment: Sendable {
             ledger: configuration.database == nil ? MemoryAbuseLedger() : SharedAbuseLedger(store: store))
         audit = SecurityAudit(store: store, time: time, logger: logger)
         passwords = PasswordCheck(abuse: abuse, hasher: hasher, audit: audit)
+        let newPasswords = NewPasswords(
+            hasher: hasher, user: PasswordRule.user.raisingMinimum(to: configuration.minimumPasswordLength),
+            thing: .thing)
         links = LinkService(store: store, tokens: tokens, time: time, abuse: abuse, audit: audit)
         let revocation = DeviceRevocation(store: store, link: link, time: time)
         login = LoginService(
@@ -62,14 +66,16 @@ struct ServerEnvironment: Sendable {
         topicCache = TopicCache()
         let status = PrincipalStatus(store: store, time: time, revocation: revocation, audit: audit)
         users = UserService(
-            store: store, hasher: hasher, passwords: passwords, tokens: tokens, time: time, revocation: revocation,
+            store: store, newPasswords: newPasswords, passwords: passwords, tokens: tokens, time: time,
+            revocation: revocation,
             audit: audit, abuse: abuse, status: status, topicCache: topicCache,
             // A kept user is about 700 bytes: the 20 000 most recently read stay under 15 MB.
             readable: AccessFactCache(generation: store.accessGeneration, capacity: 20_000))
         groups = GroupService(store: store, time: time, topicCache: topicCache)
         let contexts = AccessContextLoader(store: store)
         things = ThingService(
-            store: store, hasher: hasher, passwords: passwords, tokens: tokens, time: time, revocation: revocation,
+            store: store, newPasswords: newPasswords, passwords: passwords, tokens: tokens, time: time,
+            revocation: revocation,
             audit: audit, abuse: abuse, status: status, topicCache: topicCache,
             facts: ThingFacts(store: store, contexts: contexts))
         installations = InstallationService(

@@ -5,7 +5,8 @@ import TopicGateStore
 /// user to a normal one), password changes and deletion.
 struct UserService: Sendable {
     let store: any Store
-    let hasher: PasswordHasher
+    /// Checks a new password against its rule and hashes it.
+    let newPasswords: NewPasswords
     let passwords: PasswordCheck
     let tokens: TokenIssuer
     let time: TimeSource
@@ -50,7 +51,8 @@ struct UserService: Sendable {
         let user = User(
             id: UserID(Secrets.userID()), appID: caller.appID, loginName: fields.loginName,
             emailAddress: fields.emailAddress, phoneNumber: fields.phoneNumber,
-            passwordHash: try await hasher.hash(password), profile: fields.profile, createdAt: now, modifiedAt: now)
+            passwordHash: try await newPasswords.hash(password, for: .user), profile: fields.profile, createdAt: now,
+            modifiedAt: now)
         let issued = authorize ? tokens.make(appID: caller.appID, principal: .user(user.id)) : nil
         try await store.insertUser(user, token: issued?.stored)
         return (user, issued?.token)
@@ -90,7 +92,7 @@ struct UserService: Sendable {
                 throw KiiError.invalidInput(
                     "Upgrading a pseudo user needs a loginName, emailAddress or phoneNumber.", field: "loginName")
             }
-            user.passwordHash = try await hasher.hash(password)
+            user.passwordHash = try await newPasswords.hash(password, for: .user)
         } else if user.isPseudo && fields.hasIdentity {
             throw KiiError.invalidInput(
                 "A pseudo user gets a login name, email address or phone number together with a password.",
@@ -121,7 +123,7 @@ struct UserService: Sendable {
             try await passwords.require(
                 oldPassword, of: .user(user.id), hash: user.passwordHash, caller: caller, "The old password is wrong.")
         }
-        user.passwordHash = try await hasher.hash(request.newPassword)
+        user.passwordHash = try await newPasswords.hash(request.newPassword, for: .user, field: "newPassword")
         user.modifiedAt = time.millis()
         try await store.updateUser(user)
         let keeping = caller.principal == .user(user.id) ? caller.tokenHash : nil

@@ -1,5 +1,6 @@
 import HummingbirdBcrypt
 import NIOPosix
+public import TopicGateCore
 
 /// bcrypt for user and thing passwords, run on NIO's thread pool so that a hash (tens of
 /// milliseconds at cost 10) never blocks an event loop.
@@ -14,15 +15,29 @@ public struct PasswordHasher: Sendable {
         self.decoyHash = Bcrypt.hash("topicgate-decoy-password", cost: cost)
     }
 
-    public func hash(_ password: String) async throws -> String {
+    /// Only a password that passed its rule is hashed (`NewPasswords.hash` checks and calls this).
+    public func hash(_ password: PasswordRule.Checked) async throws -> String {
         let cost = cost
-        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
+        let input = Self.bcryptInput(password.text)
+        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(input, cost: cost) }
     }
 
     /// True when `password` matches `hash`; with a nil hash, spends the same time and is false.
     public func verify(_ password: String, hash: String?) async throws -> Bool {
         let target = hash ?? decoyHash
-        let matches = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: target) }
+        let input = Self.bcryptInput(password)
+        let matches = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(input, hash: target) }
         return hash != nil && matches
     }
+
+    /// What bcrypt is given for `password`: bcrypt reads at most 72 bytes, and a thing's password
+    /// may be 200 characters, so a longer one is given as its SHA-256 (hex) behind a control
+    /// character no accepted password contains (an input that starts with it is digested too,
+    /// so a digest cannot be presented as a password).
+    static func bcryptInput(_ password: String) -> String {
+        guard password.utf8.count > 72 || password.hasPrefix(digestMark) else { return password }
+        return digestMark + Secrets.sha256(password)
+    }
+
+    static let digestMark = "\u{1}"
 }

@@ -4,7 +4,8 @@ import TopicGateStore
 /// Things: registration, reading, updating, deletion, passwords and owners.
 struct ThingService: Sendable {
     let store: any Store
-    let hasher: PasswordHasher
+    /// Checks a new password against its rule and hashes it.
+    let newPasswords: NewPasswords
     let passwords: PasswordCheck
     let tokens: TokenIssuer
     let time: TimeSource
@@ -31,11 +32,11 @@ struct ThingService: Sendable {
     /// Inserts a new thing; `THING_ALREADY_EXISTS` when the vendor thing ID is taken.
     func insert(appID: AppID, vendorThingID: String, password: String, fields: ThingFields) async throws -> Thing {
         let vendorThingID = try IdentityRules.vendorThingID(vendorThingID)
-        let password = try IdentityRules.password(password, field: "_password")
         let now = time.millis()
         let thing = Thing(
             id: ThingID(Secrets.thingID()), appID: appID, vendorThingID: vendorThingID,
-            passwordHash: try await hasher.hash(password), fields: fields, createdAt: now, modifiedAt: now)
+            passwordHash: try await newPasswords.hash(password, for: .thing, field: "_password"), fields: fields,
+            createdAt: now, modifiedAt: now)
         try await store.insertThing(thing)
         return thing
     }
@@ -83,7 +84,7 @@ struct ThingService: Sendable {
     func changePassword(caller: Caller, reference: ThingReference, request: PasswordChangeRequest) async throws {
         var thing = try await find(caller: caller, reference: reference)
         try await requireManager(caller, thing, to: "change this thing's password")
-        thing.passwordHash = try await hasher.hash(request.newPassword)
+        thing.passwordHash = try await newPasswords.hash(request.newPassword, for: .thing, field: "newPassword")
         thing.modifiedAt = time.millis()
         try await store.updateThing(thing)
         let keeping = caller.principal == .thing(thing.id) ? caller.tokenHash : nil
