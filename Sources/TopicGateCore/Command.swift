@@ -52,6 +52,16 @@ public struct Command: Sendable, Hashable {
         return .object(members)
     }
 
+    /// What a gateway receives on its MQTT topic for a command to its end node: the command JSON
+    /// (its `target` the end node) and the end node's IDs, since gateway agents address their
+    /// end nodes by vendor thing ID.
+    public func gatewayPayload(endNodeVendorThingID: String) -> JSONValue {
+        var members = thingPayload.objectValue ?? [:]
+        members["endNodeThingID"] = .string(thing.rawValue)
+        members["endNodeVendorThingID"] = .string(endNodeVendorThingID)
+        return .object(members)
+    }
+
     /// What the issuer's devices receive when the results are in: the command ID and nothing
     /// of the actions (Kii's direct push "only the command ID will be notified").
     public static func resultPayload(_ id: String, pushMessageID: String, at now: Int64) -> JSONValue {

@@ -35,6 +35,11 @@ extension KiiError.Code {
     public static let installationNotFound = Self(rawValue: "INSTALLATION_NOT_FOUND")
     public static let commandNotFound = Self(rawValue: "COMMAND_NOT_FOUND")
     public static let stateNotFound = Self(rawValue: "STATE_NOT_FOUND")
+    /// TopicGate's own: the thing is not an end node of that gateway.
+    public static let endNodeNotFound = Self(rawValue: "END_NODE_NOT_FOUND")
+    /// Thing-IF's: the thing has no thing type / no firmware version (GET answers 404).
+    public static let thingWithoutThingType = Self(rawValue: "THING_WITHOUT_THING_TYPE")
+    public static let thingWithoutFirmwareVersion = Self(rawValue: "THING_WITHOUT_FIRMWARE_VERSION")
     // 405
     public static let methodNotAllowed = Self(rawValue: "METHOD_NOT_ALLOWED")
     // 409
@@ -46,6 +51,8 @@ extension KiiError.Code {
     public static let topicAlreadyExists = Self(rawValue: "TOPIC_ALREADY_EXISTS")
     public static let aclAlreadyExists = Self(rawValue: "ACL_ALREADY_EXISTS")
     public static let pushSubscriptionAlreadyExists = Self(rawValue: "PUSH_SUBSCRIPTION_ALREADY_EXISTS")
+    /// TopicGate's own: a thing's type is set once (Thing-IF answers 409 when it is set again).
+    public static let thingTypeAlreadySet = Self(rawValue: "THING_TYPE_ALREADY_SET")
     /// TopicGate's own: the entry belongs to the topic's creator or scope owner and stays.
     public static let aclEntryNotRemovable = Self(rawValue: "ACL_ENTRY_NOT_REMOVABLE")
     // 413, 415

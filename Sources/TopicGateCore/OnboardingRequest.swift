@@ -1,4 +1,4 @@
-/// The body of `POST /thing-if/apps/{appID}/onboardings` in one of its three variants (chosen
+/// The body of `POST /thing-if/apps/{appID}/onboardings` in one of its four variants (chosen
 /// by the media type): the thing's password, the owner (except when the thing onboards
 /// itself), and the thing by ID or by vendor thing ID with the fields a new one gets.
 public struct OnboardingRequest: Sendable, Hashable {
@@ -6,6 +6,8 @@ public struct OnboardingRequest: Sendable, Hashable {
         case vendorThingIDByOwner
         case thingIDByOwner
         case vendorThingIDByThing
+        /// The older C thing SDK's: an existing thing by its ID, with no owner.
+        case thingIDByThing
     }
 
     public enum Target: Sendable, Hashable {
@@ -20,14 +22,14 @@ public struct OnboardingRequest: Sendable, Hashable {
 
     public init(_ variant: Variant, body: [String: JSONValue]) throws(KiiError) {
         thingPassword = try Self.string(body, "thingPassword")
-        if variant != .vendorThingIDByThing {
+        if variant == .vendorThingIDByOwner || variant == .thingIDByOwner {
             guard let typed = body["owner"]?.stringValue, let parsed = Owner(parsing: typed) else {
                 throw KiiError.invalidInput("'owner' must be 'user:ID' or 'group:ID'.", field: "owner")
             }
             owner = parsed
         }
         switch variant {
-        case .thingIDByOwner:
+        case .thingIDByOwner, .thingIDByThing:
             target = .thingID(ThingID(try Self.string(body, "thingID")))
         case .vendorThingIDByOwner, .vendorThingIDByThing:
             target = .vendorThingID(try Self.string(body, "vendorThingID"), fields: try Self.fields(body))

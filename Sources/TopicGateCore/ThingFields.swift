@@ -64,4 +64,6 @@ public struct ThingFields: JSONRequestBody, Hashable {
 
     public var thingType: String? { values["_thingType"]?.stringValue }
     public var firmwareVersion: String? { values["_firmwareVersion"]?.stringValue }
+    /// `GATEWAY`, `END_NODE`, `STANDALONE`, or nil when not set.
+    public var layoutPosition: String? { values["_layoutPosition"]?.stringValue }
 }

@@ -3,11 +3,19 @@ public enum ThingReference: Sendable, Hashable, CustomStringConvertible {
     case id(ThingID)
     case vendorThingID(String)
 
-    /// Reads a path segment (the prefix is matched case-insensitively); nil for anything else.
+    /// Reads a path segment: an ID (also as the typed `thing:ID`) or `VENDOR_THING_ID:…`, the
+    /// prefixes matched case-insensitively; nil for anything else.
     public init?(pathSegment segment: String) {
         if let colon = segment.firstIndex(of: ":") {
-            guard segment[..<colon].uppercased() == "VENDOR_THING_ID" else { return nil }
-            let vendorThingID = String(segment[segment.index(after: colon)...])
+            let prefix = segment[..<colon].uppercased()
+            let rest = String(segment[segment.index(after: colon)...])
+            if prefix == "THING" {
+                guard IDSyntax.isWellFormed(rest) else { return nil }
+                self = .id(ThingID(rest))
+                return
+            }
+            guard prefix == "VENDOR_THING_ID" else { return nil }
+            let vendorThingID = rest
             guard !vendorThingID.isEmpty else { return nil }
             self = .vendorThingID(vendorThingID)
         } else if IDSyntax.isWellFormed(segment) {

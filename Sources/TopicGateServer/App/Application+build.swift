@@ -173,6 +173,12 @@ func buildRouter(environment: ServerEnvironment) -> Router<TopicGateRequestConte
 
     let thingIF = router.group("thing-if/apps/:appID").add(middleware: authenticated)
     OnboardingController(onboarding: environment.onboarding, body: body).addRoutes(to: thingIF)
-    ThingIFController(commands: environment.commands, states: environment.states, body: body).addRoutes(to: thingIF)
+    ThingIFController(
+        things: environment.things, commands: environment.commands, states: environment.states, body: body
+    )
+    .addRoutes(to: thingIF)
+    let gateways = GatewayController<Context>(gateways: environment.gateways, body: body)
+    gateways.addCloudRoutes(to: app)
+    gateways.addThingIFRoutes(to: thingIF)
     return router
 }

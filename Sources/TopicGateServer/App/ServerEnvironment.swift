@@ -18,6 +18,7 @@ struct ServerEnvironment: Sendable {
     let groups: GroupService
     let things: ThingService
     let onboarding: OnboardingService
+    let gateways: GatewayService
     let topics: TopicService
     let topicCache: TopicCache
     let installations: InstallationService
@@ -85,14 +86,15 @@ struct ServerEnvironment: Sendable {
             },
             signer: signer,
             revocation: revocation, installationLimit: configuration.abuse.installationsPerPrincipal)
+        gateways = GatewayService(store: store, things: things, tokens: tokens, time: time)
         onboarding = OnboardingService(
-            store: store, tokens: tokens, things: things, installations: installations)
+            store: store, tokens: tokens, things: things, installations: installations, gateways: gateways)
         commands = CommandService(
-            store: store, time: time, things: things, outbox: outbox, sizeLimit: configuration.push?.sizeLimit,
-            logger: logger)
+            store: store, time: time, things: things, gateways: gateways, outbox: outbox,
+            sizeLimit: configuration.push?.sizeLimit, logger: logger)
         states = ThingStateService(
-            store: store, time: time, things: things, retention: configuration.stateRetentionDays * 24 * 3600 * 1000,
-            abuse: abuse, logger: logger)
+            store: store, time: time, things: things, gateways: gateways,
+            retention: configuration.stateRetentionDays * 24 * 3600 * 1000, abuse: abuse, logger: logger)
         cleanup = PseudoUserCleanup(
             store: store, time: time, revocation: revocation, audit: audit, topicCache: topicCache)
         topics = TopicService(

@@ -16,12 +16,13 @@ extension KiiError: HTTPResponseError {
         case .wrongToken, .quotaExceeded: .forbidden
         case .notFound, .appNotFound, .userNotFound, .groupNotFound, .thingNotFound, .thingOwnershipNotFound,
             .groupMemberNotFound, .topicNotFound, .aclNotFound, .pushSubscriptionNotFound, .installationNotFound,
-            .commandNotFound, .stateNotFound, .linkNotFound:
+            .commandNotFound, .stateNotFound, .linkNotFound, .endNodeNotFound, .thingWithoutThingType,
+            .thingWithoutFirmwareVersion:
             .notFound
         case .methodNotAllowed: .methodNotAllowed
         case .userAlreadyExists, .groupAlreadyExists, .thingAlreadyExists, .thingOwnershipAlreadyExists,
             .operationNotAllowed, .topicAlreadyExists, .aclAlreadyExists, .pushSubscriptionAlreadyExists,
-            .aclEntryNotRemovable, .linkAlreadyExists, .linkSecretMismatch:
+            .aclEntryNotRemovable, .linkAlreadyExists, .linkSecretMismatch, .thingTypeAlreadySet:
             .conflict
         case .tooManyRequests: .tooManyRequests
         case .requestTooLarge: .contentTooLarge

@@ -36,8 +36,9 @@ extension Parameters {
         GroupID(try require("group"))
     }
 
-    func thingReference(appID: AppID) throws -> ThingReference {
-        let segment = try decoded("thing")
+    /// The thing the path segment `name` names.
+    func thingReference(appID: AppID, _ name: String = "thing") throws -> ThingReference {
+        let segment = try decoded(name)
         guard let reference = ThingReference(pathSegment: segment) else {
             throw ThingReference.id(ThingID(segment)).notFound(appID: appID)
         }

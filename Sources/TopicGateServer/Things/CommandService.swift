@@ -2,13 +2,15 @@ import Logging
 import TopicGateCore
 import TopicGateStore
 
-/// Thing-IF commands: an owner issues one, it goes to the thing's installations through the
-/// outbox, the thing reports results, and the `commandID` goes to the issuer's installations
+/// Thing-IF commands: an owner issues one, it goes to the thing's installations (an end node's
+/// to its gateway's) through the outbox, the thing reports results, and the `commandID` goes to the issuer's installations
 /// only (`CommandRouting`).
 struct CommandService: Sendable {
     let store: any Store
     let time: TimeSource
     let things: ThingService
+    /// An end node's commands go to its gateway.
+    let gateways: GatewayService
     /// Nil when push is off: commands are stored and stay `SENDING`.
     let outbox: Outbox?
     /// What the broker takes (nil without push).
@@ -35,7 +37,10 @@ struct CommandService: Sendable {
         let command = Command(
             id: Secrets.randomAlphanumeric(25), appID: caller.appID, thing: thing.id, issuer: request.issuer,
             request: request, createdAt: now, modifiedAt: now)
-        let payload = JSONWriter.bytes(command.thingPayload)
+        // An end node's command goes to the installations of its gateway, which relays it.
+        let endNode = try await gateways.store.endNode(appID: caller.appID, id: thing.id)
+        let payload = JSONWriter.bytes(
+            endNode.map { command.gatewayPayload(endNodeVendorThingID: $0.vendorThingID) } ?? command.thingPayload)
         try sizeLimit?.check(payload, field: "actions")
         guard let outbox else {
             try await store.insertCommand(command)
@@ -43,7 +48,8 @@ struct CommandService: Sendable {
             return command
         }
         let message = OutboxMessage(
-            id: Secrets.randomHex(bytes: 12), appID: caller.appID, payload: payload, recipients: [.thing(thing.id)],
+            id: Secrets.randomHex(bytes: 12), appID: caller.appID, payload: payload,
+            recipients: [.thing(endNode?.gateway ?? thing.id)],
             acceptedAt: now.rawValue, commandID: command.id)
         try await outbox.enqueue(message) { push in try await store.insertCommand(command, queueing: push) }
         recent.created(command)
@@ -69,7 +75,7 @@ struct CommandService: Sendable {
     func recordResults(caller: Caller, thing reference: ThingReference, id: String, results: ActionResults) async throws
     {
         let thing = try await things.find(caller: caller, reference: reference)
-        guard caller.principal == .thing(thing.id) else {
+        guard try await gateways.speaksFor(caller, thing: thing.id) else {
             throw caller.denied("report results for another thing's command")
         }
         var known = recent.issuer(appID: caller.appID, id: id)

@@ -10,8 +10,17 @@ struct OnboardingController<Context: CallerRequestContext>: Sendable {
     func addRoutes(to group: RouterGroup<Context>) {
         group.post("onboardings") { request, context in
             let caller = try context.caller
+            let mediaType = MediaTypeName(request)
+            if mediaType.contains("onboardingendnodewithgateway") {
+                let endNodeRequest = try EndNodeOnboardingRequest(
+                    gatewayByVendorThingID: mediaType.contains("withgatewayvendorthingid"),
+                    body: try await body.object(request))
+                return JSONResponse.ok(
+                    try await onboarding.onboardEndNode(caller: caller, request: endNodeRequest),
+                    mediaType: "application/vnd.kii.OnboardingEndNodeWithGatewayResponse+json")
+            }
             let onboardingRequest = try OnboardingRequest(
-                try Self.variant(MediaTypeName(request)), body: try await body.object(request))
+                try Self.variant(mediaType), body: try await body.object(request))
             return JSONResponse.ok(
                 try await onboarding.onboard(caller: caller, request: onboardingRequest),
                 mediaType: "application/vnd.kii.OnboardingResponse+json")
@@ -22,9 +31,12 @@ struct OnboardingController<Context: CallerRequestContext>: Sendable {
         if mediaType.contains("onboardingwithvendorthingidbyowner") { return .vendorThingIDByOwner }
         if mediaType.contains("onboardingwiththingidbyowner") { return .thingIDByOwner }
         if mediaType.contains("onboardingwithvendorthingidbything") { return .vendorThingIDByThing }
+        if mediaType.contains("onboardingwiththingidbything") { return .thingIDByThing }
         throw KiiError(
             .unsupportedMediaType,
             "Onboarding takes application/vnd.kii.OnboardingWithVendorThingIDByOwner+json, "
-                + "OnboardingWithThingIDByOwner+json or OnboardingWithVendorThingIDByThing+json.")
+                + "OnboardingWithThingIDByOwner+json, OnboardingWithVendorThingIDByThing+json, "
+                + "OnboardingWithThingIDByThing+json, OnboardingEndNodeWithGatewayThingID+json or "
+                + "OnboardingEndNodeWithGatewayVendorThingID+json.")
     }
 }

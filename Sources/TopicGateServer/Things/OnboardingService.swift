@@ -2,12 +2,15 @@ import TopicGateCore
 import TopicGateStore
 
 /// Thing-IF onboarding: registers the thing if it is new (or checks its password if it is
-/// not), makes the owner an owner, and hands back the thing's ID and a token for it.
+/// not), makes the owner an owner, and hands back the thing's ID and a token for it. An end
+/// node onboards through its gateway: it is attached to the gateway and gets no MQTT endpoint
+/// of its own (its commands reach the gateway's).
 struct OnboardingService: Sendable {
     let store: any Store
     let tokens: TokenIssuer
     let things: ThingService
     let installations: InstallationService
+    let gateways: GatewayService
 
     func onboard(caller: Caller, request: OnboardingRequest) async throws -> JSONValue {
         if let owner = request.owner {
@@ -20,19 +23,10 @@ struct OnboardingService: Sendable {
             thing = try await things.find(caller: caller, reference: .id(id))
             try await things.checkPassword(request.thingPassword, of: thing, caller: caller)
         case .vendorThingID(let vendorThingID, let fields):
-            if let existing = try await store.thing(appID: caller.appID, reference: .vendorThingID(vendorThingID)) {
-                try await things.checkPassword(request.thingPassword, of: existing, caller: caller)
-                thing = existing
-            } else {
-                // A new thing counts like a sign-up.
-                try await things.admitSignup(caller)
-                thing = try await things.insert(
-                    appID: caller.appID, vendorThingID: vendorThingID, password: request.thingPassword, fields: fields)
-            }
+            thing = try await findOrRegister(
+                caller: caller, vendorThingID: vendorThingID, password: request.thingPassword, fields: fields)
         }
-        if thing.disabled {
-            throw KiiError(.thingDisabled, "The thing is disabled.", context: ["thingID": .string(thing.id.rawValue)])
-        }
+        try Self.requireEnabled(thing)
         if let owner = request.owner {
             _ = try await store.addOwner(appID: caller.appID, thing: thing.id, owner: owner)
         }
@@ -46,5 +40,51 @@ struct OnboardingService: Sendable {
             response["mqttEndpoint"] = try await installations.endpoint(for: installation).json
         }
         return .object(response)
+    }
+
+    /// `OnboardingEndNodeWithGateway…`: by the gateway or one who manages it; the end node's
+    /// owner is `owner` (which the caller must act as), or every owner of the gateway.
+    func onboardEndNode(caller: Caller, request: EndNodeOnboardingRequest) async throws -> JSONValue {
+        let gateway = try await gateways.managedGateway(
+            caller: caller, request.gateway, to: "onboard end nodes through this gateway")
+        let owners: Set<Owner>
+        if let owner = request.owner {
+            try await things.requireActingAs(caller, owner)
+            try await things.requireExists(caller, owner)
+            owners = [owner]
+        } else {
+            owners = try await things.owners(of: gateway)
+        }
+        let endNode = try await findOrRegister(
+            caller: caller, vendorThingID: request.vendorThingID, password: request.password, fields: request.fields)
+        guard endNode.id != gateway.id else {
+            throw KiiError.invalidInput("A gateway cannot be its own end node.", field: "endNodeVendorThingID")
+        }
+        try Self.requireEnabled(endNode)
+        for owner in owners { _ = try await store.addOwner(appID: caller.appID, thing: endNode.id, owner: owner) }
+        _ = try await store.attachEndNode(
+            appID: caller.appID, gateway: gateway.id, endNode: endNode.id, at: gateways.time.millis())
+        let token = try await tokens.issue(appID: caller.appID, principal: .thing(endNode.id))
+        return ["endNodeThingID": .string(endNode.id.rawValue), "accessToken": .string(token)]
+    }
+
+    /// The thing with `vendorThingID` when `password` is its password, or a new one.
+    private func findOrRegister(caller: Caller, vendorThingID: String, password: String, fields: ThingFields)
+        async throws -> Thing
+    {
+        if let existing = try await store.thing(appID: caller.appID, reference: .vendorThingID(vendorThingID)) {
+            try await things.checkPassword(password, of: existing, caller: caller)
+            return existing
+        }
+        // A new thing counts like a sign-up.
+        try await things.admitSignup(caller)
+        return try await things.insert(
+            appID: caller.appID, vendorThingID: vendorThingID, password: password, fields: fields)
+    }
+
+    private static func requireEnabled(_ thing: Thing) throws {
+        if thing.disabled {
+            throw KiiError(.thingDisabled, "The thing is disabled.", context: ["thingID": .string(thing.id.rawValue)])
+        }
     }
 }

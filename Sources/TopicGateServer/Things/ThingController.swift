@@ -22,7 +22,8 @@ struct ThingController<Context: CallerRequestContext>: Sendable {
         group.get("things/:thing") { request, context in
             let caller = try context.caller
             let thing = try await things.read(caller: caller, reference: try reference(context))
-            return JSONResponse.ok(thing.json, mediaType: "application/vnd.kii.ThingRetrievalResponse+json")
+            return JSONResponse.ok(
+                try await things.json(of: thing), mediaType: "application/vnd.kii.ThingRetrievalResponse+json")
         }
         group.patch("things/:thing") { request, context in
             let caller = try context.caller
@@ -46,6 +47,19 @@ struct ThingController<Context: CallerRequestContext>: Sendable {
             let change = try await body.decode(PasswordChangeRequest.self, from: request)
             try await things.changePassword(caller: caller, reference: try reference(context), request: change)
             return JSONResponse.noContent()
+        }
+        group.put("things/:thing/vendor-thing-id") { request, context in
+            let caller = try context.caller
+            let change = try await body.decode(VendorThingIDChangeRequest.self, from: request)
+            try await things.changeVendorThingID(caller: caller, reference: try reference(context), request: change)
+            return JSONResponse.noContent()
+        }
+        group.get("things/:thing/vendor-thing-id") { _, context in
+            let caller = try context.caller
+            let thing = try await things.read(caller: caller, reference: try reference(context))
+            return JSONResponse.ok(
+                ["_vendorThingID": .string(thing.vendorThingID)],
+                mediaType: "application/vnd.kii.VendorThingIDRetrievalResponse+json")
         }
         group.post("things/:thing/ownership") { request, context in
             let caller = try context.caller

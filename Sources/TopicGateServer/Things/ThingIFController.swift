@@ -1,15 +1,35 @@
 import Hummingbird
 import TopicGateCore
 
-/// Thing-IF routes under `/thing-if/apps/{appID}/targets/thing:{thingID}`: commands, action
-/// results, states, and the state history extension.
+/// Thing-IF routes under `/thing-if/apps/{appID}`: a thing's type and firmware version, and under
+/// `targets/thing:{thingID}` commands, action results, states, and the state history extension.
 struct ThingIFController<Context: CallerRequestContext>: Sendable {
+    let things: ThingService
     let commands: CommandService
     let states: ThingStateService
     let body: RequestBody
 
     /// Routes under the Thing-IF app group (`/thing-if/apps/{appID}`).
     func addRoutes(to group: RouterGroup<Context>) {
+        for field in [ThingInformationUpdate.Field.thingType, .firmwareVersion] {
+            let path = "things/:thing/\(field == .thingType ? "thing-type" : "firmware-version")"
+            group.put(RouterPath(path)) { request, context in
+                let caller = try context.caller
+                let update = try ThingInformationUpdate(field, body: try await body.object(request))
+                try await things.setInformation(
+                    caller: caller, reference: try context.parameters.thingReference(appID: caller.appID),
+                    update: update)
+                return JSONResponse.noContent()
+            }
+            group.get(RouterPath(path)) { _, context in
+                let caller = try context.caller
+                let value = try await things.information(
+                    caller: caller, reference: try context.parameters.thingReference(appID: caller.appID),
+                    field: field)
+                return JSONResponse.ok(
+                    [field.rawValue: .string(value)], mediaType: "application/vnd.kii.ThingTypeRetrievalResponse+json")
+            }
+        }
         let target = group.group("targets/:target")
         target.post("commands") { request, context in
             let (caller, thing) = try resolve(context)

@@ -47,6 +47,17 @@ struct ThingService: Sendable {
         return thing
     }
 
+    /// The thing as the Cloud API answers it; an end node whose gateway reported it also has
+    /// Kii's `_online` and `_onlineStatusModifiedAt`.
+    func json(of thing: Thing) async throws -> JSONValue {
+        guard var members = thing.json.objectValue,
+            let endNode = try await store.endNode(appID: thing.appID, id: thing.id), let online = endNode.online
+        else { return thing.json }
+        members["_online"] = .bool(online)
+        if let at = endNode.onlineModifiedAt { members["_onlineStatusModifiedAt"] = at.json }
+        return .object(members)
+    }
+
     func update(caller: Caller, reference: ThingReference, fields: ThingFields) async throws -> Thing {
         var thing = try await find(caller: caller, reference: reference)
         try await requireManager(caller, thing, to: "update this thing")
@@ -85,6 +96,57 @@ struct ThingService: Sendable {
         var thing = try await find(caller: caller, reference: reference)
         try await requireManager(caller, thing, to: "change this thing's password")
         thing.passwordHash = try await newPasswords.hash(request.newPassword, for: .thing, field: "newPassword")
+        try await replaceCredentials(caller: caller, thing)
+    }
+
+    /// `PUT …/things/{id}/vendor-thing-id`: a new vendor thing ID with a new password, by the
+    /// thing itself, an owner or the admin; `THING_ALREADY_EXISTS` when another thing has that
+    /// vendor thing ID. The old credentials stop working as on a password change.
+    func changeVendorThingID(caller: Caller, reference: ThingReference, request: VendorThingIDChangeRequest)
+        async throws
+    {
+        var thing = try await find(caller: caller, reference: reference)
+        try await requireManager(caller, thing, to: "change this thing's vendor thing ID")
+        thing.passwordHash = try await newPasswords.hash(request.password, for: .thing, field: "_password")
+        thing.vendorThingID = request.vendorThingID
+        try await replaceCredentials(caller: caller, thing)
+    }
+
+    /// Thing-IF's thing type (set once: `THING_TYPE_ALREADY_SET` when it would change) or
+    /// firmware version, by the thing itself, an owner or the admin.
+    func setInformation(caller: Caller, reference: ThingReference, update: ThingInformationUpdate) async throws {
+        var thing = try await find(caller: caller, reference: reference)
+        try await requireManager(caller, thing, to: "change this thing's \(update.field.rawValue)")
+        let current = thing.fields.values[update.field.thingField]?.stringValue
+        if update.field == .thingType, let current, current != update.value {
+            throw KiiError(
+                .thingTypeAlreadySet, "The thing's type is \(current) already; a thing type is set once.",
+                context: ["thingType": .string(current)])
+        }
+        guard current != update.value else { return }
+        try thing.fields.set(update.field.thingField, update.value)
+        thing.modifiedAt = time.millis()
+        try await store.updateThing(thing)
+    }
+
+    /// The thing's type or firmware version; Thing-IF's 404 when it has none.
+    func information(caller: Caller, reference: ThingReference, field: ThingInformationUpdate.Field) async throws
+        -> String
+    {
+        let thing = try await read(caller: caller, reference: reference)
+        guard let value = thing.fields.values[field.thingField]?.stringValue else {
+            throw KiiError(
+                field == .thingType ? .thingWithoutThingType : .thingWithoutFirmwareVersion,
+                "Thing \(thing.id.rawValue) has no \(field == .thingType ? "thing type" : "firmware version").",
+                context: ["thingID": .string(thing.id.rawValue)])
+        }
+        return value
+    }
+
+    /// Stores the thing's new password (and vendor thing ID), then revokes what the old
+    /// credentials gave: its other tokens and installations.
+    private func replaceCredentials(caller: Caller, _ thing: Thing) async throws {
+        var thing = thing
         thing.modifiedAt = time.millis()
         try await store.updateThing(thing)
         let keeping = caller.principal == .thing(thing.id) ? caller.tokenHash : nil

@@ -8,6 +8,8 @@ struct ThingStateService: Sendable {
     let store: any Store
     let time: TimeSource
     let things: ThingService
+    /// An end node's gateway reports its states too.
+    let gateways: GatewayService
     /// How long states are kept (ms); the latest is always kept.
     let retention: Int64
     /// The size cap, the per-thing rate and row cap (`AbuseControls`).
@@ -18,10 +20,13 @@ struct ThingStateService: Sendable {
     /// The most stored JSON one history page carries (at least one state).
     static let historyPageBytes = 1 << 20
 
-    /// The thing's own report over HTTP.
+    /// A report over HTTP: by the thing itself, an end node's gateway, or one who manages the
+    /// thing (its owners, the admin: a gateway agent may report with its owner's token).
     func report(caller: Caller, thing reference: ThingReference, request: StateReportRequest) async throws {
         let thing = try await things.find(caller: caller, reference: reference)
-        guard caller.principal == .thing(thing.id) else { throw caller.denied("report another thing's state") }
+        if try await !gateways.speaksFor(caller, thing: thing.id) {
+            try await things.requireManager(caller, thing, to: "report another thing's state")
+        }
         try await record(appID: caller.appID, thing: thing.id, state: request.state)
     }
 

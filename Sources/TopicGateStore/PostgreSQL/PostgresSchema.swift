@@ -11,6 +11,7 @@ enum PostgresSchema {
         ("v3-brokers", version3),
         ("v4-console", version4),
         ("v5-quotas", version5),
+        ("v6-end-nodes", version6),
     ]
 
     /// Applies the migrations the database has not seen. A transaction-scoped advisory lock makes
@@ -88,6 +89,22 @@ enum PostgresSchema {
     static let version5 = """
         CREATE INDEX topics_creator ON topics(app_id, creator_kind, creator_id);
         CREATE INDEX acl_audit_age ON acl_audit(at);
+        """
+
+    /// Thing-IF gateways and the end nodes they relay for.
+    static let version6 = """
+        CREATE TABLE end_nodes (
+            app_id TEXT NOT NULL,
+            end_node_id TEXT NOT NULL,
+            gateway_id TEXT NOT NULL,
+            added_at BIGINT NOT NULL,
+            online BOOLEAN,
+            online_modified_at BIGINT,
+            PRIMARY KEY (app_id, end_node_id),
+            FOREIGN KEY (app_id, end_node_id) REFERENCES things(app_id, thing_id) ON DELETE CASCADE,
+            FOREIGN KEY (app_id, gateway_id) REFERENCES things(app_id, thing_id) ON DELETE CASCADE
+        );
+        CREATE INDEX end_nodes_gateway ON end_nodes(app_id, gateway_id, end_node_id);
         """
 
     static let version1 = """

@@ -314,6 +314,10 @@ enum SQLiteSchema {
                     CREATE INDEX acl_audit_age ON acl_audit(at);
                     """)
         }
+        migrator.registerMigration("v12-end-nodes") { db in
+            // Thing-IF gateways and the end nodes they relay for.
+            try db.execute(sql: SQLiteSchema.endNodes)
+        }
         return migrator
     }
 
@@ -334,5 +338,20 @@ enum SQLiteSchema {
             PRIMARY KEY (app_id, message_id, installation_id)
         );
         CREATE INDEX push_deliveries_age ON push_deliveries(at);
+        """
+
+    static let endNodes = """
+        CREATE TABLE end_nodes (
+            app_id TEXT NOT NULL,
+            end_node_id TEXT NOT NULL,
+            gateway_id TEXT NOT NULL,
+            added_at INTEGER NOT NULL,
+            online INTEGER,
+            online_modified_at INTEGER,
+            PRIMARY KEY (app_id, end_node_id),
+            FOREIGN KEY (app_id, end_node_id) REFERENCES things(app_id, thing_id) ON DELETE CASCADE,
+            FOREIGN KEY (app_id, gateway_id) REFERENCES things(app_id, thing_id) ON DELETE CASCADE
+        );
+        CREATE INDEX end_nodes_gateway ON end_nodes(app_id, gateway_id, end_node_id);
         """
 }

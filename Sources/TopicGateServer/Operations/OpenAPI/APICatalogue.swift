@@ -69,7 +69,8 @@ enum APICatalogue {
     // MARK: Operations
 
     static var operations: [Op] {
-        service + identity + links + groups + things + installations + thingInterface + topicScopes.flatMap(topics)
+        service + identity + links + groups + things + gateways + installations + thingInterface
+            + topicScopes.flatMap(topics)
     }
 
     static var service: [Op] {
@@ -289,7 +290,51 @@ enum APICatalogue {
             Op(
                 method: "delete", path: thing + "/ownership/{owner}", summary: "Remove an owner", tag: "Things",
                 credentials: anyone, success: [204]),
+            Op(
+                method: "put", path: thing + "/vendor-thing-id",
+                summary: "A new vendor thing ID and password (the thing, an owner or the admin)", tag: "Things",
+                credentials: anyone,
+                body: json(
+                    object(
+                        ["_vendorThingID": string, "_password": string], required: ["_vendorThingID", "_password"]),
+                    "application/vnd.kii.VendorThingIDUpdateRequest+json"), success: [204]),
+            Op(
+                method: "get", path: thing + "/vendor-thing-id", summary: "A thing's vendor thing ID", tag: "Things",
+                credentials: anyone, success: [200],
+                successMediaType: "application/vnd.kii.VendorThingIDRetrievalResponse+json"),
         ]
+    }
+
+    /// Thing-IF gateways and their end nodes, under both roots as the SDKs call them.
+    static var gateways: [Op] {
+        let endNode = app + "/things/{thing}/end-nodes/{endNode}"
+        var operations = [app, thingIF].map { root in
+            Op(
+                method: "get", path: root + "/things/{thing}/end-nodes",
+                summary: "A gateway's end nodes (the gateway, its owners or the admin)", tag: "Gateways",
+                credentials: anyone, query: [("bestEffortLimit", integer), ("paginationKey", string)], success: [200])
+        }
+        operations += [
+            Op(
+                method: "put", path: endNode,
+                summary: "Attach a thing to a gateway as its end node (the admin, an owner of both, or the gateway "
+                    + "when they share an owner)", tag: "Gateways", credentials: anyone, success: [204]),
+            Op(
+                method: "delete", path: endNode, summary: "Detach an end node from its gateway", tag: "Gateways",
+                credentials: anyone, success: [204]),
+            Op(
+                method: "post", path: endNode + "/token", summary: "A token that acts as the end node, for its gateway",
+                tag: "Gateways", credentials: anyone,
+                body: Op.Body(
+                    mediaTypes: ["application/json"],
+                    schema: object(["expires_in": ["type": ["string", "integer"]]]), required: false),
+                success: [200]),
+            Op(
+                method: "put", path: thingIF + "/things/{thing}/end-nodes/{endNode}/connection",
+                summary: "Report an end node online or offline", tag: "Gateways", credentials: anyone,
+                body: json(object(["online": boolean], required: ["online"])), success: [204]),
+        ]
+        return operations
     }
 
     static var installations: [Op] {
@@ -321,6 +366,9 @@ enum APICatalogue {
         let onboarding = object([
             "vendorThingID": string, "thingID": string, "thingPassword": string, "owner": string, "thingType": string,
             "firmwareVersion": string, "layoutPosition": string, "thingProperties": anyObject,
+            "gatewayThingID": string, "gatewayVendorThingID": string, "endNodeVendorThingID": string,
+            "endNodePassword": string, "endNodeThingType": string, "endNodeFirmwareVersion": string,
+            "endNodeThingProperties": ["type": ["object", "string"]],
         ])
         return [
             Op(
@@ -331,7 +379,29 @@ enum APICatalogue {
                         "application/vnd.kii.OnboardingWithVendorThingIDByOwner+json",
                         "application/vnd.kii.OnboardingWithThingIDByOwner+json",
                         "application/vnd.kii.OnboardingWithVendorThingIDByThing+json",
+                        "application/vnd.kii.OnboardingWithThingIDByThing+json",
+                        "application/vnd.kii.OnboardingEndNodeWithGatewayThingID+json",
+                        "application/vnd.kii.OnboardingEndNodeWithGatewayVendorThingID+json",
                     ], schema: onboarding), success: [200]),
+            Op(
+                method: "put", path: thingIF + "/things/{thing}/thing-type", summary: "Set a thing's type (once)",
+                tag: "Thing-IF", credentials: anyone,
+                body: json(
+                    object(["thingType": string], required: ["thingType"]),
+                    "application/vnd.kii.ThingTypeUpdateRequest+json"), success: [204]),
+            Op(
+                method: "get", path: thingIF + "/things/{thing}/thing-type", summary: "A thing's type", tag: "Thing-IF",
+                credentials: anyone, success: [200]),
+            Op(
+                method: "put", path: thingIF + "/things/{thing}/firmware-version",
+                summary: "Set a thing's firmware version", tag: "Thing-IF", credentials: anyone,
+                body: json(
+                    object(["firmwareVersion": string], required: ["firmwareVersion"]),
+                    "application/vnd.kii.ThingFirmwareVersionUpdateRequest+json"), success: [204]),
+            Op(
+                method: "get", path: thingIF + "/things/{thing}/firmware-version",
+                summary: "A thing's firmware version",
+                tag: "Thing-IF", credentials: anyone, success: [200]),
             Op(
                 method: "post", path: target + "/commands", summary: "Send a command (thing:ID)", tag: "Thing-IF",
                 credentials: anyone, body: command, success: [201]),

@@ -1,0 +1,84 @@
+import Hummingbird
+import TopicGateCore
+
+/// Thing-IF gateways and end nodes, under both roots as Kii's SDKs call them:
+/// `/api/apps/{appID}/things/{gateway}/end-nodes…` (add, remove, token, list) and
+/// `/thing-if/apps/{appID}/things/{gateway}/end-nodes…` (list, connection).
+struct GatewayController<Context: CallerRequestContext>: Sendable {
+    let gateways: GatewayService
+    let body: RequestBody
+
+    /// Routes under `/api/apps/{appID}`.
+    func addCloudRoutes(to group: RouterGroup<Context>) {
+        addList(to: group)
+        group.put("things/:thing/end-nodes/:endNode") { _, context in
+            let (caller, gateway, endNode) = try references(context)
+            try await gateways.add(caller: caller, gateway: gateway, endNode: endNode)
+            return JSONResponse.noContent()
+        }
+        group.delete("things/:thing/end-nodes/:endNode") { _, context in
+            let (caller, gateway, endNode) = try references(context)
+            try await gateways.remove(caller: caller, gateway: gateway, endNode: endNode)
+            return JSONResponse.noContent()
+        }
+        group.post("things/:thing/end-nodes/:endNode/token") { request, context in
+            let (caller, gateway, endNode) = try references(context)
+            let expiresIn = try Self.expiresIn(try await body.object(request, emptyAllowed: true))
+            return JSONResponse.ok(
+                try await gateways.token(caller: caller, gateway: gateway, endNode: endNode, expiresIn: expiresIn))
+        }
+    }
+
+    /// Routes under `/thing-if/apps/{appID}`.
+    func addThingIFRoutes(to group: RouterGroup<Context>) {
+        addList(to: group)
+        group.put("things/:thing/end-nodes/:endNode/connection") { request, context in
+            let (caller, gateway, endNode) = try references(context)
+            let report = try await body.object(request)
+            guard case .bool(let online)? = report["online"] else {
+                throw KiiError.invalidInput("'online' is required and must be true or false.", field: "online")
+            }
+            try await gateways.reportConnection(caller: caller, gateway: gateway, endNode: endNode, online: online)
+            return JSONResponse.noContent()
+        }
+    }
+
+    private func addList(to group: RouterGroup<Context>) {
+        group.get("things/:thing/end-nodes") { request, context in
+            let caller = try context.caller
+            let query = request.uri.queryParameters
+            let limit = try ThingIFController<Context>.nonNegative(query.get("bestEffortLimit"), "bestEffortLimit")
+            let page = try await gateways.list(
+                caller: caller, gateway: try context.parameters.thingReference(appID: caller.appID),
+                limit: limit.map { Int(clamping: $0) }, after: query.get("paginationKey"))
+            var answer: [String: JSONValue] = ["results": .array(page.endNodes.map(\.listJSON))]
+            if let next = page.next { answer["nextPaginationKey"] = .string(next) }
+            return JSONResponse.ok(.object(answer))
+        }
+    }
+
+    private func references(_ context: Context) throws -> (Caller, ThingReference, ThingReference) {
+        let caller = try context.caller
+        return (
+            caller, try context.parameters.thingReference(appID: caller.appID),
+            try context.parameters.thingReference(appID: caller.appID, "endNode")
+        )
+    }
+
+    /// `expires_in` in seconds, as a number or a string (kii_go sends a string, `""` for none).
+    static func expiresIn(_ body: [String: JSONValue]) throws -> Int64? {
+        switch body["expires_in"] {
+        case nil, .null?: return nil
+        case .string(let text)? where text.isEmpty: return nil
+        case .string(let text)?:
+            guard let seconds = Int64(text), seconds > 0 else { throw badExpiry }
+            return seconds
+        case .int(let seconds)? where seconds > 0: return seconds
+        default: throw badExpiry
+        }
+    }
+
+    static var badExpiry: KiiError {
+        KiiError.invalidInput("'expires_in' is a positive number of seconds.", field: "expires_in")
+    }
+}

@@ -1,0 +1,143 @@
+import TopicGateCore
+import TopicGateStore
+
+/// Thing-IF gateways and the end nodes they relay for: a gateway is a thing whose layout
+/// position is `GATEWAY`; an end node is attached to at most one gateway, which receives the end
+/// node's commands on its own MQTT topic and reports the end node's connection.
+///
+/// Who may do what: the gateway itself and the gateway's managers (its owners, the admin) list
+/// its end nodes, remove one, report an end node's connection and get an end node's token. An end
+/// node is added to a gateway by the admin, by one who manages both things, or by the gateway
+/// when the two things share an owner: a gateway receives its end nodes' commands, so no
+/// gateway may take a thing that belongs to someone else.
+struct GatewayService: Sendable {
+    let store: any Store
+    let things: ThingService
+    let tokens: TokenIssuer
+    let time: TimeSource
+
+    static let pageLimit = 100
+
+    /// The thing `reference` names, which must be a gateway.
+    func gateway(caller: Caller, _ reference: ThingReference) async throws -> Thing {
+        let thing = try await things.find(caller: caller, reference: reference)
+        guard thing.fields.layoutPosition == "GATEWAY" else {
+            throw KiiError.invalidInput(
+                "Thing \(thing.id.rawValue) is not a gateway (its layout position is "
+                    + "\(thing.fields.layoutPosition ?? "not set")).", field: "gatewayThingID")
+        }
+        return thing
+    }
+
+    /// The gateway, when the caller is it or manages it.
+    func managedGateway(caller: Caller, _ reference: ThingReference, to what: String) async throws -> Thing {
+        let gateway = try await gateway(caller: caller, reference)
+        try await things.requireManager(caller, gateway, to: what)
+        return gateway
+    }
+
+    /// `PUT …/things/{gateway}/end-nodes/{endNode}`.
+    func add(caller: Caller, gateway reference: ThingReference, endNode endNodeReference: ThingReference) async throws {
+        let gateway = try await managedGateway(caller: caller, reference, to: "add end nodes to this gateway")
+        let endNode = try await things.find(caller: caller, reference: endNodeReference)
+        guard endNode.id != gateway.id else {
+            throw KiiError.invalidInput("A gateway cannot be its own end node.", field: "endNodeThingID")
+        }
+        try await requireMayAttach(caller: caller, gateway: gateway, endNode: endNode)
+        _ = try await store.attachEndNode(
+            appID: caller.appID, gateway: gateway.id, endNode: endNode.id, at: time.millis())
+    }
+
+    /// The admin, a manager of both things, or the gateway itself when it shares an owner with
+    /// the end node.
+    func requireMayAttach(caller: Caller, gateway: Thing, endNode: Thing) async throws {
+        if caller.principal == .admin { return }
+        let endNodeOwners = try await things.owners(of: endNode)
+        if caller.principal == .thing(gateway.id) {
+            let gatewayOwners = try await things.owners(of: gateway)
+            guard !gatewayOwners.isDisjoint(with: endNodeOwners) else {
+                throw caller.denied("add a thing it shares no owner with as its end node")
+            }
+            return
+        }
+        try await things.requireManager(caller, endNode, to: "attach a thing it does not own to a gateway")
+    }
+
+    /// `DELETE …/things/{gateway}/end-nodes/{endNode}`: the end node's commands no longer go to
+    /// this gateway.
+    func remove(caller: Caller, gateway reference: ThingReference, endNode endNodeReference: ThingReference)
+        async throws
+    {
+        let gateway = try await managedGateway(caller: caller, reference, to: "remove end nodes of this gateway")
+        let endNode = try await things.find(caller: caller, reference: endNodeReference)
+        guard try await store.detachEndNode(appID: caller.appID, gateway: gateway.id, endNode: endNode.id) else {
+            throw Self.notAttached(endNode.id, to: gateway.id)
+        }
+    }
+
+    /// A page of the gateway's end nodes.
+    func list(caller: Caller, gateway reference: ThingReference, limit: Int?, after key: String?) async throws
+        -> (endNodes: [EndNode], next: String?)
+    {
+        let gateway = try await managedGateway(caller: caller, reference, to: "list this gateway's end nodes")
+        let limit = min(max(limit ?? Self.pageLimit, 1), Self.pageLimit)
+        return try await store.endNodes(appID: caller.appID, gateway: gateway.id, limit: limit, after: key)
+    }
+
+    /// `POST …/things/{gateway}/end-nodes/{endNode}/token`: a token that acts as the end node,
+    /// for a gateway that reports for it. `expiresIn`: seconds, nil for no expiry.
+    func token(
+        caller: Caller, gateway reference: ThingReference, endNode endNodeReference: ThingReference,
+        expiresIn: Int64?
+    ) async throws -> JSONValue {
+        let gateway = try await managedGateway(
+            caller: caller, reference, to: "issue tokens for this gateway's end nodes")
+        let endNode = try await attachedEndNode(caller: caller, gateway: gateway, endNodeReference)
+        if endNode.disabled {
+            throw KiiError(.thingDisabled, "The thing is disabled.", context: ["thingID": .string(endNode.id.rawValue)])
+        }
+        let expiresAt = expiresIn.map { UnixMillis(time.now() + $0 * 1000) }
+        let token = try await tokens.issue(appID: caller.appID, principal: .thing(endNode.id), expiresAt: expiresAt)
+        return tokens.grantBody(id: endNode.id.rawValue, token: token, expiresAt: expiresAt)
+    }
+
+    /// `PUT …/things/{gateway}/end-nodes/{endNode}/connection`.
+    func reportConnection(
+        caller: Caller, gateway reference: ThingReference, endNode endNodeReference: ThingReference, online: Bool
+    ) async throws {
+        let gateway = try await managedGateway(caller: caller, reference, to: "report this gateway's end nodes")
+        let endNode = try await things.find(caller: caller, reference: endNodeReference)
+        guard
+            try await store.setEndNodeConnection(
+                appID: caller.appID, gateway: gateway.id, endNode: endNode.id, online: online, at: time.millis())
+        else { throw Self.notAttached(endNode.id, to: gateway.id) }
+    }
+
+    /// The end node `reference` names, attached to `gateway`.
+    func attachedEndNode(caller: Caller, gateway: Thing, _ reference: ThingReference) async throws -> Thing {
+        let endNode = try await things.find(caller: caller, reference: reference)
+        guard try await store.endNode(appID: caller.appID, id: endNode.id)?.gateway == gateway.id else {
+            throw Self.notAttached(endNode.id, to: gateway.id)
+        }
+        return endNode
+    }
+
+    /// The gateway that relays for `thing`, when it is an end node.
+    func gateway(of thing: ThingID, appID: AppID) async throws -> ThingID? {
+        try await store.endNode(appID: appID, id: thing)?.gateway
+    }
+
+    /// True when `caller` is the thing itself or, for an end node, its gateway (which reports
+    /// for it).
+    func speaksFor(_ caller: Caller, thing: ThingID) async throws -> Bool {
+        if caller.principal == .thing(thing) { return true }
+        guard case .thing(let relay) = caller.principal else { return false }
+        return try await gateway(of: thing, appID: caller.appID) == relay
+    }
+
+    static func notAttached(_ endNode: ThingID, to gateway: ThingID) -> KiiError {
+        KiiError(
+            .endNodeNotFound, "Thing \(endNode.rawValue) is not an end node of gateway \(gateway.rawValue).",
+            context: ["endNodeThingID": .string(endNode.rawValue), "gatewayThingID": .string(gateway.rawValue)])
+    }
+}
