@@ -35,8 +35,8 @@ struct PrincipalsCommand: AsyncParsableCommand {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "A user's groups and things (a thing's owners), its devices, and the topics it may use; a group's "
-                + "members, things and topics.")
+                "A user's groups and things (a thing's owners, gateway or end nodes), its devices, and the topics it "
+                + "may use; a group's members, things and topics.")
         @OptionGroup var options: AdminOptions
         @Argument(help: "user:ID, thing:ID or group:ID.") var principal: String
 
@@ -52,6 +52,17 @@ struct PrincipalsCommand: AsyncParsableCommand {
             }
             for thing in object["ownedThings"]?.arrayValue ?? [] { print("  owns thing \(thing.stringValue ?? "")") }
             for owner in object["owners"]?.arrayValue ?? [] { print("  owned by \(owner.stringValue ?? "")") }
+            if case .object(let gateway)? = object["gateway"] {
+                print(
+                    "  end node of gateway \(gateway["thingID"]?.stringValue ?? ""): "
+                        + Self.connection(gateway["online"]))
+            }
+            for node in reply.objects("endNodes") {
+                print(
+                    "  relays for end node \(node["thingID"]?.stringValue ?? "") "
+                        + "(\(node["vendorThingID"]?.stringValue ?? "")): " + Self.connection(node["online"]))
+            }
+            if object["moreEndNodes"] == true { print("  (only the first end nodes are listed)") }
             for device in reply.objects("installations") {
                 let seen = device["lastSeen"].map { ", last seen \(UsersCommand.Cleanup.date($0))" } ?? ""
                 let state =
@@ -69,6 +80,15 @@ struct PrincipalsCommand: AsyncParsableCommand {
                 }
             }
             if object["truncated"] == true { print("  (only the first topics were checked)") }
+        }
+
+        /// What a gateway reported of an end node's connection.
+        static func connection(_ online: JSONValue?) -> String {
+            switch online {
+            case .bool(true)?: "online"
+            case .bool(false)?: "offline"
+            default: "connection not reported"
+            }
         }
 
         static func printGroup(_ reply: JSONValue, _ title: String) {

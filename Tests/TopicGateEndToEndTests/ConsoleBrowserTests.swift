@@ -220,6 +220,54 @@ struct ConsoleBrowserTests {
         }
     }
 
+    @Test("A gateway's page lists its end nodes with the connection it reported; an end node's page names its gateway")
+    func gatewayPages() async throws {
+        let world = try await PushWorld.started()
+        let shots = world.directory + "-console-gateway"
+        try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
+        let ann = try await world.pseudoUser()
+        let hub = try await world.call(
+            .post, "/thing-if/apps/\(world.appID)/onboardings", token: ann.token,
+            contentType: "application/vnd.kii.OnboardingWithVendorThingIDByOwner+json",
+            json: [
+                "vendorThingID": "living-room-hub", "thingPassword": "gatewaypass", "layoutPosition": "GATEWAY",
+                "owner": .string("user:\(ann.id)"),
+            ]
+        ).expect(.ok)
+        let hubID = try hub.require("thingID")
+        var nodes: [String] = []
+        for name in ["ceiling-lamp", "window-sensor"] {
+            nodes.append(
+                try await world.call(
+                    .post, "/thing-if/apps/\(world.appID)/onboardings", token: ann.token,
+                    contentType: "application/vnd.kii.OnboardingEndNodeWithGatewayThingID+json",
+                    json: [
+                        "gatewayThingID": .string(hubID), "endNodeVendorThingID": .string(name),
+                        "endNodePassword": "endnodepass", "owner": .string("user:\(ann.id)"),
+                    ]
+                ).expect(.ok).require("endNodeThingID"))
+        }
+        try await world.call(
+            .put, "/thing-if/apps/\(world.appID)/things/\(hubID)/end-nodes/\(nodes[0])/connection",
+            token: try hub.require("accessToken"), contentType: "application/json", json: ["online": true]
+        ).expect(.noContent)
+        let console = "http://127.0.0.1:\(world.server.port)/console"
+        try await Self.withBrowser(world: world, shots: shots) { browser in
+            try await Self.signIn(browser, to: world)
+            try await browser.open(console + "#/principal?p=thing:\(hubID)")
+            let listed = try await browser.waitForText("#end-nodes", containing: "window-sensor")
+            #expect(listed.contains("ceiling-lamp") && listed.contains("online") && listed.contains("not reported"))
+            #expect(try await browser.text("#main").contains("End nodes: 2"))
+            _ = try await browser.script("document.getElementById('end-nodes').scrollIntoView(); return true;")
+            try await browser.screenshot(to: shots + "/gateway.png")
+            try await browser.click("#end-nodes a[href='#/principal?p=thing%3A\(nodes[0])']")
+            let gateway = try await browser.waitForText("#end-node-of", containing: hubID)
+            #expect(gateway.contains("online"))
+            try await browser.screenshot(to: shots + "/end-node.png")
+        }
+        print("Console screenshots: \(shots)")
+    }
+
     /// Runs `body` with a browser on `world`, then quits the browser and stops `world`, whether
     /// it threw or not (a screenshot of the failure is kept in `shots`).
     static func withBrowser(world: PushWorld, shots: String, _ body: (WebDriver) async throws -> Void) async throws {

@@ -115,6 +115,19 @@ struct GatewayEndToEndTests {
         ).expect(.noContent)
         #expect(
             try await world.call(.get, "\(world.app)/things/\(nodeID)", token: ann.token).object["_online"] == false)
+        // The operator's CLI shows both sides.
+        let credentials = try world.server.adminCredentials()
+        let environment = [
+            "TOPICGATE_APP_ID": world.appID, "TOPICGATE_CLIENT_ID": credentials.clientID,
+            "TOPICGATE_CLIENT_SECRET": credentials.clientSecret,
+        ]
+        let hubShown = try await world.server.runCLI(
+            ["principals", "show", "thing:\(hubID)"], credentials: environment)
+        #expect(hubShown.0 == 0)
+        #expect(hubShown.1.contains("relays for end node \(nodeID) (ble-lamp-1): offline"), "\(hubShown.1)")
+        let nodeShown = try await world.server.runCLI(
+            ["principals", "show", "thing:\(nodeID)"], credentials: environment)
+        #expect(nodeShown.1.contains("end node of gateway \(hubID): offline"), "\(nodeShown.1)")
         try await world.call(.delete, "\(world.app)/things/\(hubID)/end-nodes/\(nodeID)", token: ann.token).expect(
             .noContent)
         try await world.call(

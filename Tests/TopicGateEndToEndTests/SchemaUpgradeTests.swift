@@ -31,7 +31,8 @@ struct SchemaUpgradeTests {
 
     /// A gateway on the engine of `arguments` writes into every table: users (one with a
     /// password), a group and its topic, a subscription, an ACL grant and its audit, a device,
-    /// a thing with its owner, a command with results, a state, an account link, a failed login;
+    /// a thing with its owner, a command with results, a state, a gateway relaying for that thing, an
+    /// account link, a failed login;
     /// then, with the broker stopped, a push that waits in the outbox. The gateway is stopped.
     static func reference(arguments: [String]) async throws -> Reference {
         let world = try await PushWorld.started(arguments: arguments + ["--outbox-lease", "1"])
@@ -56,6 +57,16 @@ struct SchemaUpgradeTests {
         try await world.call(
             .put, "\(base)/states", token: thing.token, contentType: "application/json", json: ["power": true]
         ).expect(.noContent)
+        let hub = try await world.call(
+            .post, "/thing-if/apps/\(world.appID)/onboardings", token: ann.token,
+            contentType: "application/vnd.kii.OnboardingWithVendorThingIDByOwner+json",
+            json: [
+                "vendorThingID": "upgrade-hub", "thingPassword": "hub-secret", "layoutPosition": "GATEWAY",
+                "owner": .string("user:\(ann.id)"),
+            ]
+        ).expect(.ok).require("thingID")
+        try await world.call(.put, "\(world.app)/things/\(hub)/end-nodes/\(thing.id)", token: ann.token).expect(
+            .noContent)
         try await world.call(
             .post, "\(world.app)/users/me/links", token: bob.token,
             json: ["provider": "icloud", "externalID": "_upgrade", "secret": "0123456789abcdef0123456789abcdef"]

@@ -87,7 +87,8 @@ export async function renderPrincipal(view, session, query) {
   } else {
     sections.push(h('section', { 'aria-labelledby': 'owners-heading' },
       h('h2', { id: 'owners-heading', text: 'Owners' }),
-      table('Owners', ['Owner'], access.owners.map((owner) => [principalLink(owner)]))));
+      table('Owners', ['Owner'], access.owners.map((owner) => [principalLink(owner)]))),
+      gatewaySection(access));
   }
   sections.push(
     h('section', { 'aria-labelledby': 'devices-heading' }, h('h2', { id: 'devices-heading', text: 'Devices' }),
@@ -144,6 +145,27 @@ function presence(installation) {
   if (installation.online) return h('span', {}, deleted, h('span', { class: 'badge online', text: 'online' }));
   return deleted + (installation.lastSeen ? `offline, last seen ${readableTime(installation.lastSeen)}`
     : 'offline, never connected');
+}
+
+/** A gateway's end nodes, or an end node's gateway, with the connection the gateway reported. */
+function gatewaySection(access) {
+  const connection = (online, at) => online === undefined ? 'not reported'
+    : h('span', {}, h('span', { class: online ? 'badge online' : 'badge', text: online ? 'online' : 'offline' }),
+      at ? ` since ${readableTime(at)}` : '');
+  if (access.gateway) {
+    return h('section', { 'aria-labelledby': 'gateway-heading' },
+      h('h2', { id: 'gateway-heading', text: 'Gateway' }),
+      h('p', { id: 'end-node-of' }, 'An end node of ', principalLink(`thing:${access.gateway.thingID}`),
+        ', which receives its commands; reported ', connection(access.gateway.online, access.gateway.onlineModifiedAt),
+        '.'));
+  }
+  if (access.layoutPosition !== 'GATEWAY') return null;
+  return h('section', { 'aria-labelledby': 'end-nodes-heading' },
+    h('h2', { id: 'end-nodes-heading', text: `End nodes: ${access.endNodes.length}${access.moreEndNodes ? '+' : ''}` }),
+    h('div', { id: 'end-nodes' }, table('End nodes this gateway relays for', ['End node', 'Vendor thing ID', 'Connection'],
+      access.endNodes.map((node) => [principalLink(`thing:${node.thingID}`), h('code', { text: node.vendorThingID }),
+        connection(node.online)]), 'none.')),
+    access.moreEndNodes ? h('p', { class: 'muted', text: 'The first 100 are shown; the API lists them all.' }) : null);
 }
 
 /** A thing's latest state and commands (Thing-IF). */

@@ -94,6 +94,7 @@ struct PrincipalController<Context: CallerRequestContext>: Sendable {
                 }),
             "ownedThings": .array(access.ownedThings.map { .string($0.rawValue) }),
             "owners": .array(access.owners.map { .string($0.description) }),
+            "endNodes": .array(access.endNodes.map(\.listJSON)), "moreEndNodes": .bool(access.moreEndNodes),
             "installations": .array(
                 access.installations.map { installation, status in
                     var entry: [String: JSONValue] = [
@@ -108,6 +109,13 @@ struct PrincipalController<Context: CallerRequestContext>: Sendable {
                     return .object(entry)
                 }),
             "maySubscribe": topics(access.maySubscribe), "maySend": topics(access.maySend),
+            "layoutPosition": access.layoutPosition.map(JSONValue.string) ?? .null,
+            "gateway": access.endNode.map { endNode in
+                var gateway: [String: JSONValue] = ["thingID": .string(endNode.gateway.rawValue)]
+                if let online = endNode.online { gateway["online"] = .bool(online) }
+                if let at = endNode.onlineModifiedAt { gateway["onlineModifiedAt"] = at.json }
+                return .object(gateway)
+            } ?? .null,
             "topicsChecked": .int(Int64(access.topicsChecked)), "truncated": .bool(access.truncated),
         ]
         if let name = access.name { object["name"] = .string(name) }

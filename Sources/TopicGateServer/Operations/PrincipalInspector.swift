@@ -16,6 +16,13 @@ struct PrincipalInspector: Sendable {
         let ownedThings: [ThingID]
         /// A thing's owners.
         let owners: [Owner]
+        /// A thing's layout position (`GATEWAY`, `END_NODE`, `STANDALONE`), when set.
+        var layoutPosition: String? = nil
+        /// An end node's gateway and connection.
+        var endNode: EndNode? = nil
+        /// A gateway's first end nodes (`endNodeLimit`), and whether it has more.
+        var endNodes: [EndNode] = []
+        var moreEndNodes = false
         /// Live installations, then revoked ones the broker still refuses (newest first).
         let installations: [(Installation, DevicePresence.Status)]
         /// The topics it may subscribe or send to, with the deciding rule.
@@ -35,6 +42,8 @@ struct PrincipalInspector: Sendable {
     var topicLimit = 10_000
     /// The most members of a group one answer names.
     static let memberLimit = 500
+    /// The most end nodes of a gateway one answer names.
+    static let endNodeLimit = 100
 
     /// Users, groups and things matching `text` (admin only).
     func search(caller: Caller, text: String, limit: Int) async throws -> [PrincipalMatch] {
@@ -51,6 +60,9 @@ struct PrincipalInspector: Sendable {
         let disabled: Bool
         var groups: [Group] = []
         var owners: [Owner] = []
+        var layoutPosition: String?
+        var endNode: EndNode?
+        var endNodes: (endNodes: [EndNode], next: String?) = ([], nil)
         switch principal {
         case .user(let id):
             guard let user = try await store.user(appID: appID, id: id) else {
@@ -66,6 +78,11 @@ struct PrincipalInspector: Sendable {
             name = thing.vendorThingID
             disabled = thing.disabled
             owners = try await store.owners(appID: appID, thing: id).sorted { $0.description < $1.description }
+            layoutPosition = thing.fields.layoutPosition
+            endNode = try await store.endNode(appID: appID, id: id)
+            if layoutPosition == "GATEWAY" {
+                endNodes = try await store.endNodes(appID: appID, gateway: id, limit: Self.endNodeLimit, after: nil)
+            }
         case .admin, .anonymous:
             throw KiiError.invalidInput("Name a user (user:ID) or a thing (thing:ID).", field: "principal")
         }
@@ -80,6 +97,8 @@ struct PrincipalInspector: Sendable {
         return Access(
             principal: principal, name: name, disabled: disabled, groups: groups,
             ownedThings: context.ownedThings.sorted { $0.rawValue < $1.rawValue }, owners: owners,
+            layoutPosition: layoutPosition, endNode: endNode, endNodes: endNodes.endNodes,
+            moreEndNodes: endNodes.next != nil,
             installations: try await
                 (store.liveInstallations(appID: appID, principals: [principal])
                 + store.revokedInstallations(appID: appID, principal: principal, now: time.seconds())).map {
