@@ -26,6 +26,35 @@ public struct ActionResults: JSONRequestBody, Hashable {
         state = outcomes.allSatisfy { $0 } ? .done : .incomplete
     }
 
+    /// True when the results are flat (`[{"<action>": {"succeeded": …}}]`), as the older C thing
+    /// SDK reports even a trait command's.
+    public var isFlat: Bool {
+        results.allSatisfy { result in
+            result.objectValue?.values.allSatisfy { $0.objectValue?["succeeded"] != nil } == true
+        }
+    }
+
+    /// Flat results grouped by the alias each action was sent under (`aliasOfAction`), so that
+    /// readers of a trait command find them where the SDKs look; an action the command did not
+    /// name is refused.
+    public func grouped(by aliasOfAction: [String: String]) throws(KiiError) -> ActionResults {
+        var order: [String] = []
+        var byAlias: [String: [JSONValue]] = [:]
+        for result in results {
+            for (name, outcome) in result.objectValue ?? [:] {
+                guard let alias = aliasOfAction[name] else {
+                    throw KiiError.invalidInput(
+                        "The command has no action '\(name)' to report a result for.", field: "actionResults")
+                }
+                if byAlias[alias] == nil { order.append(alias) }
+                byAlias[alias, default: []].append(.object([name: outcome]))
+            }
+        }
+        var grouped = self
+        grouped.results = order.map { .object([$0: .array(byAlias[$0] ?? [])]) }
+        return grouped
+    }
+
     /// Gathers the `succeeded` flags of every result object under `value`.
     static func collect(_ value: JSONValue, into outcomes: inout [Bool]) {
         switch value {

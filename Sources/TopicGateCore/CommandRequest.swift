@@ -31,13 +31,13 @@ public struct CommandRequest: JSONRequestBody, Hashable {
                 throw KiiError.invalidInput(
                     "actions[\(index)] must be an object naming an action (or a trait alias).", field: "actions")
             }
-            for (name, value) in object {
-                // The trait format nests a list of single-action objects under each alias.
-                if case .array(let list) = value, !list.allSatisfy({ $0.objectValue?.count == 1 }) {
-                    throw KiiError.invalidInput(
-                        "actions[\(index)].\(name) must list objects of one action each.", field: "actions")
-                }
-            }
+        }
+        // Either every entry groups actions under an alias, or none does.
+        let grouped = actions.map(Self.isAliasGroup)
+        if grouped.contains(true) && grouped.contains(false) {
+            throw KiiError.invalidInput(
+                "A command's actions are all grouped by trait alias ([{\"alias\":[{\"action\":value}]}]) or none "
+                    + "is; actions[\(grouped.firstIndex(of: false) ?? 0)] is not.", field: "actions")
         }
         self.actions = actions
         var extras: [String: JSONValue] = [:]
@@ -67,6 +67,29 @@ public struct CommandRequest: JSONRequestBody, Hashable {
             extras["schemaVersion"] = version
         }
         self.extras = extras
+    }
+
+    /// True when the actions are grouped by trait alias (Thing-IF v2's form).
+    public var isTraitForm: Bool { actions.allSatisfy(Self.isAliasGroup) }
+
+    /// `{"<alias>": [{"<action>": value}, …]}`: one member, a non-empty list of one-member objects.
+    static func isAliasGroup(_ action: JSONValue) -> Bool {
+        guard let object = action.objectValue, object.count == 1, case .array(let list)? = object.values.first,
+            !list.isEmpty
+        else { return false }
+        return list.allSatisfy { $0.objectValue?.count == 1 }
+    }
+
+    /// The alias each action name is grouped under (the first, when an action is under several).
+    public var aliasOfAction: [String: String] {
+        var aliases: [String: String] = [:]
+        for action in actions {
+            guard let (alias, list) = action.objectValue?.first, let list = list.arrayValue else { continue }
+            for entry in list {
+                if let name = entry.objectValue?.keys.first, aliases[name] == nil { aliases[name] = alias }
+            }
+        }
+        return aliases
     }
 
     /// `actions` and the extras, as JSON members.

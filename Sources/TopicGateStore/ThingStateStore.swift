@@ -1,16 +1,21 @@
 public import TopicGateCore
 
-/// What things report as their state: the latest, and a history kept for a retention period.
-/// Deleting a thing deletes its states.
+/// What things report as their state: the latest, and a history kept for a retention period;
+/// a trait thing's states are kept per trait alias. Deleting a thing deletes its states.
 public protocol ThingStateStore: Sendable {
-    /// Stores `record` and drops this thing's states older than `keepSince` (ms), and all but
-    /// its newest `keepAtMost`.
-    func recordState(appID: AppID, thing: ThingID, _ record: ThingStateRecord, keepSince: Int64, keepAtMost: Int)
+    /// Stores `records` together (a report of several trait aliases is several records) and drops
+    /// this thing's states older than `keepSince` (ms), and all but its newest `keepAtMost`; the
+    /// latest state of each alias (and the latest plain state) is always kept.
+    func recordState(appID: AppID, thing: ThingID, _ records: [ThingStateRecord], keepSince: Int64, keepAtMost: Int)
         async throws
     /// The state recorded last in time (of two at one millisecond, the one written last).
     func latestState(appID: AppID, thing: ThingID) async throws -> ThingStateRecord?
-    /// States recorded in `from...to` (ms), oldest first, at most `limit` and, past the first,
-    /// no more than `maximumBytes` of stored JSON; `complete` is false when a limit cut the page.
-    func stateHistory(appID: AppID, thing: ThingID, from: Int64, to: Int64, limit: Int, maximumBytes: Int) async throws
-        -> (states: [ThingStateRecord], complete: Bool)
+    /// The latest state of each alias (a nil alias: the latest plain state), newest first.
+    func latestStates(appID: AppID, thing: ThingID) async throws -> [ThingStateRecord]
+    /// States recorded in `from...to` (ms), oldest first, of `alias` only when given, at most
+    /// `limit` and, past the first, no more than `maximumBytes` of stored JSON; `complete` is
+    /// false when a limit cut the page.
+    func stateHistory(
+        appID: AppID, thing: ThingID, alias: String?, from: Int64, to: Int64, limit: Int, maximumBytes: Int
+    ) async throws -> (states: [ThingStateRecord], complete: Bool)
 }

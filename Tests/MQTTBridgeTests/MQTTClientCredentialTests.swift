@@ -8,13 +8,13 @@ import Testing
 /// anew for each CONNECT, and TLS with the broker's CA and a client certificate.
 @Suite("MQTTBridge credentials against a real broker")
 struct MQTTClientCredentialTests {
-    /// A superuser client of `broker` whose passwords live two seconds; `renewing`: signed anew
-    /// before each CONNECT, otherwise signed once.
+    /// A superuser client of `broker` whose passwords live five seconds (long enough to connect on
+    /// a loaded machine); `renewing`: signed anew before each CONNECT, otherwise signed once.
     static func shortLived(_ broker: BrokerProcess, renewing: Bool, clientID: String) throws -> MQTTClient {
         let signer = broker.signer
         @Sendable func password() -> String {
             let now = Int64(Date().timeIntervalSince1970)
-            return signer.gatewayPassword(username: "topicgate", issuedAt: now, expiresAt: now + 2)
+            return signer.gatewayPassword(username: "topicgate", issuedAt: now, expiresAt: now + 5)
         }
         var configuration = MQTTClientConfiguration(
             host: "127.0.0.1", port: broker.port, clientID: clientID, username: "topicgate", password: password(),
@@ -42,7 +42,7 @@ struct MQTTClientCredentialTests {
         #expect(await renewingEvents.next() == .connected)
         #expect(await onceEvents.next() == .connected)
         // Both first passwords have expired; connections made before stay up until the restart.
-        try await Task.sleep(for: .seconds(3))
+        try await Task.sleep(for: .seconds(6))
         try await broker.stop()
         try await broker.start()
         #expect(await renewingEvents.next() == .disconnected(expected: false))

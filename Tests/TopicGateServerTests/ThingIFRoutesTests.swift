@@ -120,7 +120,7 @@ struct ThingIFRoutesTests {
         "Bad commands get 400 with a clear errorCode",
         arguments: [
             #"{"issuer":"user:x"}"#, #"{"actions":[],"issuer":"user:x"}"#, #"{"actions":[1],"issuer":"user:x"}"#,
-            #"{"actions":[{}],"issuer":"user:x"}"#, #"{"actions":[{"a":[1]}],"issuer":"user:x"}"#,
+            #"{"actions":[{}],"issuer":"user:x"}"#, #"{"actions":[{"a":[{"x":1}]},{"b":1}],"issuer":"user:x"}"#,
             #"{"actions":[{"turn":true}]}"#, #"{"actions":[{"turn":true}],"issuer":"thing:x"}"#,
             JSONWriter.string([
                 "actions": [["turn": true]], "issuer": "user:x",
@@ -348,7 +348,8 @@ struct ThingIFRoutesTests {
             // An owner registers its thing's state too (a gateway agent may use its owner's token).
             #expect(
                 try await client.call(
-                    .put, path, token: scene.owner.token, contentType: "application/json", body: #"{"power":true}"#
+                    .put, path, token: scene.owner.token, contentType: "application/vnd.kii.MultipleTraitState+json",
+                    body: #"{"AirConditionerAlias":{"power":true}}"#
                 ).status == .noContent)
             #expect(states.first?.objectValue?["state"]?.objectValue?["temperature"] == 21)
             #expect(

@@ -58,24 +58,26 @@ struct ThingIFStoreTests {
         let store = try await newStore(engine)
         for (index, at) in [Int64(1000), 2000, 3000].enumerated() {
             try await store.recordState(
-                appID: appID, thing: thing, ThingStateRecord(state: ["n": .int(Int64(index))], recordedAt: at),
+                appID: appID, thing: thing, [ThingStateRecord(state: ["n": .int(Int64(index))], recordedAt: at)],
                 keepSince: 0, keepAtMost: 100)
         }
         #expect(try await store.latestState(appID: appID, thing: thing)?.state == ["n": 2])
         #expect(
             try await store.stateHistory(
-                appID: appID, thing: thing, from: 1500, to: 3000, limit: 10, maximumBytes: 1 << 20
+                appID: appID, thing: thing, alias: nil, from: 1500, to: 3000, limit: 10, maximumBytes: 1 << 20
             ).states.map(\.recordedAt) == [2000, 3000])
         #expect(
-            try await store.stateHistory(appID: appID, thing: thing, from: 0, to: .max, limit: 1, maximumBytes: 1 << 20)
-                .states.map(\.recordedAt) == [1000])
+            try await store.stateHistory(
+                appID: appID, thing: thing, alias: nil, from: 0, to: .max, limit: 1, maximumBytes: 1 << 20
+            )
+            .states.map(\.recordedAt) == [1000])
         // A new state with a cutoff after everything: only it remains.
         try await store.recordState(
-            appID: appID, thing: thing, ThingStateRecord(state: ["n": 3], recordedAt: 9000), keepSince: 9500,
+            appID: appID, thing: thing, [ThingStateRecord(state: ["n": 3], recordedAt: 9000)], keepSince: 9500,
             keepAtMost: 100)
         #expect(
             try await store.stateHistory(
-                appID: appID, thing: thing, from: 0, to: .max, limit: 10, maximumBytes: 1 << 20
+                appID: appID, thing: thing, alias: nil, from: 0, to: .max, limit: 10, maximumBytes: 1 << 20
             ).states.map(\.recordedAt) == [9000])
     }
 
@@ -84,7 +86,7 @@ struct ThingIFStoreTests {
         let store = try await newStore(engine)
         try await store.insertCommand(try command("c", at: 1))
         try await store.recordState(
-            appID: appID, thing: thing, ThingStateRecord(state: ["on": true], recordedAt: 1), keepSince: 0,
+            appID: appID, thing: thing, [ThingStateRecord(state: ["on": true], recordedAt: 1)], keepSince: 0,
             keepAtMost: 100)
         #expect(try await store.deleteThing(appID: appID, id: thing))
         #expect(try await store.command(appID: appID, id: "c") == nil)
@@ -102,21 +104,48 @@ struct ThingIFStoreTests {
                 "n": .int(Int64(index)), "pad": .string(String(repeating: "x", count: 100)),
             ]
             try await store.recordState(
-                appID: appID, thing: thing, ThingStateRecord(state: state, recordedAt: Int64(10_000 + index)),
+                appID: appID, thing: thing, [ThingStateRecord(state: state, recordedAt: Int64(10_000 + index))],
                 keepSince: 0,
                 keepAtMost: 4)
         }
         let all = try await store.stateHistory(
-            appID: appID, thing: thing, from: 0, to: .max, limit: 100, maximumBytes: 1 << 20)
+            appID: appID, thing: thing, alias: nil, from: 0, to: .max, limit: 100, maximumBytes: 1 << 20)
         #expect(all.states.map(\.recordedAt) == [10_006, 10_007, 10_008, 10_009])
         #expect(all.complete)
         let page = try await store.stateHistory(
-            appID: appID, thing: thing, from: 0, to: .max, limit: 100, maximumBytes: 250)
+            appID: appID, thing: thing, alias: nil, from: 0, to: .max, limit: 100, maximumBytes: 250)
         #expect(page.states.count == 2)
         #expect(!page.complete)
         let tiny = try await store.stateHistory(
-            appID: appID, thing: thing, from: 0, to: .max, limit: 100, maximumBytes: 1)
+            appID: appID, thing: thing, alias: nil, from: 0, to: .max, limit: 100, maximumBytes: 1)
         #expect(tiny.states.count == 1)
         #expect(!tiny.complete)
+    }
+
+    @Test(
+        "Trait states per alias: the latest of each alias, an alias's history, and retention that keeps each alias's latest",
+        arguments: StoreEngine.allCases)
+    func traitStates(_ engine: StoreEngine) async throws {
+        let store = try await newStore(engine)
+        func record(_ alias: String, _ value: Int64, at: Int64) -> ThingStateRecord {
+            ThingStateRecord(state: ["v": .int(value)], recordedAt: at, alias: alias)
+        }
+        try await store.recordState(
+            appID: appID, thing: thing, [record("power", 1, at: 100), record("climate", 20, at: 100)], keepSince: 0,
+            keepAtMost: 100)
+        try await store.recordState(
+            appID: appID, thing: thing, [record("climate", 21, at: 200)], keepSince: 0, keepAtMost: 100)
+        let latest = try await store.latestStates(appID: appID, thing: thing)
+        #expect(Set(latest.map { "\($0.alias ?? "-")=\($0.state["v"]?.intValue ?? 0)" }) == ["power=1", "climate=21"])
+        #expect(latest.first?.alias == "climate")
+        let climate = try await store.stateHistory(
+            appID: appID, thing: thing, alias: "climate", from: 0, to: .max, limit: 10, maximumBytes: 1 << 20)
+        #expect(climate.states.map { $0.state["v"]?.intValue } == [20, 21])
+        // Long past retention: each alias keeps its latest state, nothing older.
+        try await store.recordState(
+            appID: appID, thing: thing, [record("climate", 22, at: 900)], keepSince: 500, keepAtMost: 100)
+        let kept = try await store.stateHistory(
+            appID: appID, thing: thing, alias: nil, from: 0, to: .max, limit: 10, maximumBytes: 1 << 20)
+        #expect(kept.states.map { "\($0.alias ?? "-")=\($0.state["v"]?.intValue ?? 0)" } == ["power=1", "climate=22"])
     }
 }

@@ -82,6 +82,13 @@ struct CommandService: Sendable {
         if known == nil { known = try await store.commandIssuer(appID: caller.appID, id: id) }
         guard let (commandThing, issuer) = known, commandThing == thing.id
         else { throw Self.notFound(id, of: thing) }
+        // Flat results of a trait command (the older C thing SDK's) are stored grouped by alias.
+        var results = results
+        if results.isFlat, let command = try await store.command(appID: caller.appID, id: id),
+            command.request.isTraitForm
+        {
+            results = try results.grouped(by: command.request.aliasOfAction)
+        }
         let now = time.now()
         let members: [UserID] =
             if case .group(let group) = issuer {

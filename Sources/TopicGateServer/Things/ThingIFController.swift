@@ -62,30 +62,70 @@ struct ThingIFController<Context: CallerRequestContext>: Sendable {
         }
         target.put("states") { request, context in
             let (caller, thing) = try resolve(context)
-            let report = try await body.decode(StateReportRequest.self, from: request, emptyAllowed: true)
-            try await states.report(caller: caller, thing: thing, request: report)
+            if MediaTypeName(request).contains("multipletraitstate") {
+                let report = try TraitStateReport(aliases: try await body.object(request, emptyAllowed: true))
+                try await states.report(caller: caller, thing: thing, traits: report)
+            } else {
+                let report = try await body.decode(StateReportRequest.self, from: request, emptyAllowed: true)
+                try await states.report(caller: caller, thing: thing, request: report)
+            }
             return JSONResponse.noContent()
         }
         target.get("states") { request, context in
             let (caller, thing) = try resolve(context)
-            return JSONResponse.ok(.object(try await states.latest(caller: caller, thing: thing).state))
+            return JSONResponse.ok(.object(try await states.latest(caller: caller, thing: thing)))
+        }
+        target.put("states/aliases/:alias") { request, context in
+            let (caller, thing) = try resolve(context)
+            let report = try TraitStateReport(
+                alias: try context.parameters.require("alias"), body: try await body.object(request, emptyAllowed: true)
+            )
+            try await states.report(caller: caller, thing: thing, traits: report)
+            return JSONResponse.noContent()
+        }
+        target.get("states/aliases/:alias") { request, context in
+            let (caller, thing) = try resolve(context)
+            return JSONResponse.ok(
+                .object(
+                    try await states.latest(
+                        caller: caller, thing: thing, alias: try context.parameters.require("alias"))))
+        }
+        // Extension: one alias's history, as `…/states/history` below.
+        target.get("states/aliases/:alias/history") { request, context in
+            let (caller, thing) = try resolve(context)
+            return try await history(
+                request, caller: caller, thing: thing, alias: try context.parameters.require("alias"))
         }
         // Extension: `GET …/states/history?from=&to=&limit=` (ms, inclusive; oldest first). A
         // page holds at most `limit` states and about 1 MiB; `complete: false` says to ask again.
         target.get("states/history") { request, context in
             let (caller, thing) = try resolve(context)
-            let query = request.uri.queryParameters
-            let from = try Self.nonNegative(query.get("from"), "from")
-            let to = try Self.nonNegative(query.get("to"), "to")
-            let limit = try Self.nonNegative(query.get("limit"), "limit").map { Int(clamping: $0) }
-            let page = try await states.history(caller: caller, thing: thing, from: from, to: to, limit: limit)
-            return JSONResponse.ok(
-                .object([
-                    "states": .array(
-                        page.states.map { .object(["recordedAt": .int($0.recordedAt), "state": .object($0.state)]) }),
-                    "complete": .bool(page.complete),
-                ]))
+            return try await history(request, caller: caller, thing: thing, alias: nil)
         }
+    }
+
+    /// A history page: `{"states":[{"recordedAt","state"}],"complete"}`; without an alias, a
+    /// trait alias's state is listed under its alias.
+    private func history(_ request: Request, caller: Caller, thing: ThingReference, alias: String?) async throws
+        -> Response
+    {
+        let query = request.uri.queryParameters
+        let from = try Self.nonNegative(query.get("from"), "from")
+        let to = try Self.nonNegative(query.get("to"), "to")
+        let limit = try Self.nonNegative(query.get("limit"), "limit").map { Int(clamping: $0) }
+        let page = try await states.history(
+            caller: caller, thing: thing, alias: alias, from: from, to: to, limit: limit)
+        return JSONResponse.ok(
+            .object([
+                "states": .array(
+                    page.states.map {
+                        .object([
+                            "recordedAt": .int($0.recordedAt),
+                            "state": .object(alias == nil ? $0.listedState : $0.state),
+                        ])
+                    }),
+                "complete": .bool(page.complete),
+            ]))
     }
 
     private func resolve(_ context: Context) throws -> (Caller, ThingReference) {

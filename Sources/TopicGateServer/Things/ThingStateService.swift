@@ -20,14 +20,27 @@ struct ThingStateService: Sendable {
     /// The most stored JSON one history page carries (at least one state).
     static let historyPageBytes = 1 << 20
 
-    /// A report over HTTP: by the thing itself, an end node's gateway, or one who manages the
-    /// thing (its owners, the admin: a gateway agent may report with its owner's token).
+    /// A plain report over HTTP: by the thing itself, an end node's gateway, or one who manages
+    /// the thing (its owners, the admin: a gateway agent may report with its owner's token).
     func report(caller: Caller, thing reference: ThingReference, request: StateReportRequest) async throws {
+        let thing = try await reporting(caller: caller, reference)
+        try await record(appID: caller.appID, thing: thing.id, [ThingStateRecord(state: request.state, recordedAt: 0)])
+    }
+
+    /// A trait report over HTTP (every alias, or one), by the same callers.
+    func report(caller: Caller, thing reference: ThingReference, traits: TraitStateReport) async throws {
+        let thing = try await reporting(caller: caller, reference)
+        try await record(
+            appID: caller.appID, thing: thing.id,
+            traits.states.map { ThingStateRecord(state: $0.state, recordedAt: 0, alias: $0.alias) })
+    }
+
+    private func reporting(caller: Caller, _ reference: ThingReference) async throws -> Thing {
         let thing = try await things.find(caller: caller, reference: reference)
         if try await !gateways.speaksFor(caller, thing: thing.id) {
             try await things.requireManager(caller, thing, to: "report another thing's state")
         }
-        try await record(appID: caller.appID, thing: thing.id, state: request.state)
+        return thing
     }
 
     /// A state published on MQTT to `<mqttTopic>/state` (the broker lets only that device
@@ -48,38 +61,73 @@ struct ThingStateService: Sendable {
                 return
             }
             let report = try StateReportRequest(payload: try? JSONReader.value(payload))
-            try await record(appID: installation.appID, thing: thing, state: report.state, at: receivedAt)
+            // A trait thing publishes every alias at once.
+            let records: [ThingStateRecord]
+            if TraitStateReport.isAliasMap(report.state),
+                try await store.latestState(appID: installation.appID, thing: thing)?.alias != nil
+            {
+                records = try TraitStateReport(aliases: report.state).states.map {
+                    ThingStateRecord(state: $0.state, recordedAt: 0, alias: $0.alias)
+                }
+            } else {
+                records = [ThingStateRecord(state: report.state, recordedAt: 0)]
+            }
+            try await record(appID: installation.appID, thing: thing, records, at: receivedAt)
         } catch {
             logger.info("State published over MQTT dropped", metadata: ["topic": "\(topic)", "error": "\(error)"])
         }
     }
 
-    func latest(caller: Caller, thing reference: ThingReference) async throws -> ThingStateRecord {
+    /// The latest state as `GET …/states` answers it: a plain thing's last state, or a trait
+    /// thing's latest state of each alias under its alias.
+    func latest(caller: Caller, thing reference: ThingReference) async throws -> [String: JSONValue] {
         let thing = try await readableThing(caller: caller, reference)
-        guard let state = try await store.latestState(appID: caller.appID, thing: thing.id) else {
-            throw KiiError(
-                .stateNotFound, "Thing \(thing.id.rawValue) has reported no state yet.",
-                context: ["thingID": .string(thing.id.rawValue)])
-        }
-        return state
+        let latest = try await store.latestStates(appID: caller.appID, thing: thing.id)
+        guard let newest = latest.first else { throw Self.noState(thing.id) }
+        guard newest.alias != nil else { return newest.state }
+        var states: [String: JSONValue] = [:]
+        for record in latest { if let alias = record.alias { states[alias] = .object(record.state) } }
+        return states
+    }
+
+    /// One trait alias's latest state.
+    func latest(caller: Caller, thing reference: ThingReference, alias: String) async throws -> [String: JSONValue] {
+        let thing = try await readableThing(caller: caller, reference)
+        guard
+            let record = try await store.latestStates(appID: caller.appID, thing: thing.id).first(where: {
+                $0.alias == alias
+            })
+        else { throw Self.noState(thing.id, alias: alias) }
+        return record.state
+    }
+
+    static func noState(_ thing: ThingID, alias: String? = nil) -> KiiError {
+        KiiError(
+            .stateNotFound,
+            "Thing \(thing.rawValue) has reported no state\(alias.map { " for alias \($0)" } ?? "") yet.",
+            context: ["thingID": .string(thing.rawValue)])
     }
 
     /// A page of the history; `complete` is false when the count or the page's byte budget
     /// cut it (ask again from the last `recordedAt`).
-    func history(caller: Caller, thing reference: ThingReference, from: Int64?, to: Int64?, limit: Int?) async throws
-        -> (states: [ThingStateRecord], complete: Bool)
-    {
+    func history(
+        caller: Caller, thing reference: ThingReference, alias: String? = nil, from: Int64?, to: Int64?, limit: Int?
+    ) async throws -> (states: [ThingStateRecord], complete: Bool) {
         let thing = try await readableThing(caller: caller, reference)
         let limit = min(max(limit ?? 100, 1), Self.historyLimit)
         return try await store.stateHistory(
-            appID: caller.appID, thing: thing.id, from: from ?? 0, to: to ?? Int64.max, limit: limit,
+            appID: caller.appID, thing: thing.id, alias: alias, from: from ?? 0, to: to ?? Int64.max, limit: limit,
             maximumBytes: Self.historyPageBytes)
     }
 
-    /// Stores a state within the caps: its size (400 naming the limit), the thing's rate (429)
-    /// and its row cap (the oldest rows go).
-    private func record(appID: AppID, thing: ThingID, state: [String: JSONValue], at time: Int64? = nil) async throws {
-        let size = JSONWriter.bytes(.object(state)).count
+    /// Stores a report within the caps: its size (400 naming the limit), the thing's rate (429)
+    /// and its row cap (the oldest rows go). A thing reports in one form: once it reported by
+    /// trait alias, a plain state is refused (`INVALID_INPUT_DATA`); a plain thing may move to
+    /// traits (new firmware).
+    private func record(appID: AppID, thing: ThingID, _ records: [ThingStateRecord], at time: Int64? = nil)
+        async throws
+    {
+        let size = records.reduce(0) { $0 + JSONWriter.bytes(.object($1.state)).count }
         guard size <= abuse.controls.maximumStateBytes else {
             var error = KiiError.invalidInput(
                 "The state is \(size) bytes; a state may be at most \(abuse.controls.maximumStateBytes) bytes.",
@@ -87,11 +135,20 @@ struct ThingStateService: Sendable {
             error.context["maximumBytes"] = .int(Int64(abuse.controls.maximumStateBytes))
             throw error
         }
+        if records.contains(where: { $0.alias == nil }),
+            try await store.latestState(appID: appID, thing: thing)?.alias != nil
+        {
+            throw KiiError.invalidInput(
+                "This thing reports its state by trait alias: PUT …/states with "
+                    + "application/vnd.kii.MultipleTraitState+json, or …/states/aliases/{alias} with "
+                    + "application/vnd.kii.TraitState+json.", field: "state")
+        }
         try await abuse.admitState(appID: appID, thing: thing)
         let now = time ?? self.time.now()
         try await store.recordState(
-            appID: appID, thing: thing, ThingStateRecord(state: state, recordedAt: now), keepSince: now - retention,
-            keepAtMost: abuse.controls.maximumStatesPerThing)
+            appID: appID, thing: thing,
+            records.map { ThingStateRecord(state: $0.state, recordedAt: now, alias: $0.alias) },
+            keepSince: now - retention, keepAtMost: abuse.controls.maximumStatesPerThing)
     }
 
     /// The thing itself, its owners and the admin read its state.

@@ -2,28 +2,47 @@ import PostgresNIO
 public import TopicGateCore
 
 extension PostgresStore: ThingStateStore {
-    public func recordState(appID: AppID, thing: ThingID, _ record: ThingStateRecord, keepSince: Int64, keepAtMost: Int)
-        async throws
-    {
+    public func recordState(
+        appID: AppID, thing: ThingID, _ records: [ThingStateRecord], keepSince: Int64, keepAtMost: Int
+    ) async throws {
         try await write { connection in
-            try await connection.run(
-                """
-                INSERT INTO thing_states (app_id, thing_id, state, recorded_at)
-                VALUES (\(appID), \(thing), \(JSONWriter.string(.object(record.state))), \(record.recordedAt))
-                """)
-            // Retention, but never the latest state.
+            for record in records {
+                try await connection.run(
+                    """
+                    INSERT INTO thing_states (app_id, thing_id, state, recorded_at, alias)
+                    VALUES (\(appID), \(thing), \(JSONWriter.string(.object(record.state))), \(record.recordedAt),
+                        \(record.alias))
+                    """)
+            }
+            // Retention, but never the latest state of an alias (or the latest plain state).
             try await connection.run(
                 """
                 DELETE FROM thing_states WHERE app_id = \(appID) AND thing_id = \(thing) AND recorded_at < \(keepSince)
-                    AND sequence <> (SELECT MAX(sequence) FROM thing_states WHERE app_id = \(appID) AND thing_id = \(thing))
+                    AND sequence NOT IN (SELECT MAX(sequence) FROM thing_states
+                        WHERE app_id = \(appID) AND thing_id = \(thing) GROUP BY alias)
                 """)
-            // The row cap: all but the newest `keepAtMost`.
+            // The row cap: all but the newest `keepAtMost`, and the latest of each alias.
             try await connection.run(
                 """
                 DELETE FROM thing_states WHERE app_id = \(appID) AND thing_id = \(thing) AND sequence <=
                     (SELECT sequence FROM thing_states WHERE app_id = \(appID) AND thing_id = \(thing)
                      ORDER BY sequence DESC LIMIT 1 OFFSET \(max(1, keepAtMost)))
+                    AND sequence NOT IN (SELECT MAX(sequence) FROM thing_states
+                        WHERE app_id = \(appID) AND thing_id = \(thing) GROUP BY alias)
                 """)
+        }
+    }
+
+    public func latestStates(appID: AppID, thing: ThingID) async throws -> [ThingStateRecord] {
+        try await read { connection in
+            try await connection.rows(
+                """
+                SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY alias
+                    ORDER BY recorded_at DESC, sequence DESC) AS newest
+                FROM thing_states WHERE app_id = \(appID) AND thing_id = \(thing)) AS latest
+                WHERE newest = 1 ORDER BY recorded_at DESC, sequence DESC
+                """
+            ).compactMap(Self.stateRecord)
         }
     }
 
@@ -38,14 +57,15 @@ extension PostgresStore: ThingStateStore {
         }
     }
 
-    public func stateHistory(appID: AppID, thing: ThingID, from: Int64, to: Int64, limit: Int, maximumBytes: Int)
-        async throws -> (states: [ThingStateRecord], complete: Bool)
-    {
+    public func stateHistory(
+        appID: AppID, thing: ThingID, alias: String?, from: Int64, to: Int64, limit: Int, maximumBytes: Int
+    ) async throws -> (states: [ThingStateRecord], complete: Bool) {
         try await read { connection in
             let rows = try await connection.rows(
                 """
                 SELECT * FROM thing_states
                 WHERE app_id = \(appID) AND thing_id = \(thing) AND recorded_at BETWEEN \(from) AND \(to)
+                    AND (\(alias)::text IS NULL OR alias = \(alias))
                 ORDER BY recorded_at, sequence LIMIT \(limit + 1)
                 """)
             var states: [ThingStateRecord] = []
@@ -62,6 +82,6 @@ extension PostgresStore: ThingStateStore {
 
     static func stateRecord(_ row: PostgresColumns) throws -> ThingStateRecord? {
         guard let state = try? JSONReader.object(Array(try row("state", as: String.self).utf8)) else { return nil }
-        return ThingStateRecord(state: state, recordedAt: try row("recorded_at"))
+        return ThingStateRecord(state: state, recordedAt: try row("recorded_at"), alias: try row("alias"))
     }
 }

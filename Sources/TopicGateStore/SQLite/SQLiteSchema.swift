@@ -314,8 +314,8 @@ enum SQLiteSchema {
                     CREATE INDEX acl_audit_age ON acl_audit(at);
                     """)
         }
-        migrator.registerMigration("v12-end-nodes") { db in
-            // Thing-IF gateways and the end nodes they relay for.
+        migrator.registerMigration("v12-gateways-and-traits") { db in
+            // Thing-IF gateways and the end nodes they relay for; states kept per trait alias.
             try db.execute(sql: SQLiteSchema.endNodes)
         }
         return migrator
@@ -353,5 +353,7 @@ enum SQLiteSchema {
             FOREIGN KEY (app_id, gateway_id) REFERENCES things(app_id, thing_id) ON DELETE CASCADE
         );
         CREATE INDEX end_nodes_gateway ON end_nodes(app_id, gateway_id, end_node_id);
+        ALTER TABLE thing_states ADD COLUMN alias TEXT;
+        CREATE INDEX thing_states_alias ON thing_states(app_id, thing_id, alias, recorded_at);
         """
 }

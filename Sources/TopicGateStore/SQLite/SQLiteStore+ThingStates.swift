@@ -3,30 +3,54 @@ import GRDB
 public import TopicGateCore
 
 extension SQLiteStore: ThingStateStore {
-    public func recordState(appID: AppID, thing: ThingID, _ record: ThingStateRecord, keepSince: Int64, keepAtMost: Int)
-        async throws
-    {
+    public func recordState(
+        appID: AppID, thing: ThingID, _ records: [ThingStateRecord], keepSince: Int64, keepAtMost: Int
+    ) async throws {
         try await write { db in
-            try db.cachedStatement(
-                sql: "INSERT INTO thing_states (app_id, thing_id, state, recorded_at) VALUES (?, ?, ?, ?)"
-            ).execute(arguments: [
-                appID.rawValue, thing.rawValue, JSONWriter.string(.object(record.state)), record.recordedAt,
-            ])
-            // Retention, but never the latest state.
+            for record in records {
+                try db.cachedStatement(
+                    sql: "INSERT INTO thing_states (app_id, thing_id, state, recorded_at, alias) VALUES (?, ?, ?, ?, ?)"
+                ).execute(arguments: [
+                    appID.rawValue, thing.rawValue, JSONWriter.string(.object(record.state)), record.recordedAt,
+                    record.alias,
+                ])
+            }
+            // Retention, but never the latest state of an alias (or the latest plain state).
             try db.cachedStatement(
                 sql: """
                     DELETE FROM thing_states WHERE app_id = ? AND thing_id = ? AND recorded_at < ?
-                    AND sequence <> (SELECT MAX(sequence) FROM thing_states WHERE app_id = ? AND thing_id = ?)
+                    AND sequence NOT IN (SELECT MAX(sequence) FROM thing_states WHERE app_id = ? AND thing_id = ?
+                        GROUP BY alias)
                     """
             ).execute(arguments: [appID.rawValue, thing.rawValue, keepSince, appID.rawValue, thing.rawValue])
-            // The row cap: all but the newest `keepAtMost`.
+            // The row cap: all but the newest `keepAtMost`, and the latest of each alias.
             try db.cachedStatement(
                 sql: """
                     DELETE FROM thing_states WHERE app_id = ? AND thing_id = ? AND sequence <=
                         (SELECT sequence FROM thing_states WHERE app_id = ? AND thing_id = ?
                          ORDER BY sequence DESC LIMIT 1 OFFSET ?)
+                    AND sequence NOT IN (SELECT MAX(sequence) FROM thing_states WHERE app_id = ? AND thing_id = ?
+                        GROUP BY alias)
                     """
-            ).execute(arguments: [appID.rawValue, thing.rawValue, appID.rawValue, thing.rawValue, max(1, keepAtMost)])
+            ).execute(arguments: [
+                appID.rawValue, thing.rawValue, appID.rawValue, thing.rawValue, max(1, keepAtMost), appID.rawValue,
+                thing.rawValue,
+            ])
+        }
+    }
+
+    public func latestStates(appID: AppID, thing: ThingID) async throws -> [ThingStateRecord] {
+        try await read { db in
+            try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY alias
+                            ORDER BY recorded_at DESC, sequence DESC) AS newest
+                        FROM thing_states WHERE app_id = ? AND thing_id = ?)
+                        WHERE newest = 1 ORDER BY recorded_at DESC, sequence DESC
+                        """),
+                arguments: [appID.rawValue, thing.rawValue]
+            ).compactMap(Self.stateRecord)
         }
     }
 
@@ -42,17 +66,18 @@ extension SQLiteStore: ThingStateStore {
         }
     }
 
-    public func stateHistory(appID: AppID, thing: ThingID, from: Int64, to: Int64, limit: Int, maximumBytes: Int)
-        async throws -> (states: [ThingStateRecord], complete: Bool)
-    {
+    public func stateHistory(
+        appID: AppID, thing: ThingID, alias: String?, from: Int64, to: Int64, limit: Int, maximumBytes: Int
+    ) async throws -> (states: [ThingStateRecord], complete: Bool) {
         try await read { db in
             let rows = try Row.fetchCursor(
                 db.cachedStatement(
                     sql: """
                         SELECT * FROM thing_states WHERE app_id = ? AND thing_id = ? AND recorded_at BETWEEN ? AND ?
+                        AND (? IS NULL OR alias = ?)
                         ORDER BY recorded_at, sequence LIMIT ?
                         """),
-                arguments: [appID.rawValue, thing.rawValue, from, to, limit + 1])
+                arguments: [appID.rawValue, thing.rawValue, from, to, alias, alias, limit + 1])
             var states: [ThingStateRecord] = []
             var bytes = 0
             while let row = try rows.next() {
@@ -67,6 +92,6 @@ extension SQLiteStore: ThingStateStore {
 
     static func stateRecord(_ row: Row) -> ThingStateRecord? {
         guard let state = try? JSONReader.object(Array((row["state"] as String).utf8)) else { return nil }
-        return ThingStateRecord(state: state, recordedAt: row["recorded_at"])
+        return ThingStateRecord(state: state, recordedAt: row["recorded_at"], alias: row["alias"])
     }
 }

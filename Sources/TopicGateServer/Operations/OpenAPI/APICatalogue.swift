@@ -418,9 +418,21 @@ enum APICatalogue {
                     object(["actionResults": ["type": "array", "items": anyObject]], required: ["actionResults"]),
                     "application/vnd.kii.CommandResultsUpdateRequest+json"), success: [204]),
             Op(
-                method: "put", path: target + "/states", summary: "The thing reports its state", tag: "Thing-IF",
-                credentials: anyone, body: json(anyObject, "application/vnd.kii.MultipleTraitState+json"),
+                method: "put", path: target + "/states",
+                summary: "The thing (an owner, an end node's gateway) reports its state: plain, or every trait alias",
+                tag: "Thing-IF", credentials: anyone,
+                body: json(anyObject, "application/vnd.kii.MultipleTraitState+json"), success: [204]),
+            Op(
+                method: "put", path: target + "/states/aliases/{alias}", summary: "One trait alias's state",
+                tag: "Thing-IF", credentials: anyone, body: json(anyObject, "application/vnd.kii.TraitState+json"),
                 success: [204]),
+            Op(
+                method: "get", path: target + "/states/aliases/{alias}", summary: "One trait alias's latest state",
+                tag: "Thing-IF", credentials: anyone, success: [200]),
+            Op(
+                method: "get", path: target + "/states/aliases/{alias}/history",
+                summary: "One trait alias's state history, oldest first", tag: "Thing-IF", credentials: anyone,
+                query: [("from", integer), ("to", integer), ("limit", integer)], success: [200]),
             Op(
                 method: "get", path: target + "/states", summary: "A thing's latest state", tag: "Thing-IF",
                 credentials: anyone, success: [200]),
