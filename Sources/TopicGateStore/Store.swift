@@ -4,7 +4,7 @@
 public protocol Store: AppStore, UserStore, TokenStore, GroupStore, ThingStore, TopicStore, InstallationStore,
     OutboxStore,
     CommandStore, ThingStateStore, AccountLinkStore, SecurityAuditStore, JobLeaseStore, AbuseRecordStore, OperatorStore,
-    DeliveryTraceStore, EndNodeStore
+    DeliveryTraceStore, EndNodeStore, QueryStore
 {
     /// Moves on with every committed change that can alter access, when the store sees them
     /// all at once; nil when it cannot (then nothing about access may be cached).

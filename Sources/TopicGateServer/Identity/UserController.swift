@@ -34,6 +34,13 @@ struct UserController<Context: CallerRequestContext>: Sendable {
                     caller: caller, reference: try context.parameters.userReference(appID: caller.appID)),
                 mediaType: "application/vnd.kii.UserDataRetrievalResponse+json")
         }
+        group.post("users/query") { request, context in
+            let caller = try context.caller
+            let query = try QueryRequest(envelope: "userQuery", body: try await body.object(request))
+            return JSONResponse.ok(
+                try await users.query(caller: caller, request: query),
+                mediaType: "application/vnd.kii.UserQueryResponse+json")
+        }
         group.post("users/:user") { request, context in
             let caller = try context.caller
             let reference = try context.parameters.userReference(appID: caller.appID)

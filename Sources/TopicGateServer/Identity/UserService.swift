@@ -107,6 +107,19 @@ struct UserService: Sendable {
         return user
     }
 
+    /// `POST …/users/query` (the admin): a page of the app's users matching Kii's clauses.
+    func query(caller: Caller, request: QueryRequest) async throws -> JSONValue {
+        guard caller.principal == .admin else { throw caller.denied("query users; only the admin may") }
+        let page = try await store.queryUsers(appID: caller.appID, request)
+        var answer: [String: JSONValue] = [
+            "queryDescription": .string("WHERE \(request.clause.summary)"), "results": .array(page.users.map(\.json)),
+        ]
+        if page.more {
+            answer["nextPaginationKey"] = .string(String(try QuerySQL.offset(request.paginationKey) + request.limit))
+        }
+        return .object(answer)
+    }
+
     /// Changes the password and revokes every other token of the user. The user must give
     /// its old password; the admin need not.
     func changePassword(caller: Caller, reference: UserReference, request: PasswordChangeRequest) async throws {

@@ -19,6 +19,13 @@ struct ThingController<Context: CallerRequestContext>: Sendable {
                 .object(json), mediaType: "application/vnd.kii.ThingRegistrationResponse+json",
                 location: location("/api/apps/\(caller.appID.rawValue)/things/\(thing.id.rawValue)"))
         }
+        group.post("things/query") { request, context in
+            let caller = try context.caller
+            let query = try QueryRequest(envelope: "thingQuery", body: try await body.object(request))
+            return JSONResponse.ok(
+                try await things.query(caller: caller, request: query),
+                mediaType: "application/vnd.kii.ThingQueryResponse+json")
+        }
         group.get("things/:thing") { request, context in
             let caller = try context.caller
             let thing = try await things.read(caller: caller, reference: try reference(context))

@@ -76,6 +76,31 @@ struct ThingService: Sendable {
         try await status.change(.thing(thing.id), request, caller: caller)
     }
 
+    /// `POST …/things/query`: the admin queries every thing; a user only things it owns, itself
+    /// or through a group, which its clauses must say (Kii's rule); things and anonymous callers
+    /// may not query.
+    func query(caller: Caller, request: QueryRequest) async throws -> JSONValue {
+        switch caller.principal {
+        case .admin: break
+        case .user(let user):
+            let owners = Set(try await memberGroups(caller).map(Owner.group)).union([.user(user)])
+            guard request.clause.restricts(toOwners: owners) else {
+                throw caller.denied(
+                    "query things without limiting them to its own (a userOwners or groupOwners clause naming itself "
+                        + "or its groups)")
+            }
+        default: throw caller.denied("query things")
+        }
+        let page = try await store.queryThings(appID: caller.appID, request)
+        var results: [JSONValue] = []
+        for thing in page.things { results.append(try await json(of: thing)) }
+        var answer: [String: JSONValue] = ["results": .array(results)]
+        if page.more {
+            answer["nextPaginationKey"] = .string(String(try QuerySQL.offset(request.paginationKey) + request.limit))
+        }
+        return .object(answer)
+    }
+
     /// Registrations by anyone but the admin count like sign-ups.
     func admitSignup(_ caller: Caller) async throws {
         if caller.principal != .admin { try await abuse.admitSignup(appID: caller.appID, address: caller.address) }

@@ -11,7 +11,7 @@ enum PostgresSchema {
         ("v3-brokers", version3),
         ("v4-console", version4),
         ("v5-quotas", version5),
-        ("v6-gateways-and-traits", version6),
+        ("v6-gateways-traits-queries", version6),
     ]
 
     /// Applies the migrations the database has not seen. A transaction-scoped advisory lock makes
@@ -91,7 +91,8 @@ enum PostgresSchema {
         CREATE INDEX acl_audit_age ON acl_audit(at);
         """
 
-    /// Thing-IF gateways and the end nodes they relay for; states kept per trait alias.
+    /// Thing-IF gateways and the end nodes they relay for; states kept per trait alias; indexes
+    /// for the user and thing queries.
     static let version6 = """
         CREATE TABLE end_nodes (
             app_id TEXT NOT NULL,
@@ -107,6 +108,9 @@ enum PostgresSchema {
         CREATE INDEX end_nodes_gateway ON end_nodes(app_id, gateway_id, end_node_id);
         ALTER TABLE thing_states ADD COLUMN alias TEXT;
         CREATE INDEX thing_states_alias ON thing_states(app_id, thing_id, alias, recorded_at);
+        CREATE INDEX users_display_name ON users(app_id, display_name) WHERE display_name IS NOT NULL;
+        CREATE INDEX users_created ON users(app_id, created_at);
+        CREATE INDEX things_type ON things(app_id, (fields::jsonb ->> '_thingType'));
         """
 
     static let version1 = """

@@ -314,9 +314,10 @@ enum SQLiteSchema {
                     CREATE INDEX acl_audit_age ON acl_audit(at);
                     """)
         }
-        migrator.registerMigration("v12-gateways-and-traits") { db in
-            // Thing-IF gateways and the end nodes they relay for; states kept per trait alias.
-            try db.execute(sql: SQLiteSchema.endNodes)
+        migrator.registerMigration("v12-gateways-traits-queries") { db in
+            // Thing-IF gateways and the end nodes they relay for; states kept per trait alias;
+            // indexes for the user and thing queries.
+            try db.execute(sql: SQLiteSchema.gatewaysTraitsQueries)
         }
         return migrator
     }
@@ -340,7 +341,7 @@ enum SQLiteSchema {
         CREATE INDEX push_deliveries_age ON push_deliveries(at);
         """
 
-    static let endNodes = """
+    static let gatewaysTraitsQueries = """
         CREATE TABLE end_nodes (
             app_id TEXT NOT NULL,
             end_node_id TEXT NOT NULL,
@@ -355,5 +356,8 @@ enum SQLiteSchema {
         CREATE INDEX end_nodes_gateway ON end_nodes(app_id, gateway_id, end_node_id);
         ALTER TABLE thing_states ADD COLUMN alias TEXT;
         CREATE INDEX thing_states_alias ON thing_states(app_id, thing_id, alias, recorded_at);
+        CREATE INDEX users_display_name ON users(app_id, display_name) WHERE display_name IS NOT NULL;
+        CREATE INDEX users_created ON users(app_id, created_at);
+        CREATE INDEX things_type ON things(app_id, json_extract(fields, '$._thingType'));
         """
 }

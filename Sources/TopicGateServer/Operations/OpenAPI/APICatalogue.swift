@@ -146,6 +146,10 @@ enum APICatalogue {
                     userFields, "application/vnd.kii.RegistrationAndAuthorizationRequest+json",
                     "application/vnd.kii.RegistrationRequest+json", required: false), success: [201]),
             Op(
+                method: "post", path: app + "/users/query", summary: "Query users with Kii's clauses (admin)",
+                tag: "Identity", credentials: anyone,
+                body: json(query("userQuery"), "application/vnd.kii.UserQueryRequest+json"), success: [200]),
+            Op(
                 method: "get", path: app + "/users/{user}", summary: "A user (me, an ID, LOGIN_NAME:, EMAIL:, PHONE:)",
                 tag: "Identity", credentials: anyone, success: [200]),
             Op(
@@ -244,6 +248,16 @@ enum APICatalogue {
         ]
     }
 
+    /// A query body: `{"<envelope>": {"clause", "orderBy", "descending"}, "bestEffortLimit",
+    /// "paginationKey"}`.
+    static func query(_ envelope: String) -> JSONValue {
+        object(
+            [
+                envelope: object(["clause": anyObject, "orderBy": string, "descending": boolean], required: []),
+                "bestEffortLimit": ["type": ["integer", "string"]], "paginationKey": string,
+            ], required: [envelope])
+    }
+
     static var things: [Op] {
         let thing = app + "/things/{thing}"
         return [
@@ -253,6 +267,12 @@ enum APICatalogue {
                 body: json(
                     thingFields, "application/vnd.kii.ThingRegistrationAndAuthorizationRequest+json",
                     "application/vnd.kii.ThingRegistrationRequest+json"), success: [201]),
+            Op(
+                method: "post", path: app + "/things/query",
+                summary: "Query things with Kii's clauses (the admin; a user, limited to its own things)",
+                tag: "Things",
+                credentials: anyone,
+                body: json(query("thingQuery"), "application/vnd.kii.ThingQueryRequest+json"), success: [200]),
             Op(
                 method: "get", path: thing, summary: "A thing (its ID or VENDOR_THING_ID:…)", tag: "Things",
                 credentials: anyone, success: [200]),
