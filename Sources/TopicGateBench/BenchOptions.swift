@@ -12,6 +12,9 @@ public struct BenchOptions: Sendable {
     public var signUps = 5_000
     public var logins = 64
     public var connections = 100_000
+    /// Users in the app the user queries search, and queries of each kind.
+    public var queryUsers = 100_000
+    public var queries = 5_000
     /// Devices of the connections scenario per holder process and per broker; nil: as many as
     /// the descriptor limit leaves room for, at most 15 000.
     public var devicesPerProcess: Int?
@@ -22,7 +25,7 @@ public struct BenchOptions: Sendable {
     /// connections spread over both.
     public var gateways = 1
     /// Scenarios to run (all when empty): send, fanout, commands, authorization, reads, signup,
-    /// connections.
+    /// queries, connections.
     public var only: Set<String> = []
 
     public init() {}
@@ -42,6 +45,8 @@ public struct BenchOptions: Sendable {
         options.signUps = 100
         options.logins = 4
         options.connections = 200
+        options.queryUsers = 300
+        options.queries = 50
         return options
     }
 

@@ -58,6 +58,10 @@ public struct BenchRunner {
                 progress("sign-up")
                 rows += try await SignUpScenario(world: world, options: options).run()
             }
+            if options.runs("queries") {
+                progress("user queries over \(options.queryUsers) users")
+                rows += try await QueryScenario(world: world, options: options).run()
+            }
             if options.runs("connections") {
                 progress("\(options.connections) connections")
                 rows += try await ConnectionScenario(world: world, options: options).run()

@@ -30,8 +30,8 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(
         parsing: .upToNextOption,
         help: ArgumentHelp(
-            "Only these scenarios: send, fanout, commands, authorization, reads, signup, connections (which also "
-                + "gives the gateway's memory with that many installations)."))
+            "Only these scenarios: send, fanout, commands, authorization, reads, signup, queries (user queries over "
+                + "100 000 users), connections (which also gives the gateway's memory with that many installations)."))
     var only: [String] = []
 
     @OptionGroup(title: "A running gateway (with --broker)") var admin: AdminOptions
