@@ -20,6 +20,22 @@ func concurrently(
     }
 }
 
+/// Requests per second of `items` requests spread over `connections` (one worker each), every
+/// one answered 200; `request` gets its connection and the item's number.
+func requestsPerSecond(
+    _ connections: [BenchHTTPConnection], items: Int, what: String,
+    _ request: @escaping @Sendable (BenchHTTPConnection, Int) async throws -> BenchHTTPConnection.Response
+) async throws -> Double {
+    let began = ContinuousClock.now
+    try await concurrently(workers: connections.count, items: items) { worker, index in
+        let response = try await request(connections[worker], index)
+        guard response.status == 200 else {
+            throw BenchError("\(what) answered \(response.status): \(String(decoding: response.body, as: UTF8.self))")
+        }
+    }
+    return rate(items, ContinuousClock.now - began)
+}
+
 /// Items per second over `elapsed`.
 func rate(_ items: Int, _ elapsed: Duration) -> Double {
     let seconds = elapsed.seconds

@@ -67,19 +67,10 @@ struct QueryScenario {
         ]
     }
 
-    /// Requests per second of `request` over `connections`, each answered 200.
     private func measure(
         _ connections: [BenchHTTPConnection],
         _ request: @escaping @Sendable (BenchHTTPConnection, Int) async throws -> BenchHTTPConnection.Response
     ) async throws -> Double {
-        let began = ContinuousClock.now
-        try await concurrently(workers: connections.count, items: options.queries) { worker, index in
-            let response = try await request(connections[worker], index)
-            guard response.status == 200 else {
-                throw BenchError(
-                    "a query answered \(response.status): \(String(decoding: response.body, as: UTF8.self))")
-            }
-        }
-        return rate(options.queries, ContinuousClock.now - began)
+        try await requestsPerSecond(connections, items: options.queries, what: "a query", request)
     }
 }

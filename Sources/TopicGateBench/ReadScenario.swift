@@ -38,16 +38,12 @@ struct ReadScenario {
         ]
     }
 
-    /// Requests per second of `request` over `connections`, each answered 200.
     private func measure(
         _ connections: [BenchHTTPConnection],
         _ request: @escaping @Sendable (BenchHTTPConnection) async throws -> BenchHTTPConnection.Response
     ) async throws -> Double {
-        let began = ContinuousClock.now
-        try await concurrently(workers: connections.count, items: options.reads) { worker, _ in
-            let response = try await request(connections[worker])
-            guard response.status == 200 else { throw BenchError("a read answered \(response.status)") }
+        try await requestsPerSecond(connections, items: options.reads, what: "a read") { connection, _ in
+            try await request(connection)
         }
-        return rate(options.reads, ContinuousClock.now - began)
     }
 }

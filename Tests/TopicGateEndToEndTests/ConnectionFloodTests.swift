@@ -17,6 +17,22 @@ struct ConnectionFloodTests {
         return (answer.components(separatedBy: "\r\n").first ?? "", ContinuousClock.now - started)
     }
 
+    /// How many of `held` were refused with 503 `TOO_MANY_CONNECTIONS`; every other one must
+    /// have been closed unanswered.
+    static func refusals(_ held: [RawConnection]) async throws -> Int {
+        var refusals = 0
+        for (index, connection) in held.enumerated() {
+            let answer = String(decoding: try await connection.receiveUntilClosed(), as: UTF8.self)
+            if answer.hasPrefix("HTTP/1.1 503") {
+                #expect(answer.contains("TOO_MANY_CONNECTIONS"))
+                refusals += 1
+            } else {
+                #expect(answer.isEmpty, "connection \(index) was answered: \(answer)")
+            }
+        }
+        return refusals
+    }
+
     @Test("Slow and idle connections past the caps and deadlines: refused or closed, /health still answers at once")
     func flood() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-flood-\(UUID().uuidString)")
@@ -48,17 +64,7 @@ struct ConnectionFloodTests {
         #expect(took < .seconds(1), "/health took \(took)")
         // Ten of the thirty were refused at once, with a reason; the twenty others are closed by
         // the gateway past their deadlines, unanswered.
-        var refusals = 0
-        for (index, connection) in held.enumerated() {
-            let answer = String(decoding: try await connection.receiveUntilClosed(), as: UTF8.self)
-            if answer.hasPrefix("HTTP/1.1 503") {
-                #expect(answer.contains("TOO_MANY_CONNECTIONS"))
-                refusals += 1
-            } else {
-                #expect(answer.isEmpty, "connection \(index) was answered: \(answer)")
-            }
-        }
-        #expect(refusals == 10)
+        #expect(try await Self.refusals(held) == 10)
         // And the address may connect again.
         let (again, _) = try await Self.health(port: server.port, from: "127.0.0.1")
         #expect(again == "HTTP/1.1 200 OK")
@@ -82,17 +88,7 @@ struct ConnectionFloodTests {
             if index < 10 { try connection.send("GET /mqtt HTTP/1.1\r\nHost: topicgate\r\nUpgrade: websocket\r\n") }
             held.append(connection)
         }
-        var refusals = 0
-        for (index, connection) in held.enumerated() {
-            let answer = String(decoding: try await connection.receiveUntilClosed(), as: UTF8.self)
-            if answer.hasPrefix("HTTP/1.1 503") {
-                #expect(answer.contains("TOO_MANY_CONNECTIONS"))
-                refusals += 1
-            } else {
-                #expect(answer.isEmpty, "connection \(index) was answered: \(answer)")
-            }
-        }
-        #expect(refusals == 10)
+        #expect(try await Self.refusals(held) == 10)
         // A device's session is not held to the upgrade's deadlines: quiet past both, it is
         // still the broker's to answer.
         let socket = try await WebSocketConnection(port: server.webSocketPort)

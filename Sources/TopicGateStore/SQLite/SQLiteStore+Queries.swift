@@ -3,23 +3,25 @@ public import TopicGateCore
 
 extension SQLiteStore: QueryStore {
     public func queryUsers(appID: AppID, _ request: QueryRequest) async throws -> (users: [User], more: Bool) {
-        var query = QuerySQL(.sqlite)
-        let sql = try query.users(appID: appID, request)
-        let binds = query.binds
-        let users = try await read { db in
-            try Row.fetchAll(db, sql: sql, arguments: Self.arguments(binds)).map(Self.user)
-        }
-        return (Array(users.prefix(request.limit)), users.count > request.limit)
+        try await query(request, decode: Self.user) { query in try query.users(appID: appID, request) }
     }
 
     public func queryThings(appID: AppID, _ request: QueryRequest) async throws -> (things: [Thing], more: Bool) {
+        try await query(request, decode: Self.thing) { query in try query.things(appID: appID, request) }
+    }
+
+    /// Runs the query `compile` writes, decoding each row; whether more than a page matched.
+    private func query<Result: Sendable>(
+        _ request: QueryRequest, decode: @escaping @Sendable (Row) throws -> Result,
+        compile: (inout QuerySQL) throws -> String
+    ) async throws -> ([Result], Bool) {
         var query = QuerySQL(.sqlite)
-        let sql = try query.things(appID: appID, request)
+        let sql = try compile(&query)
         let binds = query.binds
-        let things = try await read { db in
-            try Row.fetchAll(db, sql: sql, arguments: Self.arguments(binds)).map(Self.thing)
+        let results = try await read { db in
+            try Row.fetchAll(db, sql: sql, arguments: Self.arguments(binds)).map(decode)
         }
-        return (Array(things.prefix(request.limit)), things.count > request.limit)
+        return (Array(results.prefix(request.limit)), results.count > request.limit)
     }
 
     static func arguments(_ binds: [QuerySQL.Bind]) -> StatementArguments {
