@@ -8,18 +8,26 @@ import Testing
 /// anew for each CONNECT, and TLS with the broker's CA and a client certificate.
 @Suite("MQTTBridge credentials against a real broker")
 struct MQTTClientCredentialTests {
-    /// A superuser client of `broker` whose passwords live five seconds (long enough to connect on
-    /// a loaded machine); `renewing`: signed anew before each CONNECT, otherwise signed once.
-    static func shortLived(_ broker: BrokerProcess, renewing: Bool, clientID: String) throws -> MQTTClient {
+    /// How long the test's passwords live: long enough to connect on a loaded machine.
+    static let lifetime: Int64 = 8
+
+    /// A superuser client of `broker` whose password expires at `expiresAt`; `renewing`: signed
+    /// anew before each CONNECT (each living `lifetime`), otherwise that one password.
+    static func client(_ broker: BrokerProcess, renewing: Bool, clientID: String, expiresAt: Int64) throws
+        -> MQTTClient
+    {
         let signer = broker.signer
-        @Sendable func password() -> String {
-            let now = Int64(Date().timeIntervalSince1970)
-            return signer.gatewayPassword(username: "topicgate", issuedAt: now, expiresAt: now + 5)
-        }
+        let now = Int64(Date().timeIntervalSince1970)
         var configuration = MQTTClientConfiguration(
-            host: "127.0.0.1", port: broker.port, clientID: clientID, username: "topicgate", password: password(),
+            host: "127.0.0.1", port: broker.port, clientID: clientID, username: "topicgate",
+            password: signer.gatewayPassword(username: "topicgate", issuedAt: now, expiresAt: expiresAt),
             reconnectDelay: (1, 1))
-        if renewing { configuration.renewPassword = password }
+        if renewing {
+            configuration.renewPassword = {
+                let now = Int64(Date().timeIntervalSince1970)
+                return signer.gatewayPassword(username: "topicgate", issuedAt: now, expiresAt: now + lifetime)
+            }
+        }
         return try MQTTClient(configuration: configuration)
     }
 
@@ -29,20 +37,21 @@ struct MQTTClientCredentialTests {
     func renewedPassword() async throws {
         let broker = try BrokerProcess()
         try await broker.start()
-        let renewing = try Self.shortLived(broker, renewing: true, clientID: "gw-renewing")
-        let once = try Self.shortLived(broker, renewing: false, clientID: "gw-once")
-        defer {
-            renewing.shutdown()
-            once.shutdown()
-        }
+        let renewing = try Self.client(
+            broker, renewing: true, clientID: "gw-renewing", expiresAt: Int64(Date().timeIntervalSince1970) + 1)
+        defer { renewing.shutdown() }
         var renewingEvents = renewing.connectionEvents.makeAsyncIterator()
-        var onceEvents = once.connectionEvents.makeAsyncIterator()
-        try await renewing.connect(timeout: .seconds(5))
-        try await once.connect(timeout: .seconds(5))
+        try await renewing.connect(timeout: .seconds(10))
         #expect(await renewingEvents.next() == .connected)
+        // Signed once, just before its first CONNECT.
+        let expiry = Int64(Date().timeIntervalSince1970) + Self.lifetime
+        let once = try Self.client(broker, renewing: false, clientID: "gw-once", expiresAt: expiry)
+        defer { once.shutdown() }
+        var onceEvents = once.connectionEvents.makeAsyncIterator()
+        try await once.connect(timeout: .seconds(10))
         #expect(await onceEvents.next() == .connected)
-        // Both first passwords have expired; connections made before stay up until the restart.
-        try await Task.sleep(for: .seconds(6))
+        // Past both first passwords' expiry; the connections made before stay up until the restart.
+        while Int64(Date().timeIntervalSince1970) <= expiry + 1 { try await Task.sleep(for: .milliseconds(200)) }
         try await broker.stop()
         try await broker.start()
         #expect(await renewingEvents.next() == .disconnected(expected: false))

@@ -37,7 +37,9 @@ struct BenchCommandTests {
         let scenarios = Set(rows.compactMap { $0["scenario"] as? String })
         #expect(
             scenarios == [
-                "send → device", "fan-out 20", "commands", "authorization", "reads", "sign-up", "connections", "memory",
+                "send → device", "fan-out 20", "commands", "authorization", "reads", "sign-up", "queries",
+                "connections",
+                "memory",
             ])
         for row in rows {
             #expect((row["topicgate"] as? Double ?? 0) > 0, "\(row)")
