@@ -356,8 +356,8 @@ enum SQLiteSchema {
         CREATE INDEX end_nodes_gateway ON end_nodes(app_id, gateway_id, end_node_id);
         ALTER TABLE thing_states ADD COLUMN alias TEXT;
         CREATE INDEX thing_states_alias ON thing_states(app_id, thing_id, alias, recorded_at);
-        CREATE INDEX users_display_name ON users(app_id, display_name) WHERE display_name IS NOT NULL;
-        CREATE INDEX users_created ON users(app_id, created_at);
+        CREATE INDEX users_display_name ON users(app_id, display_name, user_id) WHERE display_name IS NOT NULL;
+        CREATE INDEX users_created ON users(app_id, created_at, user_id);
         CREATE INDEX things_type ON things(app_id, json_extract(fields, '$._thingType'));
         """
 }
