@@ -166,6 +166,7 @@ let package = Package(
                 "MQTTBridge",
                 "ProcessSupport",
                 "TopicGateCore",
+                "TopicGateStore",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -11,7 +11,15 @@ public final class RawConnection {
     /// client as far as the server can tell); every read gives up after `timeout`.
     public init(port: Int, timeout: Duration = .seconds(10), from source: String? = nil) throws {
         self.timeout = timeout
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // The descriptor is stored only once connected: a class whose initializer throws after
+        // every property is set is deinitialized, and a second close() of a number the system
+        // may already have handed to another thread's file would close that file instead.
+        descriptor = try Self.connected(port: port, from: source)
+    }
+
+    /// A new socket connected to 127.0.0.1:`port`; closed again when anything fails.
+    private static func connected(port: Int, from source: String?) throws -> Int32 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw TestFailure("socket() failed: errno \(errno)") }
         if let source {
             var local = sockaddr_in()
@@ -40,6 +48,7 @@ public final class RawConnection {
             close(descriptor)
             throw TestFailure("connect to port \(port) failed: errno \(errno)")
         }
+        return descriptor
     }
 
     deinit { close(descriptor) }
@@ -69,6 +78,22 @@ public final class RawConnection {
         let read = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, count, 0) }
         guard read >= 0 else { throw TestFailure("recv failed (errno \(errno))") }
         return Array(buffer[0..<read])
+    }
+
+    /// Sends `request` and waits, blocking this thread, for the first line of the answer (nil when
+    /// none came within `seconds`). For probes on a thread of their own, never a task's.
+    public func blockingStatusLine(request: String, within seconds: Int) -> String? {
+        guard (try? send(request)) != nil else { return nil }
+        var limit = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 512)
+        while !bytes.contains(UInt8(ascii: "\n")) {
+            let read = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            guard read > 0 else { return nil }
+            bytes += buffer[0..<read]
+        }
+        return String(decoding: bytes.prefix { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") }, as: UTF8.self)
     }
 
     /// Exactly `count` bytes. Throws when the peer closes first or the timeout passes.

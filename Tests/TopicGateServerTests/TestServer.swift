@@ -52,6 +52,8 @@ struct TestServer {
         }
         if ProcessInfo.processInfo.environment["TOPICGATE_TEST_STORE"] == "postgres" {
             configuration.database = PostgresLocation(url: try await TestPostgres.shared.newDatabase())
+        } else {
+            try MigratedSQLite.place(at: configuration.databasePath)
         }
         let store = try await openStore(configuration: configuration)
         let (app, secret) = try await AppRegistry(store: store).defaultApp()

@@ -150,7 +150,7 @@ struct IdentityStoreTests {
 
     @Test("The database survives reopening: migrations run once and data stays", arguments: StoreEngine.allCases)
     func reopen(_ engine: StoreEngine) async throws {
-        let location = try await engine.newLocation()
+        let location = try await engine.newLocation(fromNothing: true)
         let store = try await engine.open(location)
         try await store.insertApp(
             App(id: appID, key: "key", clientID: "client", clientSecretHash: "hash", name: "test", createdAt: 1))

@@ -12,14 +12,26 @@ enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     var testDescription: String { rawValue }
 
-    /// Where a new, empty store is: a file path or a `postgres://` URL.
-    func newLocation() async throws -> String {
+    /// Where a new, empty store is: a file path or a `postgres://` URL. A SQLite file is a
+    /// migrated copy (see `MigratedSQLite`) unless `fromNothing`: then no file is there yet.
+    func newLocation(fromNothing: Bool = false) async throws -> String {
         switch self {
         case .sqlite:
-            FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString).sqlite").path
+            fromNothing
+                ? FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString).sqlite")
+                    .path
+                : try Self.migratedSQLiteFile()
         case .postgres:
             try await TestPostgres.shared.newDatabase()
         }
+    }
+
+    /// A new SQLite file with every migration applied (see `MigratedSQLite`).
+    static func migratedSQLiteFile() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString).sqlite")
+            .path
+        try MigratedSQLite.place(at: path)
+        return path
     }
 
     /// Opens (migrating) the store at `location`, as the gateway does.
