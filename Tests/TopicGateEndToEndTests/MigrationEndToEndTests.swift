@@ -72,7 +72,10 @@ struct MigrationEndToEndTests {
         let locked = try await linkLogin(world)
         #expect(locked.status == .badRequest)
         #expect(locked.object["error_description"]?.stringValue == "The login name is locked")
-        #expect(locked.headers[.retryAfter] == "30")
+        // The 30 s lock started at the fifth guess; a loaded machine may take a second or more
+        // before this request, and the header counts what is left, rounded up.
+        let retryAfter = Int(locked.headers[.retryAfter] ?? "") ?? 0
+        #expect((25...30).contains(retryAfter), "Retry-After: \(retryAfter)")
         try await world.stop()
     }
 
