@@ -116,8 +116,11 @@ let package = Package(
             name: "TopicGateBench",
             dependencies: [
                 "TopicGateCore",
+                "TopicGateStore",
+                "TopicGateServer",
                 "ProcessSupport",
                 "MQTTBridge",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -165,6 +168,7 @@ let package = Package(
             dependencies: [
                 "MQTTBridge",
                 "ProcessSupport",
+                "TopicGateBench",
                 "TopicGateCore",
                 "TopicGateStore",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -207,6 +211,7 @@ let package = Package(
             name: "TopicGateEndToEndTests",
             dependencies: [
                 "ProcessSupport",
+                "TopicGateBench",
                 "TopicGateServer",
                 "TopicGateStore",
                 "TopicGateCore",

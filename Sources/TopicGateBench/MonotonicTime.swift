@@ -1,16 +1,11 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import Dispatch
 
-/// `CLOCK_MONOTONIC` in nanoseconds: one clock for every process on the machine, so that a
-/// device holder's arrival times and the bench's send times can be compared.
+/// The machine's monotonic clock (`CLOCK_MONOTONIC`, which `DispatchTime` reads on Linux) in
+/// nanoseconds: one clock for every process on the machine, so that a device holder's arrival
+/// times and the bench's send times can be compared.
 enum MonotonicTime {
     static func nanoseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+        Int64(DispatchTime.now().uptimeNanoseconds)
     }
 
     /// The `ContinuousClock` instant of a monotonic reading taken in any process.

@@ -6,10 +6,6 @@ public protocol Store: AppStore, UserStore, TokenStore, GroupStore, ThingStore, 
     CommandStore, ThingStateStore, AccountLinkStore, SecurityAuditStore, JobLeaseStore, AbuseRecordStore, OperatorStore,
     DeliveryTraceStore, EndNodeStore, QueryStore
 {
-    /// Moves on with every committed change that can alter access, when the store sees them
-    /// all at once; nil when it cannot (then nothing about access may be cached).
-    var accessGeneration: AccessGeneration? { get }
-    /// Moves on with every committed change of which devices a push goes to (an installation
-    /// registered, revoked, deleted or moved to another broker), under the same condition.
-    var installationGeneration: AccessGeneration? { get }
+    /// What the gateway may keep in memory of what this store holds, and how it learns of changes.
+    var caching: StoreCaching { get }
 }

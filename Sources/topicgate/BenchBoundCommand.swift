@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import TopicGateServer
+import TopicGateBench
 import TopicGateStore
 
 /// `topicgate bench-bound`: the minimal durable-publish handler `topicgate bench` starts to

@@ -1,6 +1,7 @@
 import Logging
 import PostgresNIO
 import ProcessSupport
+import TopicGateBench
 
 /// The PostgreSQL server of this test process (started on first use, stopped at exit) and a new
 /// empty database on it for each caller.

@@ -3,6 +3,7 @@ import HTTPTypes
 import ProcessSupport
 import TestSupport
 import Testing
+import TopicGateBench
 import TopicGateCore
 
 /// Several `topicgate serve` processes on one PostgreSQL database, as a fleet behind a load

@@ -25,7 +25,7 @@ public func openStore(configuration: ServerConfiguration) async throws -> any St
 /// `configuration.push` is set, the embedded broker, the gateway's broker link and the outbox
 /// delivery (started in that order, stopped in reverse, the HTTP server last up and first
 /// down). The executable and the tests both call this, with values, never environment.
-/// `dispatcher` replaces the outbox (tests record sends with `RecordingPushDispatcher`).
+/// `dispatcher` replaces the outbox (the router tests record sends with one of their own).
 public func buildApplication(
     configuration: ServerConfiguration, store: any Store, dispatcher: (any PushDispatcher)? = nil,
     time: TimeSource = .system
@@ -36,7 +36,7 @@ public func buildApplication(
     let metrics = ServerMetrics()
     var services: [any Service] = []
     var signer: MQTTCredentialSigner?
-    var pushDispatcher: any PushDispatcher = dispatcher ?? RecordingPushDispatcher()
+    var pushDispatcher: any PushDispatcher = dispatcher ?? PushOffDispatcher()
     var outbox: Outbox?
     var brokers: BrokerFleet?
     let presence = DevicePresence()
@@ -133,16 +133,17 @@ func buildRouter(environment: ServerEnvironment) -> Router<TopicGateRequestConte
     let body = environment.body
     let location = environment.location
 
-    HealthController(store: environment.store, link: environment.brokerLink).addRoutes(to: router)
+    let operations = OperationsService(store: environment.store)
+    HealthController(operations: operations, link: environment.brokerLink).addRoutes(to: router)
     MetricsController(
-        metrics: environment.metrics, store: environment.store, link: environment.brokerLink,
+        metrics: environment.metrics, counted: ScrapeCounts(store: environment.store), link: environment.brokerLink,
         token: environment.configuration.metricsToken
     )
     .addRoutes(to: router)
     OpenAPIController().addRoutes(to: router)
     ConsoleController().addRoutes(to: router)
     let tokens = TokenController<Context>(
-        login: environment.login, authenticator: environment.authenticator, store: environment.store, body: body)
+        login: environment.login, authenticator: environment.authenticator, body: body)
     tokens.addRoutes(to: router)
     let links = LinkController<Context>(links: environment.links, body: body, location: location)
 
@@ -157,7 +158,7 @@ func buildRouter(environment: ServerEnvironment) -> Router<TopicGateRequestConte
     tokens.addRevocationRoutes(to: app)
     links.addRoutes(to: app)
     OperationsController(
-        store: environment.store, cleanup: environment.cleanup, body: body, metrics: environment.metrics,
+        operations: operations, cleanup: environment.cleanup, body: body, metrics: environment.metrics,
         time: environment.time, link: environment.brokerLink, presence: environment.presence
     ).addRoutes(to: app)
     PushTraceController(topics: environment.topics, presence: environment.presence).addRoutes(to: app)

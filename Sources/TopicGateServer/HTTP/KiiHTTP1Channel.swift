@@ -5,6 +5,10 @@ import NIOHTTP1
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 
+/// The gateway's HTTP/1.1 server with no caps or deadlines, for another server of this package
+/// that must answer exactly as the gateway does (the bench's durable bound).
+package func kiiHTTPServer() -> HTTPServerBuilder { KiiHTTP1Channel.builder() }
+
 /// Hummingbird's HTTP/1.1 server channel with `ConnectionCloseHandler` in its pipeline, so
 /// that `Connection: Close` and HTTP/1.0 requests end their connection after the response, and
 /// `ConnectionGuardHandler` first in it: caps on open connections and a read deadline.

@@ -22,6 +22,11 @@ struct LoginService: Sendable {
     /// operator's, and the console signs in with them, so their tokens end by themselves.
     let adminTokenTTL: Duration
 
+    /// The ID of the app whose client ID is `clientID`, for a token request that names no app.
+    func appID(clientID: String) async throws -> String? {
+        try await store.app(clientID: clientID)?.id.rawValue
+    }
+
     func grant(app: App, request: TokenRequest, address: String?) async throws -> JSONValue {
         switch request.grant {
         case .password(let identifier, let password):

@@ -8,7 +8,6 @@ import TopicGateStore
 struct TokenController<Context: CallerRequestContext>: Sendable {
     let login: LoginService
     let authenticator: Authenticator
-    let store: any Store
     let body: RequestBody
 
     /// `POST …/oauth2/token`, on the app's login routes.
@@ -58,8 +57,7 @@ struct TokenController<Context: CallerRequestContext>: Sendable {
     func appWithoutPath(_ request: Request, clientID: String?) async throws -> String {
         if let header = request.headers[HTTPField.Name("X-Kii-AppID")!] { return header }
         if let clientID {
-            if let app = try await store.app(clientID: clientID) { return app.id.rawValue }
-            return clientID
+            return try await login.appID(clientID: clientID) ?? clientID
         }
         throw KiiError(.appNotFound, "Name the app in the X-Kii-AppID header or use /api/apps/{appID}/oauth2/token.")
     }

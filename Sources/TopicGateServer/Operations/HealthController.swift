@@ -5,7 +5,7 @@ import TopicGateStore
 /// `GET /health` (the process answers) and `GET /ready` (the database answers and, with push
 /// on, the gateway is connected to the broker): for load balancers, Compose and Kubernetes.
 struct HealthController<Context: RequestContext>: Sendable {
-    let store: any Store
+    let operations: OperationsService
     /// The gateway's broker link; nil when push is off.
     let link: (any DeviceLink)?
 
@@ -14,13 +14,7 @@ struct HealthController<Context: RequestContext>: Sendable {
             JSONResponse.ok(.object(["status": .string("ok")]))
         }
         router.get("ready") { _, _ in
-            let database: Bool
-            do {
-                _ = try await store.apps()
-                database = true
-            } catch {
-                database = false
-            }
+            let database = await operations.databaseAnswers()
             let pushOn = link != nil
             let broker = link?.isReady ?? true
             var body: [String: JSONValue] = [

@@ -11,20 +11,12 @@ import TopicGateStore
 /// frequent, count the outbox and the commands at most that often.
 struct MetricsController<Context: RequestContext>: Sendable {
     let metrics: ServerMetrics
-    let store: any Store
+    /// What scrapes read from the database, kept for a few seconds.
+    let counted: ScrapeCounts
     /// The gateway's broker link; nil when push is off.
     let link: (any DeviceLink)?
     /// The bearer token a scrape must present; nil: none is asked for.
     let token: String?
-    private let counted = ScrapeCounts(freshness: .seconds(5))
-
-    init(metrics: ServerMetrics, store: any Store, link: (any DeviceLink)?, token: String?) {
-        self.metrics = metrics
-        self.store = store
-        self.link = link
-        self.token = token
-    }
-
     func addRoutes(to router: Router<Context>) {
         router.get("metrics") { request, _ in
             if let token {
@@ -36,7 +28,7 @@ struct MetricsController<Context: RequestContext>: Sendable {
                         context: ["authenticatedPrincipalID": .string(Principal.anonymous.principalID)])
                 }
             }
-            let counts = try await counted.read(from: store)
+            let counts = try await counted.read()
             let bytes = metrics.exposition(
                 outboxDepth: counts.outboxDepth, deadLetters: counts.deadLetters, brokerConnected: link?.isReady,
                 commandStates: counts.commandStates)

@@ -6,7 +6,7 @@ import TopicGateStore
 /// the dead letters (pushes the broker refused or that kept failing) and the idle pseudo user
 /// cleanup.
 struct OperationsController<Context: CallerRequestContext>: Sendable {
-    let store: any Store
+    let operations: OperationsService
     let cleanup: PseudoUserCleanup
     let body: RequestBody
     let metrics: ServerMetrics
@@ -21,7 +21,8 @@ struct OperationsController<Context: CallerRequestContext>: Sendable {
         // brokers, and `gateway`, what this process did for it since it started.
         group.get("overview") { _, context in
             let caller = try Self.admin(context, to: "read the overview")
-            let counts = try await store.appCounts(appID: caller.appID)
+            let overview = try await operations.overview(appID: caller.appID)
+            let counts = overview.counts
             var body: [String: JSONValue] = [
                 "at": time.millis().json,
                 "counts": [
@@ -29,8 +30,8 @@ struct OperationsController<Context: CallerRequestContext>: Sendable {
                     "groups": .int(Int64(counts.groups)), "things": .int(Int64(counts.things)),
                     "topics": .int(Int64(counts.topics)), "installations": .int(Int64(counts.installations)),
                 ],
-                "outboxDepth": .int(Int64(try await store.pendingMessageCount(appID: caller.appID))),
-                "deadLetters": .int(Int64(try await store.deadLetterCount(appID: caller.appID))),
+                "outboxDepth": .int(Int64(overview.outboxDepth)),
+                "deadLetters": .int(Int64(overview.deadLetters)),
                 "gateway": metrics.totals(appID: caller.appID).json,
             ]
             if let link {
@@ -42,13 +43,13 @@ struct OperationsController<Context: CallerRequestContext>: Sendable {
         group.get("security-audit") { request, context in
             let caller = try Self.admin(context, to: "read the security audit")
             let (limit, before) = Self.paging(request)
-            let page = try await store.securityEvents(appID: caller.appID, limit: limit, before: before)
+            let page = try await operations.securityEvents(appID: caller.appID, limit: limit, before: before)
             return JSONResponse.page("events", page.map { ($0.sequence, $0.event.json) }, limit: limit)
         }
         group.get("dead-letters") { request, context in
             let caller = try Self.admin(context, to: "read the dead letters")
             let (limit, before) = Self.paging(request)
-            let page = try await store.deadLetters(appID: caller.appID, limit: limit, before: before)
+            let page = try await operations.deadLetters(appID: caller.appID, limit: limit, before: before)
             return JSONResponse.page("deadLetters", page.map { ($0.sequence, $0.letter.json) }, limit: limit)
         }
         group.post("pseudo-user-cleanup") { request, context in

@@ -12,13 +12,17 @@ final class ScrapeCounts: Sendable {
         let commandStates: [CommandState: Int]
     }
 
+    let store: any OutboxStore & CommandStore
     let freshness: Duration
     private let kept = Mutex<(at: ContinuousClock.Instant, counts: Counts)?>(nil)
 
-    init(freshness: Duration) { self.freshness = freshness }
+    init(store: any OutboxStore & CommandStore, freshness: Duration = .seconds(5)) {
+        self.store = store
+        self.freshness = freshness
+    }
 
-    /// The kept figures while they are fresh, else new ones from `store`.
-    func read(from store: any Store) async throws -> Counts {
+    /// The kept figures while they are fresh, else new ones from the store.
+    func read() async throws -> Counts {
         let now = ContinuousClock.now
         if let kept = kept.withLock({ $0 }), now - kept.at < freshness { return kept.counts }
         let counts = Counts(

@@ -1,49 +1,48 @@
-import NIOCore
-import PostgresNIO
+internal import PostgresNIO
 import TopicGateCore
 
 // IDs are TEXT columns and times BIGINT columns, bound and read as the values they stand for.
+// Through these internal overloads, not conformances of the core's types to PostgresNIO's
+// protocols: a conformance is public, and would make PostgresNIO part of the store's surface.
 
-extension Identifier: PostgresNonThrowingEncodable, PostgresDecodable {
-    public static var psqlType: PostgresDataType { String.psqlType }
-    public static var psqlFormat: PostgresFormat { String.psqlFormat }
-
-    public func encode<JSONEncoder: PostgresJSONEncoder>(
-        into buffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>
-    ) {
-        rawValue.encode(into: &buffer, context: context)
-    }
-
-    public init<JSONDecoder: PostgresJSONDecoder>(
-        from buffer: inout ByteBuffer, type: PostgresDataType, format: PostgresFormat,
-        context: PostgresDecodingContext<JSONDecoder>
-    ) throws {
-        self.init(try String(from: &buffer, type: type, format: format, context: context))
+extension PostgresQuery.StringInterpolation {
+    mutating func appendInterpolation<Kind>(_ value: Identifier<Kind>) { appendInterpolation(value.rawValue) }
+    mutating func appendInterpolation<Kind>(_ value: Identifier<Kind>?) { appendInterpolation(value?.rawValue) }
+    mutating func appendInterpolation(_ value: UnixMillis) { appendInterpolation(value.rawValue) }
+    mutating func appendInterpolation(_ value: UnixMillis?) { appendInterpolation(value?.rawValue) }
+    mutating func appendInterpolation(_ value: UnixSeconds) { appendInterpolation(value.rawValue) }
+    mutating func appendInterpolation(_ value: UnixSeconds?) { appendInterpolation(value?.rawValue) }
+    mutating func appendInterpolation<Kind>(_ values: [Identifier<Kind>]) {
+        appendInterpolation(values.map(\.rawValue))
     }
 }
 
-/// A type that is an Int64 underneath: a BIGINT column.
-protocol BigIntColumn: PostgresNonThrowingEncodable, PostgresDecodable, RawRepresentable where RawValue == Int64 {
-    init(_ rawValue: Int64)
-}
-
-extension BigIntColumn {
-    public static var psqlType: PostgresDataType { Int64.psqlType }
-    public static var psqlFormat: PostgresFormat { Int64.psqlFormat }
-
-    public func encode<JSONEncoder: PostgresJSONEncoder>(
-        into buffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>
-    ) {
-        rawValue.encode(into: &buffer, context: context)
+extension PostgresColumns {
+    func callAsFunction<Kind>(_ column: String, as type: Identifier<Kind>.Type = Identifier<Kind>.self) throws
+        -> Identifier<Kind>
+    {
+        Identifier(try self(column, as: String.self))
     }
 
-    public init<JSONDecoder: PostgresJSONDecoder>(
-        from buffer: inout ByteBuffer, type: PostgresDataType, format: PostgresFormat,
-        context: PostgresDecodingContext<JSONDecoder>
-    ) throws {
-        self.init(try Int64(from: &buffer, type: type, format: format, context: context))
+    func callAsFunction<Kind>(_ column: String, as type: Identifier<Kind>?.Type = Identifier<Kind>?.self) throws
+        -> Identifier<Kind>?
+    {
+        try self(column, as: String?.self).map { Identifier($0) }
+    }
+
+    func callAsFunction(_ column: String, as type: UnixMillis.Type = UnixMillis.self) throws -> UnixMillis {
+        UnixMillis(try self(column, as: Int64.self))
+    }
+
+    func callAsFunction(_ column: String, as type: UnixMillis?.Type = UnixMillis?.self) throws -> UnixMillis? {
+        try self(column, as: Int64?.self).map { UnixMillis($0) }
+    }
+
+    func callAsFunction(_ column: String, as type: UnixSeconds.Type = UnixSeconds.self) throws -> UnixSeconds {
+        UnixSeconds(try self(column, as: Int64.self))
+    }
+
+    func callAsFunction(_ column: String, as type: UnixSeconds?.Type = UnixSeconds?.self) throws -> UnixSeconds? {
+        try self(column, as: Int64?.self).map { UnixSeconds($0) }
     }
 }
-
-extension UnixMillis: BigIntColumn {}
-extension UnixSeconds: BigIntColumn {}

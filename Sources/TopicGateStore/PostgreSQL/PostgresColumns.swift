@@ -1,4 +1,4 @@
-import PostgresNIO
+internal import PostgresNIO
 
 /// One result row, read by column name: `try row("user_id")`.
 struct PostgresColumns {

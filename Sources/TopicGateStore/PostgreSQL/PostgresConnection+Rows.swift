@@ -1,5 +1,5 @@
 import Logging
-import PostgresNIO
+internal import PostgresNIO
 
 extension PostgresConnection {
     /// Every row `query` returns.

@@ -1,6 +1,6 @@
 import Foundation
 import NIOSSL
-public import PostgresNIO
+internal import PostgresNIO
 
 /// Where a PostgreSQL database is, from a URL as libpq and most tools write it:
 /// `postgres://user:password@host:port/database?sslmode=disable|prefer|require`.

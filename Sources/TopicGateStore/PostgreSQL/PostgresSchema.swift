@@ -1,4 +1,4 @@
-import PostgresNIO
+internal import PostgresNIO
 
 /// The PostgreSQL schema, as a list of migrations that only ever grows; each runs once, in its
 /// own transaction, recorded in `schema_migrations`. The tables are SQLite's, in PostgreSQL's

@@ -1,4 +1,4 @@
-import PostgresNIO
+internal import PostgresNIO
 
 extension PostgresStore: AbuseRecordStore {
     public func updateAbuseRecords<Result: Sendable>(

@@ -1,5 +1,5 @@
 import Logging
-import PostgresNIO
+internal import PostgresNIO
 import TopicGateCore
 
 /// Changes travel as PostgreSQL notifications on one channel, sent inside the changing

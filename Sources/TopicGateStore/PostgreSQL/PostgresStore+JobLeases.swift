@@ -1,4 +1,4 @@
-import PostgresNIO
+internal import PostgresNIO
 
 extension PostgresStore: JobLeaseStore {
     public func takeJobLease(_ job: String, gateway: String, now: Int64, until: Int64) async throws -> Bool {

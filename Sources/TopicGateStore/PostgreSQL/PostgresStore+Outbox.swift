@@ -1,5 +1,5 @@
 import NIOCore
-import PostgresNIO
+internal import PostgresNIO
 public import TopicGateCore
 
 extension PostgresStore: OutboxStore {

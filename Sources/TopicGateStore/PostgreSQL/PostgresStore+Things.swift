@@ -1,4 +1,4 @@
-import PostgresNIO
+internal import PostgresNIO
 public import TopicGateCore
 
 extension PostgresStore: ThingStore {

@@ -1,5 +1,5 @@
 import Logging
-public import PostgresNIO
+internal import PostgresNIO
 import Synchronization
 import TopicGateCore
 
@@ -159,8 +159,7 @@ public final class PostgresStore: Sendable {
 }
 
 extension PostgresStore: Store {
-    /// None: other gateways change the database too, and their changes reach this one only
-    /// through the change feed, milliseconds later.
-    public var accessGeneration: AccessGeneration? { nil }
-    public var installationGeneration: AccessGeneration? { nil }
+    /// Read through: other gateways change the database too, and their changes reach this one
+    /// only through the change feed, milliseconds later.
+    public var caching: StoreCaching { .readThrough }
 }

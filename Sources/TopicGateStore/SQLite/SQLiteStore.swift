@@ -10,10 +10,9 @@ public final class SQLiteStore: Sendable {
     private let checkpoint: BackgroundCheckpoint
     /// Advances the generations when another process commits on the same file.
     private let foreignCommits: ForeignCommits
-    /// Moves on with each committed change that can alter access (see `WatchedChanges`).
-    public let accessGeneration: AccessGeneration?
-    /// Moves on with each committed change of which devices a push goes to.
-    public let installationGeneration: AccessGeneration?
+    /// Generations: `access` moves on with each committed change that can alter access (see
+    /// `WatchedChanges`), `installations` with each of which devices a push goes to.
+    public let caching: StoreCaching
 
     /// Opens (creating and migrating) the database file at `path`.
     public init(path: String) throws {
@@ -33,15 +32,14 @@ public final class SQLiteStore: Sendable {
         let writer = self.writer
         checkpoint = try BackgroundCheckpoint(path: path, commits: { writer.commits })
         let generation = AccessGeneration()
-        accessGeneration = generation
         pool.add(
             transactionObserver: GenerationObserver(generation: generation, watching: WatchedChanges.access),
             extent: .databaseLifetime)
         let devices = AccessGeneration()
-        installationGeneration = devices
         pool.add(
             transactionObserver: GenerationObserver(generation: devices, watching: WatchedChanges.installations),
             extent: .databaseLifetime)
+        caching = .generations(access: generation, installations: devices)
         foreignCommits = ForeignCommits(pool: pool, generations: [generation, devices])
     }
 

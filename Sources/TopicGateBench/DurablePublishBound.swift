@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import MQTTBridge
 import TopicGateCore
+import TopicGateServer
 import TopicGateStore
 
 /// What `topicgate bench` holds TopicGate against besides raw MQTT: the least any gateway must
@@ -26,7 +27,6 @@ public enum DurablePublishBound {
             if let database { try await PostgresStore.open(database) } else {
                 try SQLiteStore(path: dataDirectory + "/bound.sqlite")
             }
-        let tokens = TokenIssuer(store: store, time: .system)
         let (app, _) = try await AppRegistry(store: store).defaultApp()
         let now = Int64(Date().timeIntervalSince1970)
         let client = try MQTTClient(
@@ -60,12 +60,14 @@ public enum DurablePublishBound {
             _ = try await request.body.collect(upTo: 65_536)
             let now = UnixMillis(Int64(Date().timeIntervalSince1970 * 1000))
             let user = User(id: UserID(Secrets.userID()), appID: app.id, createdAt: now, modifiedAt: now)
-            let (token, stored) = tokens.make(appID: app.id, principal: .user(user.id))
+            let token = Secrets.accessToken()
+            let stored = AccessToken(
+                hash: Secrets.sha256(token), appID: app.id, principal: .user(user.id), expiresAt: nil, createdAt: now)
             try await store.insertUser(user, token: stored)
             return Response(status: .created, body: ResponseBody(byteBuffer: ByteBuffer(string: token)))
         }
         let application = Application(
-            router: router, server: KiiHTTP1Channel.builder(),
+            router: router, server: kiiHTTPServer(),
             configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: port)))
         try await application.runService()
     }

@@ -1,8 +1,8 @@
 import Synchronization
+import TopicGateServer
 
 /// A dispatcher that records the fan-out it would do (the last `capacity` deliveries) and
-/// delivers nothing: what the gateway uses until MQTT delivery is configured, and what tests
-/// inspect.
+/// delivers nothing: what the router tests inspect.
 public final class RecordingPushDispatcher: PushDispatcher {
     private let recorded = Mutex<[PushDelivery]>([])
     public let capacity: Int

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessSupport
 import Synchronization
 
 #if canImport(Glibc)
@@ -7,7 +8,7 @@ import Synchronization
 
 /// A PostgreSQL server of its own: `initdb` in a new directory, then `postgres` in the
 /// foreground on a free loopback port, trusting local connections of the user `topicgate`.
-/// For the tests and the bench, never for users' data. Run as root (as on CI machines), it
+/// For the bench (`--postgres`, `--gateways`) and the tests, never for users' data. Run as root (as on CI machines), it
 /// runs as the `postgres` system user, which Debian's package creates: PostgreSQL refuses root.
 public final class PostgresServer: Sendable {
     public let port: Int
