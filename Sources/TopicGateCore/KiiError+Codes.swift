@@ -70,6 +70,16 @@ extension KiiError {
         KiiError(.invalidInputData, message, context: field.map { ["field": .string($0)] } ?? [:])
     }
 
+    /// 401 `USER_DISABLED`: the user's token is refused while an admin has it disabled.
+    public static func userDisabled(_ id: UserID) -> KiiError {
+        KiiError(.userDisabled, "The user is disabled.", context: ["userID": .string(id.rawValue)])
+    }
+
+    /// 401 `THING_DISABLED`: a disabled thing's token, onboarding or end-node token is refused.
+    public static func thingDisabled(_ id: ThingID) -> KiiError {
+        KiiError(.thingDisabled, "The thing is disabled.", context: ["thingID": .string(id.rawValue)])
+    }
+
     /// `UNAUTHORIZED` in the shape of Kii's UnauthorizedAccessException: the caller may not do
     /// what it asked (an anonymous caller is told to authenticate first).
     public static func accessDenied(_ message: String, appID: AppID, principal: Principal) -> KiiError {

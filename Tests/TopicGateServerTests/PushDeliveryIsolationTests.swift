@@ -410,7 +410,7 @@ struct PushDeliveryIsolationTests {
         #expect(try await push("m2") == ["topic-1"])
         // Both principals are kept now: the user with one device, bob with none.
         #expect(
-            try await devices.kept.values([.init(appID: app.id, principal: .user(bob.id))]) { _ in [:] }.count == 1)
+            try await devices.kept.values([.init(app.id, .user(bob.id))]) { _ in [:] }.count == 1)
         try await store.insertInstallation(
             Installation(
                 id: InstallationID("bob-1"), appID: app.id, principal: .user(bob.id), deviceType: "MQTT",

@@ -83,7 +83,7 @@ struct Authenticator: Sendable {
         switch holder.token.principal {
         case .user(let id):
             if holder.disabled {
-                throw KiiError(.userDisabled, "The user is disabled.", context: ["userID": .string(id.rawValue)])
+                throw KiiError.userDisabled(id)
             }
             if now - (holder.lastSeenAt ?? 0) > lastSeenResolution {
                 try await store.touchUser(appID: app.id, id: id, at: now)
@@ -91,7 +91,7 @@ struct Authenticator: Sendable {
             }
         case .thing(let id):
             if holder.disabled {
-                throw KiiError(.thingDisabled, "The thing is disabled.", context: ["thingID": .string(id.rawValue)])
+                throw KiiError.thingDisabled(id)
             }
         case .admin, .anonymous:
             break

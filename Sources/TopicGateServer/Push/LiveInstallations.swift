@@ -7,10 +7,7 @@ import TopicGateStore
 /// device registered a moment ago gets the next push. A principal with none is kept too.
 /// Without that generation (a store shared by several gateways) each push reads them.
 struct LiveInstallations: Sendable {
-    struct Key: Hashable, Sendable {
-        let appID: AppID
-        let principal: Principal
-    }
+    typealias Key = InApp<Principal>
 
     let store: any Store
     let kept: AccessFactCache<Key, [Installation]>
@@ -25,11 +22,11 @@ struct LiveInstallations: Sendable {
     /// Each principal's live installations (none for a principal without any), by principal:
     /// one lookup per principal, however many messages of a batch name it.
     func byPrincipal(appID: AppID, principals: some Sequence<Principal>) async throws -> [Key: [Installation]] {
-        let keys = Array(Set(principals.lazy.map { Key(appID: appID, principal: $0) }))
+        let keys = Array(Set(principals.lazy.map { Key(appID, $0) }))
         return try await kept.values(keys) { missing in
             var read = Dictionary(uniqueKeysWithValues: missing.lazy.map { ($0, [Installation]()) })
-            for installation in try await store.liveInstallations(appID: appID, principals: missing.map(\.principal)) {
-                read[Key(appID: appID, principal: installation.principal)]?.append(installation)
+            for installation in try await store.liveInstallations(appID: appID, principals: missing.map(\.name)) {
+                read[Key(appID, installation.principal)]?.append(installation)
             }
             return read
         }

@@ -153,7 +153,7 @@ struct PushDeliveryService: Service {
         targets.reserveCapacity(expected)
         for (index, message) in batch.enumerated() {
             for recipient in message.recipients {
-                for installation in recipientDevices[.init(appID: message.appID, principal: recipient.principal)] ?? []
+                for installation in recipientDevices[.init(message.appID, recipient.principal)] ?? []
                 where installation.receivesPushes {
                     let broker = link.broker(serving: installation)
                     guard !message.deliveredBrokers.contains(broker) else { continue }

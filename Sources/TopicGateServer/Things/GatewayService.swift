@@ -93,9 +93,7 @@ struct GatewayService: Sendable {
         let gateway = try await managedGateway(
             caller: caller, reference, to: "issue tokens for this gateway's end nodes")
         let endNode = try await attachedEndNode(caller: caller, gateway: gateway, endNodeReference)
-        if endNode.disabled {
-            throw KiiError(.thingDisabled, "The thing is disabled.", context: ["thingID": .string(endNode.id.rawValue)])
-        }
+        if endNode.disabled { throw KiiError.thingDisabled(endNode.id) }
         let expiresAt = expiresIn.map { UnixMillis(time.now() + $0 * 1000) }
         let token = try await tokens.issue(appID: caller.appID, principal: .thing(endNode.id), expiresAt: expiresAt)
         return tokens.grantBody(id: endNode.id.rawValue, token: token, expiresAt: expiresAt)

@@ -26,7 +26,7 @@ struct OnboardingService: Sendable {
             thing = try await findOrRegister(
                 caller: caller, vendorThingID: vendorThingID, password: request.thingPassword, fields: fields)
         }
-        try Self.requireEnabled(thing)
+        if thing.disabled { throw KiiError.thingDisabled(thing.id) }
         if let owner = request.owner {
             _ = try await store.addOwner(appID: caller.appID, thing: thing.id, owner: owner)
         }
@@ -60,7 +60,7 @@ struct OnboardingService: Sendable {
         guard endNode.id != gateway.id else {
             throw KiiError.invalidInput("A gateway cannot be its own end node.", field: "endNodeVendorThingID")
         }
-        try Self.requireEnabled(endNode)
+        if endNode.disabled { throw KiiError.thingDisabled(endNode.id) }
         for owner in owners { _ = try await store.addOwner(appID: caller.appID, thing: endNode.id, owner: owner) }
         _ = try await store.attachEndNode(
             appID: caller.appID, gateway: gateway.id, endNode: endNode.id, at: gateways.time.millis())
@@ -80,11 +80,5 @@ struct OnboardingService: Sendable {
         try await things.admitSignup(caller)
         return try await things.insert(
             appID: caller.appID, vendorThingID: vendorThingID, password: password, fields: fields)
-    }
-
-    private static func requireEnabled(_ thing: Thing) throws {
-        if thing.disabled {
-            throw KiiError(.thingDisabled, "The thing is disabled.", context: ["thingID": .string(thing.id.rawValue)])
-        }
     }
 }

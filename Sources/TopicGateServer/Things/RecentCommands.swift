@@ -7,10 +7,7 @@ import TopicGateCore
 /// must find first, so what is kept here never answers for a command that is gone. Commands
 /// created by another gateway, or longer ago than the last `capacity`, are read from the store.
 final class RecentCommands: Sendable {
-    struct Key: Hashable, Sendable {
-        let appID: AppID
-        let id: String
-    }
+    typealias Key = InApp<String>
 
     private let entries = Mutex<[Key: (thing: ThingID, issuer: Owner)]>([:])
     /// At most this many commands are kept; past it the memory starts over.
@@ -22,11 +19,11 @@ final class RecentCommands: Sendable {
     func created(_ command: Command) {
         entries.withLock { entries in
             if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-            entries[Key(appID: command.appID, id: command.id)] = (command.thing, command.issuer)
+            entries[Key(command.appID, command.id)] = (command.thing, command.issuer)
         }
     }
 
     func issuer(appID: AppID, id: String) -> (thing: ThingID, issuer: Owner)? {
-        entries.withLock { $0[Key(appID: appID, id: id)] }
+        entries.withLock { $0[Key(appID, id)] }
     }
 }

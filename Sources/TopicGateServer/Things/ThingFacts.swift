@@ -7,19 +7,9 @@ import TopicGateStore
 /// membership moves it on before its request returns); read from the store on every request
 /// when the store has none.
 struct ThingFacts: Sendable {
-    struct ThingKey: Hashable, Sendable {
-        let appID: AppID
-        let reference: ThingReference
-    }
-
-    struct OwnersKey: Hashable, Sendable {
-        let appID: AppID
-        let thing: ThingID
-    }
-
     let store: any Store
-    let things: AccessFactCache<ThingKey, Thing>
-    let owners: AccessFactCache<OwnersKey, Set<Owner>>
+    let things: AccessFactCache<InApp<ThingReference>, Thing>
+    let owners: AccessFactCache<InApp<ThingID>, Set<Owner>>
     /// Users' groups (shared with the topics' decisions).
     let contexts: AccessContextLoader
 
@@ -31,13 +21,13 @@ struct ThingFacts: Sendable {
     }
 
     func thing(appID: AppID, reference: ThingReference) async throws -> Thing? {
-        try await things.value(ThingKey(appID: appID, reference: reference)) {
+        try await things.value(InApp(appID, reference)) {
             try await store.thing(appID: appID, reference: reference)
         }
     }
 
     func owners(appID: AppID, thing: ThingID) async throws -> Set<Owner> {
-        try await owners.value(OwnersKey(appID: appID, thing: thing)) {
+        try await owners.value(InApp(appID, thing)) {
             try await store.owners(appID: appID, thing: thing)
         } ?? []
     }

@@ -5,19 +5,9 @@ import TopicGateStore
 /// Both, and each topic's subscribers with theirs, are kept while no membership, ownership,
 /// subscription or principal changed since they were read.
 struct AccessContextLoader: Sendable {
-    struct SubscribersKey: Hashable, Sendable {
-        let appID: AppID
-        let address: TopicAddress
-    }
-
-    struct UserKey: Hashable, Sendable {
-        let appID: AppID
-        let user: UserID
-    }
-
     let store: any Store
-    let users: AccessFactCache<UserKey, AccessContext>
-    let subscribers: AccessFactCache<SubscribersKey, [(subscriber: Subscriber, context: AccessContext)]>
+    let users: AccessFactCache<InApp<UserID>, AccessContext>
+    let subscribers: AccessFactCache<InApp<TopicAddress>, [(subscriber: Subscriber, context: AccessContext)]>
 
     init(store: any Store) {
         self.store = store
@@ -27,7 +17,7 @@ struct AccessContextLoader: Sendable {
 
     func context(appID: AppID, principal: Principal) async throws -> AccessContext {
         guard case .user(let id) = principal else { return AccessContext(principal: principal) }
-        let context = try await users.value(UserKey(appID: appID, user: id)) {
+        let context = try await users.value(InApp(appID, id)) {
             try await store.accessContexts(appID: appID, users: [id])[id]
         }
         return context ?? AccessContext(principal: principal)
@@ -38,7 +28,7 @@ struct AccessContextLoader: Sendable {
     func subscriberContexts(appID: AppID, address: TopicAddress) async throws
         -> [(subscriber: Subscriber, context: AccessContext)]
     {
-        try await subscribers.value(SubscribersKey(appID: appID, address: address)) {
+        try await subscribers.value(InApp(appID, address)) {
             try await store.subscriberContexts(appID: appID, address: address).sorted { $0.key < $1.key }.map {
                 (subscriber: $0.key, context: $0.value)
             }

@@ -10,10 +10,7 @@ import TopicGateCore
 /// invalidation: each key has a generation that every invalidation moves on, a reader takes
 /// it before reading the store, and `put` keeps the value only if it has not moved.
 final class TopicCache: Sendable {
-    struct Key: Hashable {
-        let appID: AppID
-        let address: TopicAddress
-    }
+    typealias Key = InApp<TopicAddress>
 
     /// Where a key's invalidations stood when a read began.
     struct Generation: Sendable, Equatable {
@@ -48,7 +45,7 @@ final class TopicCache: Sendable {
 
     func get(_ appID: AppID, _ address: TopicAddress) -> (Topic, [ACLEntry])? {
         guard trusted.load(ordering: .acquiring) else { return nil }
-        return state.withLock { $0.topics[Key(appID: appID, address: address)] }
+        return state.withLock { $0.topics[Key(appID, address)] }
     }
 
     /// Serves and keeps nothing until `trust()`: every read goes to the store.
@@ -65,13 +62,13 @@ final class TopicCache: Sendable {
 
     /// Take this before reading the topic from the store, and hand it to `put`.
     func generation(_ appID: AppID, _ address: TopicAddress) -> Generation {
-        state.withLock { $0.generation(Key(appID: appID, address: address)) }
+        state.withLock { $0.generation(Key(appID, address)) }
     }
 
     /// Keeps `value`, read from the store after `readAt` was taken, unless the key was
     /// invalidated since.
     func put(_ appID: AppID, _ address: TopicAddress, _ value: (Topic, [ACLEntry]), readAt: Generation) {
-        let key = Key(appID: appID, address: address)
+        let key = Key(appID, address)
         guard trusted.load(ordering: .acquiring) else { return }
         state.withLock { state in
             guard state.generation(key) == readAt else { return }
@@ -81,7 +78,7 @@ final class TopicCache: Sendable {
     }
 
     func invalidate(_ appID: AppID, _ address: TopicAddress) {
-        let key = Key(appID: appID, address: address)
+        let key = Key(appID, address)
         state.withLock { state in
             if state.generations.count >= capacity { state.forgetAll() }
             state.topics.removeValue(forKey: key)
