@@ -28,6 +28,7 @@ public enum DurablePublishBound {
                 try SQLiteStore(path: dataDirectory + "/bound.sqlite")
             }
         let (app, _) = try await AppRegistry(store: store).defaultApp()
+        let tokens = TokenIssuer(store: store, time: .system)
         let now = Int64(Date().timeIntervalSince1970)
         let client = try MQTTClient(
             configuration: MQTTClientConfiguration(
@@ -60,9 +61,7 @@ public enum DurablePublishBound {
             _ = try await request.body.collect(upTo: 65_536)
             let now = UnixMillis(Int64(Date().timeIntervalSince1970 * 1000))
             let user = User(id: UserID(Secrets.userID()), appID: app.id, createdAt: now, modifiedAt: now)
-            let token = Secrets.accessToken()
-            let stored = AccessToken(
-                hash: Secrets.sha256(token), appID: app.id, principal: .user(user.id), expiresAt: nil, createdAt: now)
+            let (token, stored) = tokens.make(appID: app.id, principal: .user(user.id))
             try await store.insertUser(user, token: stored)
             return Response(status: .created, body: ResponseBody(byteBuffer: ByteBuffer(string: token)))
         }

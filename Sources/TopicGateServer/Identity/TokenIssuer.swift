@@ -2,12 +2,17 @@ import TopicGateCore
 import TopicGateStore
 
 /// Issues access tokens: 256 random bits handed to the client once, stored as SHA-256.
-struct TokenIssuer: Sendable {
+package struct TokenIssuer: Sendable {
     /// What `expires_in` says of a token that does not expire (Kii's value).
     static let neverExpiresSeconds: Int64 = 2_147_483_647
 
     let store: any Store
     let time: TimeSource
+
+    package init(store: any Store, time: TimeSource) {
+        self.store = store
+        self.time = time
+    }
 
     /// A new token for `principal`, valid until `expiresAt` or for ever.
     func issue(appID: AppID, principal: Principal, expiresAt: UnixMillis? = nil) async throws -> String {
@@ -18,7 +23,8 @@ struct TokenIssuer: Sendable {
 
     /// A new token and the record of it to store (only its hash), for a caller that stores it
     /// together with something else.
-    func make(appID: AppID, principal: Principal, expiresAt: UnixMillis? = nil) -> (token: String, stored: AccessToken)
+    package func make(appID: AppID, principal: Principal, expiresAt: UnixMillis? = nil)
+        -> (token: String, stored: AccessToken)
     {
         let token = Secrets.accessToken()
         return (
