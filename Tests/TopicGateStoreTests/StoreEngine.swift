@@ -17,21 +17,13 @@ enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
     func newLocation(fromNothing: Bool = false) async throws -> String {
         switch self {
         case .sqlite:
-            fromNothing
-                ? FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString).sqlite")
-                    .path
-                : try Self.migratedSQLiteFile()
+            let path = FileManager.default.temporaryDirectory
+                .appendingPathComponent("store-\(UUID().uuidString).sqlite").path
+            if !fromNothing { try MigratedSQLite.place(at: path) }
+            return path
         case .postgres:
-            try await TestPostgres.shared.newDatabase()
+            return try await TestPostgres.shared.newDatabase()
         }
-    }
-
-    /// A new SQLite file with every migration applied (see `MigratedSQLite`).
-    static func migratedSQLiteFile() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString).sqlite")
-            .path
-        try MigratedSQLite.place(at: path)
-        return path
     }
 
     /// Opens (migrating) the store at `location`, as the gateway does.
