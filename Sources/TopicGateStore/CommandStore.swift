@@ -16,8 +16,12 @@ public protocol CommandStore: Sendable {
     func recordResults(
         appID: AppID, id: String, results: JSONValue, state: CommandState, at now: Int64, queueing push: QueuedPush?
     ) async throws
-    /// `SENDING` → `DELIVERED` for these commands (others keep their state).
-    func markDelivered(appID: AppID, ids: [String], at now: Int64) async throws
+    /// `SENDING` (or `SEND_FAILED`: a push given up on whose dead letter could not be written)
+    /// → `DELIVERED` for these commands; others keep their state.
+    func markDelivered(appID: AppID, ids: [String], at now: UnixMillis) async throws
+    /// `SENDING` → `SEND_FAILED` for these commands (their push was given up on); others keep
+    /// their state.
+    func markSendFailed(appID: AppID, ids: [String], at now: UnixMillis) async throws
     /// How many commands are in each state, in every app (for metrics).
     func commandStateCounts() async throws -> [CommandState: Int]
 }

@@ -23,16 +23,13 @@ public protocol OutboxStore: Sendable {
     func postponeMessages(ids: [String], until: Int64) async throws
     /// Removes delivered messages.
     func completeMessages(ids: [String]) async throws
-    /// Removes delivered messages and marks the commands they carried `DELIVERED` (those still
-    /// `SENDING`, by app), in one transaction.
-    func settle(delivered ids: [String], commands: [AppID: [String]], at: Int64) async throws
     /// Messages in the outbox: every app's, or one app's.
     func pendingMessageCount() async throws -> Int
     func pendingMessageCount(appID: AppID) async throws -> Int
     /// Counts one more failed delivery of each message.
     func recordFailedAttempt(ids: [String]) async throws
     /// Moves messages out of the outbox into the dead letters after one more failed attempt,
-    /// in one transaction; a command they carried becomes `SEND_FAILED`.
+    /// in one transaction. (The command a message carried is the command service's to fail.)
     func deadLetter(ids: [String], reason: String, at: Int64) async throws
     /// One page of an app's dead letters, newest first, each with its key for paging.
     func deadLetters(appID: AppID, limit: Int, before: Int64?) async throws -> [(sequence: Int64, letter: DeadLetter)]

@@ -23,7 +23,7 @@ struct OpenAPIDocumentTests {
         let store = try await openStore(configuration: configuration)
         let environment = ServerEnvironment(
             configuration: configuration, store: store, time: .system, hasher: PasswordHasher(cost: 4),
-            dispatcher: RecordingPushDispatcher(), link: DisconnectedDeviceLink(), signer: nil, outbox: nil,
+            dispatcher: RecordingPushDispatcher(), link: DisconnectedDeviceLink(), signer: nil,
             logger: Logger(label: "test"), metrics: ServerMetrics())
         let served = Set(
             buildRouter(environment: environment).routes.map { route in

@@ -109,7 +109,7 @@ struct PushDeliveryIsolationTests {
         let service = PushDeliveryService(
             store: store, devices: LiveInstallations(store: store), link: link, wakeup: Wakeup(), time: .system,
             logger: Logger(label: "test"),
-            metrics: ServerMetrics())
+            metrics: ServerMetrics(), completion: CommandDelivery(store: store))
         var outcomes: [PushDeliveryService.Outcome] = []
         for _ in 0..<4 { outcomes.append(await service.deliverBatch()) }
         #expect(outcomes == [.failed, .failed, .more, .idle])
@@ -119,6 +119,50 @@ struct PushDeliveryIsolationTests {
         #expect(letters.map(\.letter.message.id) == ["a"])
         #expect(letters.first?.letter.message.attempts == 3)
         #expect(letters.first?.letter.reason.contains("3 attempts") == true)
+    }
+
+    /// Remembers the completions the pipeline reports, by app.
+    final class RecordingCompletion: PushCompletion {
+        let delivered = Mutex<[AppID: [String]]>([:])
+        let failed = Mutex<[AppID: [String]]>([:])
+
+        func delivered(_ commands: [AppID: [String]], at: UnixMillis) async throws {
+            delivered.withLock { $0.merge(commands) { $0 + $1 } }
+        }
+
+        func failed(_ commands: [AppID: [String]], at: UnixMillis) async throws {
+            failed.withLock { $0.merge(commands) { $0 + $1 } }
+        }
+    }
+
+    @Test(
+        "A message's completion is reported, never written by the push layer: delivered once a device's broker acknowledged it, failed when dead-lettered, nothing for a message no device received"
+    )
+    func completions() async throws {
+        let (store, app, user, directory) = try await Self.storeWithUser(devices: [("topic-1", nil)])
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func message(_ id: String, _ text: String, command: String, to recipient: Subscriber) -> OutboxMessage {
+            OutboxMessage(
+                id: id, appID: app.id, payload: Array(text.utf8), recipients: [recipient], acceptedAt: 1,
+                commandID: command)
+        }
+        try await store.enqueue([
+            message("a", "fine", command: "c-fine", to: .user(user.id)),
+            message("b", "poison", command: "c-poison", to: .user(user.id)),
+            message("c", "fine", command: "c-nobody", to: .thing(ThingID("no-devices"))),
+        ])
+        let completion = RecordingCompletion()
+        let service = PushDeliveryService(
+            store: store, devices: LiveInstallations(store: store), link: PickyLink(), wakeup: Wakeup(),
+            time: .system, logger: Logger(label: "test"), metrics: ServerMetrics(), completion: completion)
+        #expect(await service.deliverBatch() == .failed)
+        #expect(completion.delivered.withLock { $0 } == [app.id: ["c-fine"]])
+        #expect(completion.failed.withLock { $0 }.isEmpty)
+        #expect(await service.deliverBatch() == .failed)
+        #expect(await service.deliverBatch() == .more)
+        #expect(completion.failed.withLock { $0 } == [app.id: ["c-poison"]])
+        #expect(completion.delivered.withLock { $0 } == [app.id: ["c-fine"]])
+        #expect(try await store.pendingMessageCount() == 0)
     }
 
     @Test(
@@ -138,7 +182,7 @@ struct PushDeliveryIsolationTests {
         let service = PushDeliveryService(
             store: store, devices: LiveInstallations(store: store), link: PickyLink(), wakeup: Wakeup(), time: .system,
             logger: Logger(label: "test"),
-            metrics: ServerMetrics(), presence: presence)
+            metrics: ServerMetrics(), completion: CommandDelivery(store: store), presence: presence)
         func states(_ id: String) async throws -> [String: DeliveryState] {
             Dictionary(
                 uniqueKeysWithValues: try await store.deliveries(appID: app.id, messageID: id).map {
@@ -197,7 +241,7 @@ struct PushDeliveryIsolationTests {
         let service = PushDeliveryService(
             store: store, devices: LiveInstallations(store: store), link: link, wakeup: Wakeup(),
             time: clock.timeSource, logger: Logger(label: "test"),
-            metrics: ServerMetrics())
+            metrics: ServerMetrics(), completion: CommandDelivery(store: store))
         #expect(await service.deliverBatch() == .idle)
         #expect(link.delivered.sorted() == ["a on-a one", "a unnamed one"])
         // Waiting is no attempt, and the message is left alone meanwhile.
@@ -223,20 +267,21 @@ struct PushDeliveryIsolationTests {
         let (store, app, user, directory) = try await Self.storeWithUser(devices: [("topic-1", nil)])
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let fresh = FreshPushes()
-        let outbox = Outbox(
-            store: store, wakeup: Wakeup(), fresh: fresh, gatewayID: "gw-1", lease: .seconds(30), time: .system)
+        let link = PickyLink()
+        let service = PushDeliveryService(
+            store: store, devices: LiveInstallations(store: store), link: link, wakeup: Wakeup(), time: .system,
+            logger: Logger(label: "test"),
+            metrics: ServerMetrics(), completion: CommandDelivery(store: store), fresh: fresh, gatewayID: "gw-1")
+        // Nothing published by the writing task: all handed over.
+        let pipeline = PushPipeline(delivery: service, settlement: nil, lease: .seconds(30), publishedHereUpTo: 0)
         for (id, text) in [("a", "fine-1"), ("b", "poison"), ("c", "fine-2")] {
-            try await outbox.enqueue(
+            try await pipeline.dispatch(
                 OutboxMessage(
                     id: id, appID: app.id, payload: Array(text.utf8), recipients: [.user(user.id)], acceptedAt: 1))
         }
         // Stored claimed by the gateway that wrote them: another gateway leaves them alone.
         #expect(try await store.claimMessages(gateway: "gw-2", limit: 10, now: 2, leaseUntil: 3).isEmpty)
-        let link = PickyLink()
-        let service = PushDeliveryService(
-            store: store, devices: LiveInstallations(store: store), link: link, wakeup: Wakeup(), time: .system,
-            logger: Logger(label: "test"),
-            metrics: ServerMetrics(), fresh: fresh, gatewayID: "gw-1")
+        #expect(link.delivered.isEmpty)
         // The writer's own claim skips what waits in memory.
         #expect(fresh.unreserved(try await store.pendingMessages(limit: 10)).isEmpty)
         #expect(await service.deliverBatch(checkingOutbox: false) == .failed)
@@ -257,7 +302,7 @@ struct PushDeliveryIsolationTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let fresh = FreshPushes(startedCapacity: 2)
         let link = EagerLink()
-        let (service, outbox) = try await Self.threeWritten(
+        let (service, pipeline) = try await Self.threeWritten(
             through: link, store: store, app: app, user: user, fresh: fresh, settlement: nil)
         // Two published by their requests; the third, past the cap, waits for the service.
         #expect(link.published.withLock { $0 } == ["fine-1", "poison"])
@@ -276,8 +321,8 @@ struct PushDeliveryIsolationTests {
         #expect(fresh.unreserved(left).map(\.id) == ["b"])
 
         // A fan-out (more than a few recipients) is left to the service to publish.
-        let others = (1...Outbox.publishedHereUpTo).map { Subscriber.user(UserID("other-\($0)")) }
-        try await outbox.enqueue(
+        let others = (1...PushPipeline.fewRecipients).map { Subscriber.user(UserID("other-\($0)")) }
+        try await pipeline.dispatch(
             OutboxMessage(
                 id: "d", appID: app.id, payload: Array("fan-out".utf8), recipients: [.user(user.id)] + others,
                 acceptedAt: 1))
@@ -286,25 +331,24 @@ struct PushDeliveryIsolationTests {
         #expect(link.published.withLock { $0 }.last == "fan-out")
     }
 
-    /// A delivery service on `link` and an outbox that publishes what it writes, with "a"
+    /// A delivery service on `link` and a pipeline that publishes what it writes, with "a"
     /// ("fine-1"), "b" ("poison") and "c" ("fine-2") written to the user, one request each.
     static func threeWritten(
         through link: EagerLink, store: any Store, app: App, user: User, fresh: FreshPushes,
         settlement: DeliverySettlement?
-    ) async throws -> (PushDeliveryService, Outbox) {
+    ) async throws -> (PushDeliveryService, PushPipeline) {
         let service = PushDeliveryService(
             store: store, devices: LiveInstallations(store: store), link: link, wakeup: Wakeup(), time: .system,
-            logger: Logger(label: "test"), metrics: ServerMetrics(), fresh: fresh, gatewayID: "gw-1",
+            logger: Logger(label: "test"), metrics: ServerMetrics(), completion: CommandDelivery(store: store),
+            fresh: fresh, gatewayID: "gw-1",
             settlement: settlement)
-        let outbox = Outbox(
-            store: store, wakeup: Wakeup(), fresh: fresh, gatewayID: "gw-1", lease: .seconds(30), time: .system,
-            delivery: service)
+        let pipeline = PushPipeline(delivery: service, settlement: settlement, lease: .seconds(30))
         for (id, text) in [("a", "fine-1"), ("b", "poison"), ("c", "fine-2")] {
-            try await outbox.enqueue(
+            try await pipeline.dispatch(
                 OutboxMessage(
                     id: id, appID: app.id, payload: Array(text.utf8), recipients: [.user(user.id)], acceptedAt: 1))
         }
-        return (service, outbox)
+        return (service, pipeline)
     }
 
     @Test(
@@ -314,7 +358,9 @@ struct PushDeliveryIsolationTests {
         let (store, app, user, directory) = try await Self.storeWithUser(devices: [("topic-1", nil)])
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let fresh = FreshPushes(startedCapacity: 2)
-        let settlement = DeliverySettlement(store: store, fresh: fresh, time: .system, logger: Logger(label: "test"))
+        let settlement = DeliverySettlement(
+            store: store, completion: CommandDelivery(store: store), fresh: fresh, time: .system,
+            logger: Logger(label: "test"))
         let link = EagerLink(holding: true)
         let (service, _) = try await Self.threeWritten(
             through: link, store: store, app: app, user: user, fresh: fresh, settlement: settlement)
@@ -346,16 +392,19 @@ struct PushDeliveryIsolationTests {
         let (store, app, user, directory) = try await Self.storeWithUser(devices: [("topic-1", nil)])
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let fresh = FreshPushes()
-        let outbox = Outbox(
-            store: store, wakeup: Wakeup(), fresh: fresh, gatewayID: "gw-1", lease: .seconds(30), time: .system)
-        let settlement = DeliverySettlement(store: store, fresh: fresh, time: .system, logger: Logger(label: "test"))
+        let settlement = DeliverySettlement(
+            store: store, completion: CommandDelivery(store: store), fresh: fresh, time: .system,
+            logger: Logger(label: "test"))
         let link = PickyLink()
         let service = PushDeliveryService(
             store: store, devices: LiveInstallations(store: store), link: link, wakeup: Wakeup(), time: .system,
             logger: Logger(label: "test"),
-            metrics: ServerMetrics(), fresh: fresh, gatewayID: "gw-1", settlement: settlement)
+            metrics: ServerMetrics(), completion: CommandDelivery(store: store), fresh: fresh, gatewayID: "gw-1",
+            settlement: settlement)
+        let pipeline = PushPipeline(
+            delivery: service, settlement: settlement, lease: .seconds(30), publishedHereUpTo: 0)
         // One from memory, one only in the outbox (another gateway's, whose lease ran out).
-        try await outbox.enqueue(
+        try await pipeline.dispatch(
             OutboxMessage(
                 id: "a", appID: app.id, payload: Array("fine-1".utf8), recipients: [.user(user.id)], acceptedAt: 1))
         try await store.enqueue(
@@ -394,7 +443,7 @@ struct PushDeliveryIsolationTests {
         let devices = LiveInstallations(store: store)
         let service = PushDeliveryService(
             store: store, devices: devices, link: link, wakeup: Wakeup(), time: .system, logger: Logger(label: "test"),
-            metrics: ServerMetrics())
+            metrics: ServerMetrics(), completion: CommandDelivery(store: store))
         /// Queues a push to the user and bob, delivers it, and gives the topics it went to.
         func push(_ id: String) async throws -> [String] {
             try await store.enqueue([

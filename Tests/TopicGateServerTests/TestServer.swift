@@ -102,7 +102,7 @@ struct TestServer {
         }
 
         /// The recipients of the last recorded send.
-        var lastRecipients: [Subscriber]? { server.dispatcher.deliveries.last?.recipients }
+        var lastRecipients: [Subscriber]? { server.dispatcher.messages.last?.recipients }
     }
 
     typealias Reply = APIReply

@@ -31,7 +31,7 @@ struct TopicRoutesTests {
             #expect(refused.string("message")?.contains("SEND_MESSAGE_TO_TOPIC") == true)
             #expect(refused.string("message")?.contains(bob.id) == false)
             #expect(refused.string("message")?.contains(ann.id) == false)
-            let deliveriesBefore = server.dispatcher.deliveries.count
+            let deliveriesBefore = server.dispatcher.messages.count
 
             #expect(
                 try await client.call(.put, "\(topic)/acl/SEND_MESSAGE_TO_TOPIC/UserID:\(eve.id)", token: bob.token)
@@ -39,9 +39,10 @@ struct TopicRoutesTests {
             let allowed = try await client.send(topic, token: eve.token)
             #expect(allowed.status == .created)
             #expect(allowed.string("pushMessageID") != nil)
-            #expect(server.dispatcher.deliveries.count == deliveriesBefore + 1)
+            #expect(server.dispatcher.messages.count == deliveriesBefore + 1)
             #expect(client.lastRecipients == [.user(UserID(ann.id))])
-            let payload = try #require(server.dispatcher.deliveries.last?.message.mqttPayload.objectValue)
+            let payload = try #require(
+                server.dispatcher.messages.last.flatMap { try? JSONParser.parse($0.payload) }?.objectValue)
             #expect(payload["msg"] == "hello")
             #expect(payload["sender"] == .string(eve.id))
             #expect(payload["objectScopeGroupID"] == .string(groupID))
@@ -50,7 +51,7 @@ struct TopicRoutesTests {
                 try await client.call(.delete, "\(topic)/acl/SEND_MESSAGE_TO_TOPIC/UserID:\(eve.id)", token: bob.token)
                     .status == .noContent)
             #expect(try await client.send(topic, token: eve.token).status == .forbidden)
-            #expect(server.dispatcher.deliveries.count == deliveriesBefore + 1)
+            #expect(server.dispatcher.messages.count == deliveriesBefore + 1)
         }
     }
 
@@ -362,7 +363,8 @@ struct TopicRoutesTests {
             #expect(anonymous.status == .unauthorized)
             #expect(try await client.send(topic, token: admin).status == .created)
             #expect(client.lastRecipients == [.user(UserID(ann.id))])
-            let payload = try #require(server.dispatcher.deliveries.last?.message.mqttPayload.objectValue)
+            let payload = try #require(
+                server.dispatcher.messages.last.flatMap { try? JSONParser.parse($0.payload) }?.objectValue)
             #expect(payload["sender"] == nil)
             #expect(payload["objectScopeType"] == "APP")
         }

@@ -75,7 +75,7 @@ struct OutboxStoreTests {
     }
 
     @Test(
-        "A dead letter leaves the outbox, keeps its attempts, and fails the command it carried",
+        "A dead letter leaves the outbox and keeps its attempts; the command it carried is left to its service",
         arguments: StoreEngine.allCases)
     func deadLetters(_ engine: StoreEngine) async throws {
         let (store, command) = try await storeWithThing(engine)
@@ -85,7 +85,7 @@ struct OutboxStoreTests {
         try await store.deadLetter(ids: ["m1", "m2"], reason: "too large", at: 50)
         #expect(try await store.pendingMessages(limit: 10).map(\.id) == ["m3"])
         #expect(try await store.deadLetterCount() == 2)
-        #expect(try await store.command(appID: appID, id: "c1")?.state == .sendFailed)
+        #expect(try await store.command(appID: appID, id: "c1")?.state == .sending)
         let page = try await store.deadLetters(appID: appID, limit: 1, before: nil)
         #expect(page.map(\.letter.message.id) == ["m2"])
         let next = try await store.deadLetters(appID: appID, limit: 5, before: page.last?.sequence)
@@ -224,23 +224,27 @@ struct OutboxStoreTests {
     }
 
     @Test(
-        "A settlement removes delivered messages and marks their commands DELIVERED in one go; a command past SENDING keeps its state",
+        "A command's push marks it: delivered from SENDING or SEND_FAILED, failed from SENDING only; a command past them keeps its state",
         arguments: StoreEngine.allCases)
-    func settlement(_ engine: StoreEngine) async throws {
+    func commandMarks(_ engine: StoreEngine) async throws {
         let (store, command) = try await storeWithThing(engine)
         try await store.insertCommand(
             command, queueing: QueuedPush(message: message("m1", commandID: "c1"), claimedBy: "gw-1", leaseUntil: 99))
-        try await store.enqueue([message("m2")])
-        try await store.settle(delivered: ["m1"], commands: [appID: ["c1"]], at: 50)
-        #expect(try await store.pendingMessages(limit: 10).map(\.id) == ["m2"])
+        try await store.markSendFailed(appID: appID, ids: ["c1"], at: 40)
+        #expect(try await store.command(appID: appID, id: "c1")?.state == .sendFailed)
+        try await store.markDelivered(appID: appID, ids: ["c1"], at: 50)
         let delivered = try await store.command(appID: appID, id: "c1")
         #expect(delivered?.state == .delivered)
         #expect(delivered?.modifiedAt == 50)
-        // Done already: a late settlement does not move it back.
+        try await store.markSendFailed(appID: appID, ids: ["c1"], at: 55)
+        #expect(try await store.command(appID: appID, id: "c1")?.state == .delivered)
+        // Done already: a late mark does not move it back.
         try await store.recordResults(
             appID: appID, id: "c1", results: ["ok": true], state: .done, at: 60, queueing: nil)
-        try await store.settle(delivered: ["m2"], commands: [appID: ["c1"]], at: 70)
+        try await store.markDelivered(appID: appID, ids: ["c1"], at: 70)
+        try await store.markSendFailed(appID: appID, ids: ["c1"], at: 70)
         #expect(try await store.command(appID: appID, id: "c1")?.state == .done)
+        try await store.completeMessages(ids: ["m1"])
         #expect(try await store.pendingMessageCount() == 0)
     }
 }

@@ -22,10 +22,10 @@ public func openStore(configuration: ServerConfiguration) async throws -> any St
 }
 
 /// The whole application for `configuration` over `store`: the HTTP API and, when
-/// `configuration.push` is set, the embedded broker, the gateway's broker link and the outbox
-/// delivery (started in that order, stopped in reverse, the HTTP server last up and first
+/// `configuration.push` is set, the embedded broker, the gateway's broker link and the push
+/// pipeline (started in that order, stopped in reverse, the HTTP server last up and first
 /// down). The executable and the tests both call this, with values, never environment.
-/// `dispatcher` replaces the outbox (the router tests record sends with one of their own).
+/// `dispatcher` replaces the push pipeline (the router tests record sends with one of their own).
 public func buildApplication(
     configuration: ServerConfiguration, store: any Store, dispatcher: (any PushDispatcher)? = nil,
     time: TimeSource = .system
@@ -37,7 +37,6 @@ public func buildApplication(
     var services: [any Service] = []
     var signer: MQTTCredentialSigner?
     var pushDispatcher: any PushDispatcher = dispatcher ?? PushOffDispatcher()
-    var outbox: Outbox?
     var brokers: BrokerFleet?
     let presence = DevicePresence()
     if let push = configuration.push {
@@ -45,7 +44,6 @@ public func buildApplication(
             secret: try MQTTSecret.loadOrCreate(at: push.secretFile), form: push.credentialForm)
         signer = pushSigner
         let wakeup = Wakeup()
-        let fresh = FreshPushes()
         if case .embedded(let embedded) = push.broker {
             services.append(
                 EmbeddedBroker(
@@ -72,25 +70,17 @@ public func buildApplication(
         }
         brokers = fleet
         services.append(PresenceKeeper(presence: presence, store: store, logger: logger))
-        // Before the delivery service: stopped after it, it settles what the last deliveries left.
-        let settlement = DeliverySettlement(store: store, fresh: fresh, time: time, logger: logger)
-        services.append(settlement)
-        let delivery = PushDeliveryService(
-            store: store, devices: LiveInstallations(store: store), link: fleet, wakeup: wakeup, time: time,
-            logger: logger, metrics: metrics,
-            fresh: fresh, gatewayID: configuration.gatewayID, outboxLease: configuration.outboxLease,
-            presence: presence, settlement: settlement)
-        services.append(delivery)
-        let pushOutbox = Outbox(
-            store: store, wakeup: wakeup, fresh: fresh, gatewayID: configuration.gatewayID,
-            lease: configuration.outboxLease, time: time, delivery: delivery)
-        outbox = pushOutbox
-        if dispatcher == nil { pushDispatcher = OutboxPushDispatcher(outbox: pushOutbox) }
+        let pipeline = PushPipeline(
+            store: store, link: fleet, completion: CommandDelivery(store: store), wakeup: wakeup,
+            gatewayID: configuration.gatewayID, lease: configuration.outboxLease, time: time, logger: logger,
+            metrics: metrics, presence: presence)
+        services += pipeline.services
+        if dispatcher == nil { pushDispatcher = pipeline }
     }
     let environment = ServerEnvironment(
         configuration: configuration, store: store, time: time, hasher: hasher, dispatcher: pushDispatcher,
         link: brokers ?? DisconnectedDeviceLink(),
-        signer: signer, outbox: outbox, logger: logger, metrics: metrics, presence: presence)
+        signer: signer, logger: logger, metrics: metrics, presence: presence)
     if let feed = store as? any StoreChangeFeed {
         services.append(
             CacheInvalidationService(

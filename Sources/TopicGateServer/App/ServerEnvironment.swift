@@ -37,7 +37,7 @@ struct ServerEnvironment: Sendable {
 
     init(
         configuration: ServerConfiguration, store: any Store, time: TimeSource, hasher: PasswordHasher,
-        dispatcher: any PushDispatcher, link: any DeviceLink, signer: MQTTCredentialSigner?, outbox: Outbox?,
+        dispatcher: any PushDispatcher, link: any DeviceLink, signer: MQTTCredentialSigner?,
         logger: Logger, metrics: ServerMetrics, presence: DevicePresence = DevicePresence()
     ) {
         self.metrics = metrics
@@ -90,7 +90,7 @@ struct ServerEnvironment: Sendable {
         onboarding = OnboardingService(
             store: store, tokens: tokens, things: things, installations: installations, gateways: gateways)
         commands = CommandService(
-            store: store, time: time, things: things, gateways: gateways, outbox: outbox,
+            store: store, time: time, things: things, gateways: gateways, dispatcher: dispatcher,
             sizeLimit: configuration.push?.sizeLimit, logger: logger)
         states = ThingStateService(
             store: store, time: time, things: things, gateways: gateways,

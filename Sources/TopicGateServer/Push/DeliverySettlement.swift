@@ -4,10 +4,10 @@ import Synchronization
 import TopicGateCore
 import TopicGateStore
 
-/// The bookkeeping of delivered pushes, off the delivery path: a delivered message leaves the
-/// outbox, and a command it carried becomes `DELIVERED`, in one transaction for all that were
-/// delivered in the last few milliseconds (`gather`), while the delivery service goes on
-/// publishing. Done inline, these writes made every next publish (and every request's write,
+/// The bookkeeping of delivered pushes, off the delivery path: the messages' completions run
+/// (a command becomes `DELIVERED`) and the messages leave the outbox, for all that were
+/// delivered in the last few milliseconds (`gather`) at once, while the delivery service goes
+/// on publishing. Done inline, these writes made every next publish (and every request's write,
 /// queued behind them for the disk) wait for their commit.
 ///
 /// Until its settlement is written a delivered message stays reserved in `FreshPushes`, so the
@@ -21,7 +21,8 @@ final class DeliverySettlement: Service, Sendable {
         var writing: Set<String> = []
     }
 
-    let store: any Store
+    let store: any OutboxStore
+    let completion: any PushCompletion
     let fresh: FreshPushes
     let time: TimeSource
     let logger: Logger
@@ -30,8 +31,12 @@ final class DeliverySettlement: Service, Sendable {
     private let state = Mutex(State())
     private let wakeup = Wakeup()
 
-    init(store: any Store, fresh: FreshPushes, time: TimeSource, logger: Logger, gather: Duration = .milliseconds(10)) {
+    init(
+        store: any OutboxStore, completion: any PushCompletion, fresh: FreshPushes, time: TimeSource, logger: Logger,
+        gather: Duration = .milliseconds(10)
+    ) {
         self.store = store
+        self.completion = completion
         self.fresh = fresh
         self.time = time
         self.logger = logger
@@ -54,8 +59,8 @@ final class DeliverySettlement: Service, Sendable {
         state.withLock { state in state.writing.contains(id) || state.messages.contains(id) }
     }
 
-    /// Writes what waits: the messages leave the outbox, the commands become `DELIVERED`; then
-    /// the messages are released. What could not be written waits for the next call.
+    /// Writes what waits: the completions of the commands, then the messages leave the outbox;
+    /// then the messages are released. What could not be written waits for the next call.
     func flush() async throws {
         let (messages, commands) = state.withLock { state in
             defer {
@@ -67,7 +72,7 @@ final class DeliverySettlement: Service, Sendable {
         }
         guard !messages.isEmpty || !commands.isEmpty else { return }
         do {
-            try await store.settle(delivered: messages, commands: commands, at: time.now())
+            try await Self.write(delivered: messages, commands: commands, to: store, completion, at: time.millis())
         } catch {
             state.withLock { state in
                 state.writing.subtract(messages)
@@ -78,6 +83,16 @@ final class DeliverySettlement: Service, Sendable {
         }
         state.withLock { state in state.writing.subtract(messages) }
         fresh.release(messages)
+    }
+
+    /// Completes the `commands` of the `delivered` messages, then removes the messages from the
+    /// outbox (in this order: a crash in between delivers and completes them again).
+    static func write(
+        delivered: [String], commands: [AppID: [String]], to store: any OutboxStore, _ completion: any PushCompletion,
+        at now: UnixMillis
+    ) async throws {
+        if !commands.isEmpty { try await completion.delivered(commands, at: now) }
+        try await store.completeMessages(ids: delivered)
     }
 
     func run() async throws {

@@ -7,7 +7,7 @@ import TopicGateStore
 /// delivery time, so a revoked device gets nothing), publishes the payload once to each
 /// installation topic with QoS 1, and removes the message once every publication was
 /// acknowledged. A message with few recipients is published by the request that wrote it
-/// (`Outbox`, through `start`), and settled in memory when the broker acknowledged it
+/// (`PushPipeline`, through `start`), and settled in memory when the broker acknowledged it
 /// (`follow`); only an outcome that needs the store comes here (`finish`). After a
 /// crash or a broker outage the outbox is delivered on recovery (at least once; payloads carry
 /// `pushMessageID`).
@@ -26,7 +26,7 @@ import TopicGateStore
 /// limit), or that fails `deadLetterAfter` times on its own, moves to the dead letters (for
 /// the admin, counted in `/metrics`) and the rest flow on.
 struct PushDeliveryService: Service {
-    let store: any Store
+    let store: any OutboxStore & DeliveryTraceStore
     /// The recipients' devices, kept in memory on the embedded store.
     let devices: LiveInstallations
     let link: any DeviceLink
@@ -34,6 +34,9 @@ struct PushDeliveryService: Service {
     let time: TimeSource
     let logger: Logger
     let metrics: ServerMetrics
+    /// What the services that handed the messages over do once they are delivered or given up
+    /// on (a command's state).
+    let completion: any PushCompletion
     /// What this gateway's outbox writer hands over once on disk.
     var fresh = FreshPushes()
     /// This gateway, as its outbox claims name it.
@@ -49,8 +52,8 @@ struct PushDeliveryService: Service {
     /// Which devices are connected: a traced push records, per device, whether the broker
     /// acknowledged it while the device was online.
     var presence: DevicePresence?
-    /// Where delivered messages are settled (removed from the outbox, their commands marked
-    /// `DELIVERED`) off the delivery path; nil: settled inline before the next batch.
+    /// Where delivered messages are settled (completed, removed from the outbox) off the
+    /// delivery path; nil: settled inline before the next batch.
     var settlement: DeliverySettlement?
 
     func run() async throws {
@@ -221,7 +224,9 @@ struct PushDeliveryService: Service {
         if let settlement {
             settlement.settle(messages: delivered.map { batch[$0].id }, commands: commands)
         } else {
-            try await store.settle(delivered: delivered.map { batch[$0].id }, commands: commands, at: now)
+            try await DeliverySettlement.write(
+                delivered: delivered.map { batch[$0].id }, commands: commands, to: store, completion,
+                at: UnixMillis(now))
         }
         guard failed.isEmpty else {
             let giveUp = failed.filter { alone && batch[$0].attempts + 1 >= deadLetterAfter }
@@ -308,7 +313,12 @@ struct PushDeliveryService: Service {
         try await store.recordDeliveries(records, replacing: true)
     }
 
+    /// Gives up on `message`: its completion fails (a command becomes `SEND_FAILED`), then it
+    /// moves to the dead letters.
     private func deadLetter(_ message: OutboxMessage, reason: String, at now: Int64) async throws {
+        if let command = message.commandID {
+            try await completion.failed([message.appID: [command]], at: UnixMillis(now))
+        }
         try await store.deadLetter(ids: [message.id], reason: reason, at: now)
         metrics.deadLettered(appID: message.appID)
         logger.error(

@@ -1,24 +1,17 @@
-import TopicGateCore
+public import TopicGateCore
+public import TopicGateStore
 
-/// An accepted message with the recipients resolved when it was sent: the subscribed users and
-/// things that still pass `SUBSCRIBE_TO_TOPIC`.
-public struct PushDelivery: Sendable, Hashable {
-    public let message: PushMessage
-    public let recipients: [Subscriber]
-    /// The MQTT payload, built once.
-    public let payload: [UInt8]
-    /// Whether each device's outcome is recorded (an operator's test push).
-    public let traced: Bool
-
-    public init(message: PushMessage, recipients: [Subscriber], traced: Bool = false) {
-        self.traced = traced
-        self.message = message
-        self.recipients = recipients
-        self.payload = JSONWriter.bytes(message.mqttPayload)
-    }
+/// The way to devices as the services see it, for topic sends and commands alike: a message
+/// to deliver, durable when `dispatch` returns.
+public protocol PushDispatcher: Sendable {
+    /// Writes `message` durably and delivers it. With `record`, the message is written by
+    /// `record` in the same transaction as the record it belongs to (a command, its results),
+    /// as the `QueuedPush` it is given, or nil when there is nothing to queue (no recipients,
+    /// push off): the record is written either way. Returns once the write is on disk.
+    func dispatch(_ message: OutboxMessage, storing record: ((QueuedPush?) async throws -> Void)?) async throws
 }
 
-/// Hands accepted messages on toward devices.
-public protocol PushDispatcher: Sendable {
-    func dispatch(_ delivery: PushDelivery) async throws
+extension PushDispatcher {
+    /// `message` alone, with no record of its own (a topic send).
+    public func dispatch(_ message: OutboxMessage) async throws { try await dispatch(message, storing: nil) }
 }

@@ -3,16 +3,16 @@ import TopicGateCore
 import TopicGateStore
 
 /// Thing-IF commands: an owner issues one, it goes to the thing's installations (an end node's
-/// to its gateway's) through the outbox, the thing reports results, and the `commandID` goes to the issuer's installations
-/// only (`CommandRouting`).
+/// to its gateway's) through the push pipeline, the thing reports results, and the `commandID`
+/// goes to the issuer's installations only (`CommandRouting`).
 struct CommandService: Sendable {
     let store: any Store
     let time: TimeSource
     let things: ThingService
     /// An end node's commands go to its gateway.
     let gateways: GatewayService
-    /// Nil when push is off: commands are stored and stay `SENDING`.
-    let outbox: Outbox?
+    /// The way to devices (with push off, commands are stored and stay `SENDING`).
+    let dispatcher: any PushDispatcher
     /// What the broker takes (nil without push).
     let sizeLimit: PushSizeLimit?
     let logger: Logger
@@ -42,16 +42,11 @@ struct CommandService: Sendable {
         let payload = JSONWriter.bytes(
             endNode.map { command.gatewayPayload(endNodeVendorThingID: $0.vendorThingID) } ?? command.thingPayload)
         try sizeLimit?.check(payload, field: "actions")
-        guard let outbox else {
-            try await store.insertCommand(command)
-            recent.created(command)
-            return command
-        }
         let message = OutboxMessage(
             id: Secrets.randomHex(bytes: 12), appID: caller.appID, payload: payload,
             recipients: [.thing(endNode?.gateway ?? thing.id)],
             acceptedAt: now.rawValue, commandID: command.id)
-        try await outbox.enqueue(message) { push in try await store.insertCommand(command, queueing: push) }
+        try await dispatcher.dispatch(message) { push in try await store.insertCommand(command, queueing: push) }
         recent.created(command)
         return command
     }
@@ -101,13 +96,12 @@ struct CommandService: Sendable {
                 appID: caller.appID, id: id, results: .array(results.results), state: results.state, at: now,
                 queueing: push)
         }
-        guard let outbox, !recipients.isEmpty else { return try await record(nil) }
         let pushMessageID = Secrets.randomHex(bytes: 12)
         let message = OutboxMessage(
             id: pushMessageID, appID: caller.appID,
             payload: JSONWriter.bytes(Command.resultPayload(id, pushMessageID: pushMessageID, at: now)),
             recipients: recipients, acceptedAt: now)
-        try await outbox.enqueue(message) { push in try await record(push) }
+        try await dispatcher.dispatch(message, storing: record)
     }
 
     /// Commands are read by the thing's owners and the admin, not by the thing itself.

@@ -185,8 +185,6 @@ struct TopicService: Sendable {
 
     // MARK: Sending
 
-    /// Checks `SEND_MESSAGE_TO_TOPIC`, resolves the recipients that may still subscribe, and
-    /// hands the message to the dispatcher. Returns the message's ID.
     /// Sends `request` to the topic's subscribers that pass SUBSCRIBE; returns the push message
     /// ID. `traced` (the admin's test push): each device's outcome is recorded (`deliveries`),
     /// starting with every MQTT device of the recipients as pending.
@@ -206,8 +204,10 @@ struct TopicService: Sendable {
         let recipients = subscriberContexts.compactMap { subscriber, context in
             AccessPolicy.evaluate(context, .subscribe, on: topic, entries: entries).allowed ? subscriber : nil
         }
-        let delivery = PushDelivery(message: message, recipients: recipients, traced: traced)
-        try sizeLimit?.check(delivery.payload, field: "data")
+        let outgoing = OutboxMessage(
+            id: message.id, appID: message.appID, payload: JSONWriter.bytes(message.mqttPayload),
+            recipients: recipients, acceptedAt: message.sentAt, traced: traced)
+        try sizeLimit?.check(outgoing.payload, field: "data")
         if traced && !recipients.isEmpty {
             let devices = try await store.liveInstallations(
                 appID: caller.appID, principals: recipients.map(\.principal))
@@ -216,7 +216,7 @@ struct TopicService: Sendable {
                     DeviceDelivery(messageID: message.id, installation: $0, state: .pending, at: time.millis())
                 }, replacing: false)
         }
-        try await dispatcher.dispatch(delivery)
+        try await dispatcher.dispatch(outgoing)
         return message.id
     }
 

@@ -83,21 +83,26 @@ extension PostgresStore: CommandStore {
         }
     }
 
-    public func markDelivered(appID: AppID, ids: [String], at now: Int64) async throws {
-        guard !ids.isEmpty else { return }
-        try await write { connection in
-            try await Self.markDelivered(appID: appID, ids: ids, at: now, in: connection)
-        }
+    public func markDelivered(appID: AppID, ids: [String], at now: UnixMillis) async throws {
+        try await mark(appID: appID, ids: ids, as: .delivered, from: [.sending, .sendFailed], at: now)
     }
 
-    static func markDelivered(appID: AppID, ids: [String], at now: Int64, in connection: PostgresConnection)
+    public func markSendFailed(appID: AppID, ids: [String], at now: UnixMillis) async throws {
+        try await mark(appID: appID, ids: ids, as: .sendFailed, from: [.sending], at: now)
+    }
+
+    /// Moves the commands in a state of `from` to `state`.
+    private func mark(appID: AppID, ids: [String], as state: CommandState, from: [CommandState], at now: UnixMillis)
         async throws
     {
-        try await connection.run(
-            """
-            UPDATE commands SET state = 'DELIVERED', modified_at = \(now)
-            WHERE app_id = \(appID) AND command_id = ANY(\(ids)) AND state = 'SENDING'
-            """)
+        guard !ids.isEmpty else { return }
+        try await write { connection in
+            try await connection.run(
+                """
+                UPDATE commands SET state = \(state.rawValue), modified_at = \(now)
+                WHERE app_id = \(appID) AND command_id = ANY(\(ids)) AND state = ANY(\(from.map(\.rawValue)))
+                """)
+        }
     }
 
     static func command(_ row: PostgresColumns) throws -> Command? {

@@ -64,21 +64,7 @@ extension PostgresStore: OutboxStore {
 
     public func completeMessages(ids: [String]) async throws {
         guard !ids.isEmpty else { return }
-        try await write { connection in try await Self.deleteMessages(ids, in: connection) }
-    }
-
-    public func settle(delivered ids: [String], commands: [AppID: [String]], at now: Int64) async throws {
-        guard !ids.isEmpty || !commands.isEmpty else { return }
-        try await write { connection in
-            if !ids.isEmpty { try await Self.deleteMessages(ids, in: connection) }
-            for (appID, commandIDs) in commands {
-                try await Self.markDelivered(appID: appID, ids: commandIDs, at: now, in: connection)
-            }
-        }
-    }
-
-    static func deleteMessages(_ ids: [String], in connection: PostgresConnection) async throws {
-        try await connection.run("DELETE FROM outbox WHERE message_id = ANY(\(ids))")
+        try await write { connection in try await connection.run("DELETE FROM outbox WHERE message_id = ANY(\(ids))") }
     }
 
     public func recordProgress(id: String, deliveredBrokers: Set<String>) async throws {
@@ -117,12 +103,6 @@ extension PostgresStore: OutboxStore {
                 SELECT message_id, app_id, payload, recipients, accepted_at, command_id, attempts + 1, \(at), \(reason),
                     delivered_brokers, traced
                 FROM outbox WHERE message_id = ANY(\(ids)) ORDER BY sequence
-                """)
-            try await connection.run(
-                """
-                UPDATE commands SET state = 'SEND_FAILED', modified_at = \(at)
-                WHERE state = 'SENDING' AND (app_id, command_id) IN
-                    (SELECT app_id, command_id FROM outbox WHERE message_id = ANY(\(ids)) AND command_id IS NOT NULL)
                 """)
             try await connection.run("DELETE FROM outbox WHERE message_id = ANY(\(ids))")
         }

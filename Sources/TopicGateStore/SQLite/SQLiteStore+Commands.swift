@@ -81,18 +81,28 @@ extension SQLiteStore: CommandStore {
         }
     }
 
-    public func markDelivered(appID: AppID, ids: [String], at now: Int64) async throws {
-        guard !ids.isEmpty else { return }
-        try await write { db in try Self.markDelivered(appID: appID, ids: ids, at: now, in: db) }
+    public func markDelivered(appID: AppID, ids: [String], at now: UnixMillis) async throws {
+        try await mark(appID: appID, ids: ids, as: .delivered, from: [.sending, .sendFailed], at: now)
     }
 
-    static func markDelivered(appID: AppID, ids: [String], at now: Int64, in db: Database) throws {
-        let statement = try db.cachedStatement(
-            sql: """
-                UPDATE commands SET state = 'DELIVERED', modified_at = ?
-                WHERE app_id = ? AND command_id = ? AND state = 'SENDING'
-                """)
-        for id in ids { try statement.execute(arguments: [now, appID.rawValue, id]) }
+    public func markSendFailed(appID: AppID, ids: [String], at now: UnixMillis) async throws {
+        try await mark(appID: appID, ids: ids, as: .sendFailed, from: [.sending], at: now)
+    }
+
+    /// Moves the commands in a state of `from` to `state`.
+    private func mark(appID: AppID, ids: [String], as state: CommandState, from: [CommandState], at now: UnixMillis)
+        async throws
+    {
+        guard !ids.isEmpty else { return }
+        let from = from.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+        try await write { db in
+            let statement = try db.cachedStatement(
+                sql: """
+                    UPDATE commands SET state = ?, modified_at = ?
+                    WHERE app_id = ? AND command_id = ? AND state IN (\(from))
+                    """)
+            for id in ids { try statement.execute(arguments: [state.rawValue, now.rawValue, appID.rawValue, id]) }
+        }
     }
 
     static func command(_ row: Row) -> Command? {

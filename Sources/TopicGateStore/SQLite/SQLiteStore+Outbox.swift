@@ -68,22 +68,10 @@ extension SQLiteStore: OutboxStore {
 
     public func completeMessages(ids: [String]) async throws {
         guard !ids.isEmpty else { return }
-        try await write { db in try Self.deleteMessages(ids, in: db) }
-    }
-
-    public func settle(delivered ids: [String], commands: [AppID: [String]], at now: Int64) async throws {
-        guard !ids.isEmpty || !commands.isEmpty else { return }
         try await write { db in
-            try Self.deleteMessages(ids, in: db)
-            for (appID, commandIDs) in commands {
-                try Self.markDelivered(appID: appID, ids: commandIDs, at: now, in: db)
-            }
+            let statement = try db.cachedStatement(sql: "DELETE FROM outbox WHERE message_id = ?")
+            for id in ids { try statement.execute(arguments: [id]) }
         }
-    }
-
-    static func deleteMessages(_ ids: [String], in db: Database) throws {
-        let statement = try db.cachedStatement(sql: "DELETE FROM outbox WHERE message_id = ?")
-        for id in ids { try statement.execute(arguments: [id]) }
     }
 
     static func outboxMessage(_ row: Row) -> OutboxMessage {
@@ -134,12 +122,6 @@ extension SQLiteStore: OutboxStore {
                             delivered_brokers, traced
                         FROM outbox WHERE message_id = ?
                         """, arguments: [at, reason, id])
-                try db.execute(
-                    sql: """
-                        UPDATE commands SET state = 'SEND_FAILED', modified_at = ?
-                        WHERE state = 'SENDING' AND (app_id, command_id) IN
-                            (SELECT app_id, command_id FROM outbox WHERE message_id = ? AND command_id IS NOT NULL)
-                        """, arguments: [at, id])
                 try db.execute(sql: "DELETE FROM outbox WHERE message_id = ?", arguments: [id])
             }
         }
