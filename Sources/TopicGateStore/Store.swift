@@ -4,8 +4,5 @@
 public protocol Store: AppStore, UserStore, TokenStore, GroupStore, ThingStore, TopicStore, InstallationStore,
     OutboxStore,
     CommandStore, ThingStateStore, AccountLinkStore, SecurityAuditStore, JobLeaseStore, AbuseRecordStore, OperatorStore,
-    DeliveryTraceStore, EndNodeStore, QueryStore
-{
-    /// What the gateway may keep in memory of what this store holds, and how it learns of changes.
-    var caching: StoreCaching { get }
-}
+    DeliveryTraceStore, EndNodeStore, QueryStore, StatesCaching
+{}

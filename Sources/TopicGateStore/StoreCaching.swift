@@ -12,7 +12,13 @@ public enum StoreCaching: Sendable {
     case readThrough
 }
 
-extension Store {
+/// A store, as far as it states what its gateway may keep in memory.
+public protocol StatesCaching: Sendable {
+    /// What the gateway may keep in memory of what this store holds, and how it learns of changes.
+    var caching: StoreCaching { get }
+}
+
+extension StatesCaching {
     /// The generation access facts are kept under; nil when nothing about access may be kept.
     public var accessGeneration: AccessGeneration? {
         if case .generations(let access, _) = caching { access } else { nil }

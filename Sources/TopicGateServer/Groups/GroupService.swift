@@ -4,7 +4,7 @@ import TopicGateStore
 /// Groups of users. The owner and the admin manage a group; members read it; a member may
 /// leave it. The owner is always a member and cannot leave before handing the group over.
 struct GroupService: Sendable {
-    let store: any Store
+    let store: any GroupStore & UserStore
     let time: TimeSource
     /// Cleared when a group goes: its topics and every ACL entry naming it go with it.
     let topicCache: TopicCache

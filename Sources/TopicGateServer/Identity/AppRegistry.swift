@@ -10,10 +10,10 @@ public struct AppRegistry: Sendable {
         public let clientSecret: String
     }
 
-    let store: any Store
+    let store: any AppStore & TokenStore
     let time: TimeSource
 
-    public init(store: any Store, time: TimeSource = .system) {
+    public init(store: any AppStore & TokenStore, time: TimeSource = .system) {
         self.store = store
         self.time = time
     }

@@ -12,7 +12,7 @@ import TopicGateStore
 ///   for the admin,
 /// - nothing: anonymous.
 struct Authenticator: Sendable {
-    let store: any Store
+    let store: any AppStore & TokenStore & UserStore & StatesCaching
     let time: TimeSource
     /// Whether the client address is taken from `X-Forwarded-For` (see `ClientAddress`).
     let proxyTrust: ProxyTrust
@@ -27,7 +27,7 @@ struct Authenticator: Sendable {
     /// or deleted since they were read.
     let holders: AccessFactCache<String, TokenHolder>
 
-    init(store: any Store, time: TimeSource, proxyTrust: ProxyTrust) {
+    init(store: any AppStore & TokenStore & UserStore & StatesCaching, time: TimeSource, proxyTrust: ProxyTrust) {
         self.store = store
         self.time = time
         self.proxyTrust = proxyTrust

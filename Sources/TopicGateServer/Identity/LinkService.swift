@@ -7,7 +7,7 @@ import TopicGateStore
 /// so it must be long and random, is stored only as its SHA-256, and wrong guesses lock the
 /// external ID and the client address out, exponentially longer each time.
 struct LinkService: Sendable {
-    let store: any Store
+    let store: any AccountLinkStore & UserStore
     let tokens: TokenIssuer
     let time: TimeSource
     let abuse: AbuseGuard

@@ -12,7 +12,7 @@ import TopicGateStore
 /// and toward the lockout of the account (`PasswordCheck`): five wrong passwords lock it for
 /// 30 s, then doubling, and a locked account is refused even with the right password.
 struct LoginService: Sendable {
-    let store: any Store
+    let store: any AppStore & ThingStore & TokenStore & UserStore
     let passwords: PasswordCheck
     let tokens: TokenIssuer
     let abuse: AbuseGuard

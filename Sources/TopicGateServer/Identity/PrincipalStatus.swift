@@ -5,7 +5,7 @@ import TopicGateStore
 /// stored flag, then a disabled principal's devices kicked from the broker, and the change
 /// audited.
 struct PrincipalStatus: Sendable {
-    let store: any Store
+    let store: any UserStore & ThingStore
     let time: TimeSource
     let revocation: DeviceRevocation
     let audit: SecurityAudit

@@ -7,7 +7,7 @@ import TopicGateStore
 /// with an account link (that one can come back on a new device). Each goes with its tokens,
 /// installations (kicked from the broker), subscriptions, topics and ownerships.
 struct PseudoUserCleanup: Sendable {
-    let store: any Store
+    let store: any UserStore
     let time: TimeSource
     let revocation: DeviceRevocation
     let audit: SecurityAudit

@@ -6,10 +6,10 @@ package struct TokenIssuer: Sendable {
     /// What `expires_in` says of a token that does not expire (Kii's value).
     static let neverExpiresSeconds: Int64 = 2_147_483_647
 
-    let store: any Store
+    let store: any TokenStore
     let time: TimeSource
 
-    package init(store: any Store, time: TimeSource) {
+    package init(store: any TokenStore, time: TimeSource) {
         self.store = store
         self.time = time
     }

@@ -4,42 +4,33 @@ import TopicGateStore
 /// Users: pseudo users, registration, reading, updating (including the upgrade of a pseudo
 /// user to a normal one), password changes and deletion.
 struct UserService: Sendable {
-    let store: any Store
-    /// Checks a new password against its rule and hashes it.
-    let newPasswords: NewPasswords
-    let passwords: PasswordCheck
-    let tokens: TokenIssuer
-    let time: TimeSource
-    let revocation: DeviceRevocation
-    let audit: SecurityAudit
-    let abuse: AbuseGuard
-    let status: PrincipalStatus
-    /// Cleared when a user goes: its topics and every ACL entry naming it go with it.
-    let topicCache: TopicCache
+    let store: any QueryStore & TokenStore & UserStore
+    /// Passwords, tokens, revocation, audit, sign-up limits, disabling, the topic cache.
+    let accounts: AccountServices
     /// Users as `read` serves them (`users/me`), while no change to any user's record (but its
     /// last-seen time) or to access committed since they were read; nothing on a shared store.
     let readable: AccessFactCache<String, User>
 
     /// A user with no password whose access token is its identity. Returns the user and token.
     func createPseudoUser(caller: Caller, fields: UserFields) async throws -> (User, String) {
-        try await admitSignup(caller)
+        try await accounts.admitSignup(caller)
         guard !fields.hasIdentity else {
             throw KiiError.invalidInput(
                 "A pseudo user has no login name, email address or phone number; send a password to register a "
                     + "normal user."
             )
         }
-        let now = time.millis()
+        let now = accounts.time.millis()
         let user = User(
             id: UserID(Secrets.userID()), appID: caller.appID, profile: fields.profile, createdAt: now, modifiedAt: now)
-        let (token, stored) = tokens.make(appID: caller.appID, principal: .user(user.id))
+        let (token, stored) = accounts.tokens.make(appID: caller.appID, principal: .user(user.id))
         try await store.insertUser(user, token: stored)
         return (user, token)
     }
 
     /// A normal user: an identity and a password. With `authorize`, also a token.
     func register(caller: Caller, fields: UserFields, authorize: Bool) async throws -> (User, String?) {
-        try await admitSignup(caller)
+        try await accounts.admitSignup(caller)
         guard fields.hasIdentity else {
             throw KiiError.invalidInput(
                 "Registration needs a loginName, emailAddress or phoneNumber.", field: "loginName")
@@ -47,13 +38,14 @@ struct UserService: Sendable {
         guard let password = fields.password else {
             throw KiiError.invalidInput("Registration needs a password.", field: "password")
         }
-        let now = time.millis()
+        let now = accounts.time.millis()
         let user = User(
             id: UserID(Secrets.userID()), appID: caller.appID, loginName: fields.loginName,
             emailAddress: fields.emailAddress, phoneNumber: fields.phoneNumber,
-            passwordHash: try await newPasswords.hash(password, for: .user), profile: fields.profile, createdAt: now,
+            passwordHash: try await accounts.newPasswords.hash(password, for: .user), profile: fields.profile,
+            createdAt: now,
             modifiedAt: now)
-        let issued = authorize ? tokens.make(appID: caller.appID, principal: .user(user.id)) : nil
+        let issued = authorize ? accounts.tokens.make(appID: caller.appID, principal: .user(user.id)) : nil
         try await store.insertUser(user, token: issued?.stored)
         return (user, issued?.token)
     }
@@ -92,7 +84,7 @@ struct UserService: Sendable {
                 throw KiiError.invalidInput(
                     "Upgrading a pseudo user needs a loginName, emailAddress or phoneNumber.", field: "loginName")
             }
-            user.passwordHash = try await newPasswords.hash(password, for: .user)
+            user.passwordHash = try await accounts.newPasswords.hash(password, for: .user)
         } else if user.isPseudo && fields.hasIdentity {
             throw KiiError.invalidInput(
                 "A pseudo user gets a login name, email address or phone number together with a password.",
@@ -102,7 +94,7 @@ struct UserService: Sendable {
         if let emailAddress = fields.emailAddress { user.emailAddress = emailAddress }
         if let phoneNumber = fields.phoneNumber { user.phoneNumber = phoneNumber }
         user.profile = user.profile.merging(fields.profile)
-        user.modifiedAt = time.millis()
+        user.modifiedAt = accounts.time.millis()
         try await store.updateUser(user)
         return user
     }
@@ -133,15 +125,16 @@ struct UserService: Sendable {
             guard let oldPassword = request.oldPassword else {
                 throw KiiError.invalidInput("'oldPassword' is required.", field: "oldPassword")
             }
-            try await passwords.require(
+            try await accounts.passwords.require(
                 oldPassword, of: .user(user.id), hash: user.passwordHash, caller: caller, "The old password is wrong.")
         }
-        user.passwordHash = try await newPasswords.hash(request.newPassword, for: .user, field: "newPassword")
-        user.modifiedAt = time.millis()
+        user.passwordHash = try await accounts.newPasswords.hash(request.newPassword, for: .user, field: "newPassword")
+        user.modifiedAt = accounts.time.millis()
         try await store.updateUser(user)
         let keeping = caller.principal == .user(user.id) ? caller.tokenHash : nil
         try await store.revokeTokens(appID: caller.appID, principal: .user(user.id), keeping: keeping)
-        try await revocation.revoke(appID: caller.appID, .installedWithOtherTokens(.user(user.id), keeping: keeping))
+        try await accounts.revocation.revoke(
+            appID: caller.appID, .installedWithOtherTokens(.user(user.id), keeping: keeping))
     }
 
     /// `PUT …/users/{id}/status` by the admin: a disabled user cannot log in or use its tokens,
@@ -149,20 +142,17 @@ struct UserService: Sendable {
     func setDisabled(caller: Caller, reference: UserReference, request: StatusChangeRequest) async throws {
         guard caller.principal == .admin else { throw caller.denied("change a user's status") }
         let user = try await resolve(caller: caller, reference: reference)
-        try await status.change(.user(user.id), request, caller: caller)
+        try await accounts.status.change(.user(user.id), request, caller: caller)
     }
 
     /// Sign-ups by anyone but the admin count against the client address's sign-up budget.
-    private func admitSignup(_ caller: Caller) async throws {
-        if caller.principal != .admin { try await abuse.admitSignup(appID: caller.appID, address: caller.address) }
-    }
 
     /// Deletes the user with its tokens, memberships, ownerships and owned groups.
     func delete(caller: Caller, reference: UserReference) async throws {
         let user = try await resolveForChange(caller: caller, reference: reference, to: "delete this user")
-        try await revocation.revoke(appID: caller.appID, .principal(.user(user.id)))
+        try await accounts.revocation.revoke(appID: caller.appID, .principal(.user(user.id)))
         _ = try await store.deleteUser(appID: caller.appID, id: user.id)
-        topicCache.invalidateAll()
+        accounts.topicCache.invalidateAll()
     }
 
     func isSelfOrAdmin(_ caller: Caller, _ id: UserID) -> Bool {

@@ -33,7 +33,7 @@ struct PrincipalInspector: Sendable {
         let truncated: Bool
     }
 
-    let store: any Store
+    let store: any EndNodeStore & GroupStore & InstallationStore & OperatorStore & ThingStore & UserStore
     let contexts: AccessContextLoader
     /// Whether each device is connected, and when it was last seen.
     let presence: DevicePresence

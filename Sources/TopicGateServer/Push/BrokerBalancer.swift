@@ -13,7 +13,7 @@ import TopicGateStore
 /// installation, so that every gateway's assignments count at once.
 final class BrokerBalancer: Sendable {
     let directory: BrokerDirectory
-    let store: any Store
+    let store: any InstallationStore & StatesCaching
     let recount: Duration
 
     private struct Counted {
@@ -23,7 +23,7 @@ final class BrokerBalancer: Sendable {
 
     private let counted = Mutex<Counted?>(nil)
 
-    init(directory: BrokerDirectory, store: any Store, recount: Duration = .seconds(1)) {
+    init(directory: BrokerDirectory, store: any InstallationStore & StatesCaching, recount: Duration = .seconds(1)) {
         self.directory = directory
         self.store = store
         self.recount = recount

@@ -5,7 +5,7 @@ import TopicGateStore
 /// Devices installed for push: install, read, delete (revoking at once), and the MQTT
 /// endpoint with freshly signed credentials.
 struct InstallationService: Sendable {
-    let store: any Store
+    let store: any InstallationStore & ThingStore & UserStore
     let time: TimeSource
     /// Nil when the server runs without push: installations are kept, endpoints are not ready.
     let push: PushConfiguration?

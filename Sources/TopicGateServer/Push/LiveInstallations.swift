@@ -9,12 +9,12 @@ import TopicGateStore
 struct LiveInstallations: Sendable {
     typealias Key = InApp<Principal>
 
-    let store: any Store
+    let store: any InstallationStore & StatesCaching
     let kept: AccessFactCache<Key, [Installation]>
 
     /// `capacity`: principals kept (each with a few hundred bytes per installation); a push to
     /// more principals at once reads theirs without keeping them.
-    init(store: any Store, capacity: Int = 20_000) {
+    init(store: any InstallationStore & StatesCaching, capacity: Int = 20_000) {
         self.store = store
         kept = AccessFactCache(generation: store.installationGeneration, capacity: capacity)
     }

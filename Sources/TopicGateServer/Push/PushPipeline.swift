@@ -61,7 +61,8 @@ final class PushPipeline: PushDispatcher {
     /// The pipeline of a gateway: delivery over `link`, settled off the delivery path, each
     /// message completed by `completion`; `wakeup` is signalled when a broker (re)connects too.
     convenience init(
-        store: any Store, link: any DeviceLink, completion: any PushCompletion, wakeup: Wakeup, gatewayID: String,
+        store: any OutboxStore & DeliveryTraceStore & InstallationStore & StatesCaching, link: any DeviceLink,
+        completion: any PushCompletion, wakeup: Wakeup, gatewayID: String,
         lease: Duration, time: TimeSource, logger: Logger, metrics: ServerMetrics, presence: DevicePresence
     ) {
         let fresh = FreshPushes()

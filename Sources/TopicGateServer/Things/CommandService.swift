@@ -6,7 +6,7 @@ import TopicGateStore
 /// to its gateway's) through the push pipeline, the thing reports results, and the `commandID`
 /// goes to the issuer's installations only (`CommandRouting`).
 struct CommandService: Sendable {
-    let store: any Store
+    let store: any CommandStore & EndNodeStore & GroupStore
     let time: TimeSource
     let things: ThingService
     /// An end node's commands go to its gateway.

@@ -11,7 +11,7 @@ import TopicGateStore
 /// when the two things share an owner: a gateway receives its end nodes' commands, so no
 /// gateway may take a thing that belongs to someone else.
 struct GatewayService: Sendable {
-    let store: any Store
+    let store: any EndNodeStore
     let things: ThingService
     let tokens: TokenIssuer
     let time: TimeSource

@@ -6,7 +6,7 @@ import TopicGateStore
 /// node onboards through its gateway: it is attached to the gateway and gets no MQTT endpoint
 /// of its own (its commands reach the gateway's).
 struct OnboardingService: Sendable {
-    let store: any Store
+    let store: any EndNodeStore & ThingStore
     let tokens: TokenIssuer
     let things: ThingService
     let installations: InstallationService
@@ -77,7 +77,7 @@ struct OnboardingService: Sendable {
             return existing
         }
         // A new thing counts like a sign-up.
-        try await things.admitSignup(caller)
+        try await things.accounts.admitSignup(caller)
         return try await things.insert(
             appID: caller.appID, vendorThingID: vendorThingID, password: password, fields: fields)
     }

@@ -7,13 +7,13 @@ import TopicGateStore
 /// membership moves it on before its request returns); read from the store on every request
 /// when the store has none.
 struct ThingFacts: Sendable {
-    let store: any Store
+    let store: any ThingStore & StatesCaching
     let things: AccessFactCache<InApp<ThingReference>, Thing>
     let owners: AccessFactCache<InApp<ThingID>, Set<Owner>>
     /// Users' groups (shared with the topics' decisions).
     let contexts: AccessContextLoader
 
-    init(store: any Store, contexts: AccessContextLoader, capacity: Int = 20_000) {
+    init(store: any ThingStore & StatesCaching, contexts: AccessContextLoader, capacity: Int = 20_000) {
         self.store = store
         self.contexts = contexts
         things = AccessFactCache(generation: store.accessGeneration, capacity: capacity)

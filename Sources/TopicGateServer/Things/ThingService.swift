@@ -3,39 +3,31 @@ import TopicGateStore
 
 /// Things: registration, reading, updating, deletion, passwords and owners.
 struct ThingService: Sendable {
-    let store: any Store
-    /// Checks a new password against its rule and hashes it.
-    let newPasswords: NewPasswords
-    let passwords: PasswordCheck
-    let tokens: TokenIssuer
-    let time: TimeSource
-    let revocation: DeviceRevocation
-    let audit: SecurityAudit
-    let abuse: AbuseGuard
-    let status: PrincipalStatus
-    /// Cleared when a thing goes: its topics and every ACL entry naming it go with it.
-    let topicCache: TopicCache
+    let store: any EndNodeStore & GroupStore & QueryStore & ThingStore & TokenStore & UserStore
+    /// Passwords, tokens, revocation, audit, sign-up limits, disabling, the topic cache.
+    let accounts: AccountServices
     /// Things, their owners and users' groups, kept while nothing about them changed.
     let facts: ThingFacts
 
     /// Registers a thing from a Cloud API body (`_vendorThingID`, `_password`, fields). With
     /// `authorize`, also issues its token.
     func register(caller: Caller, request: ThingRegistrationRequest, authorize: Bool) async throws -> (Thing, String?) {
-        try await admitSignup(caller)
+        try await accounts.admitSignup(caller)
         let thing = try await insert(
             appID: caller.appID, vendorThingID: request.vendorThingID, password: request.password,
             fields: request.fields)
-        let token = authorize ? try await tokens.issue(appID: caller.appID, principal: .thing(thing.id)) : nil
+        let token = authorize ? try await accounts.tokens.issue(appID: caller.appID, principal: .thing(thing.id)) : nil
         return (thing, token)
     }
 
     /// Inserts a new thing; `THING_ALREADY_EXISTS` when the vendor thing ID is taken.
     func insert(appID: AppID, vendorThingID: String, password: String, fields: ThingFields) async throws -> Thing {
         let vendorThingID = try IdentityRules.vendorThingID(vendorThingID)
-        let now = time.millis()
+        let now = accounts.time.millis()
         let thing = Thing(
             id: ThingID(Secrets.thingID()), appID: appID, vendorThingID: vendorThingID,
-            passwordHash: try await newPasswords.hash(password, for: .thing, field: "_password"), fields: fields,
+            passwordHash: try await accounts.newPasswords.hash(password, for: .thing, field: "_password"),
+            fields: fields,
             createdAt: now, modifiedAt: now)
         try await store.insertThing(thing)
         return thing
@@ -62,7 +54,7 @@ struct ThingService: Sendable {
         var thing = try await find(caller: caller, reference: reference)
         try await requireManager(caller, thing, to: "update this thing")
         thing.fields = thing.fields.merging(fields)
-        thing.modifiedAt = time.millis()
+        thing.modifiedAt = accounts.time.millis()
         try await store.updateThing(thing)
         return thing
     }
@@ -73,7 +65,7 @@ struct ThingService: Sendable {
     func setDisabled(caller: Caller, reference: ThingReference, request: StatusChangeRequest) async throws {
         guard caller.principal == .admin else { throw caller.denied("change a thing's status") }
         let thing = try await find(caller: caller, reference: reference)
-        try await status.change(.thing(thing.id), request, caller: caller)
+        try await accounts.status.change(.thing(thing.id), request, caller: caller)
     }
 
     /// `POST …/things/query`: the admin queries every thing; a user only things it owns, itself
@@ -102,16 +94,13 @@ struct ThingService: Sendable {
     }
 
     /// Registrations by anyone but the admin count like sign-ups.
-    func admitSignup(_ caller: Caller) async throws {
-        if caller.principal != .admin { try await abuse.admitSignup(appID: caller.appID, address: caller.address) }
-    }
 
     func delete(caller: Caller, reference: ThingReference) async throws {
         let thing = try await find(caller: caller, reference: reference)
         try await requireManager(caller, thing, to: "delete this thing")
-        try await revocation.revoke(appID: caller.appID, .principal(.thing(thing.id)))
+        try await accounts.revocation.revoke(appID: caller.appID, .principal(.thing(thing.id)))
         _ = try await store.deleteThing(appID: caller.appID, id: thing.id)
-        topicCache.invalidateAll()
+        accounts.topicCache.invalidateAll()
     }
 
     /// Sets a new thing password and revokes the thing's other tokens and every installation
@@ -120,7 +109,8 @@ struct ThingService: Sendable {
     func changePassword(caller: Caller, reference: ThingReference, request: PasswordChangeRequest) async throws {
         var thing = try await find(caller: caller, reference: reference)
         try await requireManager(caller, thing, to: "change this thing's password")
-        thing.passwordHash = try await newPasswords.hash(request.newPassword, for: .thing, field: "newPassword")
+        thing.passwordHash = try await accounts.newPasswords.hash(
+            request.newPassword, for: .thing, field: "newPassword")
         try await replaceCredentials(caller: caller, thing)
     }
 
@@ -132,7 +122,7 @@ struct ThingService: Sendable {
     {
         var thing = try await find(caller: caller, reference: reference)
         try await requireManager(caller, thing, to: "change this thing's vendor thing ID")
-        thing.passwordHash = try await newPasswords.hash(request.password, for: .thing, field: "_password")
+        thing.passwordHash = try await accounts.newPasswords.hash(request.password, for: .thing, field: "_password")
         thing.vendorThingID = request.vendorThingID
         try await replaceCredentials(caller: caller, thing)
     }
@@ -150,7 +140,7 @@ struct ThingService: Sendable {
         }
         guard current != update.value else { return }
         try thing.fields.set(update.field.thingField, update.value)
-        thing.modifiedAt = time.millis()
+        thing.modifiedAt = accounts.time.millis()
         try await store.updateThing(thing)
     }
 
@@ -172,11 +162,12 @@ struct ThingService: Sendable {
     /// credentials gave: its other tokens and installations.
     private func replaceCredentials(caller: Caller, _ thing: Thing) async throws {
         var thing = thing
-        thing.modifiedAt = time.millis()
+        thing.modifiedAt = accounts.time.millis()
         try await store.updateThing(thing)
         let keeping = caller.principal == .thing(thing.id) ? caller.tokenHash : nil
         try await store.revokeTokens(appID: caller.appID, principal: .thing(thing.id), keeping: keeping)
-        try await revocation.revoke(appID: caller.appID, .allInstalledWithout(.thing(thing.id), keeping: keeping))
+        try await accounts.revocation.revoke(
+            appID: caller.appID, .allInstalledWithout(.thing(thing.id), keeping: keeping))
     }
 
     /// `POST …/ownership` with the thing password: the calling user makes itself, or a group it
@@ -240,7 +231,7 @@ struct ThingService: Sendable {
     /// Checks a thing password presented by `caller` (onboarding, an ownership claim) through
     /// the thing's lockout: `WRONG_PASSWORD` when it is wrong, 429 once the thing is locked.
     func checkPassword(_ password: String, of thing: Thing, caller: Caller) async throws {
-        try await passwords.require(
+        try await accounts.passwords.require(
             password, of: .thing(thing.id), hash: thing.passwordHash, caller: caller, "The thing password is wrong.")
     }
 

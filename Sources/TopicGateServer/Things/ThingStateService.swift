@@ -5,7 +5,7 @@ import TopicGateStore
 /// Thing states: reported by the thing over HTTP or by publishing to `<mqttTopic>/state`;
 /// read by its owners (latest, and a history within the retention period).
 struct ThingStateService: Sendable {
-    let store: any Store
+    let store: any InstallationStore & ThingStateStore
     let time: TimeSource
     let things: ThingService
     /// An end node's gateway reports its states too.

@@ -5,11 +5,11 @@ import TopicGateStore
 /// Both, and each topic's subscribers with theirs, are kept while no membership, ownership,
 /// subscription or principal changed since they were read.
 struct AccessContextLoader: Sendable {
-    let store: any Store
+    let store: any TopicStore & StatesCaching
     let users: AccessFactCache<InApp<UserID>, AccessContext>
     let subscribers: AccessFactCache<InApp<TopicAddress>, [(subscriber: Subscriber, context: AccessContext)]>
 
-    init(store: any Store) {
+    init(store: any TopicStore & StatesCaching) {
         self.store = store
         users = AccessFactCache(generation: store.accessGeneration)
         subscribers = AccessFactCache(generation: store.accessGeneration, capacity: 10_000)

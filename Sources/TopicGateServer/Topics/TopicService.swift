@@ -6,7 +6,8 @@ import TopicGateStore
 /// explanations), subscriptions and sends. Every subscribe and send is decided by
 /// `AccessPolicy` over the cached entries.
 struct TopicService: Sendable {
-    let store: any Store
+    let store:
+        any DeliveryTraceStore & GroupStore & InstallationStore & OperatorStore & ThingStore & TopicStore & UserStore
     let time: TimeSource
     let cache: TopicCache
     let contexts: AccessContextLoader

@@ -1,0 +1,25 @@
+import TopicGateCore
+import TopicGateStore
+
+/// What users and things share as accounts: their passwords (new ones checked against their
+/// rule, presented ones checked with lockouts), their tokens, the revocation of their devices,
+/// the security audit trail, the sign-up rate limit, disabling, and the topic cache that a
+/// deleted account's topics and ACL entries leave.
+struct AccountServices: Sendable {
+    /// Checks a new password against its rule and hashes it.
+    let newPasswords: NewPasswords
+    let passwords: PasswordCheck
+    let tokens: TokenIssuer
+    let time: TimeSource
+    let revocation: DeviceRevocation
+    let audit: SecurityAudit
+    let abuse: AbuseGuard
+    let status: PrincipalStatus
+    /// Cleared when an account goes: its topics and every ACL entry naming it go with it.
+    let topicCache: TopicCache
+
+    /// Counts a sign-up from the caller's address against its limit (the admin's are not).
+    func admitSignup(_ caller: Caller) async throws {
+        if caller.principal != .admin { try await abuse.admitSignup(appID: caller.appID, address: caller.address) }
+    }
+}
