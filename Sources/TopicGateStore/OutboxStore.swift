@@ -3,11 +3,10 @@ public import TopicGateCore
 /// Accepted pushes not yet acknowledged by the broker for every recipient device.
 public protocol OutboxStore: Sendable {
     /// Durably records `messages` in one transaction (one disk sync); when this returns they
-    /// survive a crash. All or none.
-    func enqueue(_ messages: [OutboxMessage]) async throws
-    /// `enqueue`, the messages held by `gateway` until `leaseUntil` from the start: the gateway
-    /// that accepted them delivers them from memory, and no other takes them while it may.
-    func enqueue(_ messages: [OutboxMessage], claimedBy gateway: String, leaseUntil: Int64) async throws
+    /// survive a crash. All or none. With a `claim`, the messages are held by its gateway until
+    /// its lease ends from the start: the gateway that accepted them delivers them from memory,
+    /// and no other takes them while it may.
+    func enqueue(_ messages: [OutboxMessage], claim: OutboxClaim?) async throws
     /// The oldest `limit` waiting messages, oldest first (whoever holds them).
     func pendingMessages(limit: Int) async throws -> [OutboxMessage]
     /// Takes up to `limit` waiting messages for `gateway` to deliver, oldest first: those no
@@ -36,4 +35,14 @@ public protocol OutboxStore: Sendable {
     /// Dead letters: every app's, or one app's.
     func deadLetterCount() async throws -> Int
     func deadLetterCount(appID: AppID) async throws -> Int
+}
+
+extension OutboxStore {
+    /// `enqueue`, held by no gateway.
+    public func enqueue(_ messages: [OutboxMessage]) async throws { try await enqueue(messages, claim: nil) }
+
+    /// `enqueue`, held by `gateway` until `leaseUntil`.
+    public func enqueue(_ messages: [OutboxMessage], claimedBy gateway: String, leaseUntil: Int64) async throws {
+        try await enqueue(messages, claim: OutboxClaim(gateway: gateway, leaseUntil: leaseUntil))
+    }
 }

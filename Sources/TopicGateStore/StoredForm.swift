@@ -62,6 +62,16 @@ enum StoredForm {
 
     /// The subscriber an ACL subject names (users and things subscribe; groups and the
     /// special subjects do not).
+    /// The topic scope of a user, group or thing named as an ACL subject (nil for the others).
+    static func scope(of subject: ACLSubject) -> TopicScope? {
+        switch subject {
+        case .user(let id): .user(id)
+        case .group(let id): .group(id)
+        case .thing(let id): .thing(id)
+        default: nil
+        }
+    }
+
     static func subscriber(of subject: ACLSubject) -> Subscriber? {
         switch subject {
         case .user(let id): .user(id)

@@ -208,7 +208,11 @@ final class WebDriver: @unchecked Sendable {
                 do {
                     resume(
                         .success(
-                            try await TestClient.withClient(host: "127.0.0.1", port: port) { client in
+                            // The client's own read limit is ours (its default, 15 s, is shorter than
+                            // a loaded machine may take to load a page).
+                            try await TestClient.withClient(
+                                host: "127.0.0.1", port: port, configuration: .init(timeout: timeout)
+                            ) { client in
                                 try await client.execute(request)
                             }))
                 } catch {

@@ -157,7 +157,7 @@ func buildRouter(environment: ServerEnvironment) -> Router<TopicGateRequestConte
     TopicController(topics: environment.topics, body: body).addRoutes(to: app)
     PrincipalController(
         inspector: PrincipalInspector(
-            store: environment.store, contexts: environment.topics.contexts, presence: environment.presence,
+            store: environment.store, facts: environment.topics.facts, presence: environment.presence,
             time: environment.time)
     ).addRoutes(to: app)
     InstallationController(installations: environment.installations, body: body, location: location).addRoutes(to: app)

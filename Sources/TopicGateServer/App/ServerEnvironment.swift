@@ -74,9 +74,9 @@ struct ServerEnvironment: Sendable {
             // A kept user is about 700 bytes: the 20 000 most recently read stay under 15 MB.
             readable: AccessFactCache(generation: store.accessGeneration, capacity: 20_000))
         groups = GroupService(store: store, time: time, topicCache: topicCache)
-        let contexts = AccessContextLoader(store: store)
+        let facts = AccessFacts(store: store)
         things = ThingService(
-            store: store, accounts: accounts, facts: ThingFacts(store: store, contexts: contexts))
+            store: store, accounts: accounts, facts: facts)
         installations = InstallationService(
             store: store, time: time, push: configuration.push,
             balancer: configuration.push.map {
@@ -96,7 +96,7 @@ struct ServerEnvironment: Sendable {
         cleanup = PseudoUserCleanup(
             store: store, time: time, revocation: revocation, audit: audit, topicCache: topicCache)
         topics = TopicService(
-            store: store, time: time, cache: topicCache, contexts: contexts,
+            store: store, time: time, cache: topicCache, facts: facts,
             dispatcher: dispatcher, users: users, logger: logger, metrics: metrics,
             sizeLimit: configuration.push?.sizeLimit, topicLimit: configuration.abuse.topicsPerPrincipal,
             subscriptionLimit: configuration.abuse.subscriptionsPerPrincipal)

@@ -34,7 +34,7 @@ struct PrincipalInspector: Sendable {
     }
 
     let store: any EndNodeStore & GroupStore & InstallationStore & OperatorStore & ThingStore & UserStore
-    let contexts: AccessContextLoader
+    let facts: AccessFacts
     /// Whether each device is connected, and when it was last seen.
     let presence: DevicePresence
     let time: TimeSource
@@ -86,7 +86,7 @@ struct PrincipalInspector: Sendable {
         case .admin, .anonymous:
             throw KiiError.invalidInput("Name a user (user:ID) or a thing (thing:ID).", field: "principal")
         }
-        let context = try await contexts.context(appID: appID, principal: principal)
+        let context = try await facts.context(appID: appID, principal: principal)
         let (checked, truncated) = withTopics ? try await topics(appID: appID) : ([], false)
         func allowed(_ action: ACLAction) -> [(Topic, AccessDecision)] {
             checked.compactMap { topic, entries in

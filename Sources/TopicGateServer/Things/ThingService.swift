@@ -7,7 +7,7 @@ struct ThingService: Sendable {
     /// Passwords, tokens, revocation, audit, sign-up limits, disabling, the topic cache.
     let accounts: AccountServices
     /// Things, their owners and users' groups, kept while nothing about them changed.
-    let facts: ThingFacts
+    let facts: AccessFacts
 
     /// Registers a thing from a Cloud API body (`_vendorThingID`, `_password`, fields). With
     /// `authorize`, also issues its token.

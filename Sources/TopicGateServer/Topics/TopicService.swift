@@ -10,7 +10,7 @@ struct TopicService: Sendable {
         any DeliveryTraceStore & GroupStore & InstallationStore & OperatorStore & ThingStore & TopicStore & UserStore
     let time: TimeSource
     let cache: TopicCache
-    let contexts: AccessContextLoader
+    let facts: AccessFacts
     let dispatcher: any PushDispatcher
     let users: UserService
     let logger: Logger
@@ -28,7 +28,7 @@ struct TopicService: Sendable {
     func create(caller: Caller, scope reference: TopicScopeReference, name: String) async throws {
         let scope = try await resolve(caller: caller, reference)
         let address = try Self.address(scope.scope, name)
-        let context = try await contexts.context(appID: caller.appID, principal: caller.principal)
+        let context = try await facts.context(appID: caller.appID, principal: caller.principal)
         guard TopicPermissions.mayCreate(context, in: scope.scope) else {
             throw caller.denied("create topics in \(scope.scope)")
         }
@@ -51,7 +51,7 @@ struct TopicService: Sendable {
     func exists(caller: Caller, scope reference: TopicScopeReference, name: String) async throws -> Bool {
         let scope = try await resolve(caller: caller, reference)
         let address = try Self.address(scope.scope, name)
-        let context = try await contexts.context(appID: caller.appID, principal: caller.principal)
+        let context = try await facts.context(appID: caller.appID, principal: caller.principal)
         guard let (topic, entries) = try await cachedTopic(caller.appID, address) else {
             guard TopicPermissions.mayList(context, in: scope.scope) else {
                 throw caller.denied("see topics in \(scope.scope)")
@@ -70,7 +70,7 @@ struct TopicService: Sendable {
     /// One page of a scope's topics and the key of the next page, if any.
     func list(caller: Caller, scope reference: TopicScopeReference, after: String?) async throws -> ([Topic], String?) {
         let scope = try await resolve(caller: caller, reference)
-        let context = try await contexts.context(appID: caller.appID, principal: caller.principal)
+        let context = try await facts.context(appID: caller.appID, principal: caller.principal)
         guard TopicPermissions.mayList(context, in: scope.scope) else {
             throw caller.denied("list topics in \(scope.scope)")
         }
@@ -129,7 +129,7 @@ struct TopicService: Sendable {
         guard caller.principal == .admin || principal == caller.principal || principal == .anonymous else {
             throw caller.denied("explain decisions for another principal; only the admin may")
         }
-        let context = try await contexts.context(appID: caller.appID, principal: principal)
+        let context = try await facts.context(appID: caller.appID, principal: principal)
         return (loaded.topic, AccessPolicy.evaluate(context, action, on: loaded.topic, entries: loaded.entries))
     }
 
@@ -140,7 +140,7 @@ struct TopicService: Sendable {
     {
         let (topic, entries) = try await usable(caller: caller, reference, name)
         try await requireMaySubscribe(caller, subscriber)
-        let context = try await contexts.context(appID: caller.appID, principal: subscriber.principal)
+        let context = try await facts.context(appID: caller.appID, principal: subscriber.principal)
         try requireAllowed(caller, AccessPolicy.evaluate(context, .subscribe, on: topic, entries: entries), topic)
         if caller.principal != .admin {
             let held = try await store.subscriptionCount(appID: caller.appID, subscriber: subscriber)
@@ -195,12 +195,12 @@ struct TopicService: Sendable {
     ) async throws -> String {
         if traced && caller.principal != .admin { throw caller.denied("trace a push; only the admin may") }
         let (topic, entries) = try await usable(caller: caller, reference, name)
-        let context = try await contexts.context(appID: caller.appID, principal: caller.principal)
+        let context = try await facts.context(appID: caller.appID, principal: caller.principal)
         try requireAllowed(caller, AccessPolicy.evaluate(context, .send, on: topic, entries: entries), topic)
         let message = PushMessage(
             id: Secrets.randomHex(bytes: 12), appID: caller.appID, topic: topic.address, sender: caller.principal,
             sentAt: time.now(), request: request)
-        let subscriberContexts = try await contexts.subscriberContexts(appID: caller.appID, address: topic.address)
+        let subscriberContexts = try await facts.subscriberContexts(appID: caller.appID, address: topic.address)
         // In subscriber order already.
         let recipients = subscriberContexts.compactMap { subscriber, context in
             AccessPolicy.evaluate(context, .subscribe, on: topic, entries: entries).allowed ? subscriber : nil
@@ -244,13 +244,13 @@ struct TopicService: Sendable {
         guard let (topic, entries) = try await cachedTopic(caller.appID, address) else {
             throw KiiError.topicNotFound(appID: caller.appID, address)
         }
-        let context = try await contexts.context(appID: caller.appID, principal: caller.principal)
+        let context = try await facts.context(appID: caller.appID, principal: caller.principal)
         guard TopicPermissions.mayManage(context, topic, groupOwner: scope.groupOwner) else {
             throw caller.denied(what)
         }
         let creator =
             topic.creator == caller.principal
-            ? context : try await contexts.context(appID: caller.appID, principal: topic.creator)
+            ? context : try await facts.context(appID: caller.appID, principal: topic.creator)
         return LoadedTopic(
             topic: topic, entries: entries, groupOwner: scope.groupOwner,
             creatorBelongs: TopicPermissions.belongs(creator, to: topic.scope))
@@ -284,7 +284,7 @@ struct TopicService: Sendable {
     func requireMaySubscribe(_ caller: Caller, _ subscriber: Subscriber) async throws {
         if caller.principal == .admin || caller.principal == subscriber.principal { return }
         if case .thing(let thing) = subscriber, case .user = caller.principal {
-            let context = try await contexts.context(appID: caller.appID, principal: caller.principal)
+            let context = try await facts.context(appID: caller.appID, principal: caller.principal)
             if context.ownedThings.contains(thing) { return }
         }
         throw caller.denied("subscribe or unsubscribe \(subscriber)")

@@ -55,8 +55,7 @@ extension PostgresStore: GroupStore {
         try await write { connection in
             try await connection.run(
                 "DELETE FROM thing_owners WHERE app_id = \(appID) AND owner_kind = 'group' AND owner_id = \(id)")
-            try await Self.deleteTopics(connection, appID: appID, scope: .group(id))
-            try await Self.deleteSubject(connection, appID: appID, subject: .group(id))
+            try await Self.deleteTopics(of: .group(id), connection, appID: appID)
             return try await connection.count(
                 "DELETE FROM groups WHERE app_id = \(appID) AND group_id = \(id) RETURNING 1") > 0
         }

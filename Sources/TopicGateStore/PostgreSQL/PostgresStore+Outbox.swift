@@ -3,17 +3,10 @@ internal import PostgresNIO
 public import TopicGateCore
 
 extension PostgresStore: OutboxStore {
-    public func enqueue(_ messages: [OutboxMessage]) async throws {
-        try await insert(messages, claimedBy: nil, leaseUntil: nil)
-    }
-
-    public func enqueue(_ messages: [OutboxMessage], claimedBy gateway: String, leaseUntil: Int64) async throws {
-        try await insert(messages, claimedBy: gateway, leaseUntil: leaseUntil)
-    }
-
-    private func insert(_ messages: [OutboxMessage], claimedBy gateway: String?, leaseUntil: Int64?) async throws {
+    public func enqueue(_ messages: [OutboxMessage], claim: OutboxClaim?) async throws {
         try await write { connection in
-            try await Self.insertOutboxRows(connection, messages, claimedBy: gateway, leaseUntil: leaseUntil)
+            try await Self.insertOutboxRows(
+                connection, messages, claimedBy: claim?.gateway, leaseUntil: claim?.leaseUntil)
         }
     }
 

@@ -41,8 +41,7 @@ extension PostgresStore: ThingStore {
         try await write { connection in
             try await connection.run(
                 "DELETE FROM tokens WHERE app_id = \(appID) AND principal_kind = 'thing' AND principal_id = \(id)")
-            try await Self.deleteTopics(connection, appID: appID, scope: .thing(id))
-            try await Self.deleteSubject(connection, appID: appID, subject: .thing(id))
+            try await Self.deleteTopics(of: .thing(id), connection, appID: appID)
             return try await connection.count(
                 "DELETE FROM things WHERE app_id = \(appID) AND thing_id = \(id) RETURNING 1") > 0
         }

@@ -255,23 +255,22 @@ extension PostgresStore: TopicStore {
         return contexts
     }
 
-    /// Deletes a scope's topics (with their entries and subscriptions): part of deleting the
-    /// user, group or thing the scope belongs to.
-    static func deleteTopics(_ connection: PostgresConnection, appID: AppID, scope: TopicScope) async throws {
+    /// What a user, group or thing leaves among topics when it is deleted: its scope's topics
+    /// (with their entries and subscriptions), every entry that names it and, for users and
+    /// things, their subscriptions; the other gateways drop what they keep of the app's access.
+    static func deleteTopics(of holder: ACLSubject, _ connection: PostgresConnection, appID: AppID) async throws {
         try await notify(connection, .principalDeleted(appID))
-        let (kind, id) = StoredForm.columns(scope)
-        try await connection.run(
-            "DELETE FROM topics WHERE app_id = \(appID) AND scope_kind = \(kind) AND scope_id = \(id)")
-    }
-
-    /// Deletes every entry that names `subject` and, for users and things, their subscriptions.
-    static func deleteSubject(_ connection: PostgresConnection, appID: AppID, subject: ACLSubject) async throws {
+        if let scope = StoredForm.scope(of: holder) {
+            let (kind, id) = StoredForm.columns(scope)
+            try await connection.run(
+                "DELETE FROM topics WHERE app_id = \(appID) AND scope_kind = \(kind) AND scope_id = \(id)")
+        }
         try await connection.run(
             """
             DELETE FROM acl_entries
-            WHERE subject = \(subject.description) AND topic_id IN (SELECT topic_id FROM topics WHERE app_id = \(appID))
+            WHERE subject = \(holder.description) AND topic_id IN (SELECT topic_id FROM topics WHERE app_id = \(appID))
             """)
-        if let subscriber = StoredForm.subscriber(of: subject) {
+        if let subscriber = StoredForm.subscriber(of: holder) {
             let (kind, id) = StoredForm.columns(subscriber)
             try await connection.run(
                 """

@@ -70,11 +70,9 @@ extension PostgresStore: UserStore {
                 "SELECT group_id FROM groups WHERE app_id = \(appID) AND owner_id = \(id)")
             for row in ownedGroups {
                 let group: GroupID = try row("group_id")
-                try await Self.deleteTopics(connection, appID: appID, scope: .group(group))
-                try await Self.deleteSubject(connection, appID: appID, subject: .group(group))
+                try await Self.deleteTopics(of: .group(group), connection, appID: appID)
             }
-            try await Self.deleteTopics(connection, appID: appID, scope: .user(id))
-            try await Self.deleteSubject(connection, appID: appID, subject: .user(id))
+            try await Self.deleteTopics(of: .user(id), connection, appID: appID)
             // Groups it owns, and its memberships, go by cascade.
             return try await connection.count(
                 "DELETE FROM users WHERE app_id = \(appID) AND user_id = \(id) RETURNING 1") > 0

@@ -58,8 +58,7 @@ extension SQLiteStore: GroupStore {
             try db.cachedStatement(
                 sql: "DELETE FROM thing_owners WHERE app_id = ? AND owner_kind = 'group' AND owner_id = ?"
             ).execute(arguments: [appID.rawValue, id.rawValue])
-            try Self.deleteTopics(db, appID: appID.rawValue, scope: .group(id))
-            try Self.deleteSubject(db, appID: appID.rawValue, subject: .group(id))
+            try Self.deleteTopics(of: .group(id), db, appID: appID.rawValue)
             try db.cachedStatement(sql: "DELETE FROM groups WHERE app_id = ? AND group_id = ?").execute(arguments: [
                 appID.rawValue, id.rawValue,
             ])

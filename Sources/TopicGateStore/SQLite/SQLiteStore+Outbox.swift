@@ -3,16 +3,10 @@ import GRDB
 public import TopicGateCore
 
 extension SQLiteStore: OutboxStore {
-    public func enqueue(_ messages: [OutboxMessage]) async throws {
-        try await insert(messages, claimedBy: nil, leaseUntil: nil)
-    }
-
-    public func enqueue(_ messages: [OutboxMessage], claimedBy gateway: String, leaseUntil: Int64) async throws {
-        try await insert(messages, claimedBy: gateway, leaseUntil: leaseUntil)
-    }
-
-    private func insert(_ messages: [OutboxMessage], claimedBy gateway: String?, leaseUntil: Int64?) async throws {
-        try await write { db in try Self.insertOutboxRows(db, messages, claimedBy: gateway, leaseUntil: leaseUntil) }
+    public func enqueue(_ messages: [OutboxMessage], claim: OutboxClaim?) async throws {
+        try await write { db in
+            try Self.insertOutboxRows(db, messages, claimedBy: claim?.gateway, leaseUntil: claim?.leaseUntil)
+        }
     }
 
     /// Writes `push` (if any) into the outbox within the caller's transaction.

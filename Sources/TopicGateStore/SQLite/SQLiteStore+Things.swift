@@ -50,8 +50,7 @@ extension SQLiteStore: ThingStore {
             try db.cachedStatement(
                 sql: "DELETE FROM tokens WHERE app_id = ? AND principal_kind = 'thing' AND principal_id = ?"
             ).execute(arguments: [appID.rawValue, id.rawValue])
-            try Self.deleteTopics(db, appID: appID.rawValue, scope: .thing(id))
-            try Self.deleteSubject(db, appID: appID.rawValue, subject: .thing(id))
+            try Self.deleteTopics(of: .thing(id), db, appID: appID.rawValue)
             try db.cachedStatement(sql: "DELETE FROM things WHERE app_id = ? AND thing_id = ?").execute(arguments: [
                 appID.rawValue, id.rawValue,
             ])

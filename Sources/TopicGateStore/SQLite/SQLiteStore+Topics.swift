@@ -252,22 +252,21 @@ extension SQLiteStore: TopicStore {
         return contexts
     }
 
-    /// Deletes a scope's topics (with their entries and subscriptions): part of deleting the
-    /// user, group or thing the scope belongs to.
-    static func deleteTopics(_ db: Database, appID: String, scope: TopicScope) throws {
-        let (kind, id) = StoredForm.columns(scope)
-        try db.cachedStatement(sql: "DELETE FROM topics WHERE app_id = ? AND scope_kind = ? AND scope_id = ?").execute(
-            arguments: [appID, kind, id])
-    }
-
-    /// Deletes every entry that names `subject` and, for users and things, their subscriptions.
-    static func deleteSubject(_ db: Database, appID: String, subject: ACLSubject) throws {
+    /// What a user, group or thing leaves among topics when it is deleted: its scope's topics
+    /// (with their entries and subscriptions), every entry that names it and, for users and
+    /// things, their subscriptions.
+    static func deleteTopics(of holder: ACLSubject, _ db: Database, appID: String) throws {
+        if let scope = StoredForm.scope(of: holder) {
+            let (kind, id) = StoredForm.columns(scope)
+            try db.cachedStatement(sql: "DELETE FROM topics WHERE app_id = ? AND scope_kind = ? AND scope_id = ?")
+                .execute(arguments: [appID, kind, id])
+        }
         try db.cachedStatement(
             sql:
                 "DELETE FROM acl_entries WHERE subject = ? AND topic_id IN (SELECT topic_id FROM topics WHERE "
                 + "app_id = ?)"
-        ).execute(arguments: [subject.description, appID])
-        if let subscriber = StoredForm.subscriber(of: subject) {
+        ).execute(arguments: [holder.description, appID])
+        if let subscriber = StoredForm.subscriber(of: holder) {
             let (kind, id) = StoredForm.columns(subscriber)
             try db.cachedStatement(
                 sql: """

@@ -84,11 +84,9 @@ extension SQLiteStore: UserStore {
                 db.cachedStatement(sql: "SELECT group_id FROM groups WHERE app_id = ? AND owner_id = ?"),
                 arguments: [app, user])
             for group in ownedGroups.map(GroupID.init(rawValue:)) {
-                try Self.deleteTopics(db, appID: app, scope: .group(group))
-                try Self.deleteSubject(db, appID: app, subject: .group(group))
+                try Self.deleteTopics(of: .group(group), db, appID: app)
             }
-            try Self.deleteTopics(db, appID: app, scope: .user(id))
-            try Self.deleteSubject(db, appID: app, subject: .user(id))
+            try Self.deleteTopics(of: .user(id), db, appID: app)
             // Groups it owns, and its memberships, go by cascade.
             try db.cachedStatement(sql: "DELETE FROM users WHERE app_id = ? AND user_id = ?").execute(arguments: [
                 app, user,

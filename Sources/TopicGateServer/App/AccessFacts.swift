@@ -1,0 +1,62 @@
+import TopicGateCore
+import TopicGateStore
+
+/// The facts access decisions read, kept in memory while the store's access generation stands
+/// (any change to a membership, an ownership, a subscription, a thing or a principal moves it
+/// on before its request returns) and read from the store on every request when the store lets
+/// the gateway keep nothing (`StoreCaching.readThrough`):
+/// - a user's groups and owned things (`AccessContext`, what `AccessPolicy` needs),
+/// - each topic's subscribers with theirs (a send's recipients),
+/// - the thing a path names and its owners (a command, its results, a state report).
+struct AccessFacts: Sendable {
+    let store: any TopicStore & ThingStore & StatesCaching
+    let users: AccessFactCache<InApp<UserID>, AccessContext>
+    let subscribers: AccessFactCache<InApp<TopicAddress>, [(subscriber: Subscriber, context: AccessContext)]>
+    let things: AccessFactCache<InApp<ThingReference>, Thing>
+    let owners: AccessFactCache<InApp<ThingID>, Set<Owner>>
+
+    init(store: any TopicStore & ThingStore & StatesCaching) {
+        self.store = store
+        let generation = store.accessGeneration
+        users = AccessFactCache(generation: generation)
+        subscribers = AccessFactCache(generation: generation, capacity: 10_000)
+        things = AccessFactCache(generation: generation, capacity: 20_000)
+        owners = AccessFactCache(generation: generation, capacity: 20_000)
+    }
+
+    func context(appID: AppID, principal: Principal) async throws -> AccessContext {
+        guard case .user(let id) = principal else { return AccessContext(principal: principal) }
+        let context = try await users.value(InApp(appID, id)) {
+            try await store.accessContexts(appID: appID, users: [id])[id]
+        }
+        return context ?? AccessContext(principal: principal)
+    }
+
+    /// Each subscriber of the topic with its context, in subscriber order (so that a send to a
+    /// large topic does not sort its recipients each time).
+    func subscriberContexts(appID: AppID, address: TopicAddress) async throws
+        -> [(subscriber: Subscriber, context: AccessContext)]
+    {
+        try await subscribers.value(InApp(appID, address)) {
+            try await store.subscriberContexts(appID: appID, address: address).sorted { $0.key < $1.key }.map {
+                (subscriber: $0.key, context: $0.value)
+            }
+        } ?? []
+    }
+
+    func thing(appID: AppID, reference: ThingReference) async throws -> Thing? {
+        try await things.value(InApp(appID, reference)) {
+            try await store.thing(appID: appID, reference: reference)
+        }
+    }
+
+    func owners(appID: AppID, thing: ThingID) async throws -> Set<Owner> {
+        try await owners.value(InApp(appID, thing)) {
+            try await store.owners(appID: appID, thing: thing)
+        } ?? []
+    }
+
+    func groups(appID: AppID, user: UserID) async throws -> Set<GroupID> {
+        try await context(appID: appID, principal: .user(user)).groups
+    }
+}
