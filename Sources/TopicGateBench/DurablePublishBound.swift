@@ -47,13 +47,13 @@ public enum DurablePublishBound {
             let payload = Array(buffer: try await request.body.collect(upTo: 65_536))
             // Stored claimed, as TopicGate's fresh pushes are; for a day, so that a gateway on the
             // same database leaves them alone.
-            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            let now = UnixMillis(Int64(Date().timeIntervalSince1970 * 1000))
             try await store.enqueue(
                 [
                     OutboxMessage(
                         id: Secrets.randomHex(bytes: 12), appID: app.id, payload: payload, recipients: [],
                         acceptedAt: now)
-                ], claimedBy: "bench-bound", leaseUntil: now + 86_400_000)
+                ], claimedBy: "bench-bound", leaseUntil: now + .seconds(86_400))
             try await client.publish(topic, payload: payload)
             return HTTPResponse.Status.created
         }

@@ -64,11 +64,11 @@ public struct Command: Sendable, Hashable {
 
     /// What the issuer's devices receive when the results are in: the command ID and nothing
     /// of the actions (Kii's direct push "only the command ID will be notified").
-    public static func resultPayload(_ id: String, pushMessageID: String, at now: Int64) -> JSONValue {
+    public static func resultPayload(_ id: String, pushMessageID: String, at now: UnixMillis) -> JSONValue {
         .object([
             "commandID": .string(id),
             "pushMessageID": .string(pushMessageID),
-            "when": .int(now),
+            "when": now.json,
         ])
     }
 }

@@ -3,10 +3,10 @@
 /// messages behind it flow on, and stays here for the admin to read.
 public struct DeadLetter: Sendable, Hashable {
     public var message: OutboxMessage
-    public var failedAt: Int64
+    public var failedAt: UnixMillis
     public var reason: String
 
-    public init(message: OutboxMessage, failedAt: Int64, reason: String) {
+    public init(message: OutboxMessage, failedAt: UnixMillis, reason: String) {
         self.message = message
         self.failedAt = failedAt
         self.reason = reason
@@ -17,7 +17,7 @@ public struct DeadLetter: Sendable, Hashable {
         var object: [String: JSONValue] = [
             "pushMessageID": .string(message.id), "appID": .string(message.appID.rawValue),
             "recipients": .array(message.recipients.map { .string($0.description) }),
-            "acceptedAt": .int(message.acceptedAt), "failedAt": .int(failedAt),
+            "acceptedAt": message.acceptedAt.json, "failedAt": failedAt.json,
             "attempts": .int(Int64(message.attempts)),
             "payloadBytes": .int(Int64(message.payload.count)), "reason": .string(reason),
         ]

@@ -8,7 +8,7 @@ public struct OutboxMessage: Sendable, Hashable {
     public var payload: [UInt8]
     /// Resolved when the message was accepted; mapped to live installations when dispatched.
     public var recipients: [Subscriber]
-    public var acceptedAt: Int64
+    public var acceptedAt: UnixMillis
     /// Set when this message carries a command to its thing: the command becomes `DELIVERED`
     /// once the broker acknowledged it for one of the thing's installations.
     public var commandID: String?
@@ -21,7 +21,7 @@ public struct OutboxMessage: Sendable, Hashable {
     public var traced: Bool
 
     public init(
-        id: String, appID: AppID, payload: [UInt8], recipients: [Subscriber], acceptedAt: Int64,
+        id: String, appID: AppID, payload: [UInt8], recipients: [Subscriber], acceptedAt: UnixMillis,
         commandID: String? = nil,
         attempts: Int = 0, deliveredBrokers: Set<String> = [], traced: Bool = false
     ) {

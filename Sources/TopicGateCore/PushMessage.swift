@@ -4,11 +4,12 @@ public struct PushMessage: Sendable, Hashable {
     public var appID: AppID
     public var topic: TopicAddress
     public var sender: Principal
-    public var sentAt: Int64
+    public var sentAt: UnixMillis
     public var request: PushMessageRequest
 
     public init(
-        id: String, appID: AppID, topic: TopicAddress, sender: Principal, sentAt: Int64, request: PushMessageRequest
+        id: String, appID: AppID, topic: TopicAddress, sender: Principal, sentAt: UnixMillis,
+        request: PushMessageRequest
     ) {
         self.id = id
         self.appID = appID
@@ -32,7 +33,7 @@ public struct PushMessage: Sendable, Hashable {
             }
         }
         if flags.contains("sendTopicID") { members["topic"] = .string(topic.name.rawValue) }
-        if flags.contains("sendWhen") { members["when"] = .int(sentAt) }
+        if flags.contains("sendWhen") { members["when"] = sentAt.json }
         if flags.contains("sendAppID") { members["appID"] = .string(appID.rawValue) }
         if flags.contains("sendOrigin") { members["origin"] = "EXPLICIT" }
         if flags.contains("sendObjectScope") {

@@ -22,3 +22,27 @@ extension UnixMillis: ExpressibleByIntegerLiteral {
     /// A literal moment, for fixtures and tests.
     public init(integerLiteral value: Int64) { self.init(value) }
 }
+
+extension UnixMillis {
+    /// The latest moment there is: an open end of a range.
+    public static let max = UnixMillis(Int64.max)
+
+    /// `span` later (whole milliseconds).
+    public static func + (moment: Self, span: Duration) -> Self { Self(moment.rawValue + span.wholeMilliseconds) }
+
+    /// `span` earlier (whole milliseconds).
+    public static func - (moment: Self, span: Duration) -> Self { Self(moment.rawValue - span.wholeMilliseconds) }
+
+    /// How long after `earlier` this is.
+    public static func - (later: Self, earlier: Self) -> Duration { .milliseconds(later.rawValue - earlier.rawValue) }
+}
+
+extension Duration {
+    /// The span in whole milliseconds (rounded toward zero, saturating).
+    public var wholeMilliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        guard !overflow else { return seconds < 0 ? .min : .max }
+        return scaled + attoseconds / 1_000_000_000_000_000
+    }
+}

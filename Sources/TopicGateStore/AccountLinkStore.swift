@@ -17,10 +17,10 @@ public protocol AccountLinkStore: Sendable {
     /// Replaces the secret hash of the user's link; false when it has no such link;
     /// `LINK_ALREADY_EXISTS` when another user linked the pair with that secret.
     func updateLinkSecret(
-        appID: AppID, userID: UserID, provider: String, externalID: String, secretHash: String, at time: Int64
+        appID: AppID, userID: UserID, provider: String, externalID: String, secretHash: String, at time: UnixMillis
     ) async throws -> Bool
     /// Records a login through the link at `time`.
-    func recordLinkLogin(appID: AppID, provider: String, externalID: String, userID: UserID, at time: Int64)
+    func recordLinkLogin(appID: AppID, provider: String, externalID: String, userID: UserID, at time: UnixMillis)
         async throws
     /// Deletes the user's link; false when it has no such link.
     func deleteLink(appID: AppID, userID: UserID, provider: String, externalID: String) async throws -> Bool

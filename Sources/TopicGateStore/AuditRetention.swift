@@ -1,5 +1,5 @@
 /// How long a topic's ACL audit records are kept: each change of an ACL removes the records
 /// older than this, in the same transaction (an index on their time makes that cheap).
 public enum AuditRetention {
-    public static let milliseconds: Int64 = 90 * 24 * 60 * 60 * 1000
+    public static let span: Duration = .seconds(90 * 24 * 60 * 60)
 }

@@ -14,22 +14,33 @@ public protocol CommandStore: Sendable {
     /// Stores the thing's results and the state they lead to and, in the same transaction, the
     /// push of the `commandID` to the issuer (if any).
     func recordResults(
-        appID: AppID, id: String, results: JSONValue, state: CommandState, at now: Int64, queueing push: QueuedPush?
+        appID: AppID, id: String, results: JSONValue, state: CommandState, at now: UnixMillis,
+        queueing push: QueuedPush?
     ) async throws
-    /// `SENDING` (or `SEND_FAILED`: a push given up on whose dead letter could not be written)
-    /// → `DELIVERED` for these commands; others keep their state.
-    func markDelivered(appID: AppID, ids: [String], at now: UnixMillis) async throws
-    /// `SENDING` → `SEND_FAILED` for these commands (their push was given up on); others keep
-    /// their state.
-    func markSendFailed(appID: AppID, ids: [String], at now: UnixMillis) async throws
+    /// Moves these commands to `state` where they are in one of the states `from`; the others
+    /// keep theirs.
+    func markCommands(appID: AppID, ids: [String], as state: CommandState, from: [CommandState], at now: UnixMillis)
+        async throws
     /// How many commands are in each state, in every app (for metrics).
     func commandStateCounts() async throws -> [CommandState: Int]
 }
 
 extension CommandStore {
+    /// `SENDING` (or `SEND_FAILED`: a push given up on whose dead letter could not be written)
+    /// → `DELIVERED` for these commands; others keep their state.
+    public func markDelivered(appID: AppID, ids: [String], at now: UnixMillis) async throws {
+        try await markCommands(appID: appID, ids: ids, as: .delivered, from: [.sending, .sendFailed], at: now)
+    }
+
+    /// `SENDING` → `SEND_FAILED` for these commands (their push was given up on); others keep
+    /// their state.
+    public func markSendFailed(appID: AppID, ids: [String], at now: UnixMillis) async throws {
+        try await markCommands(appID: appID, ids: ids, as: .sendFailed, from: [.sending], at: now)
+    }
+
     public func insertCommand(_ command: Command) async throws { try await insertCommand(command, queueing: nil) }
 
-    public func recordResults(appID: AppID, id: String, results: JSONValue, state: CommandState, at now: Int64)
+    public func recordResults(appID: AppID, id: String, results: JSONValue, state: CommandState, at now: UnixMillis)
         async throws
     {
         try await recordResults(appID: appID, id: id, results: results, state: state, at: now, queueing: nil)

@@ -1,4 +1,4 @@
 /// How long the per-device records of a traced push are kept.
 public enum DeliveryTraceRetention {
-    public static let milliseconds: Int64 = 24 * 60 * 60 * 1000
+    public static let span: Duration = .seconds(24 * 60 * 60)
 }

@@ -41,7 +41,7 @@ public protocol InstallationStore: Sendable {
     /// How many live installations each broker serves (nil: those assigned none).
     func liveInstallationsByBroker() async throws -> [String?: Int]
     /// Revokes the selected live installations at `now`; returns those it revoked.
-    func revokeInstallations(appID: AppID, _ selection: InstallationSelection, now: Int64) async throws
+    func revokeInstallations(appID: AppID, _ selection: InstallationSelection, now: UnixMillis) async throws
         -> [Installation]
     /// The revoked installations of `principal` whose credentials have not expired at `now`
     /// (the broker still refuses them), most recently revoked first.

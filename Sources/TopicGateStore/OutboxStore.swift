@@ -13,13 +13,14 @@ public protocol OutboxStore: Sendable {
     /// gateway holds, those it holds already, and those whose holder's lease ran out before
     /// `now` (a gateway that died). It holds them until `leaseUntil`; while a lease runs no
     /// other gateway takes the message.
-    func claimMessages(gateway: String, limit: Int, now: Int64, leaseUntil: Int64) async throws -> [OutboxMessage]
+    func claimMessages(gateway: String, limit: Int, now: UnixMillis, leaseUntil: UnixMillis) async throws
+        -> [OutboxMessage]
     /// Records the brokers that acknowledged a message for all their devices (the others are
     /// still to be delivered).
     func recordProgress(id: String, deliveredBrokers: Set<String>) async throws
     /// Lets go of messages that wait for a broker that is down: no gateway takes them again
     /// before `until`, and waiting costs no attempt.
-    func postponeMessages(ids: [String], until: Int64) async throws
+    func postponeMessages(ids: [String], until: UnixMillis) async throws
     /// Removes delivered messages.
     func completeMessages(ids: [String]) async throws
     /// Messages in the outbox: every app's, or one app's.
@@ -29,7 +30,7 @@ public protocol OutboxStore: Sendable {
     func recordFailedAttempt(ids: [String]) async throws
     /// Moves messages out of the outbox into the dead letters after one more failed attempt,
     /// in one transaction. (The command a message carried is the command service's to fail.)
-    func deadLetter(ids: [String], reason: String, at: Int64) async throws
+    func deadLetter(ids: [String], reason: String, at: UnixMillis) async throws
     /// One page of an app's dead letters, newest first, each with its key for paging.
     func deadLetters(appID: AppID, limit: Int, before: Int64?) async throws -> [(sequence: Int64, letter: DeadLetter)]
     /// Dead letters: every app's, or one app's.
@@ -42,7 +43,7 @@ extension OutboxStore {
     public func enqueue(_ messages: [OutboxMessage]) async throws { try await enqueue(messages, claim: nil) }
 
     /// `enqueue`, held by `gateway` until `leaseUntil`.
-    public func enqueue(_ messages: [OutboxMessage], claimedBy gateway: String, leaseUntil: Int64) async throws {
+    public func enqueue(_ messages: [OutboxMessage], claimedBy gateway: String, leaseUntil: UnixMillis) async throws {
         try await enqueue(messages, claim: OutboxClaim(gateway: gateway, leaseUntil: leaseUntil))
     }
 }

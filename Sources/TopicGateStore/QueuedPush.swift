@@ -6,9 +6,9 @@ public import TopicGateCore
 public struct QueuedPush: Sendable {
     public var message: OutboxMessage
     public var claimedBy: String
-    public var leaseUntil: Int64
+    public var leaseUntil: UnixMillis
 
-    public init(message: OutboxMessage, claimedBy: String, leaseUntil: Int64) {
+    public init(message: OutboxMessage, claimedBy: String, leaseUntil: UnixMillis) {
         self.message = message
         self.claimedBy = claimedBy
         self.leaseUntil = leaseUntil

@@ -6,7 +6,8 @@ public protocol ThingStateStore: Sendable {
     /// Stores `records` together (a report of several trait aliases is several records) and drops
     /// this thing's states older than `keepSince` (ms), and all but its newest `keepAtMost`; the
     /// latest state of each alias (and the latest plain state) is always kept.
-    func recordState(appID: AppID, thing: ThingID, _ records: [ThingStateRecord], keepSince: Int64, keepAtMost: Int)
+    func recordState(
+        appID: AppID, thing: ThingID, _ records: [ThingStateRecord], keepSince: UnixMillis, keepAtMost: Int)
         async throws
     /// The state recorded last in time (of two at one millisecond, the one written last).
     func latestState(appID: AppID, thing: ThingID) async throws -> ThingStateRecord?
@@ -16,6 +17,6 @@ public protocol ThingStateStore: Sendable {
     /// `limit` and, past the first, no more than `maximumBytes` of stored JSON; `complete` is
     /// false when a limit cut the page.
     func stateHistory(
-        appID: AppID, thing: ThingID, alias: String?, from: Int64, to: Int64, limit: Int, maximumBytes: Int
+        appID: AppID, thing: ThingID, alias: String?, from: UnixMillis, to: UnixMillis, limit: Int, maximumBytes: Int
     ) async throws -> (states: [ThingStateRecord], complete: Bool)
 }

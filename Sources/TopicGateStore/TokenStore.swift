@@ -22,9 +22,9 @@ public struct TokenHolder: Sendable, Hashable {
     /// The user or thing is disabled (never for the admin or anonymous).
     public var disabled: Bool
     /// A user's last-seen time; nil for other principals.
-    public var lastSeenAt: Int64?
+    public var lastSeenAt: UnixMillis?
 
-    public init(token: AccessToken, disabled: Bool, lastSeenAt: Int64?) {
+    public init(token: AccessToken, disabled: Bool, lastSeenAt: UnixMillis?) {
         self.token = token
         self.disabled = disabled
         self.lastSeenAt = lastSeenAt

@@ -14,14 +14,15 @@ public protocol TopicStore: Sendable {
     /// A grant of an existing entry throws `ACL_ALREADY_EXISTS`, a revoke of a missing one
     /// `ACL_NOT_FOUND`, each with the index of the failed change. Returns the entries after.
     func applyACLChanges(
-        appID: AppID, address: TopicAddress, changes: [ACLChange], actor: Principal, at time: Int64
+        appID: AppID, address: TopicAddress, changes: [ACLChange], actor: Principal, at time: UnixMillis
     ) async throws -> [ACLEntry]
     /// One page of a topic's ACL audit, oldest first: up to `limit` records after the one whose
     /// key is `after`, each with its key (the next page's `after`).
     func aclAudit(appID: AppID, address: TopicAddress, after: Int64?, limit: Int) async throws
         -> [(key: Int64, record: ACLAuditRecord)]
     /// False when already subscribed.
-    func subscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber, at time: Int64) async throws -> Bool
+    func subscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber, at time: UnixMillis) async throws
+        -> Bool
     /// False when not subscribed.
     func unsubscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool
     func isSubscribed(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool

@@ -10,15 +10,15 @@ public protocol UserStore: Sendable {
     func user(appID: AppID, address: LoginIdentifier) async throws -> User?
     func updateUser(_ user: User) async throws
     /// Disables or enables a user or a thing (`principal`); false when there is no such one.
-    func setDisabled(appID: AppID, _ principal: Principal, disabled: Bool, at time: Int64) async throws -> Bool
+    func setDisabled(appID: AppID, _ principal: Principal, disabled: Bool, at time: UnixMillis) async throws -> Bool
     /// Deletes the user with its tokens, memberships, thing ownerships and the groups it owns.
     /// False when there was no such user.
     func deleteUser(appID: AppID, id: UserID) async throws -> Bool
     /// Pseudo users of any app (or of `appID`) last seen before `cutoff` that have no account
     /// link (a linked pseudo user can come back on a new device), oldest first, at most `limit`.
-    func idlePseudoUsers(appID: AppID?, lastSeenBefore cutoff: Int64, limit: Int) async throws -> [User]
+    func idlePseudoUsers(appID: AppID?, lastSeenBefore cutoff: UnixMillis, limit: Int) async throws -> [User]
     /// Records that the user was seen (its token used) at `time`.
-    func touchUser(appID: AppID, id: UserID, at time: Int64) async throws
+    func touchUser(appID: AppID, id: UserID, at time: UnixMillis) async throws
 }
 
 extension UserStore {

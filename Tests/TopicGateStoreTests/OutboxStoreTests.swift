@@ -171,7 +171,7 @@ struct OutboxStoreTests {
         try await store.deadLetter(ids: ["m1"], reason: "gave up", at: 300)
         #expect(try await store.deadLetters(appID: appID, limit: 1, before: nil).first?.letter.message.traced == true)
 
-        let day = DeliveryTraceRetention.milliseconds
+        let day = DeliveryTraceRetention.span.wholeMilliseconds
         func delivery(_ installation: String, _ state: DeliveryState, at: Int64, message: String = "m1")
             -> DeviceDelivery
         {

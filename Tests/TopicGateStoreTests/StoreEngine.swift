@@ -32,7 +32,10 @@ enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .sqlite:
             return try SQLiteStore(path: location)
         case .postgres:
-            return try await PostgresStore.open(try #require(PostgresLocation(url: location)))
+            // A test run starts hundreds of tests at once on two cores: a connection may wait
+            // far longer for a thread than a gateway's requests should.
+            return try await PostgresStore.open(
+                try #require(PostgresLocation(url: location)), leaseTimeout: .seconds(60))
         }
     }
 

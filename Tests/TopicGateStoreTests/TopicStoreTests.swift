@@ -105,7 +105,7 @@ struct TopicStoreTests {
         // A change 90 days and more after the first ones removes their records.
         _ = try await store.applyACLChanges(
             appID: appID, address: news, changes: [ACLChange(.grant, ACLEntry(.send, .anyAuthenticated))],
-            actor: .admin, at: 100 + AuditRetention.milliseconds)
+            actor: .admin, at: 100 + AuditRetention.span)
         let kept = try await store.aclAudit(appID: appID, address: news, after: nil, limit: 100)
         #expect(kept.map(\.record.change) == [ACLChange(.grant, ACLEntry(.send, .anyAuthenticated))])
     }

@@ -5,7 +5,4 @@ extension Duration {
         let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         return overflow ? .max : scaled + attoseconds / 1_000_000_000
     }
-
-    /// The whole duration in milliseconds (saturating), for times kept as Unix milliseconds.
-    var wholeMilliseconds: Int64 { nanoseconds / 1_000_000 }
 }

@@ -92,7 +92,7 @@ struct ServerEnvironment: Sendable {
             sizeLimit: configuration.push?.sizeLimit, logger: logger)
         states = ThingStateService(
             store: store, time: time, things: things, gateways: gateways,
-            retention: configuration.stateRetentionDays * 24 * 3600 * 1000, abuse: abuse, logger: logger)
+            retention: .seconds(configuration.stateRetentionDays * 24 * 3600), abuse: abuse, logger: logger)
         cleanup = PseudoUserCleanup(
             store: store, time: time, revocation: revocation, audit: audit, topicCache: topicCache)
         topics = TopicService(

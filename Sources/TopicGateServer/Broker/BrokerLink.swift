@@ -42,7 +42,7 @@ final class BrokerLink: Service {
         let username = configuration.gatewayUsername
         let lifetime = configuration.gatewayPasswordLifetime.components.seconds
         link.renewPassword = {
-            let now = time.now() / 1000
+            let now = time.now().seconds.rawValue
             return signer.gatewayPassword(username: username, issuedAt: now, expiresAt: now + lifetime)
         }
         if let tls = configuration.brokerTLS {
@@ -140,7 +140,7 @@ final class BrokerLink: Service {
         for await message in client.messages {
             if message.topic == PresenceReport.topic {
                 if let report = PresenceReport(payload: message.payload) {
-                    presence.record(report, broker: address.name, at: time.millis())
+                    presence.record(report, broker: address.name, at: time.now())
                 }
                 continue
             }

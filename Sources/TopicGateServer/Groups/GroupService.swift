@@ -30,7 +30,7 @@ struct GroupService: Sendable {
         if let id, !IDSyntax.isWellFormed(id.rawValue) {
             throw KiiError.invalidInput("A group ID is 1 to 128 letters, digits, '-', '_' and '.'.", field: "groupID")
         }
-        let now = time.millis()
+        let now = time.now()
         let group = Group(
             id: id ?? GroupID(Secrets.groupID()), appID: caller.appID, name: request.name, owner: owner, createdAt: now,
             modifiedAt: now)
@@ -56,7 +56,7 @@ struct GroupService: Sendable {
         var group = try await find(caller: caller, id: id)
         try requireOwner(caller, group, to: "rename this group")
         group.name = try IdentityRules.groupName(name)
-        group.modifiedAt = time.millis()
+        group.modifiedAt = time.now()
         try await store.updateGroup(group)
     }
 
@@ -68,7 +68,7 @@ struct GroupService: Sendable {
             throw UserService.notFound(appID: caller.appID, field: "userID", value: request.owner.rawValue)
         }
         group.owner = request.owner
-        group.modifiedAt = time.millis()
+        group.modifiedAt = time.now()
         try await store.updateGroup(group)
     }
 

@@ -22,4 +22,16 @@ struct AccountServices: Sendable {
     func admitSignup(_ caller: Caller) async throws {
         if caller.principal != .admin { try await abuse.admitSignup(appID: caller.appID, address: caller.address) }
     }
+
+    /// After new credentials (a new password, a new vendor thing ID): `principal`'s tokens are
+    /// revoked but the caller's own when the principal calls, and its devices as `installations`
+    /// selects them with that kept token.
+    func revokeOldCredentials(
+        of principal: Principal, caller: Caller,
+        installations: (Principal, _ keeping: String?) -> InstallationSelection
+    ) async throws {
+        let keeping = caller.principal == principal ? caller.tokenHash : nil
+        _ = try await tokens.store.revokeTokens(appID: caller.appID, principal: principal, keeping: keeping)
+        try await revocation.revoke(appID: caller.appID, installations(principal, keeping))
+    }
 }

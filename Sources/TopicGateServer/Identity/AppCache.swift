@@ -6,11 +6,11 @@ import TopicGateStore
 /// `generation` (when the store has one) stays where it was: a new client secret, made by this
 /// process or by the CLI on the same file, is seen as soon as the generation moves.
 final class AppCache: Sendable {
-    let lifetime: Int64
+    let lifetime: Duration
     let generation: AccessGeneration?
-    private let entries = Mutex<[String: (app: App, until: Int64, generation: UInt64)]>([:])
+    private let entries = Mutex<[String: (app: App, until: UnixMillis, generation: UInt64)]>([:])
 
-    init(lifetime: Int64, generation: AccessGeneration? = nil) {
+    init(lifetime: Duration, generation: AccessGeneration? = nil) {
         self.lifetime = lifetime
         self.generation = generation
     }
@@ -28,7 +28,7 @@ final class AppCache: Sendable {
         trusted.store(true, ordering: .releasing)
     }
 
-    func app(_ id: String, now: Int64) -> App? {
+    func app(_ id: String, now: UnixMillis) -> App? {
         guard trusted.load(ordering: .acquiring) else { return nil }
         let current = generation?.current ?? 0
         return entries.withLock { entries in
@@ -38,7 +38,7 @@ final class AppCache: Sendable {
     }
 
     /// Keeps `app`, read at `generation` (taken before the read).
-    func keep(_ app: App, now: Int64, readAt generation: UInt64) {
+    func keep(_ app: App, now: UnixMillis, readAt generation: UInt64) {
         guard trusted.load(ordering: .acquiring) else { return }
         entries.withLock { entries in
             if entries.count > 10_000 { entries = entries.filter { $0.value.until > now } }

@@ -24,7 +24,7 @@ public struct AppRegistry: Sendable {
         let app = App(
             id: AppID(Secrets.randomHex(bytes: 4)), key: Secrets.randomHex(bytes: 16),
             clientID: Secrets.randomHex(bytes: 16), clientSecretHash: Secrets.sha256(secret), name: name,
-            createdAt: time.millis())
+            createdAt: time.now())
         try await store.insertApp(app)
         return Credentials(app: app, clientSecret: secret)
     }

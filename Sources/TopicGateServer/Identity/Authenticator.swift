@@ -17,7 +17,7 @@ struct Authenticator: Sendable {
     /// Whether the client address is taken from `X-Forwarded-For` (see `ClientAddress`).
     let proxyTrust: ProxyTrust
     /// How stale a user's last-seen time may get before a request writes it again.
-    let lastSeenResolution: Int64 = 60_000
+    let lastSeenResolution: Duration = .seconds(60)
 
     /// Apps read in the last two seconds (every request names its app; apps change rarely),
     /// and on SQLite only while the access generation stays: `topicgate apps reset-secret`,
@@ -32,7 +32,7 @@ struct Authenticator: Sendable {
         self.time = time
         self.proxyTrust = proxyTrust
         holders = AccessFactCache(generation: store.accessGeneration)
-        apps = AppCache(lifetime: 2_000, generation: store.accessGeneration)
+        apps = AppCache(lifetime: .seconds(2), generation: store.accessGeneration)
     }
 
     /// The app named by `appID`; `APP_NOT_FOUND` when there is none.
@@ -78,7 +78,7 @@ struct Authenticator: Sendable {
         let now = time.now()
         guard let holder = try await holders.value(hash, load: { try await store.tokenHolder(hash: hash) }),
             holder.token.appID == app.id,
-            holder.token.isValid(at: UnixMillis(now))
+            holder.token.isValid(at: now)
         else { throw wrongToken(app) }
         switch holder.token.principal {
         case .user(let id):

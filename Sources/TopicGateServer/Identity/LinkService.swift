@@ -52,7 +52,7 @@ struct LinkService: Sendable {
                 }
                 return try await rotate(own, to: hash, request: request, caller: caller, address: address)
             }
-            let now = time.millis()
+            let now = time.now()
             let link = AccountLink(
                 appID: caller.appID, provider: request.provider, externalID: request.externalID, secretHash: hash,
                 userID: userID, createdAt: now)
@@ -114,7 +114,7 @@ struct LinkService: Sendable {
             account: account, address: address)
         var rotated = existing
         rotated.secretHash = hash
-        rotated.secretSetAt = UnixMillis(now)
+        rotated.secretSetAt = now
         return Outcome(link: rotated, created: false)
     }
 

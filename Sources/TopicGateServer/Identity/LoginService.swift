@@ -101,7 +101,7 @@ struct LoginService: Sendable {
             throw KiiError.oauth(.invalidClient, "The client credentials are not valid.")
         }
         // An earlier `expiresAt` the caller asked for is kept; a later one, or none, is the TTL.
-        let latest = UnixMillis(tokens.time.now() + Int64(adminTokenTTL.components.seconds) * 1000)
+        let latest = tokens.time.now() + .seconds(adminTokenTTL.components.seconds)
         let expires = min(expiresAt ?? latest, latest)
         let token = try await tokens.issue(appID: app.id, principal: .admin, expiresAt: expires)
         return tokens.grantBody(id: app.clientID, token: token, expiresAt: expires)

@@ -19,13 +19,13 @@ struct PseudoUserCleanup: Sendable {
     /// What a run found (and, unless `dryRun`, removed).
     struct Report {
         let idleDays: Int
-        let cutoff: Int64
+        let cutoff: UnixMillis
         let dryRun: Bool
         let users: [User]
 
         var json: JSONValue {
             [
-                "idleDays": .int(Int64(idleDays)), "cutoff": .int(cutoff), "dryRun": .bool(dryRun),
+                "idleDays": .int(Int64(idleDays)), "cutoff": cutoff.json, "dryRun": .bool(dryRun),
                 "count": .int(Int64(users.count)),
                 "users": .array(
                     users.map { user in
@@ -42,14 +42,14 @@ struct PseudoUserCleanup: Sendable {
     /// `dryRun`, removes them.
     func run(appID: AppID?, idleDays: Int, dryRun: Bool, actor: String) async throws -> Report {
         guard idleDays >= 1 else { throw KiiError.invalidInput("'idleDays' must be at least 1.", field: "idleDays") }
-        let cutoff = time.now() - Int64(idleDays) * 86_400_000
+        let cutoff = time.now() - .seconds(Int64(idleDays) * 86_400)
         let idle = try await store.idlePseudoUsers(appID: appID, lastSeenBefore: cutoff, limit: Self.batchLimit)
         guard !dryRun else { return Report(idleDays: idleDays, cutoff: cutoff, dryRun: true, users: idle) }
         var removed: [User] = []
         for user in idle {
             // Seen again since the query? Then it stays.
             guard let current = try await store.user(appID: user.appID, id: user.id), current.isPseudo,
-                current.lastSeenAt.rawValue < cutoff
+                current.lastSeenAt < cutoff
             else { continue }
             try await revocation.revoke(appID: user.appID, .principal(.user(user.id)))
             guard try await store.deleteUser(appID: user.appID, id: user.id) else { continue }

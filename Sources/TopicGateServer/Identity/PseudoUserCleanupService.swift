@@ -1,5 +1,6 @@
 import Logging
 import ServiceLifecycle
+import TopicGateCore
 import TopicGateStore
 
 /// Runs `PseudoUserCleanup` for every app on a schedule inside `serve` (when
@@ -24,7 +25,7 @@ struct PseudoUserCleanupService: Service {
                 guard
                     try await leases.takeJobLease(
                         "pseudo-user-cleanup", gateway: gatewayID, now: now,
-                        until: now + interval.wholeMilliseconds + 60_000)
+                        until: now + interval + .seconds(60))
                 else {
                     try? await pause(for: interval)
                     continue

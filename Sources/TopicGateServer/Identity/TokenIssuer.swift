@@ -31,13 +31,13 @@ package struct TokenIssuer: Sendable {
             token,
             AccessToken(
                 hash: Secrets.sha256(token), appID: appID, principal: principal, expiresAt: expiresAt,
-                createdAt: time.millis())
+                createdAt: time.now())
         )
     }
 
     /// The token endpoint's response for `token`.
     func grantBody(id: String, token: String, expiresAt: UnixMillis?) -> JSONValue {
-        let expiresIn = expiresAt.map { max(0, ($0.rawValue - time.now()) / 1000) } ?? Self.neverExpiresSeconds
+        let expiresIn = expiresAt.map { max(0, ($0 - time.now()).components.seconds) } ?? Self.neverExpiresSeconds
         return [
             "id": .string(id), "access_token": .string(token), "token_type": "Bearer", "expires_in": .int(expiresIn),
         ]

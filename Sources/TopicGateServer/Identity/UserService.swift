@@ -20,7 +20,7 @@ struct UserService: Sendable {
                     + "normal user."
             )
         }
-        let now = accounts.time.millis()
+        let now = accounts.time.now()
         let user = User(
             id: UserID(Secrets.userID()), appID: caller.appID, profile: fields.profile, createdAt: now, modifiedAt: now)
         let (token, stored) = accounts.tokens.make(appID: caller.appID, principal: .user(user.id))
@@ -38,7 +38,7 @@ struct UserService: Sendable {
         guard let password = fields.password else {
             throw KiiError.invalidInput("Registration needs a password.", field: "password")
         }
-        let now = accounts.time.millis()
+        let now = accounts.time.now()
         let user = User(
             id: UserID(Secrets.userID()), appID: caller.appID, loginName: fields.loginName,
             emailAddress: fields.emailAddress, phoneNumber: fields.phoneNumber,
@@ -94,7 +94,7 @@ struct UserService: Sendable {
         if let emailAddress = fields.emailAddress { user.emailAddress = emailAddress }
         if let phoneNumber = fields.phoneNumber { user.phoneNumber = phoneNumber }
         user.profile = user.profile.merging(fields.profile)
-        user.modifiedAt = accounts.time.millis()
+        user.modifiedAt = accounts.time.now()
         try await store.updateUser(user)
         return user
     }
@@ -129,12 +129,11 @@ struct UserService: Sendable {
                 oldPassword, of: .user(user.id), hash: user.passwordHash, caller: caller, "The old password is wrong.")
         }
         user.passwordHash = try await accounts.newPasswords.hash(request.newPassword, for: .user, field: "newPassword")
-        user.modifiedAt = accounts.time.millis()
+        user.modifiedAt = accounts.time.now()
         try await store.updateUser(user)
-        let keeping = caller.principal == .user(user.id) ? caller.tokenHash : nil
-        try await store.revokeTokens(appID: caller.appID, principal: .user(user.id), keeping: keeping)
-        try await accounts.revocation.revoke(
-            appID: caller.appID, .installedWithOtherTokens(.user(user.id), keeping: keeping))
+        try await accounts.revokeOldCredentials(of: .user(user.id), caller: caller) {
+            .installedWithOtherTokens($0, keeping: $1)
+        }
     }
 
     /// `PUT …/users/{id}/status` by the admin: a disabled user cannot log in or use its tokens,

@@ -24,7 +24,7 @@ struct OperationsController<Context: CallerRequestContext>: Sendable {
             let overview = try await operations.overview(appID: caller.appID)
             let counts = overview.counts
             var body: [String: JSONValue] = [
-                "at": time.millis().json,
+                "at": time.now().json,
                 "counts": [
                     "users": .int(Int64(counts.users)), "pseudoUsers": .int(Int64(counts.pseudoUsers)),
                     "groups": .int(Int64(counts.groups)), "things": .int(Int64(counts.things)),

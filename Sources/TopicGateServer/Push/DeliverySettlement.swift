@@ -72,7 +72,7 @@ final class DeliverySettlement: Service, Sendable {
         }
         guard !messages.isEmpty || !commands.isEmpty else { return }
         do {
-            try await Self.write(delivered: messages, commands: commands, to: store, completion, at: time.millis())
+            try await Self.write(delivered: messages, commands: commands, to: store, completion, at: time.now())
         } catch {
             state.withLock { state in
                 state.writing.subtract(messages)

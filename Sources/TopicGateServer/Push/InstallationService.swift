@@ -68,7 +68,7 @@ struct InstallationService: Sendable {
         let installation = Installation(
             id: InstallationID(Secrets.randomAlphanumeric(25)), appID: appID, principal: principal,
             deviceType: deviceType, registrationID: registrationID ?? Secrets.randomAlphanumeric(25),
-            mqttTopic: Secrets.randomAlphanumeric(25), development: development, createdAt: time.millis(),
+            mqttTopic: Secrets.randomAlphanumeric(25), development: development, createdAt: time.now(),
             tokenHash: tokenHash, broker: deviceType == "MQTT" ? try await newBroker() : nil)
         try await store.insertInstallation(installation)
         return installation

@@ -100,7 +100,7 @@ struct PushDeliveryService: Service {
             guard checkingOutbox else { return .handed }
             let now = time.now()
             let claimed = try await store.claimMessages(
-                gateway: gatewayID, limit: batchSize, now: now, leaseUntil: now + outboxLease.wholeMilliseconds)
+                gateway: gatewayID, limit: batchSize, now: now, leaseUntil: now + outboxLease)
             let pending = fresh.unreserved(claimed)
             // All reserved (being delivered from memory, or waiting for their settlement): the
             // outbox is read again within a second.
@@ -219,14 +219,13 @@ struct PushDeliveryService: Service {
             }
         }
         let delivered = batch.indices.filter { !failed.contains($0) && !waiting.contains($0) && refused[$0] == nil }
-        try await store.postponeMessages(ids: waiting.map { batch[$0].id }, until: now + brokerRetry.wholeMilliseconds)
+        try await store.postponeMessages(ids: waiting.map { batch[$0].id }, until: now + brokerRetry)
         let commands = Self.commands(of: batch, acknowledged: acknowledged.subtracting(refused.keys))
         if let settlement {
             settlement.settle(messages: delivered.map { batch[$0].id }, commands: commands)
         } else {
             try await DeliverySettlement.write(
-                delivered: delivered.map { batch[$0].id }, commands: commands, to: store, completion,
-                at: UnixMillis(now))
+                delivered: delivered.map { batch[$0].id }, commands: commands, to: store, completion, at: now)
         }
         guard failed.isEmpty else {
             let giveUp = failed.filter { alone && batch[$0].attempts + 1 >= deadLetterAfter }
@@ -289,7 +288,7 @@ struct PushDeliveryService: Service {
     /// was the last try of a message tried alone).
     private func trace(
         _ batch: [OutboxMessage], owners: [Int], targets: [Installation],
-        failures: [Int: DeliveryFailure], giveUp alone: Bool, at now: Int64
+        failures: [Int: DeliveryFailure], giveUp alone: Bool, at now: UnixMillis
     ) async throws {
         var records: [DeviceDelivery] = []
         for (publication, index) in owners.enumerated() where batch[index].traced {
@@ -308,16 +307,16 @@ struct PushDeliveryService: Service {
             }
             records.append(
                 DeviceDelivery(
-                    messageID: message.id, installation: device, state: state, detail: detail, at: UnixMillis(now)))
+                    messageID: message.id, installation: device, state: state, detail: detail, at: now))
         }
         try await store.recordDeliveries(records, replacing: true)
     }
 
     /// Gives up on `message`: its completion fails (a command becomes `SEND_FAILED`), then it
     /// moves to the dead letters.
-    private func deadLetter(_ message: OutboxMessage, reason: String, at now: Int64) async throws {
+    private func deadLetter(_ message: OutboxMessage, reason: String, at now: UnixMillis) async throws {
         if let command = message.commandID {
-            try await completion.failed([message.appID: [command]], at: UnixMillis(now))
+            try await completion.failed([message.appID: [command]], at: now)
         }
         try await store.deadLetter(ids: [message.id], reason: reason, at: now)
         metrics.deadLettered(appID: message.appID)

@@ -143,11 +143,11 @@ final class PushPipeline: PushDispatcher {
     /// connected and not too many published batches wait for their outcome), leaving their
     /// outcome to the brokers' answers (`PushDeliveryService.follow`), and hands the others to
     /// the delivery service, waking it; releases them all when the write fails.
-    private func claim(_ messages: [OutboxMessage], _ write: (String, Int64) async throws -> Void) async throws {
+    private func claim(_ messages: [OutboxMessage], _ write: (String, UnixMillis) async throws -> Void) async throws {
         let fresh = delivery.fresh
         fresh.reserve(messages)
         do {
-            try await write(delivery.gatewayID, delivery.time.now() + lease.wholeMilliseconds)
+            try await write(delivery.gatewayID, delivery.time.now() + lease)
         } catch {
             fresh.release(messages.map(\.id))
             throw error

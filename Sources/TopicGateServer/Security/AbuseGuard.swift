@@ -55,7 +55,7 @@ final class AbuseGuard: Sendable {
 
     /// Counts a new user or thing from `address` in `appID`; 429 when either budget is spent.
     func admitSignup(appID: AppID, address: String?) async throws(KiiError) {
-        let now = time.now()
+        let now = time.now().rawValue  // the abuse records count in raw milliseconds
         var counted: [(Key, RateLimit)] = []
         if let limit = controls.signupsPerAddress, let address {
             counted.append((.signupsFromAddress(AddressGroup.key(address)), limit))
@@ -88,7 +88,7 @@ final class AbuseGuard: Sendable {
     /// Counts one state report of `thing`; 429 once its budget is spent.
     func admitState(appID: AppID, thing: ThingID) async throws(KiiError) {
         guard let limit = controls.statesPerThing else { return }
-        let now = time.now()
+        let now = time.now().rawValue  // the abuse records count in raw milliseconds
         let key = Key.statesOfThing(appID, thing)
         let waiting = try await step([key], now: now) { records in
             var record = records[key.ledgerKey] ?? AbuseRecord()
@@ -185,7 +185,7 @@ final class AbuseGuard: Sendable {
     func begin(
         appID: AppID, address: String?, lockouts: [Key], appBudget: Bool = true, knownAccount: Bool = true
     ) async throws(Refusal) -> Attempt {
-        let now = time.now()
+        let now = time.now().rawValue  // the abuse records count in raw milliseconds
         var counted = failureLimits(appID: appID, address: address, knownAccount: knownAccount)
         if !appBudget {
             counted.removeAll {
@@ -245,7 +245,7 @@ final class AbuseGuard: Sendable {
     /// keeps counting). When the shared records cannot be reached, the attempt stops counting
     /// as in flight after `checkTimeoutMillis`.
     func end(_ attempt: Attempt, succeeded: Bool) async {
-        let now = time.now()
+        let now = time.now().rawValue  // the abuse records count in raw milliseconds
         // The budgets change only when a success gives their tokens back: a failure locks (and,
         // on a shared ledger, waits for) the account's rows alone, not the app-wide budget's.
         _ = try? await step(attempt.lockouts + (succeeded ? attempt.budgets : []), now: now) { records in

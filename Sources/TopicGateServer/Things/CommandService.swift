@@ -33,7 +33,7 @@ struct CommandService: Sendable {
             throw caller.denied(
                 "send commands to this thing as \(request.issuer): the issuer must be an owner it acts for")
         }
-        let now = time.millis()
+        let now = time.now()
         let command = Command(
             id: Secrets.randomAlphanumeric(25), appID: caller.appID, thing: thing.id, issuer: request.issuer,
             request: request, createdAt: now, modifiedAt: now)
@@ -45,7 +45,7 @@ struct CommandService: Sendable {
         let message = OutboxMessage(
             id: Secrets.randomHex(bytes: 12), appID: caller.appID, payload: payload,
             recipients: [.thing(endNode?.gateway ?? thing.id)],
-            acceptedAt: now.rawValue, commandID: command.id)
+            acceptedAt: now, commandID: command.id)
         try await dispatcher.dispatch(message) { push in try await store.insertCommand(command, queueing: push) }
         recent.created(command)
         return command

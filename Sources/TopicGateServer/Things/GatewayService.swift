@@ -45,7 +45,7 @@ struct GatewayService: Sendable {
         }
         try await requireMayAttach(caller: caller, gateway: gateway, endNode: endNode)
         _ = try await store.attachEndNode(
-            appID: caller.appID, gateway: gateway.id, endNode: endNode.id, at: time.millis())
+            appID: caller.appID, gateway: gateway.id, endNode: endNode.id, at: time.now())
     }
 
     /// The admin, a manager of both things, or the gateway itself when it shares an owner with
@@ -94,7 +94,7 @@ struct GatewayService: Sendable {
             caller: caller, reference, to: "issue tokens for this gateway's end nodes")
         let endNode = try await attachedEndNode(caller: caller, gateway: gateway, endNodeReference)
         if endNode.disabled { throw KiiError.thingDisabled(endNode.id) }
-        let expiresAt = expiresIn.map { UnixMillis(time.now() + $0 * 1000) }
+        let expiresAt = expiresIn.map { time.now() + .seconds($0) }
         let token = try await tokens.issue(appID: caller.appID, principal: .thing(endNode.id), expiresAt: expiresAt)
         return tokens.grantBody(id: endNode.id.rawValue, token: token, expiresAt: expiresAt)
     }
@@ -107,7 +107,7 @@ struct GatewayService: Sendable {
         let endNode = try await things.find(caller: caller, reference: endNodeReference)
         guard
             try await store.setEndNodeConnection(
-                appID: caller.appID, gateway: gateway.id, endNode: endNode.id, online: online, at: time.millis())
+                appID: caller.appID, gateway: gateway.id, endNode: endNode.id, online: online, at: time.now())
         else { throw Self.notAttached(endNode.id, to: gateway.id) }
     }
 

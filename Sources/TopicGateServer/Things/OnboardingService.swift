@@ -63,7 +63,7 @@ struct OnboardingService: Sendable {
         if endNode.disabled { throw KiiError.thingDisabled(endNode.id) }
         for owner in owners { _ = try await store.addOwner(appID: caller.appID, thing: endNode.id, owner: owner) }
         _ = try await store.attachEndNode(
-            appID: caller.appID, gateway: gateway.id, endNode: endNode.id, at: gateways.time.millis())
+            appID: caller.appID, gateway: gateway.id, endNode: endNode.id, at: gateways.time.now())
         let token = try await tokens.issue(appID: caller.appID, principal: .thing(endNode.id))
         return ["endNodeThingID": .string(endNode.id.rawValue), "accessToken": .string(token)]
     }

@@ -114,7 +114,9 @@ struct ThingIFController<Context: CallerRequestContext>: Sendable {
         let to = try Self.nonNegative(query.get("to"), "to")
         let limit = try Self.nonNegative(query.get("limit"), "limit").map { Int(clamping: $0) }
         let page = try await states.history(
-            caller: caller, thing: thing, alias: alias, from: from, to: to, limit: limit)
+            caller: caller, thing: thing, alias: alias, from: from.map { UnixMillis($0) },
+            to: to.map { UnixMillis($0) },
+            limit: limit)
         return JSONResponse.ok(
             .object([
                 "states": .array(

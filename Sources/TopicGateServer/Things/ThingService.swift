@@ -23,7 +23,7 @@ struct ThingService: Sendable {
     /// Inserts a new thing; `THING_ALREADY_EXISTS` when the vendor thing ID is taken.
     func insert(appID: AppID, vendorThingID: String, password: String, fields: ThingFields) async throws -> Thing {
         let vendorThingID = try IdentityRules.vendorThingID(vendorThingID)
-        let now = accounts.time.millis()
+        let now = accounts.time.now()
         let thing = Thing(
             id: ThingID(Secrets.thingID()), appID: appID, vendorThingID: vendorThingID,
             passwordHash: try await accounts.newPasswords.hash(password, for: .thing, field: "_password"),
@@ -54,7 +54,7 @@ struct ThingService: Sendable {
         var thing = try await find(caller: caller, reference: reference)
         try await requireManager(caller, thing, to: "update this thing")
         thing.fields = thing.fields.merging(fields)
-        thing.modifiedAt = accounts.time.millis()
+        thing.modifiedAt = accounts.time.now()
         try await store.updateThing(thing)
         return thing
     }
@@ -140,7 +140,7 @@ struct ThingService: Sendable {
         }
         guard current != update.value else { return }
         try thing.fields.set(update.field.thingField, update.value)
-        thing.modifiedAt = accounts.time.millis()
+        thing.modifiedAt = accounts.time.now()
         try await store.updateThing(thing)
     }
 
@@ -162,12 +162,11 @@ struct ThingService: Sendable {
     /// credentials gave: its other tokens and installations.
     private func replaceCredentials(caller: Caller, _ thing: Thing) async throws {
         var thing = thing
-        thing.modifiedAt = accounts.time.millis()
+        thing.modifiedAt = accounts.time.now()
         try await store.updateThing(thing)
-        let keeping = caller.principal == .thing(thing.id) ? caller.tokenHash : nil
-        try await store.revokeTokens(appID: caller.appID, principal: .thing(thing.id), keeping: keeping)
-        try await accounts.revocation.revoke(
-            appID: caller.appID, .allInstalledWithout(.thing(thing.id), keeping: keeping))
+        try await accounts.revokeOldCredentials(of: .thing(thing.id), caller: caller) {
+            .allInstalledWithout($0, keeping: $1)
+        }
     }
 
     /// `POST …/ownership` with the thing password: the calling user makes itself, or a group it

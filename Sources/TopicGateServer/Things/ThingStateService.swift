@@ -11,7 +11,7 @@ struct ThingStateService: Sendable {
     /// An end node's gateway reports its states too.
     let gateways: GatewayService
     /// How long states are kept (ms); the latest is always kept.
-    let retention: Int64
+    let retention: Duration
     /// The size cap, the per-thing rate and row cap (`AbuseControls`).
     let abuse: AbuseGuard
     let logger: Logger
@@ -72,7 +72,7 @@ struct ThingStateService: Sendable {
             } else {
                 records = [ThingStateRecord(state: report.state, recordedAt: 0)]
             }
-            try await record(appID: installation.appID, thing: thing, records, at: receivedAt)
+            try await record(appID: installation.appID, thing: thing, records, at: receivedAt.map { UnixMillis($0) })
         } catch {
             logger.info("State published over MQTT dropped", metadata: ["topic": "\(topic)", "error": "\(error)"])
         }
@@ -111,12 +111,13 @@ struct ThingStateService: Sendable {
     /// A page of the history; `complete` is false when the count or the page's byte budget
     /// cut it (ask again from the last `recordedAt`).
     func history(
-        caller: Caller, thing reference: ThingReference, alias: String? = nil, from: Int64?, to: Int64?, limit: Int?
+        caller: Caller, thing reference: ThingReference, alias: String? = nil, from: UnixMillis?, to: UnixMillis?,
+        limit: Int?
     ) async throws -> (states: [ThingStateRecord], complete: Bool) {
         let thing = try await readableThing(caller: caller, reference)
         let limit = min(max(limit ?? 100, 1), Self.historyLimit)
         return try await store.stateHistory(
-            appID: caller.appID, thing: thing.id, alias: alias, from: from ?? 0, to: to ?? Int64.max, limit: limit,
+            appID: caller.appID, thing: thing.id, alias: alias, from: from ?? 0, to: to ?? .max, limit: limit,
             maximumBytes: Self.historyPageBytes)
     }
 
@@ -124,7 +125,7 @@ struct ThingStateService: Sendable {
     /// and its row cap (the oldest rows go). A thing reports in one form: once it reported by
     /// trait alias, a plain state is refused (`INVALID_INPUT_DATA`); a plain thing may move to
     /// traits (new firmware).
-    private func record(appID: AppID, thing: ThingID, _ records: [ThingStateRecord], at time: Int64? = nil)
+    private func record(appID: AppID, thing: ThingID, _ records: [ThingStateRecord], at time: UnixMillis? = nil)
         async throws
     {
         let size = records.reduce(0) { $0 + JSONWriter.bytes(.object($1.state)).count }
@@ -147,7 +148,7 @@ struct ThingStateService: Sendable {
         let now = time ?? self.time.now()
         try await store.recordState(
             appID: appID, thing: thing,
-            records.map { ThingStateRecord(state: $0.state, recordedAt: now, alias: $0.alias) },
+            records.map { ThingStateRecord(state: $0.state, recordedAt: now.rawValue, alias: $0.alias) },
             keepSince: now - retention, keepAtMost: abuse.controls.maximumStatesPerThing)
     }
 

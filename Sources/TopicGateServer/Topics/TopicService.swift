@@ -36,7 +36,7 @@ struct TopicService: Sendable {
             let created = try await store.topicCount(appID: caller.appID, creator: caller.principal)
             try PrincipalQuota.topics.require(count: created, limit: topicLimit, principal: caller.principal)
         }
-        let topic = Topic(appID: caller.appID, address: address, creator: caller.principal, createdAt: time.millis())
+        let topic = Topic(appID: caller.appID, address: address, creator: caller.principal, createdAt: time.now())
         try await store.insertTopic(topic, entries: DefaultACL.entries(scope: scope.scope, creator: caller.principal))
         cache.invalidate(caller.appID, address)
     }
@@ -214,7 +214,7 @@ struct TopicService: Sendable {
                 appID: caller.appID, principals: recipients.map(\.principal))
             try await store.recordDeliveries(
                 devices.filter(\.receivesPushes).map {
-                    DeviceDelivery(messageID: message.id, installation: $0, state: .pending, at: time.millis())
+                    DeviceDelivery(messageID: message.id, installation: $0, state: .pending, at: time.now())
                 }, replacing: false)
         }
         try await dispatcher.dispatch(outgoing)

@@ -1,8 +1,9 @@
 internal import PostgresNIO
+public import TopicGateCore
 
 extension PostgresStore: AbuseRecordStore {
     public func updateAbuseRecords<Result: Sendable>(
-        keys: [String], now: Int64,
+        keys: [String], now: UnixMillis,
         _ update: @escaping @Sendable ([String: String]) -> (records: [String: StoredAbuseRecord?], result: Result)
     ) async throws -> Result {
         let keys = Array(Set(keys)).sorted()
@@ -21,7 +22,9 @@ extension PostgresStore: AbuseRecordStore {
                 """)
             {
                 let record: String = try row("record")
-                if try row("expires_at", as: Int64.self) >= now, !record.isEmpty { current[try row("key")] = record }
+                if try row("expires_at", as: UnixMillis.self) >= now, !record.isEmpty {
+                    current[try row("key")] = record
+                }
             }
             let (records, result) = update(current)
             for (key, record) in records {
@@ -32,7 +35,7 @@ extension PostgresStore: AbuseRecordStore {
                     """)
             }
             if Int.random(in: 0..<512) == 0 {
-                try await connection.run("DELETE FROM abuse_records WHERE expires_at < \(now - 60_000)")
+                try await connection.run("DELETE FROM abuse_records WHERE expires_at < \(now - .seconds(60))")
             }
             return result
         }

@@ -51,7 +51,7 @@ extension PostgresStore: AccountLinkStore {
     }
 
     public func updateLinkSecret(
-        appID: AppID, userID: UserID, provider: String, externalID: String, secretHash: String, at time: Int64
+        appID: AppID, userID: UserID, provider: String, externalID: String, secretHash: String, at time: UnixMillis
     ) async throws -> Bool {
         try await changesRow(
             """
@@ -61,7 +61,7 @@ extension PostgresStore: AccountLinkStore {
             """, conflict: { _ in StoredForm.linkTaken })
     }
 
-    public func recordLinkLogin(appID: AppID, provider: String, externalID: String, userID: UserID, at time: Int64)
+    public func recordLinkLogin(appID: AppID, provider: String, externalID: String, userID: UserID, at time: UnixMillis)
         async throws
     {
         try await write { connection in

@@ -24,7 +24,7 @@ extension PostgresStore: DeliveryTraceStore {
                     """)
             }
             try await connection.run(
-                "DELETE FROM push_deliveries WHERE at < \(latest - DeliveryTraceRetention.milliseconds)")
+                "DELETE FROM push_deliveries WHERE at < \(latest - DeliveryTraceRetention.span.wholeMilliseconds)")
         }
     }
 

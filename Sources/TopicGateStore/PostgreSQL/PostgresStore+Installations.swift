@@ -97,7 +97,7 @@ extension PostgresStore: InstallationStore {
         }
     }
 
-    public func revokeInstallations(appID: AppID, _ selection: InstallationSelection, now: Int64) async throws
+    public func revokeInstallations(appID: AppID, _ selection: InstallationSelection, now: UnixMillis) async throws
         -> [Installation]
     {
         let query: PostgresQuery

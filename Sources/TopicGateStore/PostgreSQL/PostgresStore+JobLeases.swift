@@ -1,7 +1,8 @@
 internal import PostgresNIO
+public import TopicGateCore
 
 extension PostgresStore: JobLeaseStore {
-    public func takeJobLease(_ job: String, gateway: String, now: Int64, until: Int64) async throws -> Bool {
+    public func takeJobLease(_ job: String, gateway: String, now: UnixMillis, until: UnixMillis) async throws -> Bool {
         try await changesRow(
             """
             INSERT INTO job_leases (job, holder, lease_until) VALUES (\(job), \(gateway), \(until))

@@ -17,7 +17,8 @@ extension PostgresStore: OutboxStore {
     }
 
     static func insertOutboxRows(
-        _ connection: PostgresConnection, _ messages: [OutboxMessage], claimedBy gateway: String?, leaseUntil: Int64?
+        _ connection: PostgresConnection, _ messages: [OutboxMessage], claimedBy gateway: String?,
+        leaseUntil: UnixMillis?
     ) async throws {
         for message in messages {
             try await connection.run(
@@ -37,7 +38,7 @@ extension PostgresStore: OutboxStore {
         }
     }
 
-    public func claimMessages(gateway: String, limit: Int, now: Int64, leaseUntil: Int64) async throws
+    public func claimMessages(gateway: String, limit: Int, now: UnixMillis, leaseUntil: UnixMillis) async throws
         -> [OutboxMessage]
     {
         try await write { connection in
@@ -69,7 +70,7 @@ extension PostgresStore: OutboxStore {
         }
     }
 
-    public func postponeMessages(ids: [String], until: Int64) async throws {
+    public func postponeMessages(ids: [String], until: UnixMillis) async throws {
         guard !ids.isEmpty else { return }
         try await write { connection in
             // Held by no gateway ('' names none) until `until`: claimable again only then.
@@ -85,7 +86,7 @@ extension PostgresStore: OutboxStore {
         }
     }
 
-    public func deadLetter(ids: [String], reason: String, at: Int64) async throws {
+    public func deadLetter(ids: [String], reason: String, at: UnixMillis) async throws {
         guard !ids.isEmpty else { return }
         try await write { connection in
             try await connection.run(

@@ -3,7 +3,7 @@ public import TopicGateCore
 
 extension PostgresStore: ThingStateStore {
     public func recordState(
-        appID: AppID, thing: ThingID, _ records: [ThingStateRecord], keepSince: Int64, keepAtMost: Int
+        appID: AppID, thing: ThingID, _ records: [ThingStateRecord], keepSince: UnixMillis, keepAtMost: Int
     ) async throws {
         try await write { connection in
             for record in records {
@@ -58,7 +58,7 @@ extension PostgresStore: ThingStateStore {
     }
 
     public func stateHistory(
-        appID: AppID, thing: ThingID, alias: String?, from: Int64, to: Int64, limit: Int, maximumBytes: Int
+        appID: AppID, thing: ThingID, alias: String?, from: UnixMillis, to: UnixMillis, limit: Int, maximumBytes: Int
     ) async throws -> (states: [ThingStateRecord], complete: Bool) {
         try await read { connection in
             let rows = try await connection.rows(

@@ -64,7 +64,7 @@ extension PostgresStore: TopicStore {
     }
 
     public func applyACLChanges(
-        appID: AppID, address: TopicAddress, changes: [ACLChange], actor: Principal, at time: Int64
+        appID: AppID, address: TopicAddress, changes: [ACLChange], actor: Principal, at time: UnixMillis
     ) async throws -> [ACLEntry] {
         let (kind, id) = StoredForm.columns(address.scope)
         return try await write { connection in
@@ -99,7 +99,7 @@ extension PostgresStore: TopicStore {
                         \(StoredForm.entryList(step.after)), \(time))
                     """)
             }
-            try await connection.run("DELETE FROM acl_audit WHERE at < \(time - AuditRetention.milliseconds)")
+            try await connection.run("DELETE FROM acl_audit WHERE at < \(time - AuditRetention.span)")
             return plan.entries
         }
     }
@@ -133,7 +133,7 @@ extension PostgresStore: TopicStore {
         }
     }
 
-    public func subscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber, at time: Int64) async throws
+    public func subscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber, at time: UnixMillis) async throws
         -> Bool
     {
         let (kind, id) = StoredForm.columns(subscriber)

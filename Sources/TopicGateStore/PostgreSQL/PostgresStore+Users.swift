@@ -79,7 +79,7 @@ extension PostgresStore: UserStore {
         }
     }
 
-    public func idlePseudoUsers(appID: AppID?, lastSeenBefore cutoff: Int64, limit: Int) async throws -> [User] {
+    public func idlePseudoUsers(appID: AppID?, lastSeenBefore cutoff: UnixMillis, limit: Int) async throws -> [User] {
         let app = appID?.rawValue
         return try await read { connection in
             try await connection.rows(
@@ -93,7 +93,9 @@ extension PostgresStore: UserStore {
         }
     }
 
-    public func setDisabled(appID: AppID, _ principal: Principal, disabled: Bool, at time: Int64) async throws -> Bool {
+    public func setDisabled(appID: AppID, _ principal: Principal, disabled: Bool, at time: UnixMillis) async throws
+        -> Bool
+    {
         switch principal {
         case .user(let user):
             return try await changesRow(
@@ -111,7 +113,7 @@ extension PostgresStore: UserStore {
         }
     }
 
-    public func touchUser(appID: AppID, id: UserID, at time: Int64) async throws {
+    public func touchUser(appID: AppID, id: UserID, at time: UnixMillis) async throws {
         try await read { connection in
             try await connection.run(
                 """

@@ -13,18 +13,22 @@ public final class PostgresStore: Sendable {
     /// needs a session of its own, which a pooler in transaction mode does not keep).
     let feedLocation: PostgresLocation
     let logger: Logger
+    /// How long a request waits for a connection of the pool before it is told the database is
+    /// unavailable (a database that is down would otherwise keep it waiting).
+    let leaseTimeout: Duration
     private let running: Task<Void, Never>
 
     /// Connects to the database `location` names and brings its schema up to date (several
     /// gateways starting at once migrate one after another).
-    /// `feed`: where the change feed listens, when not at `location`.
+    /// `feed`: where the change feed listens, when not at `location`; `leaseTimeout`: how long
+    /// a request waits for a connection of the pool.
     public static func open(
-        _ location: PostgresLocation, feed: PostgresLocation? = nil,
+        _ location: PostgresLocation, feed: PostgresLocation? = nil, leaseTimeout: Duration = .seconds(5),
         logger: Logger = Logger(label: "topicgate.postgres")
     ) async throws -> PostgresStore {
         let store = PostgresStore(
             client: PostgresClient(configuration: location.configuration, backgroundLogger: logger), location: location,
-            feedLocation: feed ?? location, logger: logger)
+            feedLocation: feed ?? location, leaseTimeout: leaseTimeout, logger: logger)
         do {
             try await PostgresSchema.migrate(store)
         } catch {
@@ -34,8 +38,12 @@ public final class PostgresStore: Sendable {
         return store
     }
 
-    private init(client: PostgresClient, location: PostgresLocation, feedLocation: PostgresLocation, logger: Logger) {
+    private init(
+        client: PostgresClient, location: PostgresLocation, feedLocation: PostgresLocation, leaseTimeout: Duration,
+        logger: Logger
+    ) {
         self.client = client
+        self.leaseTimeout = leaseTimeout
         self.location = location
         self.feedLocation = feedLocation
         self.logger = logger
@@ -49,10 +57,6 @@ public final class PostgresStore: Sendable {
     }
 
     deinit { running.cancel() }
-
-    /// How long a request waits for a connection of the pool before it is told the database is
-    /// unavailable (a database that is down would otherwise keep it waiting).
-    static let leaseTimeout: Duration = .seconds(5)
 
     /// Runs `body` on one connection of the pool (each statement commits on its own).
     func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
@@ -70,7 +74,7 @@ public final class PostgresStore: Sendable {
         async throws -> T
     {
         let started = LeaseStarted()
-        let client = self.client
+        let (client, leaseTimeout) = (self.client, self.leaseTimeout)
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
                 try await client.withConnection { connection in
@@ -79,9 +83,9 @@ public final class PostgresStore: Sendable {
                 }
             }
             group.addTask {
-                try await Task.sleep(for: Self.leaseTimeout)
+                try await Task.sleep(for: leaseTimeout)
                 if !started.flag.withLock({ $0 }) {
-                    throw StoreUnavailable("PostgreSQL: no connection within \(Self.leaseTimeout)")
+                    throw StoreUnavailable("PostgreSQL: no connection within \(leaseTimeout)")
                 }
                 return nil
             }

@@ -1,11 +1,13 @@
 import GRDB
+public import TopicGateCore
 
 extension SQLiteStore: AbuseRecordStore {
     public func updateAbuseRecords<Result: Sendable>(
-        keys: [String], now: Int64,
+        keys: [String], now: UnixMillis,
         _ update: @escaping @Sendable ([String: String]) -> (records: [String: StoredAbuseRecord?], result: Result)
     ) async throws -> Result {
-        try await write { db in
+        let now = now.rawValue
+        return try await write { db in
             var current: [String: String] = [:]
             for key in Set(keys) {
                 if let row = try Row.fetchOne(

@@ -59,9 +59,10 @@ extension SQLiteStore: AccountLinkStore {
     }
 
     public func updateLinkSecret(
-        appID: AppID, userID: UserID, provider: String, externalID: String, secretHash: String, at time: Int64
+        appID: AppID, userID: UserID, provider: String, externalID: String, secretHash: String, at time: UnixMillis
     ) async throws -> Bool {
-        try await changesRow(
+        let time = time.rawValue
+        return try await changesRow(
             """
             UPDATE account_links SET secret_hash = ?, secret_set_at = ?
             WHERE app_id = ? AND user_id = ? AND provider = ? AND external_id = ?
@@ -69,9 +70,10 @@ extension SQLiteStore: AccountLinkStore {
             conflict: { _ in StoredForm.linkTaken })
     }
 
-    public func recordLinkLogin(appID: AppID, provider: String, externalID: String, userID: UserID, at time: Int64)
+    public func recordLinkLogin(appID: AppID, provider: String, externalID: String, userID: UserID, at time: UnixMillis)
         async throws
     {
+        let time = time.rawValue
         try await write { db in
             try db.cachedStatement(
                 sql: """

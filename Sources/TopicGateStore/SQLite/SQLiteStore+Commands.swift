@@ -57,8 +57,10 @@ extension SQLiteStore: CommandStore {
     }
 
     public func recordResults(
-        appID: AppID, id: String, results: JSONValue, state: CommandState, at now: Int64, queueing push: QueuedPush?
+        appID: AppID, id: String, results: JSONValue, state: CommandState, at now: UnixMillis,
+        queueing push: QueuedPush?
     ) async throws {
+        let now = now.rawValue
         try await write { db in
             try Self.queue(push, in: db)
             try db.cachedStatement(
@@ -81,18 +83,9 @@ extension SQLiteStore: CommandStore {
         }
     }
 
-    public func markDelivered(appID: AppID, ids: [String], at now: UnixMillis) async throws {
-        try await mark(appID: appID, ids: ids, as: .delivered, from: [.sending, .sendFailed], at: now)
-    }
-
-    public func markSendFailed(appID: AppID, ids: [String], at now: UnixMillis) async throws {
-        try await mark(appID: appID, ids: ids, as: .sendFailed, from: [.sending], at: now)
-    }
-
-    /// Moves the commands in a state of `from` to `state`.
-    private func mark(appID: AppID, ids: [String], as state: CommandState, from: [CommandState], at now: UnixMillis)
-        async throws
-    {
+    public func markCommands(
+        appID: AppID, ids: [String], as state: CommandState, from: [CommandState], at now: UnixMillis
+    ) async throws {
         guard !ids.isEmpty else { return }
         let from = from.map { "'\($0.rawValue)'" }.joined(separator: ", ")
         try await write { db in

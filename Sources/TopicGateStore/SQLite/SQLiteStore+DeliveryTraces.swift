@@ -21,7 +21,7 @@ extension SQLiteStore: DeliveryTraceStore {
                 ])
             }
             try db.cachedStatement(sql: "DELETE FROM push_deliveries WHERE at < ?")
-                .execute(arguments: [latest - DeliveryTraceRetention.milliseconds])
+                .execute(arguments: [latest - DeliveryTraceRetention.span.wholeMilliseconds])
         }
     }
 

@@ -113,9 +113,10 @@ extension SQLiteStore: InstallationStore {
         }
     }
 
-    public func revokeInstallations(appID: AppID, _ selection: InstallationSelection, now: Int64) async throws
+    public func revokeInstallations(appID: AppID, _ selection: InstallationSelection, now: UnixMillis) async throws
         -> [Installation]
     {
+        let now = now.rawValue
         let (condition, arguments): (String, StatementArguments)
         switch selection {
         case .one(let id):

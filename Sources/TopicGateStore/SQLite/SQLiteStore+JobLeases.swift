@@ -1,8 +1,11 @@
 import GRDB
+public import TopicGateCore
 
 extension SQLiteStore: JobLeaseStore {
-    public func takeJobLease(_ job: String, gateway: String, now: Int64, until: Int64) async throws -> Bool {
-        try await changesRow(
+    public func takeJobLease(_ job: String, gateway: String, now: UnixMillis, until: UnixMillis) async throws -> Bool {
+        let now = now.rawValue
+        let until = until.rawValue
+        return try await changesRow(
             """
             INSERT INTO job_leases (job, holder, lease_until) VALUES (?, ?, ?)
             ON CONFLICT (job) DO UPDATE SET holder = excluded.holder, lease_until = excluded.lease_until

@@ -16,7 +16,7 @@ extension SQLiteStore: OutboxStore {
     }
 
     static func insertOutboxRows(
-        _ db: Database, _ messages: [OutboxMessage], claimedBy gateway: String?, leaseUntil: Int64?
+        _ db: Database, _ messages: [OutboxMessage], claimedBy gateway: String?, leaseUntil: UnixMillis?
     ) throws {
         let statement = try db.cachedStatement(
             sql: """
@@ -27,7 +27,7 @@ extension SQLiteStore: OutboxStore {
             try statement.execute(arguments: [
                 message.id, message.appID.rawValue, Data(message.payload),
                 StoredForm.recipients(message.recipients), message.acceptedAt,
-                message.commandID, gateway, leaseUntil ?? 0, message.traced,
+                message.commandID, gateway, (leaseUntil ?? 0).rawValue, message.traced,
             ])
         }
     }
@@ -41,10 +41,12 @@ extension SQLiteStore: OutboxStore {
         }
     }
 
-    public func claimMessages(gateway: String, limit: Int, now: Int64, leaseUntil: Int64) async throws
+    public func claimMessages(gateway: String, limit: Int, now: UnixMillis, leaseUntil: UnixMillis) async throws
         -> [OutboxMessage]
     {
-        try await write { db in
+        let now = now.rawValue
+        let leaseUntil = leaseUntil.rawValue
+        return try await write { db in
             let claimable = try Row.fetchAll(
                 db.cachedStatement(
                     sql: """
@@ -84,7 +86,8 @@ extension SQLiteStore: OutboxStore {
         }
     }
 
-    public func postponeMessages(ids: [String], until: Int64) async throws {
+    public func postponeMessages(ids: [String], until: UnixMillis) async throws {
+        let until = until.rawValue
         guard !ids.isEmpty else { return }
         try await write { db in
             // Held by no gateway ('' names none) until `until`: claimable again only then.
@@ -103,7 +106,8 @@ extension SQLiteStore: OutboxStore {
         }
     }
 
-    public func deadLetter(ids: [String], reason: String, at: Int64) async throws {
+    public func deadLetter(ids: [String], reason: String, at: UnixMillis) async throws {
+        let at = at.rawValue
         guard !ids.isEmpty else { return }
         try await write { db in
             for id in ids {

@@ -4,8 +4,9 @@ public import TopicGateCore
 
 extension SQLiteStore: ThingStateStore {
     public func recordState(
-        appID: AppID, thing: ThingID, _ records: [ThingStateRecord], keepSince: Int64, keepAtMost: Int
+        appID: AppID, thing: ThingID, _ records: [ThingStateRecord], keepSince: UnixMillis, keepAtMost: Int
     ) async throws {
+        let keepSince = keepSince.rawValue
         try await write { db in
             for record in records {
                 try db.cachedStatement(
@@ -67,9 +68,11 @@ extension SQLiteStore: ThingStateStore {
     }
 
     public func stateHistory(
-        appID: AppID, thing: ThingID, alias: String?, from: Int64, to: Int64, limit: Int, maximumBytes: Int
+        appID: AppID, thing: ThingID, alias: String?, from: UnixMillis, to: UnixMillis, limit: Int, maximumBytes: Int
     ) async throws -> (states: [ThingStateRecord], complete: Bool) {
-        try await read { db in
+        let from = from.rawValue
+        let to = to.rawValue
+        return try await read { db in
             let rows = try Row.fetchCursor(
                 db.cachedStatement(
                     sql: """

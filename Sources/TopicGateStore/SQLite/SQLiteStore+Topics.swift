@@ -54,8 +54,9 @@ extension SQLiteStore: TopicStore {
     }
 
     public func applyACLChanges(
-        appID: AppID, address: TopicAddress, changes: [ACLChange], actor: Principal, at time: Int64
+        appID: AppID, address: TopicAddress, changes: [ACLChange], actor: Principal, at time: UnixMillis
     ) async throws -> [ACLEntry] {
+        let time = time.rawValue
         let (kind, id) = StoredForm.columns(address.scope)
         return try await write { db in
             let topicID = try Self.existingTopicID(db, appID, address)
@@ -83,7 +84,7 @@ extension SQLiteStore: TopicStore {
                 ])
             }
             try db.cachedStatement(sql: "DELETE FROM acl_audit WHERE at < ?").execute(arguments: [
-                time - AuditRetention.milliseconds
+                time - AuditRetention.span.wholeMilliseconds
             ])
             return plan.entries
         }
@@ -119,9 +120,10 @@ extension SQLiteStore: TopicStore {
         }
     }
 
-    public func subscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber, at time: Int64) async throws
+    public func subscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber, at time: UnixMillis) async throws
         -> Bool
     {
+        let time = time.rawValue
         let (kind, id) = StoredForm.columns(subscriber)
         return try await write { db in
             let topicID = try Self.existingTopicID(db, appID, address)

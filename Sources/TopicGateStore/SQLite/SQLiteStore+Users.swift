@@ -95,8 +95,9 @@ extension SQLiteStore: UserStore {
         }
     }
 
-    public func idlePseudoUsers(appID: AppID?, lastSeenBefore cutoff: Int64, limit: Int) async throws -> [User] {
-        try await read { db in
+    public func idlePseudoUsers(appID: AppID?, lastSeenBefore cutoff: UnixMillis, limit: Int) async throws -> [User] {
+        let cutoff = cutoff.rawValue
+        return try await read { db in
             try Row.fetchAll(
                 db.cachedStatement(
                     sql: """
@@ -111,7 +112,10 @@ extension SQLiteStore: UserStore {
         }
     }
 
-    public func setDisabled(appID: AppID, _ principal: Principal, disabled: Bool, at time: Int64) async throws -> Bool {
+    public func setDisabled(appID: AppID, _ principal: Principal, disabled: Bool, at time: UnixMillis) async throws
+        -> Bool
+    {
+        let time = time.rawValue
         let (table, column, id): (String, String, String)
         switch principal {
         case .user(let user): (table, column, id) = ("users", "user_id", user.rawValue)
@@ -123,7 +127,8 @@ extension SQLiteStore: UserStore {
             [disabled, time, appID.rawValue, id])
     }
 
-    public func touchUser(appID: AppID, id: UserID, at time: Int64) async throws {
+    public func touchUser(appID: AppID, id: UserID, at time: UnixMillis) async throws {
+        let time = time.rawValue
         try await write { db in
             try db.cachedStatement(
                 sql: "UPDATE users SET last_seen_at = ? WHERE app_id = ? AND user_id = ? AND last_seen_at < ?"
