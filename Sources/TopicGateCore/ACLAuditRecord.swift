@@ -1,13 +1,13 @@
 /// One line of a topic's ACL audit trail: who changed what, when, and the entries before and
 /// after the change.
 public struct ACLAuditRecord: Sendable, Hashable {
-    public var at: Int64
+    public var at: UnixMillis
     public var actor: Principal
     public var change: ACLChange
     public var before: [String]
     public var after: [String]
 
-    public init(at: Int64, actor: Principal, change: ACLChange, before: [String], after: [String]) {
+    public init(at: UnixMillis, actor: Principal, change: ACLChange, before: [String], after: [String]) {
         self.at = at
         self.actor = actor
         self.change = change
@@ -17,7 +17,7 @@ public struct ACLAuditRecord: Sendable, Hashable {
 
     public var json: JSONValue {
         [
-            "at": .int(at), "actor": .string(actor.description), "change": .string(change.kind.rawValue),
+            "at": at.json, "actor": .string(actor.description), "change": .string(change.kind.rawValue),
             "action": .string(change.entry.action.rawValue), "subject": .string(change.entry.subject.description),
             "before": .array(before.map(JSONValue.string)), "after": .array(after.map(JSONValue.string)),
         ]

@@ -25,7 +25,7 @@ public struct SecurityEvent: Sendable, Hashable {
         public static let tokenRevoked = Self(rawValue: "TOKEN_REVOKED")
     }
 
-    public var at: Int64
+    public var at: UnixMillis
     public var appID: AppID
     public var kind: Kind
     /// Who acted: a principal's description, or `anonymous` for a call without a token.
@@ -38,7 +38,7 @@ public struct SecurityEvent: Sendable, Hashable {
     public var detail: String
 
     public init(
-        at: Int64, appID: AppID, kind: Kind, actor: String, subjectID: String? = nil, account: String? = nil,
+        at: UnixMillis, appID: AppID, kind: Kind, actor: String, subjectID: String? = nil, account: String? = nil,
         clientAddress: String? = nil, detail: String = ""
     ) {
         self.at = at
@@ -53,7 +53,7 @@ public struct SecurityEvent: Sendable, Hashable {
 
     public var json: JSONValue {
         var object: [String: JSONValue] = [
-            "at": .int(at), "event": .string(kind.rawValue), "actor": .string(actor), "detail": .string(detail),
+            "at": at.json, "event": .string(kind.rawValue), "actor": .string(actor), "detail": .string(detail),
         ]
         if let subjectID { object["subjectID"] = .string(subjectID) }
         if let account { object["account"] = .string(account) }

@@ -2,11 +2,11 @@
 /// state of one trait alias.
 public struct ThingStateRecord: Sendable, Hashable {
     public var state: [String: JSONValue]
-    public var recordedAt: Int64
+    public var recordedAt: UnixMillis
     /// The trait alias this is the state of; nil for a thing that reports without traits.
     public var alias: String?
 
-    public init(state: [String: JSONValue], recordedAt: Int64, alias: String? = nil) {
+    public init(state: [String: JSONValue], recordedAt: UnixMillis, alias: String? = nil) {
         self.state = state
         self.recordedAt = recordedAt
         self.alias = alias

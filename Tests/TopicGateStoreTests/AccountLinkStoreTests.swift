@@ -91,7 +91,7 @@ struct AccountLinkStoreTests {
         for index in 0..<5 {
             try await store.appendSecurityEvent(
                 SecurityEvent(
-                    at: Int64(index), appID: appID, kind: .linkLoginFailed, actor: "anonymous",
+                    at: UnixMillis(Int64(index)), appID: appID, kind: .linkLoginFailed, actor: "anonymous",
                     account: "icloud:_\(index)",
                     clientAddress: "203.0.113.1", detail: "wrong secret"))
         }

@@ -56,7 +56,7 @@ struct ThingIFStoreTests {
     @Test("States: latest, history in a range, retention that never drops the latest", arguments: StoreEngine.allCases)
     func states(_ engine: StoreEngine) async throws {
         let store = try await newStore(engine)
-        for (index, at) in [Int64(1000), 2000, 3000].enumerated() {
+        for (index, at) in [UnixMillis(1000), 2000, 3000].enumerated() {
             try await store.recordState(
                 appID: appID, thing: thing, [ThingStateRecord(state: ["n": .int(Int64(index))], recordedAt: at)],
                 keepSince: 0, keepAtMost: 100)
@@ -104,7 +104,8 @@ struct ThingIFStoreTests {
                 "n": .int(Int64(index)), "pad": .string(String(repeating: "x", count: 100)),
             ]
             try await store.recordState(
-                appID: appID, thing: thing, [ThingStateRecord(state: state, recordedAt: Int64(10_000 + index))],
+                appID: appID, thing: thing,
+                [ThingStateRecord(state: state, recordedAt: UnixMillis(Int64(10_000 + index)))],
                 keepSince: 0,
                 keepAtMost: 4)
         }
@@ -127,7 +128,7 @@ struct ThingIFStoreTests {
         arguments: StoreEngine.allCases)
     func traitStates(_ engine: StoreEngine) async throws {
         let store = try await newStore(engine)
-        func record(_ alias: String, _ value: Int64, at: Int64) -> ThingStateRecord {
+        func record(_ alias: String, _ value: Int64, at: UnixMillis) -> ThingStateRecord {
             ThingStateRecord(state: ["v": .int(value)], recordedAt: at, alias: alias)
         }
         try await store.recordState(

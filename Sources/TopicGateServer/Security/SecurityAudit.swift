@@ -18,7 +18,7 @@ struct SecurityAudit: Sendable {
         address: String? = nil, detail: String = ""
     ) async throws {
         let event = SecurityEvent(
-            at: time.now().rawValue, appID: appID, kind: kind, actor: actor, subjectID: subjectID, account: account,
+            at: time.now(), appID: appID, kind: kind, actor: actor, subjectID: subjectID, account: account,
             clientAddress: address, detail: detail)
         try await store.appendSecurityEvent(event)
         logger.log(

@@ -122,7 +122,7 @@ struct ThingIFController<Context: CallerRequestContext>: Sendable {
                 "states": .array(
                     page.states.map {
                         .object([
-                            "recordedAt": .int($0.recordedAt),
+                            "recordedAt": $0.recordedAt.json,
                             "state": .object(alias == nil ? $0.listedState : $0.state),
                         ])
                     }),

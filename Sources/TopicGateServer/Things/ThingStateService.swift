@@ -148,7 +148,7 @@ struct ThingStateService: Sendable {
         let now = time ?? self.time.now()
         try await store.recordState(
             appID: appID, thing: thing,
-            records.map { ThingStateRecord(state: $0.state, recordedAt: now.rawValue, alias: $0.alias) },
+            records.map { ThingStateRecord(state: $0.state, recordedAt: now, alias: $0.alias) },
             keepSince: now - retention, keepAtMost: abuse.controls.maximumStatesPerThing)
     }
 

@@ -10,7 +10,8 @@ extension SQLiteStore: SecurityAuditStore {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """
             ).execute(arguments: [
-                event.appID.rawValue, event.at, event.kind.rawValue, event.actor, event.subjectID, event.account,
+                event.appID.rawValue, event.at.rawValue, event.kind.rawValue, event.actor, event.subjectID,
+                event.account,
                 event.clientAddress, event.detail,
             ])
         }
@@ -31,7 +32,7 @@ extension SQLiteStore: SecurityAuditStore {
                 (
                     row["audit_id"],
                     SecurityEvent(
-                        at: row["at"], appID: AppID(row["app_id"] as String),
+                        at: UnixMillis(row["at"] as Int64), appID: AppID(row["app_id"] as String),
                         kind: SecurityEvent.Kind(rawValue: row["event"]), actor: row["actor"],
                         subjectID: row["subject_id"],
                         account: row["account"], clientAddress: row["client_address"], detail: row["detail"])

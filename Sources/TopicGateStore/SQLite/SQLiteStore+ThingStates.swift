@@ -12,7 +12,8 @@ extension SQLiteStore: ThingStateStore {
                 try db.cachedStatement(
                     sql: "INSERT INTO thing_states (app_id, thing_id, state, recorded_at, alias) VALUES (?, ?, ?, ?, ?)"
                 ).execute(arguments: [
-                    appID.rawValue, thing.rawValue, JSONWriter.string(.object(record.state)), record.recordedAt,
+                    appID.rawValue, thing.rawValue, JSONWriter.string(.object(record.state)),
+                    record.recordedAt.rawValue,
                     record.alias,
                 ])
             }
@@ -95,6 +96,6 @@ extension SQLiteStore: ThingStateStore {
 
     static func stateRecord(_ row: Row) -> ThingStateRecord? {
         guard let state = try? JSONReader.object(Array((row["state"] as String).utf8)) else { return nil }
-        return ThingStateRecord(state: state, recordedAt: row["recorded_at"], alias: row["alias"])
+        return ThingStateRecord(state: state, recordedAt: UnixMillis(row["recorded_at"] as Int64), alias: row["alias"])
     }
 }

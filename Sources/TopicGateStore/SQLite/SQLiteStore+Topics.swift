@@ -111,7 +111,7 @@ extension SQLiteStore: TopicStore {
                 return (
                     row["audit_id"],
                     ACLAuditRecord(
-                        at: row["at"], actor: StoredForm.actor(row["actor"]),
+                        at: UnixMillis(row["at"] as Int64), actor: StoredForm.actor(row["actor"]),
                         change: ACLChange(change, ACLEntry(action, subject)),
                         before: StoredForm.entryList(row["before"] as String),
                         after: StoredForm.entryList(row["after"] as String))
