@@ -51,7 +51,8 @@ public enum DurablePublishBound {
             try await store.enqueue(
                 [
                     OutboxMessage(
-                        id: Secrets.randomHex(bytes: 12), appID: app.id, payload: payload, recipients: [],
+                        id: PushMessageID(Secrets.randomHex(bytes: 12)), appID: app.id, payload: payload,
+                        recipients: [],
                         acceptedAt: now)
                 ], claimedBy: "bench-bound", leaseUntil: now + .seconds(86_400))
             try await client.publish(topic, payload: payload)

@@ -1,6 +1,6 @@
 /// A Thing-IF command: what an owner asked a thing to do, and what the thing reported.
 public struct Command: Sendable, Hashable {
-    public var id: String
+    public var id: CommandID
     public var appID: AppID
     public var thing: ThingID
     /// The owner the command was issued as (`user:U`, or `group:G` by a member of G).
@@ -13,7 +13,7 @@ public struct Command: Sendable, Hashable {
     public var modifiedAt: UnixMillis
 
     public init(
-        id: String, appID: AppID, thing: ThingID, issuer: Owner, request: CommandRequest,
+        id: CommandID, appID: AppID, thing: ThingID, issuer: Owner, request: CommandRequest,
         actionResults: JSONValue? = nil,
         state: CommandState = .sending, createdAt: UnixMillis, modifiedAt: UnixMillis
     ) {
@@ -32,7 +32,7 @@ public struct Command: Sendable, Hashable {
     /// `target`, `issuer` and `actions`).
     public var json: JSONValue {
         var members = request.members
-        members["commandID"] = .string(id)
+        members["commandID"] = .string(id.rawValue)
         members["target"] = .string("thing:\(thing.rawValue)")
         members["issuer"] = .string(issuer.description)
         members["commandState"] = .string(state.rawValue)
@@ -46,7 +46,7 @@ public struct Command: Sendable, Hashable {
     /// `issuer`, …; SDK parsers read `commandID` and `actions` and ignore the rest).
     public var thingPayload: JSONValue {
         var members = request.members
-        members["commandID"] = .string(id)
+        members["commandID"] = .string(id.rawValue)
         members["target"] = .string("thing:\(thing.rawValue)")
         members["issuer"] = .string(issuer.description)
         return .object(members)
@@ -64,10 +64,10 @@ public struct Command: Sendable, Hashable {
 
     /// What the issuer's devices receive when the results are in: the command ID and nothing
     /// of the actions (Kii's direct push "only the command ID will be notified").
-    public static func resultPayload(_ id: String, pushMessageID: String, at now: UnixMillis) -> JSONValue {
+    public static func resultPayload(_ id: CommandID, pushMessageID: PushMessageID, at now: UnixMillis) -> JSONValue {
         .object([
-            "commandID": .string(id),
-            "pushMessageID": .string(pushMessageID),
+            "commandID": .string(id.rawValue),
+            "pushMessageID": .string(pushMessageID.rawValue),
             "when": now.json,
         ])
     }

@@ -15,13 +15,13 @@ public struct DeadLetter: Sendable, Hashable {
     /// As the admin API lists it (the payload's size, not its bytes).
     public var json: JSONValue {
         var object: [String: JSONValue] = [
-            "pushMessageID": .string(message.id), "appID": .string(message.appID.rawValue),
+            "pushMessageID": .string(message.id.rawValue), "appID": .string(message.appID.rawValue),
             "recipients": .array(message.recipients.map { .string($0.description) }),
             "acceptedAt": message.acceptedAt.json, "failedAt": failedAt.json,
             "attempts": .int(Int64(message.attempts)),
             "payloadBytes": .int(Int64(message.payload.count)), "reason": .string(reason),
         ]
-        if let commandID = message.commandID { object["commandID"] = .string(commandID) }
+        if let commandID = message.commandID { object["commandID"] = .string(commandID.rawValue) }
         return .object(object)
     }
 }

@@ -1,6 +1,6 @@
 /// One device's part in a traced push: which installation, and how far the push got.
 public struct DeviceDelivery: Sendable, Hashable {
-    public var messageID: String
+    public var messageID: PushMessageID
     public var appID: AppID
     public var installationID: InstallationID
     /// The user or thing the device belongs to.
@@ -13,7 +13,7 @@ public struct DeviceDelivery: Sendable, Hashable {
     public var at: UnixMillis
 
     public init(
-        messageID: String, appID: AppID, installationID: InstallationID, principal: Principal, mqttTopic: String,
+        messageID: PushMessageID, appID: AppID, installationID: InstallationID, principal: Principal, mqttTopic: String,
         state: DeliveryState, detail: String? = nil, at: UnixMillis
     ) {
         self.messageID = messageID
@@ -28,7 +28,8 @@ public struct DeviceDelivery: Sendable, Hashable {
 
     /// The record for `installation`'s part in message `messageID`.
     public init(
-        messageID: String, installation: Installation, state: DeliveryState, detail: String? = nil, at: UnixMillis
+        messageID: PushMessageID, installation: Installation, state: DeliveryState, detail: String? = nil,
+        at: UnixMillis
     ) {
         self.init(
             messageID: messageID, appID: installation.appID, installationID: installation.id,

@@ -12,6 +12,8 @@ public typealias AppID = Identifier<App>
 public typealias UserID = Identifier<User>
 public typealias GroupID = Identifier<Group>
 public typealias ThingID = Identifier<Thing>
+public typealias CommandID = Identifier<Command>
+public typealias PushMessageID = Identifier<PushMessage>
 
 /// The syntax every ID accepted from a client must have.
 public enum IDSyntax {
@@ -29,4 +31,9 @@ public enum IDSyntax {
                 }
             }
     }
+}
+
+extension Identifier: ExpressibleByStringLiteral {
+    /// A literal ID, for fixtures and tests: a string variable still needs `Identifier(_:)`.
+    public init(stringLiteral value: String) { self.init(value) }
 }

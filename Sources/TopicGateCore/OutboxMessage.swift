@@ -2,7 +2,7 @@
 /// answered, removed once every recipient device's broker acknowledged it.
 public struct OutboxMessage: Sendable, Hashable {
     /// The push message ID (also `pushMessageID` inside the payload).
-    public var id: String
+    public var id: PushMessageID
     public var appID: AppID
     /// The JSON bytes each device receives.
     public var payload: [UInt8]
@@ -11,7 +11,7 @@ public struct OutboxMessage: Sendable, Hashable {
     public var acceptedAt: UnixMillis
     /// Set when this message carries a command to its thing: the command becomes `DELIVERED`
     /// once the broker acknowledged it for one of the thing's installations.
-    public var commandID: String?
+    public var commandID: CommandID?
     /// Deliveries that failed so far (a message that failed is tried again on its own).
     public var attempts: Int
     /// The brokers (by name) that acknowledged it for all their devices already, when the
@@ -21,8 +21,8 @@ public struct OutboxMessage: Sendable, Hashable {
     public var traced: Bool
 
     public init(
-        id: String, appID: AppID, payload: [UInt8], recipients: [Subscriber], acceptedAt: UnixMillis,
-        commandID: String? = nil,
+        id: PushMessageID, appID: AppID, payload: [UInt8], recipients: [Subscriber], acceptedAt: UnixMillis,
+        commandID: CommandID? = nil,
         attempts: Int = 0, deliveredBrokers: Set<String> = [], traced: Bool = false
     ) {
         self.traced = traced

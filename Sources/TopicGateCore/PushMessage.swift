@@ -1,6 +1,6 @@
 /// An accepted message to a topic, with everything its payload is built from.
 public struct PushMessage: Sendable, Hashable {
-    public var id: String
+    public var id: PushMessageID
     public var appID: AppID
     public var topic: TopicAddress
     public var sender: Principal
@@ -8,7 +8,7 @@ public struct PushMessage: Sendable, Hashable {
     public var request: PushMessageRequest
 
     public init(
-        id: String, appID: AppID, topic: TopicAddress, sender: Principal, sentAt: UnixMillis,
+        id: PushMessageID, appID: AppID, topic: TopicAddress, sender: Principal, sentAt: UnixMillis,
         request: PushMessageRequest
     ) {
         self.id = id
@@ -46,7 +46,7 @@ public struct PushMessage: Sendable, Hashable {
             case .thing(let id): members["objectScopeThingID"] = .string(id.rawValue)
             }
         }
-        members["pushMessageID"] = .string(id)
+        members["pushMessageID"] = .string(id.rawValue)
         return .object(members)
     }
 }

@@ -8,5 +8,5 @@ public protocol DeliveryTraceStore: Sendable {
     /// `true` records outcomes over what was there. Records older than a day are forgotten.
     func recordDeliveries(_ deliveries: [DeviceDelivery], replacing: Bool) async throws
     /// The devices of a traced push, ordered by principal and installation.
-    func deliveries(appID: AppID, messageID: String) async throws -> [DeviceDelivery]
+    func deliveries(appID: AppID, messageID: PushMessageID) async throws -> [DeviceDelivery]
 }

@@ -17,20 +17,20 @@ public protocol OutboxStore: Sendable {
         -> [OutboxMessage]
     /// Records the brokers that acknowledged a message for all their devices (the others are
     /// still to be delivered).
-    func recordProgress(id: String, deliveredBrokers: Set<String>) async throws
+    func recordProgress(id: PushMessageID, deliveredBrokers: Set<String>) async throws
     /// Lets go of messages that wait for a broker that is down: no gateway takes them again
     /// before `until`, and waiting costs no attempt.
-    func postponeMessages(ids: [String], until: UnixMillis) async throws
+    func postponeMessages(ids: [PushMessageID], until: UnixMillis) async throws
     /// Removes delivered messages.
-    func completeMessages(ids: [String]) async throws
+    func completeMessages(ids: [PushMessageID]) async throws
     /// Messages in the outbox: every app's, or one app's.
     func pendingMessageCount() async throws -> Int
     func pendingMessageCount(appID: AppID) async throws -> Int
     /// Counts one more failed delivery of each message.
-    func recordFailedAttempt(ids: [String]) async throws
+    func recordFailedAttempt(ids: [PushMessageID]) async throws
     /// Moves messages out of the outbox into the dead letters after one more failed attempt,
     /// in one transaction. (The command a message carried is the command service's to fail.)
-    func deadLetter(ids: [String], reason: String, at: UnixMillis) async throws
+    func deadLetter(ids: [PushMessageID], reason: String, at: UnixMillis) async throws
     /// One page of an app's dead letters, newest first, each with its key for paging.
     func deadLetters(appID: AppID, limit: Int, before: Int64?) async throws -> [(sequence: Int64, letter: DeadLetter)]
     /// Dead letters: every app's, or one app's.

@@ -140,7 +140,8 @@ enum StoredForm {
         else { return nil }
         let results = actionResults.flatMap { try? JSONReader.value(Array($0.utf8)) }
         return Command(
-            id: id, appID: appID, thing: thing, issuer: issuer, request: request, actionResults: results, state: state,
+            id: CommandID(id), appID: appID, thing: thing, issuer: issuer, request: request, actionResults: results,
+            state: state,
             createdAt: createdAt, modifiedAt: modifiedAt)
     }
 

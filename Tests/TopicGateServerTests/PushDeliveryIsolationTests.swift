@@ -101,7 +101,7 @@ struct PushDeliveryIsolationTests {
     func isolation() async throws {
         let (store, app, user, directory) = try await Self.storeWithUser(devices: [("topic-1", nil)])
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        func message(_ id: String, _ text: String) -> OutboxMessage {
+        func message(_ id: PushMessageID, _ text: String) -> OutboxMessage {
             OutboxMessage(id: id, appID: app.id, payload: Array(text.utf8), recipients: [.user(user.id)], acceptedAt: 1)
         }
         try await store.enqueue([message("a", "poison"), message("b", "fine-1"), message("c", "fine-2")])
@@ -123,14 +123,14 @@ struct PushDeliveryIsolationTests {
 
     /// Remembers the completions the pipeline reports, by app.
     final class RecordingCompletion: PushCompletion {
-        let delivered = Mutex<[AppID: [String]]>([:])
-        let failed = Mutex<[AppID: [String]]>([:])
+        let delivered = Mutex<[AppID: [CommandID]]>([:])
+        let failed = Mutex<[AppID: [CommandID]]>([:])
 
-        func delivered(_ commands: [AppID: [String]], at: UnixMillis) async throws {
+        func delivered(_ commands: [AppID: [CommandID]], at: UnixMillis) async throws {
             delivered.withLock { $0.merge(commands) { $0 + $1 } }
         }
 
-        func failed(_ commands: [AppID: [String]], at: UnixMillis) async throws {
+        func failed(_ commands: [AppID: [CommandID]], at: UnixMillis) async throws {
             failed.withLock { $0.merge(commands) { $0 + $1 } }
         }
     }
@@ -141,7 +141,8 @@ struct PushDeliveryIsolationTests {
     func completions() async throws {
         let (store, app, user, directory) = try await Self.storeWithUser(devices: [("topic-1", nil)])
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        func message(_ id: String, _ text: String, command: String, to recipient: Subscriber) -> OutboxMessage {
+        func message(_ id: PushMessageID, _ text: String, command: CommandID, to recipient: Subscriber) -> OutboxMessage
+        {
             OutboxMessage(
                 id: id, appID: app.id, payload: Array(text.utf8), recipients: [recipient], acceptedAt: 1,
                 commandID: command)
@@ -171,7 +172,7 @@ struct PushDeliveryIsolationTests {
     func traced() async throws {
         let (store, app, user, directory) = try await Self.storeWithUser(devices: [("topic-1", nil), ("topic-2", nil)])
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        func message(_ id: String, _ text: String) -> OutboxMessage {
+        func message(_ id: PushMessageID, _ text: String) -> OutboxMessage {
             OutboxMessage(
                 id: id, appID: app.id, payload: Array(text.utf8), recipients: [.user(user.id)], acceptedAt: 1,
                 traced: true)
@@ -183,7 +184,7 @@ struct PushDeliveryIsolationTests {
             store: store, devices: LiveInstallations(store: store), link: PickyLink(), wakeup: Wakeup(), time: .system,
             logger: Logger(label: "test"),
             metrics: ServerMetrics(), completion: CommandDelivery(store: store), presence: presence)
-        func states(_ id: String) async throws -> [String: DeliveryState] {
+        func states(_ id: PushMessageID) async throws -> [String: DeliveryState] {
             Dictionary(
                 uniqueKeysWithValues: try await store.deliveries(appID: app.id, messageID: id).map {
                     ($0.mqttTopic, $0.state)
@@ -277,7 +278,8 @@ struct PushDeliveryIsolationTests {
         for (id, text) in [("a", "fine-1"), ("b", "poison"), ("c", "fine-2")] {
             try await pipeline.dispatch(
                 OutboxMessage(
-                    id: id, appID: app.id, payload: Array(text.utf8), recipients: [.user(user.id)], acceptedAt: 1))
+                    id: PushMessageID(id), appID: app.id, payload: Array(text.utf8), recipients: [.user(user.id)],
+                    acceptedAt: 1))
         }
         // Stored claimed by the gateway that wrote them: another gateway leaves them alone.
         #expect(try await store.claimMessages(gateway: "gw-2", limit: 10, now: 2, leaseUntil: 3).isEmpty)
@@ -346,7 +348,8 @@ struct PushDeliveryIsolationTests {
         for (id, text) in [("a", "fine-1"), ("b", "poison"), ("c", "fine-2")] {
             try await pipeline.dispatch(
                 OutboxMessage(
-                    id: id, appID: app.id, payload: Array(text.utf8), recipients: [.user(user.id)], acceptedAt: 1))
+                    id: PushMessageID(id), appID: app.id, payload: Array(text.utf8), recipients: [.user(user.id)],
+                    acceptedAt: 1))
         }
         return (service, pipeline)
     }
@@ -448,7 +451,8 @@ struct PushDeliveryIsolationTests {
         func push(_ id: String) async throws -> [String] {
             try await store.enqueue([
                 OutboxMessage(
-                    id: id, appID: app.id, payload: Array(id.utf8), recipients: [.user(user.id), .user(bob.id)],
+                    id: PushMessageID(id), appID: app.id, payload: Array(id.utf8),
+                    recipients: [.user(user.id), .user(bob.id)],
                     acceptedAt: 1)
             ])
             let before = link.topics.count

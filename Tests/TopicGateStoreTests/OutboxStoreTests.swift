@@ -9,8 +9,9 @@ struct OutboxStoreTests {
 
     func message(_ id: String, commandID: String? = nil) -> OutboxMessage {
         OutboxMessage(
-            id: id, appID: appID, payload: Array("{\"m\":\"\(id)\"}".utf8) + [0, 255],
-            recipients: [.user(UserID("u1")), .thing(ThingID("t1"))], acceptedAt: 7, commandID: commandID)
+            id: PushMessageID(id), appID: appID, payload: Array("{\"m\":\"\(id)\"}".utf8) + [0, 255],
+            recipients: [.user(UserID("u1")), .thing(ThingID("t1"))], acceptedAt: 7,
+            commandID: commandID.map { CommandID($0) })
     }
 
     /// A store with thing t1 and command c1 for it (not stored yet).
@@ -172,7 +173,7 @@ struct OutboxStoreTests {
         #expect(try await store.deadLetters(appID: appID, limit: 1, before: nil).first?.letter.message.traced == true)
 
         let day = DeliveryTraceRetention.span.wholeMilliseconds
-        func delivery(_ installation: String, _ state: DeliveryState, at: Int64, message: String = "m1")
+        func delivery(_ installation: String, _ state: DeliveryState, at: Int64, message: PushMessageID = "m1")
             -> DeviceDelivery
         {
             DeviceDelivery(

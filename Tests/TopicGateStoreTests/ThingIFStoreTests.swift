@@ -23,7 +23,8 @@ struct ThingIFStoreTests {
     func command(_ id: String, at time: Int64) throws -> Command {
         let request = try CommandRequest(body: ["actions": [["turnPower": true]], "issuer": "user:u1", "title": "t"])
         return Command(
-            id: id, appID: appID, thing: thing, issuer: request.issuer, request: request, createdAt: UnixMillis(time),
+            id: CommandID(id), appID: appID, thing: thing, issuer: request.issuer, request: request,
+            createdAt: UnixMillis(time),
             modifiedAt: UnixMillis(time))
     }
 
@@ -40,7 +41,7 @@ struct ThingIFStoreTests {
         var key: String?
         repeat {
             let page = try await store.commands(appID: appID, thing: thing, limit: 2, after: key)
-            seen += page.commands.map(\.id)
+            seen += page.commands.map(\.id.rawValue)
             key = page.next
         } while key != nil
         #expect(seen == ["c4", "c3", "c2", "c1", "c0"])

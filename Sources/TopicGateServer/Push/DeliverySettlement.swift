@@ -15,10 +15,10 @@ import TopicGateStore
 /// delivered once more on recovery (at least once, as before: payloads carry `pushMessageID`).
 final class DeliverySettlement: Service, Sendable {
     private struct State {
-        var messages: Set<String> = []
-        var commands: [AppID: [String]] = [:]
+        var messages: Set<PushMessageID> = []
+        var commands: [AppID: [CommandID]] = [:]
         /// What is being written now.
-        var writing: Set<String> = []
+        var writing: Set<PushMessageID> = []
     }
 
     let store: any OutboxStore
@@ -44,7 +44,7 @@ final class DeliverySettlement: Service, Sendable {
     }
 
     /// `messages` were delivered (and `commands`, by app, with them): they are settled soon.
-    func settle(messages: [String], commands: [AppID: [String]]) {
+    func settle(messages: [PushMessageID], commands: [AppID: [CommandID]]) {
         guard !messages.isEmpty || !commands.isEmpty else { return }
         fresh.reserve(ids: messages)
         state.withLock { state in
@@ -55,7 +55,7 @@ final class DeliverySettlement: Service, Sendable {
     }
 
     /// Whether `id` waits for its settlement (then it must stay reserved).
-    func holds(_ id: String) -> Bool {
+    func holds(_ id: PushMessageID) -> Bool {
         state.withLock { state in state.writing.contains(id) || state.messages.contains(id) }
     }
 
@@ -88,7 +88,8 @@ final class DeliverySettlement: Service, Sendable {
     /// Completes the `commands` of the `delivered` messages, then removes the messages from the
     /// outbox (in this order: a crash in between delivers and completes them again).
     static func write(
-        delivered: [String], commands: [AppID: [String]], to store: any OutboxStore, _ completion: any PushCompletion,
+        delivered: [PushMessageID], commands: [AppID: [CommandID]], to store: any OutboxStore,
+        _ completion: any PushCompletion,
         at now: UnixMillis
     ) async throws {
         if !commands.isEmpty { try await completion.delivered(commands, at: now) }

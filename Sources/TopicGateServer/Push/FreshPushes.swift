@@ -12,7 +12,7 @@ import TopicGateCore
 final class FreshPushes: Sendable {
     private struct State {
         var queue: [OutboxMessage] = []
-        var reserved: Set<String> = []
+        var reserved: Set<PushMessageID> = []
         var started: [StartedBatch] = []
         /// Batches published by their request whose acknowledgements are still to come.
         var followed = 0
@@ -64,7 +64,7 @@ final class FreshPushes: Sendable {
     }
 
     /// Messages delivered but not yet settled (`DeliverySettlement`).
-    func reserve(ids: some Sequence<String>) {
+    func reserve(ids: some Sequence<PushMessageID>) {
         state.withLock { $0.reserved.formUnion(ids) }
     }
 
@@ -80,7 +80,7 @@ final class FreshPushes: Sendable {
 
     /// Messages that were not written, or that the delivery service settled (delivered, or
     /// recorded in the outbox for another try).
-    func release(_ ids: some Sequence<String>) {
+    func release(_ ids: some Sequence<PushMessageID>) {
         state.withLock { $0.reserved.subtract(ids) }
     }
 

@@ -9,7 +9,7 @@ import TopicGateCore
 /// completes it again, so both must be idempotent.
 protocol PushCompletion: Sendable {
     /// The broker acknowledged these (by app) for at least one device.
-    func delivered(_ commands: [AppID: [String]], at: UnixMillis) async throws
+    func delivered(_ commands: [AppID: [CommandID]], at: UnixMillis) async throws
     /// These were given up on: they moved to the dead letters.
-    func failed(_ commands: [AppID: [String]], at: UnixMillis) async throws
+    func failed(_ commands: [AppID: [CommandID]], at: UnixMillis) async throws
 }

@@ -275,8 +275,8 @@ struct PushDeliveryService: Service {
     /// The commands among the `acknowledged` messages of `batch`, by app: a command is
     /// DELIVERED once a broker acknowledged it for one of its thing's installations (a thing
     /// with none keeps it SENDING).
-    private static func commands(of batch: [OutboxMessage], acknowledged: Set<Int>) -> [AppID: [String]] {
-        var commands: [AppID: [String]] = [:]
+    private static func commands(of batch: [OutboxMessage], acknowledged: Set<Int>) -> [AppID: [CommandID]] {
+        var commands: [AppID: [CommandID]] = [:]
         for index in acknowledged {
             if let command = batch[index].commandID { commands[batch[index].appID, default: []].append(command) }
         }

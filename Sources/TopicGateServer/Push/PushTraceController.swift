@@ -14,7 +14,7 @@ struct PushTraceController<Context: CallerRequestContext>: Sendable {
             guard caller.principal == .admin else {
                 throw caller.denied("read a push's deliveries; only the admin may")
             }
-            let messageID = try context.parameters.require("message")
+            let messageID = PushMessageID(try context.parameters.require("message"))
             let deliveries = try await topics.store.deliveries(appID: caller.appID, messageID: messageID)
             let names = try await topics.names(appID: caller.appID, of: Array(Set(deliveries.map(\.principal))))
             let counts = Dictionary(
@@ -22,7 +22,7 @@ struct PushTraceController<Context: CallerRequestContext>: Sendable {
                     (state.rawValue, JSONValue.int(Int64(deliveries.count { $0.state == state })))
                 })
             return JSONResponse.ok([
-                "pushMessageID": .string(messageID), "counts": .object(counts),
+                "pushMessageID": .string(messageID.rawValue), "counts": .object(counts),
                 "deliveries": .array(
                     deliveries.map { delivery in
                         let now = presence.status(delivery.mqttTopic)

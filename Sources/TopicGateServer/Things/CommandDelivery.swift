@@ -7,11 +7,11 @@ import TopicGateStore
 struct CommandDelivery: PushCompletion {
     let store: any CommandStore
 
-    func delivered(_ commands: [AppID: [String]], at now: UnixMillis) async throws {
+    func delivered(_ commands: [AppID: [CommandID]], at now: UnixMillis) async throws {
         for (appID, ids) in commands { try await store.markDelivered(appID: appID, ids: ids, at: now) }
     }
 
-    func failed(_ commands: [AppID: [String]], at now: UnixMillis) async throws {
+    func failed(_ commands: [AppID: [CommandID]], at now: UnixMillis) async throws {
         for (appID, ids) in commands { try await store.markSendFailed(appID: appID, ids: ids, at: now) }
     }
 }

@@ -35,7 +35,7 @@ struct CommandService: Sendable {
         }
         let now = time.now()
         let command = Command(
-            id: Secrets.randomAlphanumeric(25), appID: caller.appID, thing: thing.id, issuer: request.issuer,
+            id: CommandID(Secrets.randomAlphanumeric(25)), appID: caller.appID, thing: thing.id, issuer: request.issuer,
             request: request, createdAt: now, modifiedAt: now)
         // An end node's command goes to the installations of its gateway, which relays it.
         let endNode = try await gateways.store.endNode(appID: caller.appID, id: thing.id)
@@ -43,7 +43,7 @@ struct CommandService: Sendable {
             endNode.map { command.gatewayPayload(endNodeVendorThingID: $0.vendorThingID) } ?? command.thingPayload)
         try sizeLimit?.check(payload, field: "actions")
         let message = OutboxMessage(
-            id: Secrets.randomHex(bytes: 12), appID: caller.appID, payload: payload,
+            id: PushMessageID(Secrets.randomHex(bytes: 12)), appID: caller.appID, payload: payload,
             recipients: [.thing(endNode?.gateway ?? thing.id)],
             acceptedAt: now, commandID: command.id)
         try await dispatcher.dispatch(message) { push in try await store.insertCommand(command, queueing: push) }
@@ -52,7 +52,7 @@ struct CommandService: Sendable {
     }
 
     /// A command, for the thing's owners (and the admin).
-    func read(caller: Caller, thing reference: ThingReference, id: String) async throws -> Command {
+    func read(caller: Caller, thing reference: ThingReference, id: CommandID) async throws -> Command {
         let thing = try await readableThing(caller: caller, reference)
         return try await find(caller: caller, thing: thing, id: id)
     }
@@ -67,7 +67,8 @@ struct CommandService: Sendable {
     }
 
     /// Records the thing's results and pushes the `commandID` to the issuer's installations.
-    func recordResults(caller: Caller, thing reference: ThingReference, id: String, results: ActionResults) async throws
+    func recordResults(caller: Caller, thing reference: ThingReference, id: CommandID, results: ActionResults)
+        async throws
     {
         let thing = try await things.find(caller: caller, reference: reference)
         guard try await gateways.speaksFor(caller, thing: thing.id) else {
@@ -96,7 +97,7 @@ struct CommandService: Sendable {
                 appID: caller.appID, id: id, results: .array(results.results), state: results.state, at: now,
                 queueing: push)
         }
-        let pushMessageID = Secrets.randomHex(bytes: 12)
+        let pushMessageID = PushMessageID(Secrets.randomHex(bytes: 12))
         let message = OutboxMessage(
             id: pushMessageID, appID: caller.appID,
             payload: JSONWriter.bytes(Command.resultPayload(id, pushMessageID: pushMessageID, at: now)),
@@ -114,16 +115,16 @@ struct CommandService: Sendable {
         return thing
     }
 
-    private func find(caller: Caller, thing: Thing, id: String) async throws -> Command {
+    private func find(caller: Caller, thing: Thing, id: CommandID) async throws -> Command {
         guard let command = try await store.command(appID: caller.appID, id: id), command.thing == thing.id else {
             throw Self.notFound(id, of: thing)
         }
         return command
     }
 
-    static func notFound(_ id: String, of thing: Thing) -> KiiError {
+    static func notFound(_ id: CommandID, of thing: Thing) -> KiiError {
         KiiError(
             .commandNotFound, "Command \(id) of thing \(thing.id.rawValue) does not exist.",
-            context: ["commandID": .string(id), "thingID": .string(thing.id.rawValue)])
+            context: ["commandID": .string(id.rawValue), "thingID": .string(thing.id.rawValue)])
     }
 }

@@ -7,7 +7,7 @@ import TopicGateCore
 /// must find first, so what is kept here never answers for a command that is gone. Commands
 /// created by another gateway, or longer ago than the last `capacity`, are read from the store.
 final class RecentCommands: Sendable {
-    typealias Key = InApp<String>
+    typealias Key = InApp<CommandID>
 
     private let entries = Mutex<[Key: (thing: ThingID, issuer: Owner)]>([:])
     /// At most this many commands are kept; past it the memory starts over.
@@ -23,7 +23,7 @@ final class RecentCommands: Sendable {
         }
     }
 
-    func issuer(appID: AppID, id: String) -> (thing: ThingID, issuer: Owner)? {
+    func issuer(appID: AppID, id: CommandID) -> (thing: ThingID, issuer: Owner)? {
         entries.withLock { $0[Key(appID, id)] }
     }
 }

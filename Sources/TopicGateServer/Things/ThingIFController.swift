@@ -35,7 +35,7 @@ struct ThingIFController<Context: CallerRequestContext>: Sendable {
             let (caller, thing) = try resolve(context)
             let commandRequest = try await body.decode(CommandRequest.self, from: request)
             let command = try await commands.create(caller: caller, thing: thing, request: commandRequest)
-            return JSONResponse.created(.object(["commandID": .string(command.id)]))
+            return JSONResponse.created(.object(["commandID": .string(command.id.rawValue)]))
         }
         target.get("commands") { request, context in
             let (caller, thing) = try resolve(context)
@@ -50,14 +50,15 @@ struct ThingIFController<Context: CallerRequestContext>: Sendable {
         target.get("commands/:commandID") { request, context in
             let (caller, thing) = try resolve(context)
             let command = try await commands.read(
-                caller: caller, thing: thing, id: try context.parameters.require("commandID"))
+                caller: caller, thing: thing, id: CommandID(try context.parameters.require("commandID")))
             return JSONResponse.ok(command.json)
         }
         target.put("commands/:commandID/action-results") { request, context in
             let (caller, thing) = try resolve(context)
             let results = try await body.decode(ActionResults.self, from: request)
             try await commands.recordResults(
-                caller: caller, thing: thing, id: try context.parameters.require("commandID"), results: results)
+                caller: caller, thing: thing, id: CommandID(try context.parameters.require("commandID")),
+                results: results)
             return JSONResponse.noContent()
         }
         target.put("states") { request, context in

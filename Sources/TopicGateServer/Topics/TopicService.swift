@@ -198,7 +198,8 @@ struct TopicService: Sendable {
         let context = try await facts.context(appID: caller.appID, principal: caller.principal)
         try requireAllowed(caller, AccessPolicy.evaluate(context, .send, on: topic, entries: entries), topic)
         let message = PushMessage(
-            id: Secrets.randomHex(bytes: 12), appID: caller.appID, topic: topic.address, sender: caller.principal,
+            id: PushMessageID(Secrets.randomHex(bytes: 12)), appID: caller.appID, topic: topic.address,
+            sender: caller.principal,
             sentAt: time.now(), request: request)
         let subscriberContexts = try await facts.subscriberContexts(appID: caller.appID, address: topic.address)
         // In subscriber order already.
@@ -218,7 +219,7 @@ struct TopicService: Sendable {
                 }, replacing: false)
         }
         try await dispatcher.dispatch(outgoing)
-        return message.id
+        return message.id.rawValue
     }
 
     // MARK: Helpers

@@ -17,14 +17,14 @@ extension PostgresStore: CommandStore {
         }
     }
 
-    public func command(appID: AppID, id: String) async throws -> Command? {
+    public func command(appID: AppID, id: CommandID) async throws -> Command? {
         try await read { connection in
             try await connection.first("SELECT * FROM commands WHERE app_id = \(appID) AND command_id = \(id)")
                 .flatMap(Self.command)
         }
     }
 
-    public func commandIssuer(appID: AppID, id: String) async throws -> (thing: ThingID, issuer: Owner)? {
+    public func commandIssuer(appID: AppID, id: CommandID) async throws -> (thing: ThingID, issuer: Owner)? {
         try await read { connection in
             guard
                 let row = try await connection.first(
@@ -58,7 +58,7 @@ extension PostgresStore: CommandStore {
     }
 
     public func recordResults(
-        appID: AppID, id: String, results: JSONValue, state: CommandState, at now: UnixMillis,
+        appID: AppID, id: CommandID, results: JSONValue, state: CommandState, at now: UnixMillis,
         queueing push: QueuedPush?
     ) async throws {
         try await write { connection in
@@ -85,7 +85,7 @@ extension PostgresStore: CommandStore {
     }
 
     public func markCommands(
-        appID: AppID, ids: [String], as state: CommandState, from: [CommandState], at now: UnixMillis
+        appID: AppID, ids: [CommandID], as state: CommandState, from: [CommandState], at now: UnixMillis
     ) async throws {
         guard !ids.isEmpty else { return }
         try await write { connection in

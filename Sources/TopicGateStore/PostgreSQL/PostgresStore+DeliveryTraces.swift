@@ -28,7 +28,7 @@ extension PostgresStore: DeliveryTraceStore {
         }
     }
 
-    public func deliveries(appID: AppID, messageID: String) async throws -> [DeviceDelivery] {
+    public func deliveries(appID: AppID, messageID: PushMessageID) async throws -> [DeviceDelivery] {
         try await read { connection in
             try await connection.rows(
                 """

@@ -56,12 +56,12 @@ extension PostgresStore: OutboxStore {
         }
     }
 
-    public func completeMessages(ids: [String]) async throws {
+    public func completeMessages(ids: [PushMessageID]) async throws {
         guard !ids.isEmpty else { return }
         try await write { connection in try await connection.run("DELETE FROM outbox WHERE message_id = ANY(\(ids))") }
     }
 
-    public func recordProgress(id: String, deliveredBrokers: Set<String>) async throws {
+    public func recordProgress(id: PushMessageID, deliveredBrokers: Set<String>) async throws {
         try await write { connection in
             try await connection.run(
                 """
@@ -70,7 +70,7 @@ extension PostgresStore: OutboxStore {
         }
     }
 
-    public func postponeMessages(ids: [String], until: UnixMillis) async throws {
+    public func postponeMessages(ids: [PushMessageID], until: UnixMillis) async throws {
         guard !ids.isEmpty else { return }
         try await write { connection in
             // Held by no gateway ('' names none) until `until`: claimable again only then.
@@ -79,14 +79,14 @@ extension PostgresStore: OutboxStore {
         }
     }
 
-    public func recordFailedAttempt(ids: [String]) async throws {
+    public func recordFailedAttempt(ids: [PushMessageID]) async throws {
         guard !ids.isEmpty else { return }
         try await write { connection in
             try await connection.run("UPDATE outbox SET attempts = attempts + 1 WHERE message_id = ANY(\(ids))")
         }
     }
 
-    public func deadLetter(ids: [String], reason: String, at: UnixMillis) async throws {
+    public func deadLetter(ids: [PushMessageID], reason: String, at: UnixMillis) async throws {
         guard !ids.isEmpty else { return }
         try await write { connection in
             try await connection.run(

@@ -13,27 +13,27 @@ extension SQLiteStore: CommandStore {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """
             ).execute(arguments: [
-                command.appID.rawValue, command.id, command.thing.rawValue, command.issuer.description,
+                command.appID.rawValue, command.id.rawValue, command.thing.rawValue, command.issuer.description,
                 JSONWriter.string(.object(command.request.members)), command.actionResults.map(JSONWriter.string),
                 command.state.rawValue, command.createdAt, command.modifiedAt,
             ])
         }
     }
 
-    public func command(appID: AppID, id: String) async throws -> Command? {
+    public func command(appID: AppID, id: CommandID) async throws -> Command? {
         try await readOneStatement { db in
             try Row.fetchOne(
                 db.cachedStatement(sql: "SELECT * FROM commands WHERE app_id = ? AND command_id = ?"),
-                arguments: [appID.rawValue, id]
+                arguments: [appID.rawValue, id.rawValue]
             ).flatMap(Self.command)
         }
     }
 
-    public func commandIssuer(appID: AppID, id: String) async throws -> (thing: ThingID, issuer: Owner)? {
+    public func commandIssuer(appID: AppID, id: CommandID) async throws -> (thing: ThingID, issuer: Owner)? {
         try await readOneStatement { db in
             try Row.fetchOne(
                 db.cachedStatement(sql: "SELECT thing_id, issuer FROM commands WHERE app_id = ? AND command_id = ?"),
-                arguments: [appID.rawValue, id]
+                arguments: [appID.rawValue, id.rawValue]
             ).flatMap { row in Owner(parsing: row[1] as String).map { (ThingID(row[0] as String), $0) } }
         }
     }
@@ -57,7 +57,7 @@ extension SQLiteStore: CommandStore {
     }
 
     public func recordResults(
-        appID: AppID, id: String, results: JSONValue, state: CommandState, at now: UnixMillis,
+        appID: AppID, id: CommandID, results: JSONValue, state: CommandState, at now: UnixMillis,
         queueing push: QueuedPush?
     ) async throws {
         let now = now.rawValue
@@ -67,7 +67,7 @@ extension SQLiteStore: CommandStore {
                 sql:
                     "UPDATE commands SET action_results = ?, state = ?, modified_at = ? WHERE app_id = ? AND "
                     + "command_id = ?"
-            ).execute(arguments: [JSONWriter.string(results), state.rawValue, now, appID.rawValue, id])
+            ).execute(arguments: [JSONWriter.string(results), state.rawValue, now, appID.rawValue, id.rawValue])
         }
     }
 
@@ -84,7 +84,7 @@ extension SQLiteStore: CommandStore {
     }
 
     public func markCommands(
-        appID: AppID, ids: [String], as state: CommandState, from: [CommandState], at now: UnixMillis
+        appID: AppID, ids: [CommandID], as state: CommandState, from: [CommandState], at now: UnixMillis
     ) async throws {
         guard !ids.isEmpty else { return }
         let from = from.map { "'\($0.rawValue)'" }.joined(separator: ", ")
@@ -94,7 +94,9 @@ extension SQLiteStore: CommandStore {
                     UPDATE commands SET state = ?, modified_at = ?
                     WHERE app_id = ? AND command_id = ? AND state IN (\(from))
                     """)
-            for id in ids { try statement.execute(arguments: [state.rawValue, now.rawValue, appID.rawValue, id]) }
+            for id in ids {
+                try statement.execute(arguments: [state.rawValue, now.rawValue, appID.rawValue, id.rawValue])
+            }
         }
     }
 

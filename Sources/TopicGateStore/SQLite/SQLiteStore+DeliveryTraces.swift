@@ -16,7 +16,7 @@ extension SQLiteStore: DeliveryTraceStore {
             for delivery in deliveries {
                 let (kind, id) = StoredForm.columns(delivery.principal)
                 try statement.execute(arguments: [
-                    delivery.appID.rawValue, delivery.messageID, delivery.installationID.rawValue, kind, id,
+                    delivery.appID.rawValue, delivery.messageID.rawValue, delivery.installationID.rawValue, kind, id,
                     delivery.mqttTopic, delivery.state.rawValue, delivery.detail, delivery.at.rawValue, replacing,
                 ])
             }
@@ -25,20 +25,21 @@ extension SQLiteStore: DeliveryTraceStore {
         }
     }
 
-    public func deliveries(appID: AppID, messageID: String) async throws -> [DeviceDelivery] {
+    public func deliveries(appID: AppID, messageID: PushMessageID) async throws -> [DeviceDelivery] {
         try await read { db in
             try Row.fetchAll(
                 db.cachedStatement(
                     sql: """
                         SELECT * FROM push_deliveries WHERE app_id = ? AND message_id = ?
                         ORDER BY principal_kind, principal_id, installation_id
-                        """), arguments: [appID.rawValue, messageID]
+                        """), arguments: [appID.rawValue, messageID.rawValue]
             ).compactMap { row in
                 guard let principal = StoredForm.principal(kind: row["principal_kind"], id: row["principal_id"]),
                     let state = DeliveryState(rawValue: row["state"])
                 else { return nil }
                 return DeviceDelivery(
-                    messageID: row["message_id"], appID: appID, installationID: InstallationID(row["installation_id"]),
+                    messageID: PushMessageID(row["message_id"] as String), appID: appID,
+                    installationID: InstallationID(row["installation_id"]),
                     principal: principal, mqttTopic: row["mqtt_topic"], state: state, detail: row["detail"],
                     at: UnixMillis(row["at"] as Int64))
             }

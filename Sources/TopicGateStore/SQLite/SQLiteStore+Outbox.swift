@@ -25,9 +25,9 @@ extension SQLiteStore: OutboxStore {
                 """)
         for message in messages {
             try statement.execute(arguments: [
-                message.id, message.appID.rawValue, Data(message.payload),
+                message.id.rawValue, message.appID.rawValue, Data(message.payload),
                 StoredForm.recipients(message.recipients), message.acceptedAt,
-                message.commandID, gateway, (leaseUntil ?? 0).rawValue, message.traced,
+                message.commandID?.rawValue, gateway, (leaseUntil ?? 0).rawValue, message.traced,
             ])
         }
     }
@@ -62,51 +62,53 @@ extension SQLiteStore: OutboxStore {
         }
     }
 
-    public func completeMessages(ids: [String]) async throws {
+    public func completeMessages(ids: [PushMessageID]) async throws {
         guard !ids.isEmpty else { return }
         try await write { db in
             let statement = try db.cachedStatement(sql: "DELETE FROM outbox WHERE message_id = ?")
-            for id in ids { try statement.execute(arguments: [id]) }
+            for id in ids { try statement.execute(arguments: [id.rawValue]) }
         }
     }
 
     static func outboxMessage(_ row: Row) -> OutboxMessage {
         let recipients = StoredForm.recipients(row["recipients"] as String)
         return OutboxMessage(
-            id: row["message_id"], appID: AppID(row["app_id"] as String), payload: Array(row["payload"] as Data),
-            recipients: recipients, acceptedAt: row["accepted_at"], commandID: row["command_id"],
+            id: PushMessageID(row["message_id"] as String), appID: AppID(row["app_id"] as String),
+            payload: Array(row["payload"] as Data),
+            recipients: recipients, acceptedAt: row["accepted_at"],
+            commandID: (row["command_id"] as String?).map { CommandID($0) },
             attempts: row["attempts"], deliveredBrokers: StoredForm.brokers(row["delivered_brokers"] as String?),
             traced: row["traced"])
     }
 
-    public func recordProgress(id: String, deliveredBrokers: Set<String>) async throws {
+    public func recordProgress(id: PushMessageID, deliveredBrokers: Set<String>) async throws {
         try await write { db in
             try db.cachedStatement(sql: "UPDATE outbox SET delivered_brokers = ? WHERE message_id = ?")
-                .execute(arguments: [StoredForm.brokers(deliveredBrokers), id])
+                .execute(arguments: [StoredForm.brokers(deliveredBrokers), id.rawValue])
         }
     }
 
-    public func postponeMessages(ids: [String], until: UnixMillis) async throws {
+    public func postponeMessages(ids: [PushMessageID], until: UnixMillis) async throws {
         let until = until.rawValue
         guard !ids.isEmpty else { return }
         try await write { db in
             // Held by no gateway ('' names none) until `until`: claimable again only then.
             let statement = try db.cachedStatement(
                 sql: "UPDATE outbox SET claimed_by = '', lease_until = ? WHERE message_id = ?")
-            for id in ids { try statement.execute(arguments: [until, id]) }
+            for id in ids { try statement.execute(arguments: [until, id.rawValue]) }
         }
     }
 
-    public func recordFailedAttempt(ids: [String]) async throws {
+    public func recordFailedAttempt(ids: [PushMessageID]) async throws {
         guard !ids.isEmpty else { return }
         try await write { db in
             let statement = try db.cachedStatement(
                 sql: "UPDATE outbox SET attempts = attempts + 1 WHERE message_id = ?")
-            for id in ids { try statement.execute(arguments: [id]) }
+            for id in ids { try statement.execute(arguments: [id.rawValue]) }
         }
     }
 
-    public func deadLetter(ids: [String], reason: String, at: UnixMillis) async throws {
+    public func deadLetter(ids: [PushMessageID], reason: String, at: UnixMillis) async throws {
         let at = at.rawValue
         guard !ids.isEmpty else { return }
         try await write { db in
@@ -119,8 +121,8 @@ extension SQLiteStore: OutboxStore {
                         SELECT message_id, app_id, payload, recipients, accepted_at, command_id, attempts + 1, ?, ?,
                             delivered_brokers, traced
                         FROM outbox WHERE message_id = ?
-                        """, arguments: [at, reason, id])
-                try db.execute(sql: "DELETE FROM outbox WHERE message_id = ?", arguments: [id])
+                        """, arguments: [at, reason, id.rawValue])
+                try db.execute(sql: "DELETE FROM outbox WHERE message_id = ?", arguments: [id.rawValue])
             }
         }
     }
