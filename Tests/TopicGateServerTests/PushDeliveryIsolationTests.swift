@@ -274,7 +274,7 @@ struct PushDeliveryIsolationTests {
             logger: Logger(label: "test"),
             metrics: ServerMetrics(), completion: CommandDelivery(store: store), fresh: fresh, gatewayID: "gw-1")
         // Nothing published by the writing task: all handed over.
-        let pipeline = PushPipeline(delivery: service, settlement: nil, lease: .seconds(30), publishedHereUpTo: 0)
+        let pipeline = PushPipeline(delivery: service, publishedHereUpTo: 0)
         for (id, text) in [("a", "fine-1"), ("b", "poison"), ("c", "fine-2")] {
             try await pipeline.dispatch(
                 OutboxMessage(
@@ -344,7 +344,7 @@ struct PushDeliveryIsolationTests {
             logger: Logger(label: "test"), metrics: ServerMetrics(), completion: CommandDelivery(store: store),
             fresh: fresh, gatewayID: "gw-1",
             settlement: settlement)
-        let pipeline = PushPipeline(delivery: service, settlement: settlement, lease: .seconds(30))
+        let pipeline = PushPipeline(delivery: service)
         for (id, text) in [("a", "fine-1"), ("b", "poison"), ("c", "fine-2")] {
             try await pipeline.dispatch(
                 OutboxMessage(
@@ -404,8 +404,7 @@ struct PushDeliveryIsolationTests {
             logger: Logger(label: "test"),
             metrics: ServerMetrics(), completion: CommandDelivery(store: store), fresh: fresh, gatewayID: "gw-1",
             settlement: settlement)
-        let pipeline = PushPipeline(
-            delivery: service, settlement: settlement, lease: .seconds(30), publishedHereUpTo: 0)
+        let pipeline = PushPipeline(delivery: service, publishedHereUpTo: 0)
         // One from memory, one only in the outbox (another gateway's, whose lease ran out).
         try await pipeline.dispatch(
             OutboxMessage(

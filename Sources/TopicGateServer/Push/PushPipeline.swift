@@ -34,12 +34,8 @@ final class PushPipeline: PushDispatcher {
     }
 
     /// Publishes, records outcomes, retries; holds the outbox, the fresh pushes, this gateway's
-    /// ID and the clock the pipeline shares.
+    /// ID, the lease of its claims, the clock and the settlement the pipeline shares.
     let delivery: PushDeliveryService
-    /// Where delivered messages are settled off the delivery path (nil: by the delivery service).
-    let settlement: DeliverySettlement?
-    /// How long this gateway's claim on what it writes keeps other gateways off.
-    let lease: Duration
     /// A message with at most this many recipients is published by the writing task; a fan-out
     /// to more reaches its devices sooner from the delivery service, which publishes while the
     /// writing task answers its request.
@@ -49,12 +45,9 @@ final class PushPipeline: PushDispatcher {
     static let fewRecipients = 8
 
     init(
-        delivery: PushDeliveryService, settlement: DeliverySettlement?, lease: Duration,
-        publishedHereUpTo: Int = PushPipeline.fewRecipients
+        delivery: PushDeliveryService, publishedHereUpTo: Int = PushPipeline.fewRecipients
     ) {
         self.delivery = delivery
-        self.settlement = settlement
-        self.lease = lease
         self.publishedHereUpTo = publishedHereUpTo
     }
 
@@ -72,13 +65,12 @@ final class PushPipeline: PushDispatcher {
             delivery: PushDeliveryService(
                 store: store, devices: LiveInstallations(store: store), link: link, wakeup: wakeup, time: time,
                 logger: logger, metrics: metrics, completion: completion, fresh: fresh, gatewayID: gatewayID,
-                outboxLease: lease, presence: presence, settlement: settlement),
-            settlement: settlement, lease: lease)
+                outboxLease: lease, presence: presence, settlement: settlement))
     }
 
     /// What runs for the pipeline: the settlement before the delivery service, so that it is
     /// stopped after it and settles what the last deliveries left.
-    var services: [any Service] { (settlement.map { [$0] } ?? []) + [delivery] }
+    var services: [any Service] { (delivery.settlement.map { [$0] } ?? []) + [delivery] }
 
     func dispatch(_ message: OutboxMessage, storing record: ((QueuedPush?) async throws -> Void)?) async throws {
         guard !message.recipients.isEmpty else {
@@ -147,7 +139,7 @@ final class PushPipeline: PushDispatcher {
         let fresh = delivery.fresh
         fresh.reserve(messages)
         do {
-            try await write(delivery.gatewayID, delivery.time.now() + lease)
+            try await write(delivery.gatewayID, delivery.time.now() + delivery.outboxLease)
         } catch {
             fresh.release(messages.map(\.id))
             throw error
