@@ -68,6 +68,7 @@ let package = Package(
             name: "MQTTBridge",
             dependencies: [
                 "CMosquitto",
+                "TopicGateCore",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
@@ -156,6 +157,7 @@ let package = Package(
             name: "TopicGateAuthCoreTests",
             dependencies: [
                 "TopicGateAuthCore",
+                "TopicGateCore",
                 "MQTTBridge",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -180,7 +182,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MQTTBridgeTests",
-            dependencies: ["MQTTBridge", "TestSupport"],
+            dependencies: ["MQTTBridge", "TestSupport", "TopicGateCore"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

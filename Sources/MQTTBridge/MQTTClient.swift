@@ -2,6 +2,7 @@ internal import CMosquitto
 import Dispatch
 import Foundation
 import Synchronization
+import TopicGateCore
 
 /// A client of one MQTT broker over libmosquitto, driven by a network loop of its own (poll(),
 /// so any descriptor number works; see `runNetworkLoop`): connect with automatic reconnect,
@@ -135,7 +136,7 @@ public final class MQTTClient: @unchecked Sendable {
                 } else { [] }
             let received = MQTTMessage(
                 topic: topic, payload: payload, qos: MQTTQoS(rawValue: message.pointee.qos) ?? .atMostOnce,
-                retained: message.pointee.retain, receivedAt: Int64(Date().timeIntervalSince1970 * 1000))
+                retained: message.pointee.retain, receivedAt: UnixMillis(Int64(Date().timeIntervalSince1970 * 1000)))
             Unmanaged<MQTTClient>.fromOpaque(context).takeUnretainedValue().messageSink.yield(received)
         }
     }

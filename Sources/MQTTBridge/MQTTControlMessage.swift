@@ -1,4 +1,5 @@
 import Foundation
+public import TopicGateCore
 
 /// A message from the gateway to TopicGate's broker plugin on `$CONTROL/topicgate/v1`.
 public struct MQTTControlMessage: Sendable, Hashable {
@@ -6,11 +7,11 @@ public struct MQTTControlMessage: Sendable, Hashable {
     public static let topic = "$CONTROL/topicgate/v1"
 
     /// A device username to refuse (and kick) until its credentials expire.
-    public struct Revocation: Sendable, Hashable, Encodable {
+    public struct Revocation: Sendable, Hashable {
         public let username: String
-        public let expiresAt: Int64
+        public let expiresAt: UnixSeconds
 
-        public init(username: String, expiresAt: Int64) {
+        public init(username: String, expiresAt: UnixSeconds) {
             self.username = username
             self.expiresAt = expiresAt
         }
@@ -38,7 +39,7 @@ public struct MQTTControlMessage: Sendable, Hashable {
 
     /// `{"commands":[{"command":"revoke","username":…,"expiresAt":…},…]}`
     public var payload: [UInt8] {
-        let body = Body(commands: revocations.map { Command(username: $0.username, expiresAt: $0.expiresAt) })
+        let body = Body(commands: revocations.map { Command(username: $0.username, expiresAt: $0.expiresAt.rawValue) })
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         return Array((try? encoder.encode(body)) ?? Data())

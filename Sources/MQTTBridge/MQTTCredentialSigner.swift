@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+public import TopicGateCore
 
 /// Signs MQTT passwords with the secret the gateway shares with the broker plugin, over the
 /// MQTT username and an expiry. Two forms (`MQTTCredentialForm`): the compact default, and
@@ -18,11 +19,11 @@ public struct MQTTCredentialSigner: Sendable {
     }
 
     /// A device's password: it may subscribe to `topic` and publish to `topic/state`.
-    public func devicePassword(topic: String, issuedAt: Int64, expiresAt: Int64) -> String {
+    public func devicePassword(topic: String, issuedAt: UnixSeconds, expiresAt: UnixSeconds) -> String {
         if form == .compact { return compact(username: topic, expiresAt: expiresAt) }
         return sign(
             Claims(
-                sub: topic, iat: issuedAt, exp: expiresAt,
+                sub: topic, iat: issuedAt.rawValue, exp: expiresAt.rawValue,
                 acl: [
                     .init(permission: "allow", action: "subscribe", topic: topic),
                     .init(permission: "allow", action: "publish", topic: topic + "/state"),
@@ -30,13 +31,13 @@ public struct MQTTCredentialSigner: Sendable {
     }
 
     /// The gateway's own password (its username is the plugin's superuser).
-    public func gatewayPassword(username: String, issuedAt: Int64, expiresAt: Int64) -> String {
+    public func gatewayPassword(username: String, issuedAt: UnixSeconds, expiresAt: UnixSeconds) -> String {
         if form == .compact { return compact(username: username, expiresAt: expiresAt) }
-        return sign(Claims(sub: username, iat: issuedAt, exp: expiresAt, acl: nil))
+        return sign(Claims(sub: username, iat: issuedAt.rawValue, exp: expiresAt.rawValue, acl: nil))
     }
 
     /// `k1.<expiresAt>.<base64url HMAC-SHA256 of "k1.<username>.<expiresAt>">`.
-    private func compact(username: String, expiresAt: Int64) -> String {
+    private func compact(username: String, expiresAt: UnixSeconds) -> String {
         let prefix = "k1."
         let mac = HMAC<SHA256>.authenticationCode(for: Array("\(prefix)\(username).\(expiresAt)".utf8), using: key)
         return "\(prefix)\(expiresAt)." + Base64URL.encode(Data(mac))

@@ -1,14 +1,16 @@
+public import TopicGateCore
+
 /// A message received on a subscription; topic and payload are copied out of libmosquitto.
 public struct MQTTMessage: Sendable, Hashable {
     public let topic: String
     public let payload: [UInt8]
     public let qos: MQTTQoS
     public let retained: Bool
-    /// When it arrived (Unix milliseconds), taken as libmosquitto handed it over: the order of
+    /// When it arrived, taken as libmosquitto handed it over: the order of
     /// arrival even when the messages wait to be handled. Not part of equality.
-    public let receivedAt: Int64
+    public let receivedAt: UnixMillis
 
-    public init(topic: String, payload: [UInt8], qos: MQTTQoS, retained: Bool = false, receivedAt: Int64 = 0) {
+    public init(topic: String, payload: [UInt8], qos: MQTTQoS, retained: Bool = false, receivedAt: UnixMillis = 0) {
         self.topic = topic
         self.payload = payload
         self.qos = qos

@@ -231,13 +231,14 @@ final class BenchWorld: @unchecked Sendable {
     /// baselines' publisher: the same library and QoS the gateway publishes with.
     func rawPublisher(maxInflight: Int = 100, port: Int? = nil) async throws -> MQTTClient {
         guard let signer else { throw BenchError("the gateway is not started") }
-        let now = Int64(Date().timeIntervalSince1970)
+        let now = UnixSeconds(Int64(Date().timeIntervalSince1970))
         let client = try MQTTClient(
             configuration: MQTTClientConfiguration(
                 host: mqttHost, port: port ?? mqttPort,
                 clientID: "\(gatewayUsername)-bench-\(UUID().uuidString.prefix(8))",
                 username: gatewayUsername,
-                password: signer.gatewayPassword(username: gatewayUsername, issuedAt: now, expiresAt: now + 3600),
+                password: signer.gatewayPassword(
+                    username: gatewayUsername, issuedAt: now, expiresAt: now + .seconds(3600)),
                 cleanSession: true, maxInflightMessages: maxInflight))
         try await client.connect(timeout: .seconds(10))
         return client
@@ -245,8 +246,8 @@ final class BenchWorld: @unchecked Sendable {
 
     /// A device password for `topic`, as the gateway would issue it.
     func devicePassword(_ topic: String) -> String {
-        let now = Int64(Date().timeIntervalSince1970)
-        return signer?.devicePassword(topic: topic, issuedAt: now, expiresAt: now + 3600) ?? ""
+        let now = UnixSeconds(Int64(Date().timeIntervalSince1970))
+        return signer?.devicePassword(topic: topic, issuedAt: now, expiresAt: now + .seconds(3600)) ?? ""
     }
 
     /// The gateway's peak resident memory since the last `resetGatewayPeak` (when it runs here).

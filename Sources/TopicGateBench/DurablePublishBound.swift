@@ -29,13 +29,13 @@ public enum DurablePublishBound {
             }
         let (app, _) = try await AppRegistry(store: store).defaultApp()
         let tokens = TokenIssuer(store: store, time: .system)
-        let now = Int64(Date().timeIntervalSince1970)
+        let now = TimeSource.system.seconds()
         let client = try MQTTClient(
             configuration: MQTTClientConfiguration(
                 host: brokerHost, port: brokerPort, clientID: "\(username)-bound-\(UUID().uuidString.prefix(8))",
                 username: username,
                 password: MQTTCredentialSigner(secret: mqttSecret).gatewayPassword(
-                    username: username, issuedAt: now, expiresAt: now + 86_400)))
+                    username: username, issuedAt: now, expiresAt: now + .seconds(86_400))))
         try await client.connect(timeout: .seconds(10))
         defer { client.shutdown() }
         let router = Router()
@@ -54,7 +54,7 @@ public enum DurablePublishBound {
                         id: PushMessageID(Secrets.randomHex(bytes: 12)), appID: app.id, payload: payload,
                         recipients: [],
                         acceptedAt: now)
-                ], claimedBy: "bench-bound", leaseUntil: now + .seconds(86_400))
+                ], claim: OutboxClaim(gateway: "bench-bound", leaseUntil: now + .seconds(86_400)))
             try await client.publish(topic, payload: payload)
             return HTTPResponse.Status.created
         }

@@ -104,15 +104,16 @@ extension KiiError.Code {
 extension KiiError {
     /// 429: too many requests from one client address or for one app; `retryAfter` (seconds)
     /// goes into the body and the `Retry-After` header.
-    public static func tooManyRequests(_ message: String, retryAfterMillis: Int64) -> KiiError {
+    public static func tooManyRequests(_ message: String, retryAfter: Duration) -> KiiError {
         var error = KiiError(.tooManyRequests, message)
-        error.setRetryAfter(millis: retryAfterMillis)
+        error.setRetryAfter(retryAfter)
         return error
     }
 
-    /// Tells the client to wait `millis` (in whole seconds, at least one) before trying again.
-    public mutating func setRetryAfter(millis: Int64) {
-        context["retryAfter"] = .int(max(1, (millis + 999) / 1000))
+    /// Tells the client to wait `span` (in whole seconds rounded up, at least one) before trying
+    /// again.
+    public mutating func setRetryAfter(_ span: Duration) {
+        context["retryAfter"] = .int(max(1, (span.wholeMilliseconds + 999) / 1000))
     }
 
     /// Seconds the client should wait before trying again, when the error says so.

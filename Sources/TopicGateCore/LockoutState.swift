@@ -1,30 +1,30 @@
 /// The failures of one key and the lock they caused. Pure: the caller passes the time in.
 public struct LockoutState: Sendable, Hashable {
     public private(set) var failures = 0
-    public private(set) var lastFailureAt: Int64 = 0
-    public private(set) var lockedUntil: Int64 = 0
+    public private(set) var lastFailureAt: UnixMillis = 0
+    public private(set) var lockedUntil: UnixMillis = 0
 
     public init() {}
 
     /// A lockout as it was kept.
-    public init(failures: Int, lastFailureAt: Int64, lockedUntil: Int64) {
+    public init(failures: Int, lastFailureAt: UnixMillis, lockedUntil: UnixMillis) {
         self.failures = failures
         self.lastFailureAt = lastFailureAt
         self.lockedUntil = lockedUntil
     }
 
     /// When the lockout is forgotten (and so no different from none).
-    public func forgottenAt(policy: LockoutPolicy) -> Int64 {
-        max(lockedUntil, lastFailureAt + policy.forgetAfterMillis + 1)
+    public func forgottenAt(policy: LockoutPolicy) -> UnixMillis {
+        max(lockedUntil, lastFailureAt + policy.forgetAfter + .milliseconds(1))
     }
 
-    /// Milliseconds the key stays locked (0: it is not).
-    public func remainingLock(now: Int64) -> Int64 {
-        max(0, lockedUntil - now)
+    /// How long the key stays locked (zero: it is not).
+    public func remainingLock(now: UnixMillis) -> Duration {
+        max(.zero, lockedUntil - now)
     }
 
     /// Failures that still count at `now` (0 once they are forgotten).
-    public func countedFailures(policy: LockoutPolicy, now: Int64) -> Int {
+    public func countedFailures(policy: LockoutPolicy, now: UnixMillis) -> Int {
         isForgotten(policy: policy, now: now) ? 0 : failures
     }
 
@@ -32,14 +32,14 @@ public struct LockoutState: Sendable, Hashable {
     /// if every pending one failed, they must not go past the lock. So at most
     /// `failuresBeforeLock` attempts are ever in flight or failed before the lock holds, and
     /// once a lock has run out, one attempt at a time (its failure locks again, for longer).
-    public func admitsAttempt(policy: LockoutPolicy, pending: Int, now: Int64) -> Bool {
+    public func admitsAttempt(policy: LockoutPolicy, pending: Int, now: UnixMillis) -> Bool {
         admission(policy: policy, pending: pending, now: now) == .admitted
     }
 
     /// `admitsAttempt`, saying why not: locked (a lock holds), or busy (only the checks in
     /// flight stand in the way, so waiting for them may admit it).
-    public func admission(policy: LockoutPolicy, pending: Int, now: Int64) -> LockoutAdmission {
-        guard remainingLock(now: now) == 0 else { return .locked }
+    public func admission(policy: LockoutPolicy, pending: Int, now: UnixMillis) -> LockoutAdmission {
+        guard remainingLock(now: now) == .zero else { return .locked }
         let failures = countedFailures(policy: policy, now: now)
         let admitted =
             failures >= policy.failuresBeforeLock ? pending == 0 : failures + pending < policy.failuresBeforeLock
@@ -47,16 +47,16 @@ public struct LockoutState: Sendable, Hashable {
     }
 
     /// Counts a failure at `now` and locks the key when the policy says so.
-    public mutating func recordFailure(policy: LockoutPolicy, now: Int64) {
+    public mutating func recordFailure(policy: LockoutPolicy, now: UnixMillis) {
         if isForgotten(policy: policy, now: now) { failures = 0 }
         failures += 1
         lastFailureAt = now
-        let lock = policy.lockMillis(afterFailures: failures)
-        if lock > 0 { lockedUntil = now + lock }
+        let lock = policy.lock(afterFailures: failures)
+        if lock > .zero { lockedUntil = now + lock }
     }
 
     /// True when no lock holds and the last failure is old enough to forget.
-    public func isForgotten(policy: LockoutPolicy, now: Int64) -> Bool {
-        lockedUntil <= now && now - lastFailureAt > policy.forgetAfterMillis
+    public func isForgotten(policy: LockoutPolicy, now: UnixMillis) -> Bool {
+        lockedUntil <= now && now - lastFailureAt > policy.forgetAfter
     }
 }

@@ -9,12 +9,12 @@ public struct MQTTEndpoint: Sendable, Hashable {
     public var portSSL: Int
     public var portWS: Int
     public var portWSS: Int
-    /// Seconds the credentials stay valid (`X-MQTT-TTL`).
-    public var ttl: Int64
+    /// How long the credentials stay valid (`X-MQTT-TTL`, whole seconds on the wire).
+    public var ttl: Duration
 
     public init(
         installationID: InstallationID, username: String, password: String, mqttTopic: String, host: String,
-        portTCP: Int, portSSL: Int, portWS: Int, portWSS: Int, ttl: Int64
+        portTCP: Int, portSSL: Int, portWS: Int, portWSS: Int, ttl: Duration
     ) {
         self.installationID = installationID
         self.username = username
@@ -40,7 +40,7 @@ public struct MQTTEndpoint: Sendable, Hashable {
             "portSSL": .int(Int64(portSSL)),
             "portWS": .int(Int64(portWS)),
             "portWSS": .int(Int64(portWSS)),
-            "X-MQTT-TTL": .int(ttl),
+            "X-MQTT-TTL": .int(ttl.components.seconds),
         ])
     }
 }

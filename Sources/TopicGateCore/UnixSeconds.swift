@@ -9,8 +9,16 @@ public struct UnixSeconds: RawRepresentable, Sendable, Hashable, Comparable, Cus
     /// The number itself, as it was written before it had a type.
     public var description: String { String(rawValue) }
 
-    /// `seconds` later.
-    public static func + (moment: Self, seconds: Int64) -> Self { Self(moment.rawValue + seconds) }
+    /// `span` later (whole seconds).
+    public static func + (moment: Self, span: Duration) -> Self { Self(moment.rawValue + span.components.seconds) }
+
+    /// `span` earlier (whole seconds).
+    public static func - (moment: Self, span: Duration) -> Self { Self(moment.rawValue - span.components.seconds) }
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+extension UnixSeconds: ExpressibleByIntegerLiteral {
+    /// A literal moment, for fixtures and tests.
+    public init(integerLiteral value: Int64) { self.init(value) }
 }

@@ -41,9 +41,4 @@ public protocol OutboxStore: Sendable {
 extension OutboxStore {
     /// `enqueue`, held by no gateway.
     public func enqueue(_ messages: [OutboxMessage]) async throws { try await enqueue(messages, claim: nil) }
-
-    /// `enqueue`, held by `gateway` until `leaseUntil`.
-    public func enqueue(_ messages: [OutboxMessage], claimedBy gateway: String, leaseUntil: UnixMillis) async throws {
-        try await enqueue(messages, claim: OutboxClaim(gateway: gateway, leaseUntil: leaseUntil))
-    }
 }

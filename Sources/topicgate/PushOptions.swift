@@ -206,7 +206,7 @@ struct PushOptions: ParsableArguments {
         push.publicPorts = publicPorts
         if let ttl = try mqttCredentialTTL ?? environment["TOPICGATE_MQTT_CREDENTIAL_TTL"].map(Self.seconds) {
             guard ttl >= 60 else { throw ValidationError("The MQTT credential TTL is at least 60 seconds.") }
-            push.credentialTTL = ttl
+            push.credentialTTL = .seconds(ttl)
         }
         if let size = try mqttMaxPacketSize ?? environment["TOPICGATE_MQTT_MAX_PACKET_SIZE"].map(ServerOptions.integer)
         {

@@ -2,6 +2,7 @@ import Foundation
 import MQTTBridge
 import TestSupport
 import Testing
+import TopicGateCore
 
 /// The client against a real Mosquitto with TopicGate's plugin (see `BrokerProcess`).
 @Suite("MQTTBridge against a real broker")
@@ -79,7 +80,7 @@ struct MQTTClientBrokerTests {
         let broker = try BrokerProcess()
         try await broker.start()
         let other = broker.signer.devicePassword(
-            topic: "dev-b", issuedAt: 0, expiresAt: Int64(Date().timeIntervalSince1970) + 60)
+            topic: "dev-b", issuedAt: 0, expiresAt: .wallClock + .seconds(60))
         let device = try broker.deviceClient("dev-a", password: other)
         defer { device.shutdown() }
         var events = device.connectionEvents.makeAsyncIterator()
@@ -167,13 +168,13 @@ struct MQTTClientBrokerTests {
         defer { victim.shutdown() }
         try await victim.connect(timeout: .seconds(5))
         let forged = MQTTControlMessage(revoking: [
-            .init(username: "dev-victim", expiresAt: Int64(Date().timeIntervalSince1970) + 60)
+            .init(username: "dev-victim", expiresAt: .wallClock + .seconds(60))
         ])
         try? await device.publish(MQTTControlMessage.topic, payload: forged.payload, timeout: .seconds(2))
 
         try await gateway.connect(timeout: .seconds(5))
         let revoke = MQTTControlMessage(revoking: [
-            .init(username: "dev-kicked", expiresAt: Int64(Date().timeIntervalSince1970) + 60)
+            .init(username: "dev-kicked", expiresAt: .wallClock + .seconds(60))
         ])
         try await gateway.publish(MQTTControlMessage.topic, payload: revoke.payload)
         #expect(await events.next() == .disconnected(expected: false))

@@ -3,28 +3,29 @@ import MQTTBridge
 import ProcessSupport
 import TestSupport
 import Testing
+import TopicGateCore
 
 /// How the client proves itself to a broker that asks more than a password: a password signed
 /// anew for each CONNECT, and TLS with the broker's CA and a client certificate.
 @Suite("MQTTBridge credentials against a real broker")
 struct MQTTClientCredentialTests {
     /// How long the test's passwords live: long enough to connect on a loaded machine.
-    static let lifetime: Int64 = 8
+    static let lifetime: Duration = .seconds(8)
 
     /// A superuser client of `broker` whose password expires at `expiresAt`; `renewing`: signed
     /// anew before each CONNECT (each living `lifetime`), otherwise that one password.
-    static func client(_ broker: BrokerProcess, renewing: Bool, clientID: String, expiresAt: Int64) throws
+    static func client(_ broker: BrokerProcess, renewing: Bool, clientID: String, expiresAt: UnixSeconds) throws
         -> MQTTClient
     {
         let signer = broker.signer
-        let now = Int64(Date().timeIntervalSince1970)
+        let now = UnixSeconds.wallClock
         var configuration = MQTTClientConfiguration(
             host: "127.0.0.1", port: broker.port, clientID: clientID, username: "topicgate",
             password: signer.gatewayPassword(username: "topicgate", issuedAt: now, expiresAt: expiresAt),
             reconnectDelay: (1, 1))
         if renewing {
             configuration.renewPassword = {
-                let now = Int64(Date().timeIntervalSince1970)
+                let now = UnixSeconds.wallClock
                 return signer.gatewayPassword(username: "topicgate", issuedAt: now, expiresAt: now + lifetime)
             }
         }
@@ -38,20 +39,20 @@ struct MQTTClientCredentialTests {
         let broker = try BrokerProcess()
         try await broker.start()
         let renewing = try Self.client(
-            broker, renewing: true, clientID: "gw-renewing", expiresAt: Int64(Date().timeIntervalSince1970) + 1)
+            broker, renewing: true, clientID: "gw-renewing", expiresAt: .wallClock + .seconds(1))
         defer { renewing.shutdown() }
         var renewingEvents = renewing.connectionEvents.makeAsyncIterator()
         try await renewing.connect(timeout: .seconds(10))
         #expect(await renewingEvents.next() == .connected)
         // Signed once, just before its first CONNECT.
-        let expiry = Int64(Date().timeIntervalSince1970) + Self.lifetime
+        let expiry = UnixSeconds.wallClock + Self.lifetime
         let once = try Self.client(broker, renewing: false, clientID: "gw-once", expiresAt: expiry)
         defer { once.shutdown() }
         var onceEvents = once.connectionEvents.makeAsyncIterator()
         try await once.connect(timeout: .seconds(10))
         #expect(await onceEvents.next() == .connected)
         // Past both first passwords' expiry; the connections made before stay up until the restart.
-        while Int64(Date().timeIntervalSince1970) <= expiry + 1 { try await Task.sleep(for: .milliseconds(200)) }
+        while UnixSeconds.wallClock <= expiry + .seconds(1) { try await Task.sleep(for: .milliseconds(200)) }
         try await broker.stop()
         try await broker.start()
         #expect(await renewingEvents.next() == .disconnected(expected: false))
@@ -80,11 +81,12 @@ struct MQTTClientCredentialTests {
             requiresClientCertificate: true)
         try await broker.start()
         func gateway(trusting authority: String, certificate: TestCertificate?) throws -> MQTTClient {
-            let now = Int64(Date().timeIntervalSince1970)
+            let now = UnixSeconds.wallClock
             var configuration = MQTTClientConfiguration(
                 host: "localhost", port: broker.tlsPort, clientID: "gw-\(UUID().uuidString.prefix(8))",
                 username: "topicgate",
-                password: broker.signer.gatewayPassword(username: "topicgate", issuedAt: now, expiresAt: now + 60),
+                password: broker.signer.gatewayPassword(
+                    username: "topicgate", issuedAt: now, expiresAt: now + .seconds(60)),
                 reconnectDelay: (1, 1))
             configuration.tlsCAFile = authority
             configuration.tlsCertificateFile = certificate?.certificate

@@ -1,6 +1,7 @@
 import Foundation
 import MQTTBridge
 import ProcessSupport
+import TopicGateCore
 
 /// A real Mosquitto for a test: started from the repository's `broker-config/mosquitto.conf`
 /// (rendered exactly as `topicgate serve` renders it) on a free loopback port, with the auth
@@ -100,22 +101,23 @@ public final class BrokerProcess: @unchecked Sendable {
     public func deviceClient(
         _ username: String, clientID: String? = nil, password: String? = nil, cleanSession: Bool = true
     ) throws -> MQTTClient {
-        let now = Int64(Date().timeIntervalSince1970)
+        let now = UnixSeconds.wallClock
         return try MQTTClient(
             configuration: MQTTClientConfiguration(
                 host: "127.0.0.1", port: port, clientID: clientID ?? username, username: username,
-                password: password ?? signer.devicePassword(topic: username, issuedAt: now, expiresAt: now + 3600),
+                password: password
+                    ?? signer.devicePassword(topic: username, issuedAt: now, expiresAt: now + .seconds(3600)),
                 cleanSession: cleanSession, reconnectDelay: (1, 1)))
     }
 
     /// The gateway's superuser client.
     public func gatewayClient(username: String = "topicgate", clientID: String = "topicgate-test") throws -> MQTTClient
     {
-        let now = Int64(Date().timeIntervalSince1970)
+        let now = UnixSeconds.wallClock
         return try MQTTClient(
             configuration: MQTTClientConfiguration(
                 host: "127.0.0.1", port: port, clientID: clientID, username: username,
-                password: signer.gatewayPassword(username: username, issuedAt: now, expiresAt: now + 3600),
+                password: signer.gatewayPassword(username: username, issuedAt: now, expiresAt: now + .seconds(3600)),
                 reconnectDelay: (1, 1)))
     }
 

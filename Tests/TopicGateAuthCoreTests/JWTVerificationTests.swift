@@ -3,18 +3,20 @@ import Foundation
 import MQTTBridge
 import Testing
 import TopicGateAuthCore
+import TopicGateCore
 
 /// The plugin's password check, `tg_jwt_verify`, against tokens signed by the gateway's
 /// `MQTTCredentialSigner` and against hand-made forgeries.
 @Suite("Plugin: JWT password verification")
 struct JWTVerificationTests {
     static let secret = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-    static let now: Int64 = 1_800_000_000
+    static let now: UnixSeconds = 1_800_000_000
 
-    func verify(_ token: String, username: String, secret: String = Self.secret, now: Int64 = Self.now) -> tg_jwt_result
+    func verify(_ token: String, username: String, secret: String = Self.secret, now: UnixSeconds = Self.now)
+        -> tg_jwt_result
     {
         let key = Array(secret.utf8)
-        return key.withUnsafeBufferPointer { tg_jwt_verify(token, $0.baseAddress, $0.count, username, now) }
+        return key.withUnsafeBufferPointer { tg_jwt_verify(token, $0.baseAddress, $0.count, username, now.rawValue) }
     }
 
     /// A token made by hand, for the forgeries the signer would never produce.
@@ -27,20 +29,23 @@ struct JWTVerificationTests {
     @Test("A device password signed by the gateway is accepted for its own username")
     func gatewaySignedTokenVerifies() {
         let signer = MQTTCredentialSigner(secret: Self.secret, form: .jwt)
-        let token = signer.devicePassword(topic: "dev-abc", issuedAt: Self.now - 10, expiresAt: Self.now + 3600)
+        let token = signer.devicePassword(
+            topic: "dev-abc", issuedAt: Self.now - .seconds(10), expiresAt: Self.now + .seconds(3600))
         #expect(verify(token, username: "dev-abc") == TG_JWT_OK)
-        let gateway = signer.gatewayPassword(username: "topicgate", issuedAt: Self.now, expiresAt: Self.now + 60)
+        let gateway = signer.gatewayPassword(
+            username: "topicgate", issuedAt: Self.now, expiresAt: Self.now + .seconds(60))
         #expect(verify(gateway, username: "topicgate") == TG_JWT_OK)
     }
 
     @Test("Another device's token, another secret, a changed byte or an expired token is refused")
     func refusals() {
         let signer = MQTTCredentialSigner(secret: Self.secret, form: .jwt)
-        let token = signer.devicePassword(topic: "dev-abc", issuedAt: Self.now - 10, expiresAt: Self.now + 3600)
+        let token = signer.devicePassword(
+            topic: "dev-abc", issuedAt: Self.now - .seconds(10), expiresAt: Self.now + .seconds(3600))
         #expect(verify(token, username: "dev-xyz") == TG_JWT_WRONG_SUBJECT)
         #expect(verify(token, username: "dev-abc", secret: String(Self.secret.reversed())) == TG_JWT_BAD_SIGNATURE)
-        #expect(verify(token, username: "dev-abc", now: Self.now + 3600) == TG_JWT_EXPIRED)
-        #expect(verify(token, username: "dev-abc", now: Self.now + 3599) == TG_JWT_OK)
+        #expect(verify(token, username: "dev-abc", now: Self.now + .seconds(3600)) == TG_JWT_EXPIRED)
+        #expect(verify(token, username: "dev-abc", now: Self.now + .seconds(3599)) == TG_JWT_OK)
 
         var bytes = Array(token.utf8)
         let last = bytes.count - 1
@@ -48,7 +53,7 @@ struct JWTVerificationTests {
         #expect(verify(String(decoding: bytes, as: UTF8.self), username: "dev-abc") == TG_JWT_BAD_SIGNATURE)
 
         // A payload swapped under a valid signature.
-        let other = signer.devicePassword(topic: "dev-xyz", issuedAt: Self.now, expiresAt: Self.now + 3600)
+        let other = signer.devicePassword(topic: "dev-xyz", issuedAt: Self.now, expiresAt: Self.now + .seconds(3600))
         let parts = token.split(separator: ".")
         let otherParts = other.split(separator: ".")
         let spliced = "\(parts[0]).\(otherParts[1]).\(parts[2])"

@@ -6,9 +6,9 @@ struct AbuseLimitTests {
     @Test(
         "Limits parse from flags, and nothing else does",
         arguments: [
-            ("20/min", RateLimit(count: 20, periodMillis: 60_000)), ("5/s", RateLimit(count: 5, periodMillis: 1_000)),
-            ("1000/h", RateLimit(count: 1000, periodMillis: 3_600_000)),
-            ("3/day", RateLimit(count: 3, periodMillis: 86_400_000)),
+            ("20/min", RateLimit(count: 20, period: .seconds(60))), ("5/s", RateLimit(count: 5, period: .seconds(1))),
+            ("1000/h", RateLimit(count: 1000, period: .seconds(3600))),
+            ("3/day", RateLimit(count: 3, period: .seconds(86400))),
         ])
     func parsing(text: String, limit: RateLimit) {
         #expect(RateLimit(parsing: text) == limit)
@@ -22,14 +22,14 @@ struct AbuseLimitTests {
 
     @Test("A bucket gives its burst, then one token per refill interval; a spend never goes below empty")
     func bucket() {
-        let limit = RateLimit(count: 3, periodMillis: 60_000)
+        let limit = RateLimit(count: 3, period: .seconds(60))
         var bucket = TokenBucket(limit: limit, now: 0)
-        for _ in 0..<3 { #expect(bucket.take(limit: limit, now: 0) == 0) }
-        #expect(bucket.take(limit: limit, now: 0) == 20_000)
-        #expect(bucket.take(limit: limit, now: 10_000) == 10_000)
-        #expect(bucket.take(limit: limit, now: 20_000) == 0)
+        for _ in 0..<3 { #expect(bucket.take(limit: limit, now: 0) == .zero) }
+        #expect(bucket.take(limit: limit, now: 0) == .seconds(20))
+        #expect(bucket.take(limit: limit, now: 10_000) == .seconds(10))
+        #expect(bucket.take(limit: limit, now: 20_000) == .zero)
         for _ in 0..<5 { bucket.spend(limit: limit, now: 20_000) }
-        #expect(bucket.wait(limit: limit, now: 20_000) == 20_000)
+        #expect(bucket.wait(limit: limit, now: 20_000) == .seconds(20))
         #expect(!bucket.isFull(limit: limit, now: 60_000))
         #expect(bucket.isFull(limit: limit, now: 80_000))
     }
@@ -37,30 +37,30 @@ struct AbuseLimitTests {
     @Test("The lock starts at the Nth failure and doubles up to the maximum")
     func lockDurations() {
         let policy = LockoutPolicy(
-            failuresBeforeLock: 5, firstLockMillis: 30_000, maximumLockMillis: 3_600_000, forgetAfterMillis: 86_400_000)
-        #expect((1...4).map(policy.lockMillis(afterFailures:)) == [0, 0, 0, 0])
-        #expect((5...9).map(policy.lockMillis(afterFailures:)) == [30_000, 60_000, 120_000, 240_000, 480_000])
-        #expect(policy.lockMillis(afterFailures: 12) == 3_600_000)
-        #expect(policy.lockMillis(afterFailures: 1_000) == 3_600_000)
+            failuresBeforeLock: 5, firstLock: .seconds(30), maximumLock: .seconds(3_600), forgetAfter: .seconds(86_400))
+        #expect((1...4).map(policy.lock(afterFailures:)) == [.zero, .zero, .zero, .zero])
+        #expect((5...9).map(policy.lock(afterFailures:)) == [30, 60, 120, 240, 480].map(Duration.seconds))
+        #expect(policy.lock(afterFailures: 12) == .seconds(3_600))
+        #expect(policy.lock(afterFailures: 1_000) == .seconds(3_600))
     }
 
     @Test("Failures lock, the lock runs out, and failures are forgotten after a quiet day")
     func lockoutState() {
         let policy = LockoutPolicy.perAccount
         var state = LockoutState()
-        for second in 0..<4 { state.recordFailure(policy: policy, now: Int64(second) * 1000) }
-        #expect(state.remainingLock(now: 4_000) == 0)
+        for second in 0..<4 { state.recordFailure(policy: policy, now: UnixMillis(Int64(second) * 1000)) }
+        #expect(state.remainingLock(now: 4_000) == .zero)
         state.recordFailure(policy: policy, now: 4_000)
-        #expect(state.remainingLock(now: 4_000) == 30_000)
-        #expect(state.remainingLock(now: 34_000) == 0)
+        #expect(state.remainingLock(now: 4_000) == .seconds(30))
+        #expect(state.remainingLock(now: 34_000) == .zero)
         #expect(!state.isForgotten(policy: policy, now: 34_000))
         state.recordFailure(policy: policy, now: 40_000)
-        #expect(state.remainingLock(now: 40_000) == 60_000)
-        let dayLater = 40_000 + policy.forgetAfterMillis + 1
+        #expect(state.remainingLock(now: 40_000) == .seconds(60))
+        let dayLater = UnixMillis(40_000) + policy.forgetAfter + .milliseconds(1)
         #expect(state.isForgotten(policy: policy, now: dayLater))
         state.recordFailure(policy: policy, now: dayLater)
         #expect(state.failures == 1)
-        #expect(state.remainingLock(now: dayLater) == 0)
+        #expect(state.remainingLock(now: dayLater) == .zero)
     }
 }
 
@@ -87,13 +87,13 @@ struct LockoutAdmissionTests {
 
     @Test("A refund gives back one token, never more than the bucket holds")
     func refund() {
-        let limit = RateLimit(count: 2, periodMillis: 3_600_000)
+        let limit = RateLimit(count: 2, period: .seconds(3600))
         var bucket = TokenBucket(limit: limit, now: 0)
         bucket.spend(limit: limit, now: 0)
         bucket.spend(limit: limit, now: 0)
-        #expect(bucket.wait(limit: limit, now: 0) > 0)
+        #expect(bucket.wait(limit: limit, now: 0) > .zero)
         bucket.refund(limit: limit, now: 0)
-        #expect(bucket.wait(limit: limit, now: 0) == 0)
+        #expect(bucket.wait(limit: limit, now: 0) == .zero)
         bucket.refund(limit: limit, now: 0)
         bucket.refund(limit: limit, now: 0)
         #expect(bucket.tokens == 2)

@@ -93,14 +93,14 @@ struct PushEndToEndTests {
         let aEndpoint = try await world.install(token: a.token)
         let bEndpoint = try await world.install(token: b.token)
 
-        let now = Int64(Date().timeIntervalSince1970)
+        let now = UnixSeconds.wallClock
         var tampered = Array(aEndpoint.password.utf8)
         tampered[tampered.count - 2] =
             tampered[tampered.count - 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
         let passwords = [
             "wrong": String(decoding: tampered, as: UTF8.self),
             "expired": world.broker.signer.devicePassword(
-                topic: aEndpoint.topic, issuedAt: now - 7200, expiresAt: now - 3600),
+                topic: aEndpoint.topic, issuedAt: now - .seconds(7200), expiresAt: now - .seconds(3600)),
             "other device's": bEndpoint.password,
             "empty": "",
         ]

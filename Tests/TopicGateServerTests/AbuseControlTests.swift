@@ -27,8 +27,8 @@ struct AbuseControlTests {
         let clock = ManualClock()
         var abuse = AbuseControls()
         abuse.proxyTrust = .anyPeer
-        abuse.signupsPerAddress = RateLimit(count: 3, periodMillis: 60_000)
-        abuse.signupsPerApp = RateLimit(count: 5, periodMillis: 60_000)
+        abuse.signupsPerAddress = RateLimit(count: 3, period: .seconds(60))
+        abuse.signupsPerApp = RateLimit(count: 5, period: .seconds(60))
         let server = try await TestServer.make(abuse: abuse, clock: clock)
         try await server.run { client in
             func signUp(_ address: String) async throws -> TestServer.Reply {
@@ -65,7 +65,7 @@ struct AbuseControlTests {
     func loginFailureLimit() async throws {
         var abuse = AbuseControls()
         abuse.proxyTrust = .anyPeer
-        abuse.loginFailuresPerAddress = RateLimit(count: 3, periodMillis: 3_600_000)
+        abuse.loginFailuresPerAddress = RateLimit(count: 3, period: .seconds(3600))
         let server = try await TestServer.make(abuse: abuse)
         try await server.run { client in
             _ = try await client.normalUser("carol")
@@ -87,7 +87,7 @@ struct AbuseControlTests {
     func appBudgetCannotBeTurnedAgainstUsers() async throws {
         var abuse = AbuseControls()
         abuse.proxyTrust = .anyPeer
-        abuse.loginFailuresPerApp = RateLimit(count: 10, periodMillis: 3_600_000)
+        abuse.loginFailuresPerApp = RateLimit(count: 10, period: .seconds(3600))
         let server = try await TestServer.make(abuse: abuse)
         try await server.run { client in
             for name in ["carol", "dave", "erin", "frank", "gina"] { _ = try await client.normalUser(name) }
@@ -128,7 +128,7 @@ struct AbuseControlTests {
         #expect(AddressGroup.key("203.0.113.9") == "203.0.113.9")
         var abuse = AbuseControls()
         abuse.proxyTrust = .anyPeer
-        abuse.loginFailuresPerAddress = RateLimit(count: 3, periodMillis: 3_600_000)
+        abuse.loginFailuresPerAddress = RateLimit(count: 3, period: .seconds(3600))
         let server = try await TestServer.make(abuse: abuse)
         try await server.run { client in
             _ = try await client.normalUser("carol")

@@ -200,7 +200,7 @@ struct PasswordGuessingTests {
     @Test("Failures for unknown names spend their own budget: a user's and the admin's logins still work")
     func adminIsNotLockedOutByUsers() async throws {
         var abuse = Self.trusting()
-        abuse.loginFailuresPerApp = RateLimit(count: 3, periodMillis: 3_600_000)
+        abuse.loginFailuresPerApp = RateLimit(count: 3, period: .seconds(3600))
         let server = try await TestServer.make(abuse: abuse)
         try await server.run { client in
             _ = try await client.normalUser("carl")
@@ -225,7 +225,7 @@ struct PasswordGuessingTests {
     @Test("A right password gives its reserved budget token back")
     func successRefundsTheBudget() async throws {
         var abuse = Self.trusting()
-        abuse.loginFailuresPerAddress = RateLimit(count: 2, periodMillis: 3_600_000)
+        abuse.loginFailuresPerAddress = RateLimit(count: 2, period: .seconds(3600))
         let server = try await TestServer.make(abuse: abuse)
         try await server.run { client in
             _ = try await client.normalUser("dora")
@@ -243,7 +243,7 @@ struct DiskFillingTests {
     @Test("Thing registrations and onboardings of new things spend the sign-up budget of the address")
     func thingRegistrationsAreLimited() async throws {
         var abuse = PasswordGuessingTests.trusting()
-        abuse.signupsPerAddress = RateLimit(count: 3, periodMillis: 3_600_000)
+        abuse.signupsPerAddress = RateLimit(count: 3, period: .seconds(3600))
         let server = try await TestServer.make(abuse: abuse)
         try await server.run { client in
             func register(_ index: Int) async throws -> TestServer.Reply {
@@ -272,7 +272,7 @@ struct DiskFillingTests {
     func stateCaps() async throws {
         var abuse = AbuseControls()
         abuse.maximumStateBytes = 1000
-        abuse.statesPerThing = RateLimit(count: 5, periodMillis: 60_000)
+        abuse.statesPerThing = RateLimit(count: 5, period: .seconds(60))
         abuse.maximumStatesPerThing = 3
         // A clock that stands still: a loaded machine must not refill the bucket meanwhile.
         let server = try await TestServer.make(abuse: abuse, clock: ManualClock())

@@ -114,6 +114,7 @@ struct PushDeliveryIsolationTests {
         for _ in 0..<4 { outcomes.append(await service.deliverBatch()) }
         #expect(outcomes == [.failed, .failed, .more, .idle])
         #expect(link.delivered == ["fine-1", "fine-2"])
+        try await service.settlement.flush()
         #expect(try await store.pendingMessageCount() == 0)
         let letters = try await store.deadLetters(appID: app.id, limit: 10, before: nil)
         #expect(letters.map(\.letter.message.id) == ["a"])
@@ -157,11 +158,13 @@ struct PushDeliveryIsolationTests {
             store: store, devices: LiveInstallations(store: store), link: PickyLink(), wakeup: Wakeup(),
             time: .system, logger: Logger(label: "test"), metrics: ServerMetrics(), completion: completion)
         #expect(await service.deliverBatch() == .failed)
+        try await service.settlement.flush()
         #expect(completion.delivered.withLock { $0 } == [app.id: ["c-fine"]])
         #expect(completion.failed.withLock { $0 }.isEmpty)
         #expect(await service.deliverBatch() == .failed)
         #expect(await service.deliverBatch() == .more)
         #expect(completion.failed.withLock { $0 } == [app.id: ["c-poison"]])
+        try await service.settlement.flush()
         #expect(completion.delivered.withLock { $0 } == [app.id: ["c-fine"]])
         #expect(try await store.pendingMessageCount() == 0)
     }
@@ -258,6 +261,7 @@ struct PushDeliveryIsolationTests {
         clock.advance(seconds: 2)
         #expect(await service.deliverBatch() == .idle)
         #expect(link.delivered.sorted() == ["a on-a one", "a unnamed one", "b on-b one"])
+        try await service.settlement.flush()
         #expect(try await store.pendingMessageCount() == 0)
     }
 
@@ -289,6 +293,7 @@ struct PushDeliveryIsolationTests {
         #expect(await service.deliverBatch(checkingOutbox: false) == .failed)
         #expect(link.delivered == ["fine-1", "fine-2"])
         #expect(await service.deliverBatch(checkingOutbox: false) == .handed)
+        try await service.settlement.flush()
         // The failed one, recorded with its attempt, comes back from the outbox, alone.
         #expect(try await store.pendingMessages(limit: 10).map(\.id) == ["b"])
         #expect(await service.deliverBatch() == .failed)
@@ -297,7 +302,7 @@ struct PushDeliveryIsolationTests {
     }
 
     @Test(
-        "A push its request publishes itself is out before the write returns; the delivery service records its outcome (settled, or tried again from the outbox); past the cap the service publishes it"
+        "A push its request publishes itself is out before the write returns: an acknowledged one is settled without the delivery service, a failed one is handed to it and tried again from the outbox"
     )
     func publishedByRequest() async throws {
         let (store, app, user, directory) = try await Self.storeWithUser(devices: [("topic-1", nil)])
@@ -305,17 +310,16 @@ struct PushDeliveryIsolationTests {
         let fresh = FreshPushes(startedCapacity: 2)
         let link = EagerLink()
         let (service, pipeline) = try await Self.threeWritten(
-            through: link, store: store, app: app, user: user, fresh: fresh, settlement: nil)
-        // Two published by their requests; the third, past the cap, waits for the service.
-        #expect(link.published.withLock { $0 } == ["fine-1", "poison"])
+            through: link, store: store, app: app, user: user, fresh: fresh)
+        // Answered at once, none holds the cap: each published by its own request.
+        #expect(link.published.withLock { $0 } == ["fine-1", "poison", "fine-2"])
         // All three stay reserved: the outbox claim of this gateway skips them.
         #expect(fresh.unreserved(try await store.pendingMessages(limit: 10)).isEmpty)
-        #expect(await service.deliverBatch(checkingOutbox: false) == .more)
-        #expect(try await store.pendingMessages(limit: 10).map(\.id) == ["b", "c"])
+        #expect(service.settlement.holds("a") && service.settlement.holds("c"))
+        #expect(!service.settlement.holds("b"))
+        // The failed one is the delivery service's: it records the attempt.
         #expect(await service.deliverBatch(checkingOutbox: false) == .failed)
-        #expect(await service.deliverBatch(checkingOutbox: false) == .more)
-        #expect(link.published.withLock { $0 } == ["fine-1", "poison", "fine-2"])
-        #expect(await service.deliverBatch(checkingOutbox: false) == .handed)
+        try await service.settlement.flush()
         // The unacknowledged one is in the outbox with its attempt, for another try.
         let left = try await store.pendingMessages(limit: 10)
         #expect(left.map(\.id) == ["b"])
@@ -336,14 +340,12 @@ struct PushDeliveryIsolationTests {
     /// A delivery service on `link` and a pipeline that publishes what it writes, with "a"
     /// ("fine-1"), "b" ("poison") and "c" ("fine-2") written to the user, one request each.
     static func threeWritten(
-        through link: EagerLink, store: any Store, app: App, user: User, fresh: FreshPushes,
-        settlement: DeliverySettlement?
+        through link: EagerLink, store: any Store, app: App, user: User, fresh: FreshPushes
     ) async throws -> (PushDeliveryService, PushPipeline) {
         let service = PushDeliveryService(
             store: store, devices: LiveInstallations(store: store), link: link, wakeup: Wakeup(), time: .system,
             logger: Logger(label: "test"), metrics: ServerMetrics(), completion: CommandDelivery(store: store),
-            fresh: fresh, gatewayID: "gw-1",
-            settlement: settlement)
+            fresh: fresh, gatewayID: "gw-1")
         let pipeline = PushPipeline(delivery: service)
         for (id, text) in [("a", "fine-1"), ("b", "poison"), ("c", "fine-2")] {
             try await pipeline.dispatch(
@@ -361,12 +363,10 @@ struct PushDeliveryIsolationTests {
         let (store, app, user, directory) = try await Self.storeWithUser(devices: [("topic-1", nil)])
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let fresh = FreshPushes(startedCapacity: 2)
-        let settlement = DeliverySettlement(
-            store: store, completion: CommandDelivery(store: store), fresh: fresh, time: .system,
-            logger: Logger(label: "test"))
         let link = EagerLink(holding: true)
         let (service, _) = try await Self.threeWritten(
-            through: link, store: store, app: app, user: user, fresh: fresh, settlement: settlement)
+            through: link, store: store, app: app, user: user, fresh: fresh)
+        let settlement = service.settlement
         // Two published and unanswered: the third, past the cap, is left to the service.
         #expect(link.published.withLock { $0 } == ["fine-1", "poison"])
         #expect(!fresh.mayStart)
@@ -395,15 +395,12 @@ struct PushDeliveryIsolationTests {
         let (store, app, user, directory) = try await Self.storeWithUser(devices: [("topic-1", nil)])
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let fresh = FreshPushes()
-        let settlement = DeliverySettlement(
-            store: store, completion: CommandDelivery(store: store), fresh: fresh, time: .system,
-            logger: Logger(label: "test"))
         let link = PickyLink()
         let service = PushDeliveryService(
             store: store, devices: LiveInstallations(store: store), link: link, wakeup: Wakeup(), time: .system,
             logger: Logger(label: "test"),
-            metrics: ServerMetrics(), completion: CommandDelivery(store: store), fresh: fresh, gatewayID: "gw-1",
-            settlement: settlement)
+            metrics: ServerMetrics(), completion: CommandDelivery(store: store), fresh: fresh, gatewayID: "gw-1")
+        let settlement = service.settlement
         let pipeline = PushPipeline(delivery: service, publishedHereUpTo: 0)
         // One from memory, one only in the outbox (another gateway's, whose lease ran out).
         try await pipeline.dispatch(
@@ -414,7 +411,7 @@ struct PushDeliveryIsolationTests {
                 OutboxMessage(
                     id: "b", appID: app.id, payload: Array("fine-2".utf8), recipients: [.user(user.id)], acceptedAt: 2)
             ],
-            claimedBy: "gw-dead", leaseUntil: 0)
+            claim: OutboxClaim(gateway: "gw-dead", leaseUntil: 0))
         #expect(await service.deliverBatch(checkingOutbox: false) == .more)
         #expect(await service.deliverBatch() == .idle)
         #expect(link.delivered == ["fine-1", "fine-2"])

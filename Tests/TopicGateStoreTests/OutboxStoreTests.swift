@@ -51,7 +51,7 @@ struct OutboxStoreTests {
     func commandWithPush(_ engine: StoreEngine) async throws {
         let (store, command) = try await storeWithThing(engine)
         func queued(_ id: String) -> QueuedPush {
-            QueuedPush(message: message(id, commandID: "c1"), claimedBy: "gw-1", leaseUntil: 99)
+            QueuedPush(message: message(id, commandID: "c1"), claim: OutboxClaim(gateway: "gw-1", leaseUntil: 99))
         }
         try await store.insertCommand(command, queueing: queued("m1"))
         #expect(try await store.command(appID: appID, id: "c1")?.state == .sending)
@@ -230,7 +230,9 @@ struct OutboxStoreTests {
     func commandMarks(_ engine: StoreEngine) async throws {
         let (store, command) = try await storeWithThing(engine)
         try await store.insertCommand(
-            command, queueing: QueuedPush(message: message("m1", commandID: "c1"), claimedBy: "gw-1", leaseUntil: 99))
+            command,
+            queueing: QueuedPush(
+                message: message("m1", commandID: "c1"), claim: OutboxClaim(gateway: "gw-1", leaseUntil: 99)))
         try await store.markSendFailed(appID: appID, ids: ["c1"], at: 40)
         #expect(try await store.command(appID: appID, id: "c1")?.state == .sendFailed)
         try await store.markDelivered(appID: appID, ids: ["c1"], at: 50)

@@ -40,9 +40,9 @@ final class BrokerLink: Service {
             maxInflightMessages: 1000)
         // The gateway's password is the plugin's superuser's: short-lived, signed for each CONNECT.
         let username = configuration.gatewayUsername
-        let lifetime = configuration.gatewayPasswordLifetime.components.seconds
+        let lifetime = configuration.gatewayPasswordLifetime
         link.renewPassword = {
-            let now = time.now().seconds.rawValue
+            let now = time.seconds()
             return signer.gatewayPassword(username: username, issuedAt: now, expiresAt: now + lifetime)
         }
         if let tls = configuration.brokerTLS {
@@ -199,7 +199,7 @@ final class BrokerLink: Service {
     func revoke(_ installations: [Installation]) async {
         let revocations = installations.compactMap { installation in
             installation.credentialsExpireAt.map {
-                MQTTControlMessage.Revocation(username: installation.mqttTopic, expiresAt: $0.rawValue)
+                MQTTControlMessage.Revocation(username: installation.mqttTopic, expiresAt: $0)
             }
         }
         // Not connected: there is no live connection to kick, and the revocations are in the

@@ -27,7 +27,7 @@ struct KiiErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as StoreUnavailable {
             context.logger.warning("Database unavailable", metadata: ["error": "\(error)"])
             var unavailable = KiiError(.temporarilyUnavailable, "The service is temporarily unavailable; try again.")
-            unavailable.setRetryAfter(millis: 1_000)
+            unavailable.setRetryAfter(.seconds(1))
             return try unavailable.response(from: request, context: context)
         } catch is NIOTooManyBytesError {
             return try KiiError(.requestTooLarge, "The request body is too large.").response(

@@ -45,6 +45,11 @@ extension Parameters {
         return reference
     }
 
+    /// The installation the path names: its ID or `{deviceType}:{registrationID}`.
+    func installationReference() throws -> InstallationReference {
+        InstallationReference(pathSegment: try require("installation"))
+    }
+
     /// A Thing-IF target, `thing:{thingID}` (the prefix in any case).
     func target(appID: AppID) throws -> ThingReference {
         let segment = try require("target")

@@ -129,13 +129,13 @@ struct LinkService: Sendable {
         let attempt: AbuseGuard.Attempt
         do throws(AbuseGuard.Refusal) {
             attempt = try await abuse.admit(appID: app.id, address: address, lockouts: lockouts)
-        } catch .budgetSpent(let millis) {
-            throw PasswordCheck.budgetSpent(retryAfterMillis: millis)
-        } catch .locked(let millis) {
+        } catch .budgetSpent(let wait) {
+            throw PasswordCheck.budgetSpent(retryAfter: wait)
+        } catch .locked(let wait) {
             try await audit.record(
                 .linkLoginLocked, appID: app.id, actor: "anonymous", account: account, address: address,
-                detail: "locked for \(millis / 1000) s more")
-            throw LoginService.locked(retryAfterMillis: millis)
+                detail: "locked for \(wait.components.seconds) s more")
+            throw LoginService.locked(retryAfter: wait)
         } catch .busy {
             throw AbuseGuard.busy()
         } catch .unavailable {

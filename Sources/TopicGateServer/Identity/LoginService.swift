@@ -81,12 +81,12 @@ struct LoginService: Sendable {
         let attempt: AbuseGuard.Attempt
         do throws(AbuseGuard.Refusal) {
             attempt = try await abuse.begin(appID: app.id, address: address, lockouts: [], appBudget: false)
-        } catch .budgetSpent(let millis), .locked(let millis) {
+        } catch .budgetSpent(let wait), .locked(let wait) {
             throw KiiError.tooManyRequests(
-                "Too many failed logins from this address; try again later.", retryAfterMillis: millis)
+                "Too many failed logins from this address; try again later.", retryAfter: wait)
         } catch .busy {
             // No lockout keys here, so never busy; refused like a spent budget if it were.
-            throw KiiError.tooManyRequests("Too many logins at once; try again.", retryAfterMillis: 1_000)
+            throw KiiError.tooManyRequests("Too many logins at once; try again.", retryAfter: .seconds(1))
         } catch .unavailable {
             throw AbuseGuard.unavailable()
         }
@@ -136,9 +136,9 @@ struct LoginService: Sendable {
 
     /// A locked login name or external ID, answered as Kii does (400, "The login name is
     /// locked"), with how long the lock lasts in `retryAfter` and `Retry-After`.
-    static func locked(retryAfterMillis: Int64) -> KiiError {
+    static func locked(retryAfter: Duration) -> KiiError {
         var error = KiiError.oauth(.invalidGrant, "The login name is locked")
-        error.setRetryAfter(millis: retryAfterMillis)
+        error.setRetryAfter(retryAfter)
         return error
     }
 

@@ -72,7 +72,10 @@ final class DeliverySettlement: Service, Sendable {
         }
         guard !messages.isEmpty || !commands.isEmpty else { return }
         do {
-            try await Self.write(delivered: messages, commands: commands, to: store, completion, at: time.now())
+            // The completions first: a crash before the messages leave delivers and completes
+            // them again.
+            if !commands.isEmpty { try await completion.delivered(commands, at: time.now()) }
+            try await store.completeMessages(ids: messages)
         } catch {
             state.withLock { state in
                 state.writing.subtract(messages)
@@ -83,17 +86,6 @@ final class DeliverySettlement: Service, Sendable {
         }
         state.withLock { state in state.writing.subtract(messages) }
         fresh.release(messages)
-    }
-
-    /// Completes the `commands` of the `delivered` messages, then removes the messages from the
-    /// outbox (in this order: a crash in between delivers and completes them again).
-    static func write(
-        delivered: [PushMessageID], commands: [AppID: [CommandID]], to store: any OutboxStore,
-        _ completion: any PushCompletion,
-        at now: UnixMillis
-    ) async throws {
-        if !commands.isEmpty { try await completion.delivered(commands, at: now) }
-        try await store.completeMessages(ids: delivered)
     }
 
     func run() async throws {

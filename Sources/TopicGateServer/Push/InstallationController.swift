@@ -27,7 +27,7 @@ struct InstallationController<Context: CallerRequestContext>: Sendable {
         group.get("installations/:installation") { request, context in
             let caller = try context.caller
             let installation = try await installations.find(
-                caller: caller, reference: try context.parameters.require("installation"))
+                caller: caller, reference: try context.parameters.installationReference())
             var json: [String: JSONValue] = [
                 "installationID": .string(installation.id.rawValue),
                 "installationRegistrationID": .string(installation.registrationID),
@@ -45,16 +45,16 @@ struct InstallationController<Context: CallerRequestContext>: Sendable {
         group.delete("installations/:installation") { request, context in
             let caller = try context.caller
             try await installations.delete(
-                caller: caller, reference: try context.parameters.require("installation"))
+                caller: caller, reference: try context.parameters.installationReference())
             return JSONResponse.noContent()
         }
         group.get("installations/:installation/mqtt-endpoint") { request, context in
             let caller = try context.caller
             let endpoint = try await installations.endpoint(
-                caller: caller, reference: try context.parameters.require("installation"))
+                caller: caller, reference: try context.parameters.installationReference())
             return JSONResponse.make(
                 status: .ok, body: endpoint.json, mediaType: "application/vnd.kii.MQTTEndpointResponse+json",
-                headers: [HTTPField.Name("X-MQTT-TTL")!: String(endpoint.ttl)])
+                headers: [HTTPField.Name("X-MQTT-TTL")!: String(endpoint.ttl.components.seconds)])
         }
     }
 }

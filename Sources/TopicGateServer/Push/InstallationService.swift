@@ -76,14 +76,14 @@ struct InstallationService: Sendable {
 
     /// An installation by `{installationID}` or `{deviceType}:{registrationID}`, if the caller
     /// is the one it is bound to, or the admin.
-    func find(caller: Caller, reference: String) async throws -> Installation {
+    func find(caller: Caller, reference: InstallationReference) async throws -> Installation {
         let found: Installation?
-        if let colon = reference.firstIndex(of: ":") {
+        switch reference {
+        case .registration(let deviceType, let registrationID):
             found = try await store.installation(
-                appID: caller.appID, deviceType: String(reference[..<colon]),
-                registrationID: String(reference[reference.index(after: colon)...]))
-        } else {
-            found = try await store.installation(appID: caller.appID, id: InstallationID(reference))
+                appID: caller.appID, deviceType: deviceType, registrationID: registrationID)
+        case .id(let id):
+            found = try await store.installation(appID: caller.appID, id: id)
         }
         guard let installation = found else { throw Self.notFound(appID: caller.appID, reference) }
         guard caller.principal == .admin || caller.principal == installation.principal else {
@@ -94,12 +94,12 @@ struct InstallationService: Sendable {
 
     /// Deletes the installation: nothing is routed to it from now on and its MQTT connection
     /// is kicked.
-    func delete(caller: Caller, reference: String) async throws {
+    func delete(caller: Caller, reference: InstallationReference) async throws {
         let installation = try await find(caller: caller, reference: reference)
         try await revocation.revoke(appID: caller.appID, .one(installation.id))
     }
 
-    func endpoint(caller: Caller, reference: String) async throws -> MQTTEndpoint {
+    func endpoint(caller: Caller, reference: InstallationReference) async throws -> MQTTEndpoint {
         let installation = try await find(caller: caller, reference: reference)
         guard installation.receivesPushes else {
             throw KiiError.invalidInput(
@@ -120,14 +120,14 @@ struct InstallationService: Sendable {
         guard try await store.recordCredentials(appID: installation.appID, id: installation.id, expiresAt: expiresAt)
         else {
             // Revoked while this request ran: the broker refuses only the credentials it knew.
-            throw Self.notFound(appID: installation.appID, installation.id.rawValue)
+            throw Self.notFound(appID: installation.appID, .id(installation.id))
         }
         let broker = try await broker(serving: installation, in: brokers)
         let ports = broker.publicPorts
         return MQTTEndpoint(
             installationID: installation.id, username: installation.mqttTopic,
             password: signer.devicePassword(
-                topic: installation.mqttTopic, issuedAt: now.rawValue, expiresAt: expiresAt.rawValue),
+                topic: installation.mqttTopic, issuedAt: now, expiresAt: expiresAt),
             mqttTopic: installation.mqttTopic, host: broker.publicHost, portTCP: ports.tcp, portSSL: ports.ssl,
             portWS: ports.ws, portWSS: ports.wss, ttl: push.credentialTTL)
     }
@@ -154,9 +154,9 @@ struct InstallationService: Sendable {
         return brokers.broker(serving: installation)
     }
 
-    static func notFound(appID: AppID, _ reference: String) -> KiiError {
+    static func notFound(appID: AppID, _ reference: InstallationReference) -> KiiError {
         KiiError(
             .installationNotFound, "The installation \(reference) was not found.",
-            context: ["installationID": .string(reference), "appID": .string(appID.rawValue)])
+            context: ["installationID": .string(reference.description), "appID": .string(appID.rawValue)])
     }
 }

@@ -26,8 +26,8 @@ public struct PushConfiguration: Sendable {
     /// Ports devices are told when they differ from where TopicGate listens (a proxy or NAT in
     /// front, or an external broker's own TLS and WebSockets listeners).
     public var publicPorts: MQTTPorts?
-    /// Seconds an MQTT password stays valid (`X-MQTT-TTL`).
-    public var credentialTTL: Int64
+    /// How long an MQTT password stays valid (`X-MQTT-TTL`, in whole seconds).
+    public var credentialTTL: Duration
     /// How device passwords are written: compact (default, fits every Kii SDK) or JWT.
     public var credentialForm: MQTTCredentialForm = .compact
     /// TLS to the brokers (given as `mqtts://`); nil: plain MQTT.
@@ -44,7 +44,7 @@ public struct PushConfiguration: Sendable {
 
     public init(
         broker: Broker, secretFile: String, gatewayUsername: String = "topicgate", advertisedHost: String,
-        credentialTTL: Int64 = 30 * 24 * 3600
+        credentialTTL: Duration = .seconds(30 * 24 * 3600)
     ) {
         self.broker = broker
         self.secretFile = secretFile

@@ -38,23 +38,45 @@ struct PushDeliveryService: Service {
     /// on (a command's state).
     let completion: any PushCompletion
     /// What this gateway's outbox writer hands over once on disk.
-    var fresh = FreshPushes()
+    let fresh: FreshPushes
     /// This gateway, as its outbox claims name it.
-    var gatewayID = ServerConfiguration.newGatewayID()
+    let gatewayID: String
     /// How long a claim keeps other gateways off a message.
-    var outboxLease: Duration = .seconds(30)
+    let outboxLease: Duration
     /// Messages taken from the outbox at once.
-    var batchSize = 200
+    let batchSize = 200
     /// Failed deliveries after which a message is a dead letter.
-    var deadLetterAfter = 3
+    let deadLetterAfter = 3
     /// How long a message that waits for a broker that is down is left alone.
-    var brokerRetry: Duration = .seconds(1)
+    let brokerRetry: Duration = .seconds(1)
     /// Which devices are connected: a traced push records, per device, whether the broker
     /// acknowledged it while the device was online.
-    var presence: DevicePresence?
+    let presence: DevicePresence?
     /// Where delivered messages are settled (completed, removed from the outbox) off the
-    /// delivery path; nil: settled inline before the next batch.
-    var settlement: DeliverySettlement?
+    /// delivery path; it runs as a service of its own (`PushPipeline.services`).
+    let settlement: DeliverySettlement
+
+    init(
+        store: any OutboxStore & DeliveryTraceStore, devices: LiveInstallations, link: any DeviceLink, wakeup: Wakeup,
+        time: TimeSource, logger: Logger, metrics: ServerMetrics, completion: any PushCompletion,
+        fresh: FreshPushes = FreshPushes(), gatewayID: String = ServerConfiguration.newGatewayID(),
+        outboxLease: Duration = .seconds(30), presence: DevicePresence? = nil
+    ) {
+        self.store = store
+        self.devices = devices
+        self.link = link
+        self.wakeup = wakeup
+        self.time = time
+        self.logger = logger
+        self.metrics = metrics
+        self.completion = completion
+        self.fresh = fresh
+        self.gatewayID = gatewayID
+        self.outboxLease = outboxLease
+        self.presence = presence
+        settlement = DeliverySettlement(
+            store: store, completion: completion, fresh: fresh, time: time, logger: logger)
+    }
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
@@ -120,7 +142,7 @@ struct PushDeliveryService: Service {
     /// outbox for another try, or delivered (those waiting for their settlement to be written
     /// are released by `DeliverySettlement` then).
     private func release(_ messages: [OutboxMessage]) {
-        fresh.release(messages.map(\.id).filter { settlement?.holds($0) != true })
+        fresh.release(messages.map(\.id).filter { !settlement.holds($0) })
     }
 
     /// Publishes `batch` and settles each message: delivered ones leave the outbox, refused
@@ -221,12 +243,7 @@ struct PushDeliveryService: Service {
         let delivered = batch.indices.filter { !failed.contains($0) && !waiting.contains($0) && refused[$0] == nil }
         try await store.postponeMessages(ids: waiting.map { batch[$0].id }, until: now + brokerRetry)
         let commands = Self.commands(of: batch, acknowledged: acknowledged.subtracting(refused.keys))
-        if let settlement {
-            settlement.settle(messages: delivered.map { batch[$0].id }, commands: commands)
-        } else {
-            try await DeliverySettlement.write(
-                delivered: delivered.map { batch[$0].id }, commands: commands, to: store, completion, at: now)
-        }
+        settlement.settle(messages: delivered.map { batch[$0].id }, commands: commands)
         guard failed.isEmpty else {
             let giveUp = failed.filter { alone && batch[$0].attempts + 1 >= deadLetterAfter }
             try await store.recordFailedAttempt(ids: failed.subtracting(giveUp).map { batch[$0].id })
@@ -249,14 +266,14 @@ struct PushDeliveryService: Service {
     /// Leaves the outcome of a batch its request published (`start`) to the brokers' answers.
     /// On the thread that receives the last of them, a batch whose every publication was
     /// acknowledged and that nothing traces is settled in memory (`DeliverySettlement`) and
-    /// released; anything else (a failure, a trace to write, no settlement) is handed to the
+    /// released; anything else (a failure, a trace to write) is handed to the
     /// delivery task, woken for it, which records it with `finish`. A push then wakes no task of
     /// the gateway's after its request.
     func follow(_ started: StartedBatch) {
         fresh.follow()
         started.pending.whenSettled { [self] failures in
             fresh.followed()
-            guard failures.isEmpty, let settlement, !started.messages.contains(where: \.traced) else {
+            guard failures.isEmpty, !started.messages.contains(where: \.traced) else {
                 fresh.handOver(
                     StartedBatch(
                         messages: started.messages, publications: started.publications, owners: started.owners,

@@ -58,19 +58,16 @@ final class PushPipeline: PushDispatcher {
         completion: any PushCompletion, wakeup: Wakeup, gatewayID: String,
         lease: Duration, time: TimeSource, logger: Logger, metrics: ServerMetrics, presence: DevicePresence
     ) {
-        let fresh = FreshPushes()
-        let settlement = DeliverySettlement(
-            store: store, completion: completion, fresh: fresh, time: time, logger: logger)
         self.init(
             delivery: PushDeliveryService(
                 store: store, devices: LiveInstallations(store: store), link: link, wakeup: wakeup, time: time,
-                logger: logger, metrics: metrics, completion: completion, fresh: fresh, gatewayID: gatewayID,
-                outboxLease: lease, presence: presence, settlement: settlement))
+                logger: logger, metrics: metrics, completion: completion, gatewayID: gatewayID,
+                outboxLease: lease, presence: presence))
     }
 
     /// What runs for the pipeline: the settlement before the delivery service, so that it is
     /// stopped after it and settles what the last deliveries left.
-    var services: [any Service] { (delivery.settlement.map { [$0] } ?? []) + [delivery] }
+    var services: [any Service] { [delivery.settlement, delivery] }
 
     func dispatch(_ message: OutboxMessage, storing record: ((QueuedPush?) async throws -> Void)?) async throws {
         guard !message.recipients.isEmpty else {
@@ -78,9 +75,7 @@ final class PushPipeline: PushDispatcher {
             return
         }
         guard let record else { return try await enqueue(message) }
-        try await claim([message]) { gateway, leaseUntil in
-            try await record(QueuedPush(message: message, claimedBy: gateway, leaseUntil: leaseUntil))
-        }
+        try await claim([message]) { claim in try await record(QueuedPush(message: message, claim: claim)) }
     }
 
     /// Waits for the next group write to carry `message`.
@@ -125,9 +120,7 @@ final class PushPipeline: PushDispatcher {
 
     /// Writes `messages` in one transaction and publishes or hands them over.
     private func write(_ messages: [OutboxMessage]) async throws {
-        try await claim(messages) { gateway, leaseUntil in
-            try await delivery.store.enqueue(messages, claimedBy: gateway, leaseUntil: leaseUntil)
-        }
+        try await claim(messages) { claim in try await delivery.store.enqueue(messages, claim: claim) }
     }
 
     /// Reserves `messages` among the fresh pushes, runs `write` with this gateway's claim on them
@@ -135,11 +128,12 @@ final class PushPipeline: PushDispatcher {
     /// connected and not too many published batches wait for their outcome), leaving their
     /// outcome to the brokers' answers (`PushDeliveryService.follow`), and hands the others to
     /// the delivery service, waking it; releases them all when the write fails.
-    private func claim(_ messages: [OutboxMessage], _ write: (String, UnixMillis) async throws -> Void) async throws {
+    private func claim(_ messages: [OutboxMessage], _ write: (OutboxClaim) async throws -> Void) async throws {
         let fresh = delivery.fresh
         fresh.reserve(messages)
         do {
-            try await write(delivery.gatewayID, delivery.time.now() + delivery.outboxLease)
+            try await write(
+                OutboxClaim(gateway: delivery.gatewayID, leaseUntil: delivery.time.now() + delivery.outboxLease))
         } catch {
             fresh.release(messages.map(\.id))
             throw error

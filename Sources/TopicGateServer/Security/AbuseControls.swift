@@ -6,14 +6,14 @@ public import TopicGateCore
 public struct AbuseControls: Sendable {
     /// New users (pseudo or normal) and new things (registration, onboarding) per client
     /// address, and per app.
-    public var signupsPerAddress: RateLimit? = RateLimit(count: 60, periodMillis: 3_600_000)
-    public var signupsPerApp: RateLimit? = RateLimit(count: 10_000, periodMillis: 3_600_000)
+    public var signupsPerAddress: RateLimit? = RateLimit(count: 60, period: .seconds(3_600))
+    public var signupsPerApp: RateLimit? = RateLimit(count: 10_000, period: .seconds(3_600))
     /// Failed token-endpoint and link logins per client address, and per app: past either,
     /// the token endpoint answers 429 until the budget refills.
-    public var loginFailuresPerAddress: RateLimit? = RateLimit(count: 100, periodMillis: 3_600_000)
-    public var loginFailuresPerApp: RateLimit? = RateLimit(count: 5_000, periodMillis: 3_600_000)
+    public var loginFailuresPerAddress: RateLimit? = RateLimit(count: 100, period: .seconds(3_600))
+    public var loginFailuresPerApp: RateLimit? = RateLimit(count: 5_000, period: .seconds(3_600))
     /// States one thing may report (HTTP or MQTT); past it, 429 (HTTP) or dropped (MQTT).
-    public var statesPerThing: RateLimit? = RateLimit(count: 120, periodMillis: 60_000)
+    public var statesPerThing: RateLimit? = RateLimit(count: 120, period: .seconds(60))
     /// The largest state one report may carry, in bytes of JSON.
     public var maximumStateBytes = 65_536
     /// The most history rows kept per thing (the oldest go first, within the retention).

@@ -45,7 +45,7 @@ final class AbuseGuard: Sendable {
     /// Waiting checks of one account take turns trying the ledger.
     private let admissions = Turnstile()
     /// A check its gateway never ended (it died) stops counting as in flight after this.
-    static let checkTimeoutMillis: Int64 = 60_000
+    static let checkTimeout: Duration = .seconds(60)
 
     init(controls: AbuseControls, time: TimeSource, ledger: any AbuseLedger = MemoryAbuseLedger()) {
         self.controls = controls
@@ -55,19 +55,19 @@ final class AbuseGuard: Sendable {
 
     /// Counts a new user or thing from `address` in `appID`; 429 when either budget is spent.
     func admitSignup(appID: AppID, address: String?) async throws(KiiError) {
-        let now = time.now().rawValue  // the abuse records count in raw milliseconds
+        let now = time.now()
         var counted: [(Key, RateLimit)] = []
         if let limit = controls.signupsPerAddress, let address {
             counted.append((.signupsFromAddress(AddressGroup.key(address)), limit))
         }
         if let limit = controls.signupsPerApp { counted.append((.signupsInApp(appID), limit)) }
         let limits = counted
-        let waiting = try await step(limits.map(\.0), now: now) { records -> Int64 in
+        let waiting = try await step(limits.map(\.0), now: now) { records -> Duration in
             let waits = limits.map { key, limit in
                 var bucket = records[key.ledgerKey]?.bucket ?? TokenBucket(limit: limit, now: now)
                 return bucket.wait(limit: limit, now: now)
             }
-            guard let longest = waits.max(), longest > 0 else {
+            guard let longest = waits.max(), longest > .zero else {
                 for (key, limit) in limits {
                     var record = records[key.ledgerKey] ?? AbuseRecord()
                     var bucket = record.bucket ?? TokenBucket(limit: limit, now: now)
@@ -75,20 +75,20 @@ final class AbuseGuard: Sendable {
                     record.bucket = bucket
                     records[key.ledgerKey] = record
                 }
-                return 0
+                return .zero
             }
             return longest
         }
-        if waiting > 0 {
+        if waiting > .zero {
             throw KiiError.tooManyRequests(
-                "Too many new users from this address or for this app; try again later.", retryAfterMillis: waiting)
+                "Too many new users from this address or for this app; try again later.", retryAfter: waiting)
         }
     }
 
     /// Counts one state report of `thing`; 429 once its budget is spent.
     func admitState(appID: AppID, thing: ThingID) async throws(KiiError) {
         guard let limit = controls.statesPerThing else { return }
-        let now = time.now().rawValue  // the abuse records count in raw milliseconds
+        let now = time.now()
         let key = Key.statesOfThing(appID, thing)
         let waiting = try await step([key], now: now) { records in
             var record = records[key.ledgerKey] ?? AbuseRecord()
@@ -98,9 +98,9 @@ final class AbuseGuard: Sendable {
             records[key.ledgerKey] = record
             return waiting
         }
-        if waiting > 0 {
+        if waiting > .zero {
             throw KiiError.tooManyRequests(
-                "This thing reports its state too often; try again later.", retryAfterMillis: waiting)
+                "This thing reports its state too often; try again later.", retryAfter: waiting)
         }
     }
 
@@ -122,9 +122,9 @@ final class AbuseGuard: Sendable {
     /// Why an attempt was not admitted.
     enum Refusal: Error, Sendable {
         /// The failure budget of the address or the app is spent.
-        case budgetSpent(retryAfterMillis: Int64)
+        case budgetSpent(retryAfter: Duration)
         /// A lockout key is locked.
-        case locked(retryAfterMillis: Int64)
+        case locked(retryAfter: Duration)
         /// As many attempts as a lockout key admits are being checked now (`admit` waits for
         /// them, and says so only when they stayed in flight for as long as it waits).
         case busy
@@ -134,7 +134,7 @@ final class AbuseGuard: Sendable {
 
     /// 429 for a check that waited for its turn as long as `admit` waits.
     static func busy() -> KiiError {
-        KiiError.tooManyRequests("Too many checks of this account at once; try again.", retryAfterMillis: 1_000)
+        KiiError.tooManyRequests("Too many checks of this account at once; try again.", retryAfter: .seconds(1))
     }
 
     /// 503 when the records shared by the gateways cannot be reached: no check without them.
@@ -185,7 +185,7 @@ final class AbuseGuard: Sendable {
     func begin(
         appID: AppID, address: String?, lockouts: [Key], appBudget: Bool = true, knownAccount: Bool = true
     ) async throws(Refusal) -> Attempt {
-        let now = time.now().rawValue  // the abuse records count in raw milliseconds
+        let now = time.now()
         var counted = failureLimits(appID: appID, address: address, knownAccount: knownAccount)
         if !appBudget {
             counted.removeAll {
@@ -201,16 +201,16 @@ final class AbuseGuard: Sendable {
             outcome = try await step(limits.map(\.0) + lockouts, now: now) { records -> Result<Attempt, Refusal> in
                 var slowed = false
                 let waiting =
-                    limits.map { key, limit -> Int64 in
+                    limits.map { key, limit -> Duration in
                         var bucket = records[key.ledgerKey]?.bucket
-                        let wait = bucket?.wait(limit: limit, now: now) ?? 0
-                        if case .loginFailuresInApp = key, wait > 0 {
+                        let wait = bucket?.wait(limit: limit, now: now) ?? .zero
+                        if case .loginFailuresInApp = key, wait > .zero {
                             slowed = true
-                            return 0
+                            return .zero
                         }
                         return wait
-                    }.max() ?? 0
-                if waiting > 0 { return .failure(.budgetSpent(retryAfterMillis: waiting)) }
+                    }.max() ?? .zero
+                if waiting > .zero { return .failure(.budgetSpent(retryAfter: waiting)) }
                 for key in lockouts {
                     let record = records[key.ledgerKey]
                     let lockout = record?.lockout ?? LockoutState()
@@ -219,7 +219,7 @@ final class AbuseGuard: Sendable {
                     case .admitted: continue
                     case .busy: return .failure(.busy)
                     case .locked:
-                        return .failure(.locked(retryAfterMillis: max(lockout.remainingLock(now: now), 1_000)))
+                        return .failure(.locked(retryAfter: max(lockout.remainingLock(now: now), .seconds(1))))
                     }
                 }
                 for (key, limit) in limits {
@@ -230,7 +230,7 @@ final class AbuseGuard: Sendable {
                     records[key.ledgerKey] = record
                 }
                 for key in lockouts {
-                    records[key.ledgerKey, default: AbuseRecord()].beginCheck(until: now + Self.checkTimeoutMillis)
+                    records[key.ledgerKey, default: AbuseRecord()].beginCheck(until: now + Self.checkTimeout)
                 }
                 return .success(Attempt(budgets: limits.map(\.0), lockouts: lockouts, slowed: slowed))
             }
@@ -243,9 +243,9 @@ final class AbuseGuard: Sendable {
     /// Ends an admitted attempt. A failure counts toward each lockout key; a success gives the
     /// budget tokens back and forgets the failures of the account keys (an address's lockout
     /// keeps counting). When the shared records cannot be reached, the attempt stops counting
-    /// as in flight after `checkTimeoutMillis`.
+    /// as in flight after `checkTimeout`.
     func end(_ attempt: Attempt, succeeded: Bool) async {
-        let now = time.now().rawValue  // the abuse records count in raw milliseconds
+        let now = time.now()
         // The budgets change only when a success gives their tokens back: a failure locks (and,
         // on a shared ledger, waits for) the account's rows alone, not the app-wide budget's.
         _ = try? await step(attempt.lockouts + (succeeded ? attempt.budgets : []), now: now) { records in
@@ -274,7 +274,7 @@ final class AbuseGuard: Sendable {
     /// from what it holds, and a record that holds nothing is dropped. An unreachable ledger
     /// is a 503.
     private func step<Result: Sendable>(
-        _ keys: [Key], now: Int64, _ body: @escaping @Sendable (inout [String: AbuseRecord]) -> Result
+        _ keys: [Key], now: UnixMillis, _ body: @escaping @Sendable (inout [String: AbuseRecord]) -> Result
     ) async throws(KiiError) -> Result {
         do {
             return try await ledger.withRecords(keys.map(\.ledgerKey), now: now) { records in

@@ -7,6 +7,6 @@ protocol AbuseLedger: Sendable {
     /// no other step on these keys interleaves with, on any gateway sharing the ledger; keeps
     /// the records it leaves (a record it removed, or one already expired, is dropped).
     func withRecords<Result: Sendable>(
-        _ keys: [String], now: Int64, _ body: @escaping @Sendable (inout [String: AbuseRecord]) -> Result
+        _ keys: [String], now: UnixMillis, _ body: @escaping @Sendable (inout [String: AbuseRecord]) -> Result
     ) async throws -> Result
 }

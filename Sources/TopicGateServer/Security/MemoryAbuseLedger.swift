@@ -15,7 +15,7 @@ final class MemoryAbuseLedger: AbuseLedger {
     init(pruneThreshold: Int = 50_000) { self.pruneThreshold = pruneThreshold }
 
     func withRecords<Result: Sendable>(
-        _ keys: [String], now: Int64, _ body: @escaping @Sendable (inout [String: AbuseRecord]) -> Result
+        _ keys: [String], now: UnixMillis, _ body: @escaping @Sendable (inout [String: AbuseRecord]) -> Result
     ) async throws -> Result {
         state.withLock { state in
             var records: [String: AbuseRecord] = [:]

@@ -56,13 +56,13 @@ struct PasswordCheck: Sendable {
         do throws(AbuseGuard.Refusal) {
             attempt = try await abuse.admit(
                 appID: account.appID, address: address, lockouts: [lockKey], knownAccount: hash != nil)
-        } catch .budgetSpent(let millis) {
-            throw Self.budgetSpent(retryAfterMillis: millis)
-        } catch .locked(let millis) {
+        } catch .budgetSpent(let wait) {
+            throw Self.budgetSpent(retryAfter: wait)
+        } catch .locked(let wait) {
             try await audit.record(
                 .loginLocked, appID: account.appID, actor: actor, subjectID: account.subjectID,
-                account: account.presented, address: address, detail: "locked for \(millis / 1000) s more")
-            throw Self.locked(retryAfterMillis: millis, style: style)
+                account: account.presented, address: address, detail: "locked for \(wait.components.seconds) s more")
+            throw Self.locked(retryAfter: wait, style: style)
         } catch .busy {
             throw AbuseGuard.busy()
         } catch .unavailable {
@@ -105,20 +105,20 @@ struct PasswordCheck: Sendable {
     }
 
     /// 429: the failure budget of the client address or of the app is spent.
-    static func budgetSpent(retryAfterMillis: Int64) -> KiiError {
+    static func budgetSpent(retryAfter: Duration) -> KiiError {
         KiiError.tooManyRequests(
             "Too many failed logins from this address or for this app; try again later.",
-            retryAfterMillis: retryAfterMillis)
+            retryAfter: retryAfter)
     }
 
-    static func locked(retryAfterMillis: Int64, style: Style) -> KiiError {
+    static func locked(retryAfter: Duration, style: Style) -> KiiError {
         switch style {
         case .oauth:
-            return LoginService.locked(retryAfterMillis: retryAfterMillis)
+            return LoginService.locked(retryAfter: retryAfter)
         case .api:
             return KiiError.tooManyRequests(
                 "Too many wrong passwords for this account: it is locked; try again later.",
-                retryAfterMillis: retryAfterMillis)
+                retryAfter: retryAfter)
         }
     }
 }

@@ -7,9 +7,9 @@ struct SharedAbuseLedger: AbuseLedger {
     let store: any AbuseRecordStore
 
     func withRecords<Result: Sendable>(
-        _ keys: [String], now: Int64, _ body: @escaping @Sendable (inout [String: AbuseRecord]) -> Result
+        _ keys: [String], now: UnixMillis, _ body: @escaping @Sendable (inout [String: AbuseRecord]) -> Result
     ) async throws -> Result {
-        try await store.updateAbuseRecords(keys: keys, now: UnixMillis(now)) { stored in
+        try await store.updateAbuseRecords(keys: keys, now: now) { stored in
             var records: [String: AbuseRecord] = [:]
             for (key, text) in stored {
                 records[key] = (try? JSONReader.value(Array(text.utf8))).flatMap(AbuseRecord.init(json:))
@@ -21,7 +21,7 @@ struct SharedAbuseLedger: AbuseLedger {
                 // updateValue: a nil (drop the record) must be kept, not remove the key.
                 changed.updateValue(
                     records[key].map {
-                        StoredAbuseRecord(text: JSONWriter.string($0.json), expiresAt: UnixMillis($0.expiresAt))
+                        StoredAbuseRecord(text: JSONWriter.string($0.json), expiresAt: $0.expiresAt)
                     },
                     forKey: key)
             }

@@ -66,14 +66,14 @@ struct GatewayController<Context: CallerRequestContext>: Sendable {
     }
 
     /// `expires_in` in seconds, as a number or a string (kii_go sends a string, `""` for none).
-    static func expiresIn(_ body: [String: JSONValue]) throws -> Int64? {
+    static func expiresIn(_ body: [String: JSONValue]) throws -> Duration? {
         switch body["expires_in"] {
         case nil, .null?: return nil
         case .string(let text)? where text.isEmpty: return nil
         case .string(let text)?:
             guard let seconds = Int64(text), seconds > 0 else { throw badExpiry }
-            return seconds
-        case .int(let seconds)? where seconds > 0: return seconds
+            return .seconds(seconds)
+        case .int(let seconds)? where seconds > 0: return .seconds(seconds)
         default: throw badExpiry
         }
     }

@@ -85,16 +85,16 @@ struct GatewayService: Sendable {
     }
 
     /// `POST …/things/{gateway}/end-nodes/{endNode}/token`: a token that acts as the end node,
-    /// for a gateway that reports for it. `expiresIn`: seconds, nil for no expiry.
+    /// for a gateway that reports for it. `expiresIn`: nil for no expiry.
     func token(
         caller: Caller, gateway reference: ThingReference, endNode endNodeReference: ThingReference,
-        expiresIn: Int64?
+        expiresIn: Duration?
     ) async throws -> JSONValue {
         let gateway = try await managedGateway(
             caller: caller, reference, to: "issue tokens for this gateway's end nodes")
         let endNode = try await attachedEndNode(caller: caller, gateway: gateway, endNodeReference)
         if endNode.disabled { throw KiiError.thingDisabled(endNode.id) }
-        let expiresAt = expiresIn.map { time.now() + .seconds($0) }
+        let expiresAt = expiresIn.map { time.now() + $0 }
         let token = try await tokens.issue(appID: caller.appID, principal: .thing(endNode.id), expiresAt: expiresAt)
         return tokens.grantBody(id: endNode.id.rawValue, token: token, expiresAt: expiresAt)
     }

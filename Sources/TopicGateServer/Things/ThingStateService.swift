@@ -48,7 +48,7 @@ struct ThingStateService: Sendable {
     /// dropped with a log line. `receivedAt` (when the gateway got it from the broker) is the
     /// state's time: gateways sharing the state subscription record one thing's states in the
     /// order they arrived, whichever handled them first.
-    func ingest(topic: String, payload: [UInt8], receivedAt: Int64? = nil) async {
+    func ingest(topic: String, payload: [UInt8], receivedAt: UnixMillis? = nil) async {
         guard topic.hasSuffix("/state") else { return }
         let mqttTopic = String(topic.dropLast("/state".count))
         do {
@@ -72,7 +72,7 @@ struct ThingStateService: Sendable {
             } else {
                 records = [ThingStateRecord(state: report.state, recordedAt: 0)]
             }
-            try await record(appID: installation.appID, thing: thing, records, at: receivedAt.map { UnixMillis($0) })
+            try await record(appID: installation.appID, thing: thing, records, at: receivedAt)
         } catch {
             logger.info("State published over MQTT dropped", metadata: ["topic": "\(topic)", "error": "\(error)"])
         }

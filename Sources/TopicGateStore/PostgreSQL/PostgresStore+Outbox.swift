@@ -5,20 +5,18 @@ public import TopicGateCore
 extension PostgresStore: OutboxStore {
     public func enqueue(_ messages: [OutboxMessage], claim: OutboxClaim?) async throws {
         try await write { connection in
-            try await Self.insertOutboxRows(
-                connection, messages, claimedBy: claim?.gateway, leaseUntil: claim?.leaseUntil)
+            try await Self.insertOutboxRows(connection, messages, claim: claim)
         }
     }
 
     /// Writes `push` (if any) into the outbox within the caller's transaction.
     static func queue(_ push: QueuedPush?, in connection: PostgresConnection) async throws {
         guard let push else { return }
-        try await insertOutboxRows(connection, [push.message], claimedBy: push.claimedBy, leaseUntil: push.leaseUntil)
+        try await insertOutboxRows(connection, [push.message], claim: push.claim)
     }
 
     static func insertOutboxRows(
-        _ connection: PostgresConnection, _ messages: [OutboxMessage], claimedBy gateway: String?,
-        leaseUntil: UnixMillis?
+        _ connection: PostgresConnection, _ messages: [OutboxMessage], claim: OutboxClaim?
     ) async throws {
         for message in messages {
             try await connection.run(
@@ -27,7 +25,7 @@ extension PostgresStore: OutboxStore {
                     lease_until, traced)
                 VALUES (\(message.id), \(message.appID), \(ByteBuffer(bytes: message.payload)),
                     \(StoredForm.recipients(message.recipients)), \(message.acceptedAt), \(message.commandID),
-                    \(gateway), \(leaseUntil ?? 0), \(message.traced))
+                    \(claim?.gateway), \(claim?.leaseUntil ?? 0), \(message.traced))
                 """)
         }
     }

@@ -5,18 +5,18 @@ public import TopicGateCore
 extension SQLiteStore: OutboxStore {
     public func enqueue(_ messages: [OutboxMessage], claim: OutboxClaim?) async throws {
         try await write { db in
-            try Self.insertOutboxRows(db, messages, claimedBy: claim?.gateway, leaseUntil: claim?.leaseUntil)
+            try Self.insertOutboxRows(db, messages, claim: claim)
         }
     }
 
     /// Writes `push` (if any) into the outbox within the caller's transaction.
     static func queue(_ push: QueuedPush?, in db: Database) throws {
         guard let push else { return }
-        try insertOutboxRows(db, [push.message], claimedBy: push.claimedBy, leaseUntil: push.leaseUntil)
+        try insertOutboxRows(db, [push.message], claim: push.claim)
     }
 
     static func insertOutboxRows(
-        _ db: Database, _ messages: [OutboxMessage], claimedBy gateway: String?, leaseUntil: UnixMillis?
+        _ db: Database, _ messages: [OutboxMessage], claim: OutboxClaim?
     ) throws {
         let statement = try db.cachedStatement(
             sql: """
@@ -27,7 +27,7 @@ extension SQLiteStore: OutboxStore {
             try statement.execute(arguments: [
                 message.id.rawValue, message.appID.rawValue, Data(message.payload),
                 StoredForm.recipients(message.recipients), message.acceptedAt,
-                message.commandID?.rawValue, gateway, (leaseUntil ?? 0).rawValue, message.traced,
+                message.commandID?.rawValue, claim?.gateway, (claim?.leaseUntil ?? 0).rawValue, message.traced,
             ])
         }
     }
