@@ -7,18 +7,42 @@ import Synchronization
 /// read at is the current one, so a decision is never made on facts older than a change that
 /// returned.
 ///
-/// A store has one only when it sees every change the moment it commits (the embedded SQLite
-/// store: its own commits at once, another process's on the same file within a fraction of a
-/// second); a store shared by several gateways has none, and those facts are then read on every
-/// request.
+/// The embedded store moves it on for every commit it sees (its own at once, another process's
+/// on the same file within a fraction of a second). A store shared by several gateways moves it
+/// on for its own commits before they return, and for the other gateways' when their change
+/// reaches this one through the change feed; while the feed is not heard the generation is
+/// `distrust`ed: it moves on at every reading, so nothing kept is current and nothing read is
+/// kept (every request reads through).
 public final class AccessGeneration: Sendable {
     private let value = Atomic<UInt64>(0)
+    private let trusted: Atomic<Bool>
 
-    public init() {}
+    /// `trusted: false` for a generation that waits for its change feed to be heard.
+    public init(trusted: Bool = true) {
+        self.trusted = Atomic(trusted)
+    }
 
     /// Take this before reading: a value read afterwards is current only while this is.
-    public var current: UInt64 { value.load(ordering: .acquiring) }
+    public var current: UInt64 {
+        if trusted.load(ordering: .acquiring) { return value.load(ordering: .acquiring) }
+        return value.add(1, ordering: .acquiringAndReleasing).newValue
+    }
+
+    /// Whether values read at this generation may be kept.
+    public var isTrusted: Bool { trusted.load(ordering: .acquiring) }
 
     /// Called once a change committed, before the write that made it returns.
     public func advance() { value.add(1, ordering: .releasing) }
+
+    /// Nothing kept counts, and nothing read is kept, until `trust()`.
+    public func distrust() {
+        trusted.store(false, ordering: .releasing)
+        advance()
+    }
+
+    /// Starts over, trusted: what was read before is not current.
+    public func trust() {
+        advance()
+        trusted.store(true, ordering: .releasing)
+    }
 }

@@ -7,9 +7,24 @@ public enum StoreCaching: Sendable {
     /// second). Facts are kept while the generation they were read at stands: `access` for
     /// what decides who may do what, `installations` for which devices a push goes to.
     case generations(access: AccessGeneration, installations: AccessGeneration)
-    /// Other gateways change the database unseen until their change reaches this one: nothing
-    /// about access is kept, every request reads what it decides on.
-    case readThrough
+    /// A store several gateways share: the generations move on for this gateway's own commits
+    /// before they return, and for the others' when the change feed brings them (within
+    /// milliseconds). They are trusted only while the feed is heard (`CacheInvalidationService`
+    /// trusts and distrusts them); until then every request reads what it decides on.
+    case sharedGenerations(access: AccessGeneration, installations: AccessGeneration)
+
+    /// The generations, whoever moves them.
+    public var generations: (access: AccessGeneration, installations: AccessGeneration) {
+        switch self {
+        case .generations(let access, let installations), .sharedGenerations(let access, let installations):
+            (access, installations)
+        }
+    }
+
+    /// Whether other gateways change the same data (so counts kept here go stale unseen).
+    public var isShared: Bool {
+        if case .generations = self { false } else { true }
+    }
 }
 
 /// A store, as far as it states what its gateway may keep in memory.
@@ -19,13 +34,9 @@ public protocol StatesCaching: Sendable {
 }
 
 extension StatesCaching {
-    /// The generation access facts are kept under; nil when nothing about access may be kept.
-    public var accessGeneration: AccessGeneration? {
-        if case .generations(let access, _) = caching { access } else { nil }
-    }
+    /// The generation access facts are kept under.
+    public var accessGeneration: AccessGeneration { caching.generations.access }
 
-    /// The generation recipients' installations are kept under; nil when they may not be kept.
-    public var installationGeneration: AccessGeneration? {
-        if case .generations(_, let installations) = caching { installations } else { nil }
-    }
+    /// The generation recipients' installations are kept under.
+    public var installationGeneration: AccessGeneration { caching.generations.installations }
 }

@@ -8,18 +8,25 @@ public enum StoreChange: Sendable, Hashable {
     case principalDeleted(AppID)
     /// An app's credentials changed.
     case app(AppID)
+    /// Something that decides who may do what changed (`WatchedChanges.access`): a token, a
+    /// user or thing, a membership, an ownership, a subscription, a topic.
+    case access
+    /// Which devices a push goes to changed (`WatchedChanges.installations`).
+    case installations
     /// Changes may have been missed (the feed started or reconnected): drop everything.
     case unknown
     /// A gateway's sign of life on the feed: it proves the feed still carries notifications.
     case heartbeat
 
     /// The change as the text of one notification: `topic <app> <address>`, `principal <app>`,
-    /// `app <app>`.
+    /// `app <app>`, `access`, `installations`.
     public var payload: String {
         switch self {
         case .topic(let app, let address): "topic \(app.rawValue) \(address)"
         case .principalDeleted(let app): "principal \(app.rawValue)"
         case .app(let app): "app \(app.rawValue)"
+        case .access: "access"
+        case .installations: "installations"
         case .unknown: "unknown"
         case .heartbeat: "heartbeat"
         }
@@ -34,6 +41,8 @@ public enum StoreChange: Sendable, Hashable {
         case ("principal", 2): self = .principalDeleted(AppID(parts[1]))
         case ("app", 2): self = .app(AppID(parts[1]))
         case ("heartbeat", 1): self = .heartbeat
+        case ("access", 1): self = .access
+        case ("installations", 1): self = .installations
         default: self = .unknown
         }
     }

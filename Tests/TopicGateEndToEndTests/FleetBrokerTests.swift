@@ -134,6 +134,21 @@ struct FleetBrokerTests {
                 }
                 #expect(error?.code == .connectionRefused)
             }
+
+            // Gateway B kept the owner's devices (it sent to them above); the device deleted
+            // through A is no recipient of B's either: nothing is published on its topic, watched
+            // with the gateways' own credentials (which may read any topic), while the owner's
+            // other device receives.
+            let watcher = try fleet.two.gatewayClient(clientID: "watcher-\(UUID().uuidString.prefix(8))")
+            defer { watcher.shutdown() }
+            try await watcher.connect(timeout: .seconds(5))
+            try await watcher.subscribe(ownerTwo.topic)
+            let watched = ReceivedMessages(watcher)
+            try await b.send(topic, token: owner.token, message: "after the delete").expect(.created)
+            let kept = await inboxes[0].wait(for: 4)
+            #expect(kept.last?.object["msg"]?.stringValue == "after the delete")
+            try await Task.sleep(for: .seconds(1))
+            #expect(watched.all.isEmpty, "B published to the deleted device")
         }
     }
 

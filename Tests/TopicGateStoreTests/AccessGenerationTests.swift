@@ -3,10 +3,12 @@ import Testing
 import TopicGateCore
 import TopicGateStore
 
-/// The embedded store's access generation: every committed change that can alter a decision
-/// moves it on before the write returns (the caches of token holders, access contexts and
-/// subscribers rely on it); new principals, new tokens and last-seen times do not.
-@Suite("Store: access generation (SQLite)")
+/// A store's access generation: every committed change that can alter a decision moves it on
+/// before the write returns (the caches of token holders, access contexts and subscribers rely
+/// on it); new principals, new tokens and last-seen times do not. The same on both engines (the
+/// PostgreSQL store judges its statements by the same rules; its generation starts untrusted,
+/// until its change feed is heard, and is trusted here by hand).
+@Suite("Store: access generation")
 struct AccessGenerationTests {
     let appID = AppID("app1")
     let ann = UserID("ann")
@@ -18,9 +20,11 @@ struct AccessGenerationTests {
 
     /// A store with users ann and bob, ann's token, ann's group g, thing lamp and the app topic
     /// news.
-    func newStore() async throws -> (any Store, AccessGeneration) {
-        let store = try await StoreEngine.sqlite.newStore(appID: appID)
-        let generation = try #require(store.accessGeneration)
+    func newStore(_ engine: StoreEngine) async throws -> (any Store, AccessGeneration) {
+        let store = try await engine.newStore(appID: appID)
+        let generation = store.accessGeneration
+        generation.trust()
+        store.installationGeneration.trust()
         for id in [ann, bob] {
             try await store.insertUser(User(id: id, appID: appID, passwordHash: "h", createdAt: 1, modifiedAt: 1))
         }
@@ -37,63 +41,69 @@ struct AccessGenerationTests {
     }
 
     /// Whether `change` moved the generation on by the time it returned.
-    func moves(_ change: (any Store) async throws -> Void) async throws -> Bool {
-        let (store, generation) = try await newStore()
+    func moves(_ engine: StoreEngine, _ change: (any Store) async throws -> Void) async throws -> Bool {
+        let (store, generation) = try await newStore(engine)
         let before = generation.current
         try await change(store)
         return generation.current != before
     }
 
-    @Test("Revoking tokens, disabling or deleting a user or thing moves it on")
-    func principals() async throws {
-        #expect(try await moves { _ = try await $0.revokeTokens(appID: appID, principal: .user(ann), keeping: nil) })
-        #expect(try await moves { _ = try await $0.setDisabled(appID: appID, .user(ann), disabled: true, at: 2) })
-        #expect(try await moves { _ = try await $0.setDisabled(appID: appID, .thing(lamp), disabled: true, at: 2) })
-        #expect(try await moves { _ = try await $0.deleteUser(appID: appID, id: ann) })
-        #expect(try await moves { _ = try await $0.deleteThing(appID: appID, id: lamp) })
+    @Test("Revoking tokens, disabling or deleting a user or thing moves it on", arguments: StoreEngine.allCases)
+    func principals(engine: StoreEngine) async throws {
+        #expect(
+            try await moves(engine) { _ = try await $0.revokeTokens(appID: appID, principal: .user(ann), keeping: nil) }
+        )
+        #expect(
+            try await moves(engine) { _ = try await $0.setDisabled(appID: appID, .user(ann), disabled: true, at: 2) })
+        #expect(
+            try await moves(engine) { _ = try await $0.setDisabled(appID: appID, .thing(lamp), disabled: true, at: 2) })
+        #expect(try await moves(engine) { _ = try await $0.deleteUser(appID: appID, id: ann) })
+        #expect(try await moves(engine) { _ = try await $0.deleteThing(appID: appID, id: lamp) })
     }
 
-    @Test("Any update of a user but its last-seen time moves it on")
-    func userUpdates() async throws {
+    @Test("Any update of a user but its last-seen time moves it on", arguments: StoreEngine.allCases)
+    func userUpdates(engine: StoreEngine) async throws {
         #expect(
-            try await moves { store in
+            try await moves(engine) { store in
                 var user = try #require(try await store.user(appID: appID, id: ann))
                 user.profile.displayName = "Ann"
                 try await store.updateUser(user)
             })
-        #expect(try await !moves { try await $0.touchUser(appID: appID, id: ann, at: 5) })
+        #expect(try await !moves(engine) { try await $0.touchUser(appID: appID, id: ann, at: 5) })
     }
 
-    @Test("Memberships, ownerships, subscriptions and topics move it on")
-    func memberships() async throws {
-        #expect(try await moves { _ = try await $0.addMember(appID: appID, group: group, user: bob) })
-        #expect(try await moves { _ = try await $0.deleteGroup(appID: appID, id: group) })
-        #expect(try await moves { _ = try await $0.addOwner(appID: appID, thing: lamp, owner: .user(ann)) })
+    @Test("Memberships, ownerships, subscriptions and topics move it on", arguments: StoreEngine.allCases)
+    func memberships(engine: StoreEngine) async throws {
+        #expect(try await moves(engine) { _ = try await $0.addMember(appID: appID, group: group, user: bob) })
+        #expect(try await moves(engine) { _ = try await $0.deleteGroup(appID: appID, id: group) })
+        #expect(try await moves(engine) { _ = try await $0.addOwner(appID: appID, thing: lamp, owner: .user(ann)) })
         #expect(
-            try await moves { _ = try await $0.subscribe(appID: appID, address: news, subscriber: .user(ann), at: 2) })
-        #expect(try await moves { _ = try await $0.deleteTopic(appID: appID, address: news) })
+            try await moves(engine) {
+                _ = try await $0.subscribe(appID: appID, address: news, subscriber: .user(ann), at: 2)
+            })
+        #expect(try await moves(engine) { _ = try await $0.deleteTopic(appID: appID, address: news) })
     }
 
-    @Test("New users and tokens and a last-seen time leave it where it was")
-    func inserts() async throws {
+    @Test("New users and tokens and a last-seen time leave it where it was", arguments: StoreEngine.allCases)
+    func inserts(engine: StoreEngine) async throws {
         #expect(
-            try await !moves {
+            try await !moves(engine) {
                 try await $0.insertUser(
                     User(id: UserID("cy"), appID: appID, passwordHash: "h", createdAt: 1, modifiedAt: 1))
             })
         #expect(
-            try await !moves {
+            try await !moves(engine) {
                 try await $0.insertToken(
                     AccessToken(
                         hash: "t2", appID: appID, principal: .user(ann), expiresAt: nil, createdAt: UnixMillis(1)))
             })
-        #expect(try await !moves { try await $0.touchUser(appID: appID, id: ann, at: 5) })
+        #expect(try await !moves(engine) { try await $0.touchUser(appID: appID, id: ann, at: 5) })
     }
 
-    @Test("Any update of a thing moves it on")
-    func thingUpdates() async throws {
+    @Test("Any update of a thing moves it on", arguments: StoreEngine.allCases)
+    func thingUpdates(engine: StoreEngine) async throws {
         #expect(
-            try await moves { store in
+            try await moves(engine) { store in
                 var thing = try #require(try await store.thing(appID: appID, reference: .id(lamp)))
                 thing.vendorThingID = "v-lamp-2"
                 try await store.updateThing(thing)
@@ -102,9 +112,9 @@ struct AccessGenerationTests {
 
     /// Whether `change` moved the installation generation on by the time it returned (ann has
     /// one MQTT installation, `i1`, on broker `one`).
-    func movesDevices(_ change: (any Store) async throws -> Void) async throws -> Bool {
-        let (store, access) = try await newStore()
-        let generation = try #require(store.installationGeneration)
+    func movesDevices(_ engine: StoreEngine, _ change: (any Store) async throws -> Void) async throws -> Bool {
+        let (store, access) = try await newStore(engine)
+        let generation = store.installationGeneration
         try await store.insertInstallation(
             Installation(
                 id: InstallationID("i1"), appID: appID, principal: .user(ann), deviceType: "MQTT",
@@ -118,11 +128,11 @@ struct AccessGenerationTests {
     }
 
     @Test(
-        "Which devices a push goes to: an installation registered, revoked or moved to another broker moves the installation generation on; a last-seen time or a credentials' expiry does not"
-    )
-    func installations() async throws {
+        "Which devices a push goes to: an installation registered, revoked or moved to another broker moves the installation generation on; a last-seen time or a credentials' expiry does not",
+        arguments: StoreEngine.allCases)
+    func installations(engine: StoreEngine) async throws {
         #expect(
-            try await movesDevices {
+            try await movesDevices(engine) {
                 try await $0.insertInstallation(
                     Installation(
                         id: InstallationID("i2"), appID: appID, principal: .user(ann), deviceType: "MQTT",
@@ -130,25 +140,26 @@ struct AccessGenerationTests {
                         tokenHash: nil))
             })
         let i1 = InstallationID("i1")
-        #expect(try await movesDevices { _ = try await $0.revokeInstallations(appID: appID, .one(i1), now: 2) })
+        #expect(try await movesDevices(engine) { _ = try await $0.revokeInstallations(appID: appID, .one(i1), now: 2) })
         #expect(
-            try await movesDevices {
+            try await movesDevices(engine) {
                 _ = try await $0.revokeInstallations(appID: appID, .principal(.user(ann)), now: 2)
             })
-        #expect(try await movesDevices { try await $0.assignBroker(appID: appID, id: i1, broker: "two") })
-        #expect(try await !movesDevices { try await $0.recordLastSeen(["topic-i1": UnixMillis(5)]) })
+        #expect(try await movesDevices(engine) { try await $0.assignBroker(appID: appID, id: i1, broker: "two") })
+        #expect(try await !movesDevices(engine) { try await $0.recordLastSeen(["topic-i1": UnixMillis(5)]) })
         #expect(
-            try await !movesDevices {
+            try await !movesDevices(engine) {
                 _ = try await $0.recordCredentials(appID: appID, id: i1, expiresAt: UnixSeconds(99))
             })
     }
 
-    @Test("A write that changed nothing watched, or rolled back, leaves it where it was")
-    func unchanged() async throws {
+    @Test(
+        "A write that changed nothing watched, or rolled back, leaves it where it was", arguments: StoreEngine.allCases)
+    func unchanged(engine: StoreEngine) async throws {
         // Removing a member who is not one deletes no row.
-        #expect(try await !moves { _ = try await $0.removeMember(appID: appID, group: group, user: bob) })
+        #expect(try await !moves(engine) { _ = try await $0.removeMember(appID: appID, group: group, user: bob) })
         // A second subscription of the same subscriber is refused inside its transaction.
-        let (store, generation) = try await newStore()
+        let (store, generation) = try await newStore(engine)
         _ = try await store.subscribe(appID: appID, address: news, subscriber: .user(ann), at: 2)
         let before = generation.current
         _ = try? await store.subscribe(appID: appID, address: news, subscriber: .user(ann), at: 3)

@@ -6,19 +6,20 @@ import TopicGateStore
 /// was when they were read. Any change that could alter them moves the generation on, before
 /// its request returns, and every value read before it stops counting at once.
 ///
-/// With a store that has no generation (shared by several gateways) nothing is kept.
+/// While the generation is not trusted (a shared store whose change feed is not heard)
+/// nothing is kept: every value is read.
 final class AccessFactCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct Entry {
         let generation: UInt64
         var value: Value
     }
 
-    private let generation: AccessGeneration?
+    private let generation: AccessGeneration
     private let entries = Mutex<[Key: Entry]>([:])
     /// At most this many values are kept; past it the cache starts over.
     let capacity: Int
 
-    init(generation: AccessGeneration?, capacity: Int = 100_000) {
+    init(generation: AccessGeneration, capacity: Int = 100_000) {
         self.generation = generation
         self.capacity = capacity
     }
@@ -26,7 +27,7 @@ final class AccessFactCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
     /// The value kept for `key` if still current; otherwise `load`'s, kept unless a change
     /// committed while it was read.
     func value(_ key: Key, load: () async throws -> Value?) async throws -> Value? {
-        guard let generation else { return try await load() }
+        guard generation.isTrusted else { return try await load() }
         // Taken before the read: a change committed meanwhile makes the read stale.
         let readAt = generation.current
         if let entry = entries.withLock({ $0[key] }), entry.generation == readAt { return entry.value }
@@ -43,7 +44,7 @@ final class AccessFactCache<Key: Hashable & Sendable, Value: Sendable>: Sendable
     /// them all (kept unless a change committed while they were read). A key `load` gives no
     /// value for has none. More keys than the capacity are read, not kept.
     func values(_ keys: [Key], load: ([Key]) async throws -> [Key: Value]) async throws -> [Key: Value] {
-        guard let generation, keys.count <= capacity else { return try await load(keys) }
+        guard generation.isTrusted, keys.count <= capacity else { return try await load(keys) }
         let readAt = generation.current
         var found: [Key: Value] = [:]
         found.reserveCapacity(keys.count)

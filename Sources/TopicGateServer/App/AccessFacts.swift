@@ -3,8 +3,9 @@ import TopicGateStore
 
 /// The facts access decisions read, kept in memory while the store's access generation stands
 /// (any change to a membership, an ownership, a subscription, a thing or a principal moves it
-/// on before its request returns) and read from the store on every request when the store lets
-/// the gateway keep nothing (`StoreCaching.readThrough`):
+/// on before its request returns, and another gateway's change when the change feed brings it)
+/// and read from the store on every request while the generation is not trusted (a shared
+/// store whose feed is not heard):
 /// - a user's groups and owned things (`AccessContext`, what `AccessPolicy` needs),
 /// - each topic's subscribers with theirs (a send's recipients),
 /// - the thing a path names and its owners (a command, its results, a state report).

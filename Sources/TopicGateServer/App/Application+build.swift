@@ -81,10 +81,12 @@ public func buildApplication(
         configuration: configuration, store: store, time: time, hasher: hasher, dispatcher: pushDispatcher,
         link: brokers ?? DisconnectedDeviceLink(),
         signer: signer, logger: logger, metrics: metrics, presence: presence)
-    if let feed = store as? any StoreChangeFeed {
+    if let feed = store as? any StoreChangeFeed, case .sharedGenerations(let access, let installations) = store.caching
+    {
         services.append(
             CacheInvalidationService(
-                feed: feed, topics: environment.topicCache, apps: environment.authenticator.apps, logger: logger))
+                feed: feed, topics: environment.topicCache, apps: environment.authenticator.apps, access: access,
+                installations: installations, logger: logger))
     }
     if let idleDays = configuration.pseudoUserIdleDays {
         services.append(

@@ -4,7 +4,9 @@ import TopicGateStore
 
 /// On a store shared by several gateways: drops what this gateway's caches hold of every
 /// change any gateway commits, as the store's change feed reports it (within milliseconds on
-/// a local network). Changes made through this gateway were dropped before they returned.
+/// a local network): the topics, the apps, and the access and installation generations every
+/// other cache keeps its facts under (token holders, users, memberships, thing facts,
+/// recipients' devices). Changes made through this gateway were dropped before they returned.
 ///
 /// A cache is trusted only while the feed is heard: every gateway sends a heartbeat on the feed
 /// each `heartbeat`, and a gateway that hears nothing for `deadline` (its feed connection cut or
@@ -16,23 +18,35 @@ struct CacheInvalidationService: Service {
     let feed: any StoreChangeFeed
     let topics: TopicCache
     let apps: AppCache
+    /// The store's generations (`StoreCaching.sharedGenerations`): what decides access, and
+    /// which devices a push goes to.
+    let access: AccessGeneration
+    let installations: AccessGeneration
     let logger: Logger
     var heartbeat: Duration = .seconds(1)
     var deadline: Duration = .seconds(3)
 
     func run() async throws {
+        // Nothing is trusted until the feed is first heard.
+        topics.distrust()
+        apps.distrust()
+        access.distrust()
+        installations.distrust()
         let watch = FeedWatch()
         try? await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
-                group.addTask { [feed, deadline, topics, apps, logger] in
+                group.addTask { [feed, deadline, topics, apps, access, installations, logger] in
                     await feed.followChanges(silence: deadline) { change in
                         if watch.heardNow() {
                             // Heard again: what was missed meanwhile is unknown, so start over.
                             topics.trust()
                             apps.trust()
-                            logger.notice("The change feed is back; caches trusted again")
+                            access.trust()
+                            installations.trust()
+                            logger.notice("The change feed is heard; caches trusted")
                         }
-                        Self.apply(change, topics: topics, apps: apps)
+                        Self.apply(
+                            change, topics: topics, apps: apps, access: access, installations: installations)
                     }
                 }
                 group.addTask { [feed, heartbeat, logger] in
@@ -43,12 +57,14 @@ struct CacheInvalidationService: Service {
                         try? await Task.sleep(for: heartbeat)
                     }
                 }
-                group.addTask { [deadline, topics, apps, logger] in
+                group.addTask { [deadline, topics, apps, access, installations, logger] in
                     while !Task.isCancelled {
                         try? await Task.sleep(for: deadline / 12)
                         if let silence = watch.silent(beyond: deadline) {
                             topics.distrust()
                             apps.distrust()
+                            access.distrust()
+                            installations.distrust()
                             logger.warning(
                                 "The change feed is silent; reading through the database until it is back",
                                 metadata: ["silence": "\(silence)"])
@@ -61,15 +77,22 @@ struct CacheInvalidationService: Service {
         }
     }
 
-    static func apply(_ change: StoreChange, topics: TopicCache, apps: AppCache) {
+    static func apply(
+        _ change: StoreChange, topics: TopicCache, apps: AppCache, access: AccessGeneration,
+        installations: AccessGeneration
+    ) {
         switch change {
         case .topic(let app, let address): topics.invalidate(app, address)
         case .principalDeleted: topics.invalidateAll()
         case .app(let app): apps.forget(app)
+        case .access: access.advance()
+        case .installations: installations.advance()
         case .heartbeat: break
         case .unknown:
             topics.invalidateAll()
             apps.forgetAll()
+            access.advance()
+            installations.advance()
         }
     }
 }

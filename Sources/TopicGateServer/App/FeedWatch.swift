@@ -3,7 +3,8 @@ import Synchronization
 /// When this gateway last heard its change feed, and whether its caches are trusted now.
 final class FeedWatch: Sendable {
     private let heard = Mutex(ContinuousClock.now)
-    private let trusted = Atomic<Bool>(true)
+    /// Nothing is trusted until the feed is first heard.
+    private let trusted = Atomic<Bool>(false)
 
     /// The feed carried something. True when the caches were distrusted until now.
     func heardNow() -> Bool {

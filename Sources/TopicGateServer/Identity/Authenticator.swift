@@ -39,7 +39,7 @@ struct Authenticator: Sendable {
     func app(_ appID: String) async throws -> App {
         let now = time.now()
         if let cached = apps.app(appID, now: now) { return cached }
-        let generation = store.accessGeneration?.current ?? 0
+        let generation = store.accessGeneration.current
         guard IDSyntax.isWellFormed(appID), let app = try await store.app(id: AppID(appID)) else {
             throw KiiError(.appNotFound, "App \(appID) was not found.", context: ["appID": .string(appID)])
         }

@@ -32,7 +32,7 @@ final class BrokerBalancer: Sendable {
     /// The broker for one more installation, counted (none with a single broker).
     func assign() async throws -> String? {
         guard directory.spreads else { return nil }
-        if case .readThrough = store.caching {
+        if store.caching.isShared {
             return directory.assign(served: try await store.liveInstallationsByBroker())
         }
         let now = ContinuousClock.now

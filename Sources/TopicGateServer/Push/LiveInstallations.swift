@@ -5,7 +5,8 @@ import TopicGateStore
 /// installation was registered, revoked, deleted or moved to another broker since they were
 /// read (`Store.installationGeneration`): a revocation that returned is never missed, and a
 /// device registered a moment ago gets the next push. A principal with none is kept too.
-/// Without that generation (a store shared by several gateways) each push reads them.
+/// On a store shared by several gateways, another gateway's change reaches the generation
+/// through the change feed; while the feed is not heard each push reads them.
 struct LiveInstallations: Sendable {
     typealias Key = InApp<Principal>
 

@@ -1,10 +1,14 @@
 import Logging
 internal import PostgresNIO
 
+/// The statements of the PostgreSQL store, all of them: each reports what it changes to the
+/// transaction it runs in (`TransactionChanges`), which moves the store's generations.
 extension PostgresConnection {
     /// Every row `query` returns.
     func rows(_ query: PostgresQuery) async throws -> [PostgresColumns] {
-        try await self.query(query, logger: logger).collect().map { PostgresColumns(row: $0.makeRandomAccess()) }
+        let rows = try await self.query(query, logger: logger).collect()
+        TransactionChanges.current?.note(query.sql, returned: rows.count)
+        return rows.map { PostgresColumns(row: $0.makeRandomAccess()) }
     }
 
     /// The first row `query` returns, if any.
@@ -14,11 +18,14 @@ extension PostgresConnection {
 
     /// Runs `query`, discarding what it returns.
     func run(_ query: PostgresQuery) async throws {
-        _ = try await self.query(query, logger: logger).collect()
+        let rows = try await self.query(query, logger: logger).collect()
+        TransactionChanges.current?.note(query.sql, returned: rows.count)
     }
 
     /// How many rows `query` returns (for `… RETURNING 1`: how many it changed).
     func count(_ query: PostgresQuery) async throws -> Int {
-        try await self.query(query, logger: logger).collect().count
+        let count = try await self.query(query, logger: logger).collect().count
+        TransactionChanges.current?.note(query.sql, returned: count)
+        return count
     }
 }

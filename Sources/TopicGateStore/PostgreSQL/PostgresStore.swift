@@ -16,6 +16,10 @@ public final class PostgresStore: Sendable {
     /// How long a request waits for a connection of the pool before it is told the database is
     /// unavailable (a database that is down would otherwise keep it waiting).
     let leaseTimeout: Duration
+    /// Move on for this gateway's own commits (`TransactionChanges`) and, through the
+    /// `CacheInvalidationService`, for the other gateways'; untrusted until the feed is heard.
+    let accessGeneration = AccessGeneration(trusted: false)
+    let installationGeneration = AccessGeneration(trusted: false)
     private let running: Task<Void, Never>
 
     /// Connects to the database `location` names and brings its schema up to date (several
@@ -60,8 +64,20 @@ public final class PostgresStore: Sendable {
 
     /// Runs `body` on one connection of the pool (each statement commits on its own).
     func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let changes = TransactionChanges()
+        // Each statement commits on its own.
+        changes.committing = true
+        defer { changes.advance(access: accessGeneration, installations: installationGeneration) }
         do {
-            return try await withConnection(body)
+            return try await TransactionChanges.$current.withValue(changes) {
+                try await withConnection { connection in
+                    let value = try await body(connection)
+                    // A watched change that committed on its own (none of the store's reads makes
+                    // one: this keeps a future one from going unseen by the other gateways).
+                    for change in changes.feedChanges { try await Self.notify(connection, change) }
+                    return value
+                }
+            }
         } catch {
             throw Self.unavailable(error) ?? error
         }
@@ -135,16 +151,27 @@ public final class PostgresStore: Sendable {
         _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         let logger = self.logger
+        let changes = TransactionChanges()
+        // Moved on once the commit was asked for, whether it went through or not (an unknown
+        // outcome counts as a change); a transaction rolled back changed nothing.
+        defer {
+            if changes.committing { changes.advance(access: accessGeneration, installations: installationGeneration) }
+        }
         do {
-            return try await withConnection { connection in
-                try await connection.query("BEGIN", logger: logger)
-                do {
-                    let value = try await body(connection)
-                    try await connection.query("COMMIT", logger: logger)
-                    return value
-                } catch {
-                    _ = try? await connection.query("ROLLBACK", logger: logger)
-                    throw error
+            return try await TransactionChanges.$current.withValue(changes) {
+                try await withConnection { connection in
+                    try await connection.query("BEGIN", logger: logger)
+                    do {
+                        let value = try await body(connection)
+                        // Told to every gateway when (and only if) the transaction commits.
+                        for change in changes.feedChanges { try await Self.notify(connection, change) }
+                        changes.committing = true
+                        try await connection.query("COMMIT", logger: logger)
+                        return value
+                    } catch {
+                        _ = try? await connection.query("ROLLBACK", logger: logger)
+                        throw error
+                    }
                 }
             }
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
@@ -163,7 +190,9 @@ public final class PostgresStore: Sendable {
 }
 
 extension PostgresStore: Store {
-    /// Read through: other gateways change the database too, and their changes reach this one
-    /// only through the change feed, milliseconds later.
-    public var caching: StoreCaching { .readThrough }
+    /// Other gateways change the database too, and their changes reach this one through the
+    /// change feed, milliseconds later: what is kept is trusted only while the feed is heard.
+    public var caching: StoreCaching {
+        .sharedGenerations(access: accessGeneration, installations: installationGeneration)
+    }
 }

@@ -5,17 +5,23 @@ import GRDB
 /// write returns.
 final class GenerationObserver: TransactionObserver {
     let generation: AccessGeneration
-    let watched: @Sendable (DatabaseEventKind) -> Bool
+    let watched: @Sendable (TableChange) -> Bool
     /// Whether the transaction under way changed something watched (only touched on the
     /// writer's queue).
     private var changed = false
 
-    init(generation: AccessGeneration, watching watched: @escaping @Sendable (DatabaseEventKind) -> Bool) {
+    init(generation: AccessGeneration, watching watched: @escaping @Sendable (TableChange) -> Bool) {
         self.generation = generation
         self.watched = watched
     }
 
-    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { watched(eventKind) }
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
+        switch eventKind {
+        case .insert(let table): watched(.insert(table))
+        case .delete(let table): watched(.delete(table))
+        case .update(let table, let columns): watched(.update(table, columns: columns))
+        }
+    }
 
     func databaseDidChange(with event: DatabaseEvent) {
         changed = true

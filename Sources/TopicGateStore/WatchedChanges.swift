@@ -1,13 +1,11 @@
-import GRDB
-
-/// Which changes move which generation of the embedded store.
+/// Which changes move which generation of a store (the same rules on both engines).
 enum WatchedChanges {
     /// What can alter access (`Store.accessGeneration`). Inserts of users, things and tokens are
     /// not such changes: nothing cached can name a row before it exists. Any update of a user
     /// but its last-seen time is one (the gateway keeps the users it serves `users/me` from,
     /// too), and so is any update of a thing.
-    static func access(_ eventKind: DatabaseEventKind) -> Bool {
-        switch eventKind {
+    static func access(_ change: TableChange) -> Bool {
+        switch change {
         case .insert(let table):
             return membershipTables.contains(table)
         case .delete(let table):
@@ -22,8 +20,8 @@ enum WatchedChanges {
     /// What can alter which devices a push goes to (`Store.installationGeneration`): an
     /// installation registered, revoked, deleted or moved to another broker; not a device's
     /// last-seen time or its credentials' expiry.
-    static func installations(_ eventKind: DatabaseEventKind) -> Bool {
-        switch eventKind {
+    static func installations(_ change: TableChange) -> Bool {
+        switch change {
         case .insert(let table), .delete(let table):
             return table == "installations"
         case .update(let table, let columns):

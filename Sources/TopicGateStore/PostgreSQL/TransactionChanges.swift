@@ -1,0 +1,47 @@
+import Synchronization
+
+/// What the statements of one transaction (or one autocommitted read) changed that moves a
+/// generation, as `WatchedChanges` judges the tables they name. The store sets one for the
+/// task that runs a transaction; the connection's statement helpers report to it.
+final class TransactionChanges: Sendable {
+    @TaskLocal static var current: TransactionChanges?
+
+    private let changed = Mutex<(access: Bool, installations: Bool)>((false, false))
+    private let commitAsked = Atomic<Bool>(false)
+
+    /// Set once the commit is asked for (or the statements commit on their own): from then on
+    /// what was noted may have committed.
+    var committing: Bool {
+        get { commitAsked.load(ordering: .acquiring) }
+        set { commitAsked.store(newValue, ordering: .releasing) }
+    }
+
+    /// Reads what `sql` changed, once it ran and `returned` rows: a single statement with
+    /// `RETURNING` that returned none changed no row (`ON CONFLICT DO NOTHING`, a delete that found
+    /// nothing). One with a `WITH` may have changed rows in it whatever it returned.
+    func note(_ sql: String, returned: Int) {
+        if returned == 0, sql.contains("RETURNING"), !sql.utf8.starts(with: "WITH".utf8) { return }
+        let changes = StatementChanges.of(sql)
+        guard !changes.isEmpty else { return }
+        let access = changes.contains(where: WatchedChanges.access)
+        let installations = changes.contains(where: WatchedChanges.installations)
+        guard access || installations else { return }
+        changed.withLock { changed in
+            changed.access = changed.access || access
+            changed.installations = changed.installations || installations
+        }
+    }
+
+    /// The feed's changes for what was noted (none: nothing watched changed).
+    var feedChanges: [StoreChange] {
+        let (access, installations) = changed.withLock { $0 }
+        return (access ? [.access] : []) + (installations ? [.installations] : [])
+    }
+
+    /// Moves on the generations of what was noted.
+    func advance(access: AccessGeneration, installations: AccessGeneration) {
+        let changed = changed.withLock { $0 }
+        if changed.access { access.advance() }
+        if changed.installations { installations.advance() }
+    }
+}

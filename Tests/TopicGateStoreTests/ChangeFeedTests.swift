@@ -1,0 +1,68 @@
+import Foundation
+import Synchronization
+import Testing
+import TopicGateCore
+import TopicGateStore
+
+/// The PostgreSQL store's change feed carries, to every gateway, what moved a generation on the
+/// gateway that committed it: `access` for what decides who may do what, `installations` for
+/// which devices a push goes to; nothing for a write that moves neither.
+@Suite("Store: the change feed (PostgreSQL)")
+struct ChangeFeedTests {
+    let appID = AppID("app1")
+
+    /// What arrives on `listener`'s feed, collected.
+    final class Heard: Sendable {
+        let changes = Mutex<[StoreChange]>([])
+        var all: [StoreChange] { changes.withLock { $0 } }
+    }
+
+    @Test("A change through one store reaches the other's feed as access or installations; a new user does not")
+    func changesTravel() async throws {
+        let location = try await StoreEngine.postgres.newLocation()
+        let writer = try await StoreEngine.postgres.open(location)
+        let listener = try await StoreEngine.postgres.open(location)
+        try await writer.insertApp(
+            App(id: appID, key: "key", clientID: "client", clientSecretHash: "hash", name: "test", createdAt: 1))
+        let feed = try #require(listener as? any StoreChangeFeed)
+        let heard = Heard()
+        let following = Task {
+            await feed.followChanges(silence: .seconds(30)) { change in
+                heard.changes.withLock { $0.append(change) }
+            }
+        }
+        defer { following.cancel() }
+        // Listening has begun once `unknown` arrived.
+        try await eventually { heard.all.contains(.unknown) }
+
+        let ann = UserID("ann")
+        try await writer.insertUser(User(id: ann, appID: appID, passwordHash: "h", createdAt: 1, modifiedAt: 1))
+        try await writer.insertToken(
+            AccessToken(hash: "t", appID: appID, principal: .user(ann), expiresAt: nil, createdAt: 1))
+        try await writer.touchUser(appID: appID, id: ann, at: 5)
+        try await (writer as? any StoreChangeFeed)?.sendHeartbeat()
+        try await eventually { heard.all.contains(.heartbeat) }
+        #expect(!heard.all.contains(.access) && !heard.all.contains(.installations))
+
+        _ = try await writer.setDisabled(appID: appID, .user(ann), disabled: true, at: 6)
+        try await eventually { heard.all.contains(.access) }
+        #expect(!heard.all.contains(.installations))
+
+        try await writer.insertInstallation(
+            Installation(
+                id: InstallationID("i1"), appID: appID, principal: .user(ann), deviceType: "MQTT",
+                registrationID: "i1", mqttTopic: "topic-i1", development: false, createdAt: 7, tokenHash: nil))
+        try await eventually { heard.all.contains(.installations) }
+    }
+
+    /// Polls `condition` for up to 10 s.
+    func eventually(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw TimedOut() }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    struct TimedOut: Error {}
+}
