@@ -100,6 +100,33 @@ struct AccessGenerationTests {
         #expect(try await !moves(engine) { try await $0.touchUser(appID: appID, id: ann, at: 5) })
     }
 
+    @Test(
+        "Attaching an end node to a gateway or detaching it moves it on (its commands change course); the gateway's report of its connection does not",
+        arguments: StoreEngine.allCases)
+    func endNodes(engine: StoreEngine) async throws {
+        let hub = ThingID("hub")
+        func withHub(_ store: any Store) async throws {
+            try await store.insertThing(
+                Thing(
+                    id: hub, appID: appID, vendorThingID: "v-hub", passwordHash: "h", fields: ThingFields(),
+                    createdAt: 1, modifiedAt: 1))
+        }
+        #expect(
+            try await moves(engine) { store in
+                try await withHub(store)
+                _ = try await store.attachEndNode(appID: appID, gateway: hub, endNode: lamp, at: 2)
+            })
+        let (store, generation) = try await newStore(engine)
+        try await withHub(store)
+        _ = try await store.attachEndNode(appID: appID, gateway: hub, endNode: lamp, at: 2)
+        var before = generation.current
+        _ = try await store.setEndNodeConnection(appID: appID, gateway: hub, endNode: lamp, online: true, at: 3)
+        #expect(generation.current == before)
+        before = generation.current
+        _ = try await store.detachEndNode(appID: appID, gateway: hub, endNode: lamp)
+        #expect(generation.current != before)
+    }
+
     @Test("Any update of a thing moves it on", arguments: StoreEngine.allCases)
     func thingUpdates(engine: StoreEngine) async throws {
         #expect(

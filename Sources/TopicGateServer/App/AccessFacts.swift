@@ -8,21 +8,25 @@ import TopicGateStore
 /// store whose feed is not heard):
 /// - a user's groups and owned things (`AccessContext`, what `AccessPolicy` needs),
 /// - each topic's subscribers with theirs (a send's recipients),
-/// - the thing a path names and its owners (a command, its results, a state report).
+/// - the thing a path names and its owners (a command, its results, a state report),
+/// - the gateway a thing's commands go to, when it is an end node.
 struct AccessFacts: Sendable {
-    let store: any TopicStore & ThingStore & StatesCaching
+    let store: any TopicStore & ThingStore & EndNodeStore & StatesCaching
     let users: AccessFactCache<InApp<UserID>, AccessContext>
     let subscribers: AccessFactCache<InApp<TopicAddress>, [(subscriber: Subscriber, context: AccessContext)]>
     let things: AccessFactCache<InApp<ThingReference>, Thing>
     let owners: AccessFactCache<InApp<ThingID>, Set<Owner>>
+    /// Each thing's end-node attachment (`none` for most things).
+    let endNodes: AccessFactCache<InApp<ThingID>, EndNodeAttachment>
 
-    init(store: any TopicStore & ThingStore & StatesCaching) {
+    init(store: any TopicStore & ThingStore & EndNodeStore & StatesCaching) {
         self.store = store
         let generation = store.accessGeneration
         users = AccessFactCache(generation: generation)
         subscribers = AccessFactCache(generation: generation, capacity: 10_000)
         things = AccessFactCache(generation: generation, capacity: 20_000)
         owners = AccessFactCache(generation: generation, capacity: 20_000)
+        endNodes = AccessFactCache(generation: generation, capacity: 20_000)
     }
 
     func context(appID: AppID, principal: Principal) async throws -> AccessContext {
@@ -55,6 +59,13 @@ struct AccessFacts: Sendable {
         try await owners.value(InApp(appID, thing)) {
             try await store.owners(appID: appID, thing: thing)
         } ?? []
+    }
+
+    /// The thing as an end node (its gateway receives its commands); nil when it is none.
+    func endNode(appID: AppID, thing: ThingID) async throws -> EndNode? {
+        try await endNodes.value(InApp(appID, thing)) {
+            EndNodeAttachment(endNode: try await store.endNode(appID: appID, id: thing))
+        }?.endNode
     }
 
     func groups(appID: AppID, user: UserID) async throws -> Set<GroupID> {

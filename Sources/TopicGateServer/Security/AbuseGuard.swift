@@ -276,6 +276,12 @@ final class AbuseGuard: Sendable {
     private func step<Result: Sendable>(
         _ keys: [Key], now: UnixMillis, _ body: @escaping @Sendable (inout [String: AbuseRecord]) -> Result
     ) async throws(KiiError) -> Result {
+        guard !keys.isEmpty else {
+            // Nothing counted (every limit off): no step on the ledger (on a shared one, a
+            // transaction).
+            var none: [String: AbuseRecord] = [:]
+            return body(&none)
+        }
         do {
             return try await ledger.withRecords(keys.map(\.ledgerKey), now: now) { records in
                 let result = body(&records)

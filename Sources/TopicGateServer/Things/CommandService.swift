@@ -38,7 +38,7 @@ struct CommandService: Sendable {
             id: CommandID(Secrets.randomAlphanumeric(25)), appID: caller.appID, thing: thing.id, issuer: request.issuer,
             request: request, createdAt: now, modifiedAt: now)
         // An end node's command goes to the installations of its gateway, which relays it.
-        let endNode = try await gateways.store.endNode(appID: caller.appID, id: thing.id)
+        let endNode = try await things.endNode(of: thing)
         let payload = JSONWriter.bytes(
             endNode.map { command.gatewayPayload(endNodeVendorThingID: $0.vendorThingID) } ?? command.thingPayload)
         try sizeLimit?.check(payload, field: "actions")

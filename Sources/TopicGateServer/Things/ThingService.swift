@@ -245,6 +245,11 @@ struct ThingService: Sendable {
         try await facts.owners(appID: thing.appID, thing: thing.id)
     }
 
+    /// The thing as an end node, whose gateway receives its commands; nil when it is none.
+    func endNode(of thing: Thing) async throws -> EndNode? {
+        try await facts.endNode(appID: thing.appID, thing: thing.id)
+    }
+
     func memberGroups(_ caller: Caller) async throws -> Set<GroupID> {
         guard let user = caller.principal.userID else { return [] }
         return try await facts.groups(appID: caller.appID, user: user)

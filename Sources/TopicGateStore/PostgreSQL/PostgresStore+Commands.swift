@@ -3,18 +3,15 @@ public import TopicGateCore
 
 extension PostgresStore: CommandStore {
     public func insertCommand(_ command: Command, queueing push: QueuedPush?) async throws {
-        try await write { connection in
-            try await Self.queue(push, in: connection)
-            try await connection.run(
-                """
-                INSERT INTO commands (app_id, command_id, thing_id, issuer, request, action_results, state, created_at,
-                    modified_at)
-                VALUES (\(command.appID), \(command.id), \(command.thing), \(command.issuer.description),
-                    \(JSONWriter.string(.object(command.request.members))),
-                    \(command.actionResults.map(JSONWriter.string)), \(command.state.rawValue), \(command.createdAt),
-                    \(command.modifiedAt))
-                """)
-        }
+        try await write(
+            """
+            \(queueing: push)INSERT INTO commands (app_id, command_id, thing_id, issuer, request, action_results, state,
+                created_at, modified_at)
+            VALUES (\(command.appID), \(command.id), \(command.thing), \(command.issuer.description),
+                \(JSONWriter.string(.object(command.request.members))),
+                \(command.actionResults.map(JSONWriter.string)), \(command.state.rawValue), \(command.createdAt),
+                \(command.modifiedAt))
+            """)
     }
 
     public func command(appID: AppID, id: CommandID) async throws -> Command? {
@@ -61,15 +58,12 @@ extension PostgresStore: CommandStore {
         appID: AppID, id: CommandID, results: JSONValue, state: CommandState, at now: UnixMillis,
         queueing push: QueuedPush?
     ) async throws {
-        try await write { connection in
-            try await Self.queue(push, in: connection)
-            try await connection.run(
-                """
-                UPDATE commands SET action_results = \(JSONWriter.string(results)), state = \(state.rawValue),
-                    modified_at = \(now)
-                WHERE app_id = \(appID) AND command_id = \(id)
-                """)
-        }
+        try await write(
+            """
+            \(queueing: push)UPDATE commands SET action_results = \(JSONWriter.string(results)),
+                state = \(state.rawValue), modified_at = \(now)
+            WHERE app_id = \(appID) AND command_id = \(id)
+            """)
     }
 
     public func commandStateCounts() async throws -> [CommandState: Int] {
@@ -88,13 +82,11 @@ extension PostgresStore: CommandStore {
         appID: AppID, ids: [CommandID], as state: CommandState, from: [CommandState], at now: UnixMillis
     ) async throws {
         guard !ids.isEmpty else { return }
-        try await write { connection in
-            try await connection.run(
-                """
-                UPDATE commands SET state = \(state.rawValue), modified_at = \(now)
-                WHERE app_id = \(appID) AND command_id = ANY(\(ids)) AND state = ANY(\(from.map(\.rawValue)))
-                """)
-        }
+        try await write(
+            """
+            UPDATE commands SET state = \(state.rawValue), modified_at = \(now)
+            WHERE app_id = \(appID) AND command_id = ANY(\(ids)) AND state = ANY(\(from.map(\.rawValue)))
+            """)
     }
 
     static func command(_ row: PostgresColumns) throws -> Command? {

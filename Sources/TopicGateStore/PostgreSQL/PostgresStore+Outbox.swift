@@ -4,30 +4,9 @@ public import TopicGateCore
 
 extension PostgresStore: OutboxStore {
     public func enqueue(_ messages: [OutboxMessage], claim: OutboxClaim?) async throws {
-        try await write { connection in
-            try await Self.insertOutboxRows(connection, messages, claim: claim)
-        }
-    }
-
-    /// Writes `push` (if any) into the outbox within the caller's transaction.
-    static func queue(_ push: QueuedPush?, in connection: PostgresConnection) async throws {
-        guard let push else { return }
-        try await insertOutboxRows(connection, [push.message], claim: push.claim)
-    }
-
-    static func insertOutboxRows(
-        _ connection: PostgresConnection, _ messages: [OutboxMessage], claim: OutboxClaim?
-    ) async throws {
-        for message in messages {
-            try await connection.run(
-                """
-                INSERT INTO outbox (message_id, app_id, payload, recipients, accepted_at, command_id, claimed_by,
-                    lease_until, traced)
-                VALUES (\(message.id), \(message.appID), \(ByteBuffer(bytes: message.payload)),
-                    \(StoredForm.recipients(message.recipients)), \(message.acceptedAt), \(message.commandID),
-                    \(claim?.gateway), \(claim?.leaseUntil ?? 0), \(message.traced))
-                """)
-        }
+        guard !messages.isEmpty else { return }
+        // One statement, however many messages: one round trip.
+        try await write("INSERT INTO outbox \(outboxRows: messages, claim: claim)")
     }
 
     public func pendingMessages(limit: Int) async throws -> [OutboxMessage] {
@@ -56,7 +35,7 @@ extension PostgresStore: OutboxStore {
 
     public func completeMessages(ids: [PushMessageID]) async throws {
         guard !ids.isEmpty else { return }
-        try await write { connection in try await connection.run("DELETE FROM outbox WHERE message_id = ANY(\(ids))") }
+        try await write("DELETE FROM outbox WHERE message_id = ANY(\(ids))")
     }
 
     public func recordProgress(id: PushMessageID, deliveredBrokers: Set<String>) async throws {

@@ -3,16 +3,7 @@ public import TopicGateCore
 
 extension PostgresStore: TokenStore {
     public func insertToken(_ token: AccessToken) async throws {
-        try await write { connection in try await Self.insertTokenRow(connection, token) }
-    }
-
-    static func insertTokenRow(_ connection: PostgresConnection, _ token: AccessToken) async throws {
-        let (kind, id) = StoredForm.columns(token.principal)
-        try await connection.run(
-            """
-            INSERT INTO tokens (token_hash, app_id, principal_kind, principal_id, expires_at, created_at)
-            VALUES (\(token.hash), \(token.appID), \(kind), \(id), \(token.expiresAt), \(token.createdAt))
-            """)
+        try await write("INSERT INTO tokens \(tokenRow: token)")
     }
 
     public func token(hash: String) async throws -> AccessToken? {

@@ -3,22 +3,14 @@ public import TopicGateCore
 
 extension PostgresStore: UserStore {
     public func insertUser(_ user: User, token: AccessToken?) async throws {
-        try await write(conflict: StoredForm.userConflict) { connection in
-            try await Self.insertUserRow(connection, user)
-            if let token { try await Self.insertTokenRow(connection, token) }
-        }
-    }
-
-    static func insertUserRow(_ connection: PostgresConnection, _ user: User) async throws {
-        try await connection.run(
-            """
-            INSERT INTO users (app_id, user_id, login_name, email_address, phone_number, password_hash,
-                display_name, country, locale, custom_fields, disabled, created_at, modified_at, last_seen_at)
-            VALUES (\(user.appID), \(user.id), \(user.loginName), \(user.emailAddress), \(user.phoneNumber),
-                \(user.passwordHash), \(user.profile.displayName), \(user.profile.country), \(user.profile.locale),
-                \(JSONWriter.string(.object(user.profile.customFields))), \(user.disabled), \(user.createdAt),
-                \(user.modifiedAt), \(user.lastSeenAt))
-            """)
+        // The user and its first token in one statement: one round trip.
+        let statement: PostgresQuery =
+            if let token {
+                "WITH inserted AS (INSERT INTO users \(userRow: user)) INSERT INTO tokens \(tokenRow: token)"
+            } else {
+                "INSERT INTO users \(userRow: user)"
+            }
+        try await write(statement, conflict: StoredForm.userConflict)
     }
 
     public func user(appID: AppID, id: UserID) async throws -> User? {

@@ -174,18 +174,44 @@ public final class PostgresStore: Sendable {
                     }
                 }
             }
-        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
-            if let mapped = conflict(error.serverInfo?[.constraintName] ?? "") { throw mapped }
-            throw error
         } catch {
-            throw Self.unavailable(error) ?? error
+            throw Self.mapped(error, conflict: conflict)
         }
+    }
+
+    /// Runs `statement` as a transaction of its own, and returns how many rows it returned
+    /// (`RETURNING`). PostgreSQL commits a lone statement by itself: one round trip, where
+    /// `write` takes three (BEGIN, the statement, COMMIT). Several changes in one statement
+    /// (`WITH … AS (INSERT …) INSERT …`) commit together. A statement that changes what a
+    /// generation watches goes through `write`, so that its notification commits with it.
+    @discardableResult
+    func write(_ statement: PostgresQuery, conflict: (String) -> KiiError? = { _ in nil }) async throws -> Int {
+        let watched = StatementChanges.of(statement.sql).contains {
+            WatchedChanges.access($0) || WatchedChanges.installations($0)
+        }
+        if watched {
+            return try await write(conflict: conflict) { connection in try await connection.count(statement) }
+        }
+        do {
+            return try await withConnection { connection in try await connection.count(statement) }
+        } catch {
+            throw Self.mapped(error, conflict: conflict)
+        }
+    }
+
+    /// A write's error as the caller sees it: the Kii conflict error `conflict` names for a
+    /// broken unique index, `StoreUnavailable` when the database cannot be reached.
+    private static func mapped(_ error: any Error, conflict: (String) -> KiiError?) -> any Error {
+        if let error = error as? PSQLError, error.serverInfo?[.sqlState] == "23505" {
+            return conflict(error.serverInfo?[.constraintName] ?? "") ?? error
+        }
+        return unavailable(error) ?? error
     }
 
     /// Runs one statement that returns a row per row it changed (`… RETURNING 1`); true when it
     /// changed one.
     func changesRow(_ query: PostgresQuery, conflict: (String) -> KiiError? = { _ in nil }) async throws -> Bool {
-        try await write(conflict: conflict) { connection in try await connection.count(query) > 0 }
+        try await write(query, conflict: conflict) > 0
     }
 }
 
