@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TopicGateCore
 import TopicGateStore
@@ -43,6 +44,21 @@ struct OutboxStoreTests {
         // All or none: a batch with a duplicate ID leaves nothing behind.
         await #expect(throws: (any Error).self) { try await store.enqueue([message("m4"), message("m2")]) }
         #expect(try await store.pendingMessageCount() == 1)
+    }
+
+    @Test(
+        "A batch larger than one statement binds is written whole, in order; all or none",
+        arguments: StoreEngine.allCases)
+    func largeBatch(_ engine: StoreEngine) async throws {
+        let store = try await engine.newStore(appID: appID)
+        let ids = (0..<2_500).map { String(format: "m%04d", $0) }
+        try await store.enqueue(ids.map { message($0) })
+        #expect(try await store.pendingMessageCount() == 2_500)
+        #expect(try await store.pendingMessages(limit: 3_000).map(\.id.rawValue) == ids)
+        // A duplicate in the last part leaves none of the batch behind.
+        let more = (0..<2_100).map { String(format: "n%04d", $0) } + ["m0000"]
+        await #expect(throws: (any Error).self) { try await store.enqueue(more.map { message($0) }) }
+        #expect(try await store.pendingMessageCount() == 2_500)
     }
 
     @Test(

@@ -4,10 +4,23 @@ public import TopicGateCore
 
 extension PostgresStore: OutboxStore {
     public func enqueue(_ messages: [OutboxMessage], claim: OutboxClaim?) async throws {
-        guard !messages.isEmpty else { return }
-        // One statement, however many messages: one round trip.
-        try await write("INSERT INTO outbox \(outboxRows: messages, claim: claim)")
+        guard messages.count > Self.outboxRowsPerStatement else {
+            guard !messages.isEmpty else { return }
+            // One statement for all of them: one round trip.
+            try await write("INSERT INTO outbox \(outboxRows: messages, claim: claim)")
+            return
+        }
+        // A statement binds at most 65 535 values (nine a row): more rows, more statements, in
+        // one transaction.
+        try await write { connection in
+            for start in stride(from: 0, to: messages.count, by: Self.outboxRowsPerStatement) {
+                let slice = Array(messages[start..<min(start + Self.outboxRowsPerStatement, messages.count)])
+                try await connection.run("INSERT INTO outbox \(outboxRows: slice, claim: claim)")
+            }
+        }
     }
+
+    static let outboxRowsPerStatement = 1_000
 
     public func pendingMessages(limit: Int) async throws -> [OutboxMessage] {
         try await read { connection in
