@@ -28,7 +28,11 @@ struct MigrationEndToEndTests {
 
     /// Sets the user's last token use `days` days back, as if it had not been used since.
     func age(_ world: PushWorld, userID: String, days: Int64) throws {
-        let database = try DatabaseQueue(path: world.directory + "/topicgate.sqlite")
+        // The running gateway writes the same file (last-seen times, the outbox): wait for it, as
+        // the CLI does, instead of failing at once on its lock.
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        let database = try DatabaseQueue(path: world.directory + "/topicgate.sqlite", configuration: configuration)
         try database.write { db in
             try db.execute(
                 sql: "UPDATE users SET last_seen_at = last_seen_at - ? WHERE user_id = ?",
