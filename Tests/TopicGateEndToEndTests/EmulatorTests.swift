@@ -25,7 +25,8 @@ struct EmulatorTests {
 
         var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
 
-        func waitFor(_ text: String, timeout: Duration = .seconds(15)) async throws -> Bool {
+        /// A bound, not a target: on a loaded machine an emulator can take many seconds to start.
+        func waitFor(_ text: String, timeout: Duration = .seconds(60)) async throws -> Bool {
             let deadline = ContinuousClock.now + timeout
             while ContinuousClock.now < deadline {
                 if output.contains(text) { return true }
