@@ -28,25 +28,18 @@ struct CacheInvalidationService: Service {
 
     func run() async throws {
         // Nothing is trusted until the feed is first heard.
-        topics.distrust()
-        apps.distrust()
-        access.distrust()
-        installations.distrust()
+        distrustCaches()
         let watch = FeedWatch()
         try? await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
-                group.addTask { [feed, deadline, topics, apps, access, installations, logger] in
+                group.addTask { [self] in
                     await feed.followChanges(silence: deadline) { change in
                         if watch.heardNow() {
                             // Heard again: what was missed meanwhile is unknown, so start over.
-                            topics.trust()
-                            apps.trust()
-                            access.trust()
-                            installations.trust()
+                            trustCaches()
                             logger.notice("The change feed is heard; caches trusted")
                         }
-                        Self.apply(
-                            change, topics: topics, apps: apps, access: access, installations: installations)
+                        apply(change)
                     }
                 }
                 group.addTask { [feed, heartbeat, logger] in
@@ -57,14 +50,11 @@ struct CacheInvalidationService: Service {
                         try? await Task.sleep(for: heartbeat)
                     }
                 }
-                group.addTask { [deadline, topics, apps, access, installations, logger] in
+                group.addTask { [self] in
                     while !Task.isCancelled {
                         try? await Task.sleep(for: deadline / 12)
                         if let silence = watch.silent(beyond: deadline) {
-                            topics.distrust()
-                            apps.distrust()
-                            access.distrust()
-                            installations.distrust()
+                            distrustCaches()
                             logger.warning(
                                 "The change feed is silent; reading through the database until it is back",
                                 metadata: ["silence": "\(silence)"])
@@ -77,10 +67,23 @@ struct CacheInvalidationService: Service {
         }
     }
 
-    static func apply(
-        _ change: StoreChange, topics: TopicCache, apps: AppCache, access: AccessGeneration,
-        installations: AccessGeneration
-    ) {
+    /// Every cache serves and keeps nothing until `trustCaches`.
+    private func distrustCaches() {
+        topics.distrust()
+        apps.distrust()
+        access.distrust()
+        installations.distrust()
+    }
+
+    /// Every cache starts over, trusted.
+    private func trustCaches() {
+        topics.trust()
+        apps.trust()
+        access.trust()
+        installations.trust()
+    }
+
+    private func apply(_ change: StoreChange) {
         switch change {
         case .topic(let app, let address): topics.invalidate(app, address)
         case .principalDeleted: topics.invalidateAll()
