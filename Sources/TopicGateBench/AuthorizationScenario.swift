@@ -62,7 +62,7 @@ struct AuthorizationScenario {
         let intruder = try await world.install(connections[0], token: outsider.token)
         let client = try MQTTClient(
             configuration: MQTTClientConfiguration(
-                host: world.mqttHost, port: world.mqttPort, clientID: intruder.topic, username: intruder.username,
+                host: world.mqttHost, port: intruder.port, clientID: intruder.topic, username: intruder.username,
                 password: intruder.password, maxInflightMessages: options.concurrency))
         try await client.connect(timeout: .seconds(10))
         let payload = Array(#"{"seq":0}"#.utf8)

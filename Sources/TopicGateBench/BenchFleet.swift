@@ -8,20 +8,13 @@ import ProcessSupport
 /// with a gateway of their own that spreads installations over all of them, as
 /// `topicgate serve --broker mqtt://…,mqtt://…` does in production.
 final class BenchFleet: Sendable {
-    struct Broker: Sendable {
-        let port: Int
-        let pid: pid_t?
-        /// Nil for the bench gateway's embedded broker.
-        let process: ChildProcess?
-    }
-
     let world: BenchWorld
-    let brokers: [Broker]
+    let brokers: [BenchBroker]
     private let gateway: ChildProcess?
     /// The folders and files of the fleet's own processes, removed by `stop`.
     private let paths: [String]
 
-    private init(world: BenchWorld, brokers: [Broker], gateway: ChildProcess?, paths: [String] = []) {
+    private init(world: BenchWorld, brokers: [BenchBroker], gateway: ChildProcess?, paths: [String] = []) {
         self.world = world
         self.brokers = brokers
         self.gateway = gateway
@@ -29,7 +22,16 @@ final class BenchFleet: Sendable {
     }
 
     static func start(main: BenchWorld, brokers count: Int) async throws -> BenchFleet {
-        let embedded = Broker(port: main.mqttPort, pid: main.brokerPID, process: nil)
+        // A fleet world (`--gateways`, `--brokers`) holds the devices on its own brokers.
+        if main.isFleet {
+            guard count <= main.brokers.count else {
+                throw BenchError(
+                    "the connections scenario needs \(count) brokers and the fleet has \(main.brokers.count): "
+                        + "raise --brokers or --devices-per-process, or lower --connections")
+            }
+            return BenchFleet(world: main, brokers: main.brokers, gateway: nil)
+        }
+        let embedded = BenchBroker(port: main.mqttPort, pid: main.brokerPID, process: nil)
         guard count > 1 else { return BenchFleet(world: main, brokers: [embedded], gateway: nil) }
         guard main.given == nil else {
             throw BenchError(
@@ -40,7 +42,8 @@ final class BenchFleet: Sendable {
         var gateway: ChildProcess?
         do {
             for index in 1..<count {
-                brokers.append(try await startBroker(template: template, directory: main.directory + "-broker\(index)"))
+                brokers.append(
+                    try await BenchBroker.start(template: template, directory: main.directory + "-broker\(index)"))
             }
             let list = brokers.enumerated().map { "mqtt://127.0.0.1:\($1.port)?name=b\($0)" }.joined(separator: ",")
             let httpPort = TCPProbe.freePort()
@@ -71,40 +74,16 @@ final class BenchFleet: Sendable {
             return BenchFleet(world: world, brokers: brokers, gateway: started, paths: paths)
         } catch {
             if let gateway { _ = await gateway.stop() }
-            for broker in brokers { if let process = broker.process { _ = await process.stop() } }
+            for broker in brokers { await broker.stop() }
             throw error
         }
-    }
-
-    /// A Mosquitto from the embedded broker's configuration with its own port and folders.
-    private static func startBroker(template: String, directory: String) async throws -> Broker {
-        guard let mosquitto = MosquittoExecutable.find() else { throw BenchError("mosquitto is not installed") }
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let port = TCPProbe.freePort()
-        let config = template.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            if line.hasPrefix("listener ") { return "listener \(port) 127.0.0.1" }
-            if line.hasPrefix("pid_file ") { return "pid_file \(directory)/mosquitto.pid" }
-            if line.hasPrefix("persistence_location ") { return "persistence_location \(directory)/" }
-            // The folder is the bench's: the broker stays the user that can write it.
-            if line.hasPrefix("user ") { return geteuid() == 0 ? "user root" : "" }
-            return String(line)
-        }.joined(separator: "\n")
-        try config.write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
-        let process = try ChildProcess.spawn(
-            executable: mosquitto, arguments: ["-c", directory + "/mosquitto.conf"],
-            logPath: directory + "/mosquitto.log")
-        guard await TCPProbe.waitUntilAccepts(port: port, timeout: .seconds(10), alive: { process.isRunning }) else {
-            _ = await process.stop()
-            throw BenchError("a Mosquitto of the fleet did not start; see \(directory)/mosquitto.log")
-        }
-        return Broker(port: port, pid: process.pid, process: process)
     }
 
     func stop() async {
         guard let gateway else { return }
         await world.stop()
         _ = await gateway.stop()
-        for broker in brokers { if let process = broker.process { _ = await process.stop() } }
+        for broker in brokers { await broker.stop() }
         for path in paths { try? FileManager.default.removeItem(atPath: path) }
     }
 }

@@ -21,11 +21,22 @@ public struct BenchOptions: Sendable {
     /// The gateway the bench starts keeps its data in a PostgreSQL server the bench starts too
     /// (durable, PostgreSQL's defaults) instead of the SQLite file.
     public var postgres = false
-    /// Gateways the bench starts: 2 runs two on one PostgreSQL and one broker, its HTTP
-    /// connections spread over both.
+    /// Gateways the bench starts: more than one run on one PostgreSQL, its HTTP connections
+    /// spread over all of them in turn.
     public var gateways = 1
+    /// Brokers the devices are spread over: more than one are Mosquittos with the plugin started
+    /// from the embedded broker's configuration, every gateway spreading installations over all.
+    public var brokers = 1
+    /// How long the soak runs (nil: no soak): sends, subscriptions, commands and revocations
+    /// without a pause, reported per `soakInterval`.
+    public var soak: Duration?
+    /// One row of the soak per interval: a minute, or a fifth of a soak shorter than five minutes.
+    public var soakInterval: Duration {
+        guard let soak else { return .seconds(60) }
+        return soak >= .seconds(300) ? .seconds(60) : soak / 5
+    }
     /// Scenarios to run (all when empty): send, fanout, commands, authorization, reads, signup,
-    /// queries, connections.
+    /// queries, connections, soak (with `soak` set).
     public var only: Set<String> = []
 
     public init() {}
@@ -51,4 +62,7 @@ public struct BenchOptions: Sendable {
     }
 
     func runs(_ scenario: String) -> Bool { only.isEmpty || only.contains(scenario) }
+
+    /// A soak runs alone unless other scenarios are named with it.
+    var runsSoakOnly: Bool { soak != nil && only.isEmpty }
 }

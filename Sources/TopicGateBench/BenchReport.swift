@@ -3,7 +3,7 @@ import Foundation
 /// The rows as a table for people and as JSON for machines.
 public enum BenchReport {
     public static func table(_ rows: [BenchRow]) -> String {
-        var lines = [["scenario", "metric", "TopicGate", "raw Mosquitto", "TopicGate/raw", "gateway peak RSS"]]
+        var lines = [["scenario", "metric", "TopicGate", "baseline", "TopicGate/baseline", "gateway peak RSS"]]
         for row in rows {
             lines.append([
                 row.scenario, row.metric, format(row.topicGate, row.unit),
@@ -25,7 +25,12 @@ public enum BenchReport {
                 text += "|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|\n"
             }
         }
-        return text
+        // What each scenario's baselines are.
+        var named: [String] = []
+        for row in rows where !named.contains("\(row.scenario): \(row.baselineName)") {
+            named.append("\(row.scenario): \(row.baselineName)")
+        }
+        return text + "\nBaselines:\n" + named.map { "- \($0)\n" }.joined()
     }
 
     public static func json(_ rows: [BenchRow]) throws -> String {

@@ -27,11 +27,25 @@ public struct BenchRunner {
         // under it.
         DescriptorLimit.raise()
         let world = BenchWorld(
-            executable: executable, given: target, postgres: options.postgres, gateways: options.gateways)
+            executable: executable, given: target, postgres: options.postgres, gateways: options.gateways,
+            brokers: options.brokers)
         do {
-            progress(target == nil ? "starting the gateway and its broker" : "checking the given gateway")
+            progress(
+                target != nil
+                    ? "checking the given gateway"
+                    : world.isFleet
+                        ? "starting \(options.gateways) gateways and \(options.brokers) brokers"
+                        : "starting the gateway and its broker")
             try await world.start()
             var rows: [BenchRow] = []
+            if let soak = options.soak {
+                progress("soak for \(Int(soak.seconds)) s")
+                rows += try await SoakScenario(world: world, options: options).run(for: soak)
+                if options.runsSoakOnly {
+                    await world.stop()
+                    return rows
+                }
+            }
             if options.runs("send") {
                 progress("send → device")
                 rows += try await SendToDeviceScenario(world: world, options: options).run()

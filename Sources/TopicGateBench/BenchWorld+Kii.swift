@@ -68,6 +68,23 @@ extension BenchWorld {
         return endpoint
     }
 
+    /// Onboards a thing owned by the user `owner` (its ID and token): the thing's ID, token and
+    /// MQTT endpoint.
+    func onboardThing(_ connection: BenchHTTPConnection, vendorThingID: String, owner: (id: String, token: String))
+        async throws -> (id: String, token: String, endpoint: Endpoint)
+    {
+        let onboarded = try await call(
+            connection, .POST, "/thing-if/apps/\(appID)/onboardings", token: owner.token,
+            contentType: "application/vnd.kii.OnboardingWithVendorThingIDByOwner+json",
+            body:
+                #"{"vendorThingID":"\#(vendorThingID)","thingPassword":"\#(vendorThingID)-password","owner":"user:\#(owner.id)"}"#,
+            expected: 200)
+        guard let thingID = onboarded["thingID"]?.stringValue, let thingToken = onboarded["accessToken"]?.stringValue,
+            let endpoint = onboarded["mqttEndpoint"]?.objectValue
+        else { throw BenchError("onboarding answered no thing or endpoint") }
+        return (thingID, thingToken, self.endpoint(endpoint))
+    }
+
     /// Installs an MQTT device for `token` and reads its endpoint.
     func install(_ connection: BenchHTTPConnection, token: String) async throws -> Endpoint {
         let installed = try await call(
@@ -85,13 +102,14 @@ extension BenchWorld {
             username: fields["username"]?.stringValue ?? "", password: fields["password"]?.stringValue ?? "")
     }
 
-    /// Connects a benchmark device with `endpoint`'s credentials and subscribes it to its topic.
+    /// Connects a benchmark device with `endpoint`'s credentials to its broker and subscribes it
+    /// to its topic.
     func connectDevice(
         _ endpoint: Endpoint, onMessage: @escaping @Sendable (ByteBufferView, ContinuousClock.Instant) -> Void
     ) async throws -> BenchDevice {
         let device = BenchDevice { payload, at in onMessage(payload.readableBytesView, at) }
         try await device.connect(
-            group: group, host: mqttHost, port: mqttPort, clientID: endpoint.topic, username: endpoint.username,
+            group: group, host: mqttHost, port: endpoint.port, clientID: endpoint.topic, username: endpoint.username,
             password: endpoint.password)
         try await device.subscribe(endpoint.topic)
         return device

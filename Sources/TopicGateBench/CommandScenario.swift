@@ -20,15 +20,8 @@ struct CommandScenario {
         let connections = try await world.connections(2)
         let owner = try await world.pseudoUser(connections[0])
         let phoneEndpoint = try await world.install(connections[0], token: owner.token)
-        let onboarded = try await world.call(
-            connections[0], .POST, "/thing-if/apps/\(world.appID)/onboardings", token: owner.token,
-            contentType: "application/vnd.kii.OnboardingWithVendorThingIDByOwner+json",
-            body: #"{"vendorThingID":"bench-lamp","thingPassword":"bench-lamp-password","owner":"user:\#(owner.id)"}"#,
-            expected: 200)
-        guard let thingID = onboarded["thingID"]?.stringValue, let thingToken = onboarded["accessToken"]?.stringValue,
-            let endpoint = onboarded["mqttEndpoint"]?.objectValue
-        else { throw BenchError("onboarding answered no thing or endpoint") }
-        let thingEndpoint = world.endpoint(endpoint)
+        let onboarded = try await world.onboardThing(connections[0], vendorThingID: "bench-lamp", owner: owner)
+        let (thingID, thingToken, thingEndpoint) = (onboarded.id, onboarded.token, onboarded.endpoint)
 
         let (phoneReceipts, phoneInbox) = AsyncStream.makeStream(of: String.self)
         let (thingReceipts, thingInbox) = AsyncStream.makeStream(of: String.self)
@@ -49,11 +42,17 @@ struct CommandScenario {
         func toPhone(_ id: String) -> [UInt8] {
             BenchPayload.padded(#"{"commandID":"\#(id)""#, to: phonePayloadSize.load(ordering: .relaxed))
         }
-        let publisher = try await world.rawPublisher()
+        // Raw: each hop published on the broker its device holds on (a fleet may spread them).
+        let publishers = try await world.rawPublishers(for: [phoneEndpoint, thingEndpoint])
+        guard let toPhonePublisher = publishers[phoneEndpoint.port],
+            let toThingPublisher = publishers[thingEndpoint.port]
+        else { throw BenchError("no raw publisher on the devices' brokers") }
         /// Who answers the thing's receipts: 0 TopicGate (results over HTTP), 1 raw (a publish to
         /// the phone), 2 the bound (a durable publish to the phone).
         let mode = Atomic<Int>(0)
-        let bound = try await world.startBound()
+        // The bound publishes on one broker: its rows need both devices there.
+        let bound =
+            phoneEndpoint.port == thingEndpoint.port ? try await world.startBound(brokerPort: thingEndpoint.port) : nil
         var boundConnections: [BenchHTTPConnection] = []
         if let bound {
             for _ in 0..<2 {
@@ -67,7 +66,7 @@ struct CommandScenario {
             for await id in thingReceipts {
                 switch mode.load(ordering: .relaxed) {
                 case 1:
-                    try? await publisher.publish(phoneEndpoint.topic, payload: toPhone(id))
+                    try? await toPhonePublisher.publish(phoneEndpoint.topic, payload: toPhone(id))
                 case 2:
                     _ = try? await boundLinks[1].send(
                         .POST, "/messages?topic=\(phoneEndpoint.topic)",
@@ -83,6 +82,7 @@ struct CommandScenario {
         var phoneIterator = phoneReceipts.makeAsyncIterator()
 
         var gatewayTrips: [Duration] = []
+        let cpuBefore = CPUSample.now(world)
         let gatewayBegan = ContinuousClock.now
         for _ in 0..<options.commandRounds {
             let started = ContinuousClock.now
@@ -95,11 +95,15 @@ struct CommandScenario {
             gatewayTrips.append(ContinuousClock.now - started)
         }
         let gatewayElapsed = ContinuousClock.now - gatewayBegan
+        let rounds = options.commandRounds
+        let gatewayCPU = cpuBefore.flatMap { CPUSample.now(world)?.perRequest(since: $0, requests: rounds) }
+        var boundCPU: CPUSample?
 
         var boundTrips: [Duration] = []
         var boundElapsed = Duration.zero
         if bound != nil {
             mode.store(2, ordering: .relaxed)
+            let boundCPUBefore = CPUSample.now(world)
             let boundBegan = ContinuousClock.now
             for round in 0..<options.commandRounds {
                 let id = "bound\(round)"
@@ -111,6 +115,7 @@ struct CommandScenario {
                 boundTrips.append(ContinuousClock.now - started)
             }
             boundElapsed = ContinuousClock.now - boundBegan
+            boundCPU = boundCPUBefore.flatMap { CPUSample.now(world)?.perRequest(since: $0, requests: rounds) }
         }
 
         mode.store(1, ordering: .relaxed)
@@ -119,7 +124,7 @@ struct CommandScenario {
         for round in 0..<options.commandRounds {
             let id = "raw\(round)"
             let started = ContinuousClock.now
-            try await publisher.publish(thingEndpoint.topic, payload: toThing(id))
+            try await toThingPublisher.publish(thingEndpoint.topic, payload: toThing(id))
             while let received = await phoneIterator.next(), received != id {}
             rawTrips.append(ContinuousClock.now - started)
         }
@@ -128,7 +133,7 @@ struct CommandScenario {
         responder.cancel()
         thingInbox.finish()
         phoneInbox.finish()
-        publisher.shutdown()
+        for publisher in publishers.values { publisher.shutdown() }
         await BenchWorld.close(boundConnections)
         if let bound { _ = await bound.process.stop() }
         await phone.close()
@@ -165,5 +170,8 @@ struct CommandScenario {
             row("round trip p50", "ms", gateway.p50.milliseconds, rawStatistics.p50.milliseconds),
             row("round trip p99", "ms", gateway.p99.milliseconds, rawStatistics.p99.milliseconds),
         ] + boundRows
+            + CPUSample.rows(
+                scenario: "commands", what: "round trip", gateway: gatewayCPU, bound: boundCPU,
+                onPostgres: world.postgres, peak: peak)
     }
 }

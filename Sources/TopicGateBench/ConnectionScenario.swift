@@ -191,27 +191,12 @@ struct ConnectionScenario {
     func rawPush(to endpoints: [BenchWorld.Endpoint], fleet: BenchFleet, receipts: ReceiptLog) async throws
         -> Duration
     {
-        var publishers: [Int: MQTTClient] = [:]
-        for broker in fleet.brokers {
-            publishers[broker.port] = try await fleet.world.rawPublisher(maxInflight: 1000, port: broker.port)
-        }
+        let publishers = try await fleet.world.rawPublishers(for: endpoints, maxInflight: 1000)
         defer { for publisher in publishers.values { publisher.shutdown() } }
         let sequence = 1_000_000
-        let payload = Array(#"{"seq":\#(sequence)}"#.utf8)
         let began = ContinuousClock.now
-        var publications: [Int: [MQTTPublication]] = [:]  // by broker port
-        for endpoint in endpoints {
-            guard let publisher = publishers[endpoint.port] else {
-                throw BenchError("a device was told a broker port (\(endpoint.port)) the bench did not start")
-            }
-            publications[endpoint.port, default: []].append(
-                try publisher.startPublishing(endpoint.topic, payload: payload))
-        }
-        for (port, started) in publications {
-            guard await publishers[port]?.unacknowledged(started, timeout: .seconds(600)).isEmpty == true else {
-                throw BenchError("the broker on port \(port) did not acknowledge every raw publish")
-            }
-        }
+        try await BenchWorld.publish(
+            Array(#"{"seq":\#(sequence)}"#.utf8), toEach: endpoints, with: publishers, timeout: .seconds(600))
         guard let pushed = await receipts.wait(for: sequence, copies: endpoints.count, timeout: .seconds(600)) else {
             throw BenchError("the raw publishes to \(endpoints.count) held devices did not all arrive in 600 s")
         }

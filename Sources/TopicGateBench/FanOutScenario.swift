@@ -14,7 +14,6 @@ struct FanOutScenario {
 
     func run(size: Int) async throws -> [BenchRow] {
         world.resetGatewayPeak()
-        let publisher = try await world.rawPublisher(maxInflight: 1000)
         let connections = try await world.connections(options.concurrency)
         let admin = try await world.adminToken(connections[0])
         let topic = "\(world.api)/topics/fanout\(size)"
@@ -32,7 +31,10 @@ struct FanOutScenario {
             endpoints.withLock { $0.append(endpoint) }
             devices.withLock { $0.append(device) }
         }
-        let topics = endpoints.withLock { $0.map(\.topic) }
+        let held = endpoints.withLock { $0 }
+        // One raw publisher on each broker the devices hold on.
+        let publishers = try await world.rawPublishers(for: held, maxInflight: 1000)
+        defer { for publisher in publishers.values { publisher.shutdown() } }
 
         var gatewayTimes: [Duration] = []
         var rawTimes: [Duration] = []
@@ -51,10 +53,7 @@ struct FanOutScenario {
             let rawSequence = 1_000_000 + round
             let payload = BenchPayload.padded(#"{"seq":\#(rawSequence)"#, to: deliveredSize.load(ordering: .relaxed))
             let rawBegan = ContinuousClock.now
-            let publications = try topics.map { try publisher.startPublishing($0, payload: payload) }
-            guard await publisher.unacknowledged(publications, timeout: .seconds(30)).isEmpty else {
-                throw BenchError("the broker did not acknowledge the raw fan-out to \(size) devices")
-            }
+            try await BenchWorld.publish(payload, toEach: held, with: publishers, timeout: .seconds(30))
             guard let rawReceipt = await receipts.wait(for: rawSequence, copies: size) else {
                 throw BenchError("the raw fan-out to \(size) devices did not complete")
             }
@@ -63,7 +62,6 @@ struct FanOutScenario {
         let gateway = LatencyStatistics(gatewayTimes).p50
         let raw = LatencyStatistics(rawTimes).p50
         let peak = world.gatewayPeak
-        publisher.shutdown()
         for device in devices.withLock({ $0 }) { await device.close() }
         await BenchWorld.close(connections)
         return [

@@ -35,6 +35,12 @@ public final class PostgresServer: Sendable {
         self.launch = launch
     }
 
+    /// The postmaster's process ID (its backends are its children), from its `postmaster.pid`.
+    public var postmasterPID: pid_t? {
+        (try? String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8))?
+            .split(separator: "\n").first.flatMap { pid_t($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
     /// `postgres://topicgate@127.0.0.1:PORT/database?sslmode=disable`
     public func url(database: String = "postgres") -> String {
         "postgres://\(user)@127.0.0.1:\(port)/\(database)?sslmode=disable"

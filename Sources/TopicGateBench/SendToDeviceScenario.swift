@@ -25,7 +25,7 @@ struct SendToDeviceScenario {
         let receipts = ReceiptLog()
         let device = try await world.connectDevice(endpoint) { payload, at in receipts.record(payload: payload, at: at)
         }
-        let publisher = try await world.rawPublisher()
+        let publisher = try await world.rawPublisher(port: endpoint.port)
         let count = options.messages
 
         // Through TopicGate, as fast as N connections go.
@@ -35,7 +35,9 @@ struct SendToDeviceScenario {
                 contentType: "application/vnd.kii.SendPushMessageRequest+json", body: #"{"data":{"seq":\#(sequence)}}"#)
             guard response.status == 201 else { throw BenchError("a send answered \(response.status)") }
         }
+        let cpuBefore = CPUSample.now(world)
         let gateway = try await measure(count: count, receipts: receipts, rate: nil, send)
+        let gatewayCPU = cpuBefore.flatMap { CPUSample.now(world)?.perRequest(since: $0, requests: count) }
         receipts.reset()
         // Raw: the gateway's own MQTT account publishing with QoS 1 to the device's topic.
         let publish: @Sendable (Int, Int) async throws -> Void = { _, sequence in
@@ -44,7 +46,7 @@ struct SendToDeviceScenario {
         let raw = try await measure(count: count, receipts: receipts, rate: nil, publish)
         receipts.reset()
         // The bound: a minimal handler that writes each message durably and publishes it.
-        let bound = try await measureBound(count: count, topic: endpoint.topic, receipts: receipts)
+        let bound = try await measureBound(count: count, endpoint: endpoint, receipts: receipts)
         receipts.reset()
 
         // Paced at half TopicGate's maximum, for about three seconds, both ways.
@@ -63,7 +65,9 @@ struct SendToDeviceScenario {
                 scenario: "send → device", metric: metric, unit: unit, topicGate: tg, baseline: base,
                 baselineName: "raw QoS 1 publish", gatewayPeakBytes: peak)
         }
-        var boundRows: [BenchRow] = []
+        var boundRows = CPUSample.rows(
+            scenario: "send → device", what: "send", gateway: gatewayCPU, bound: bound?.cpu, onPostgres: world.postgres,
+            peak: peak)
         if let bound {
             boundRows.append(
                 BenchRow(
@@ -94,19 +98,25 @@ struct SendToDeviceScenario {
 
     /// The same sends against `topicgate bench-bound` (nil when the bench did not start the
     /// gateway): what a gateway that only writes each message durably and publishes it gets.
-    func measureBound(count: Int, topic: String, receipts: ReceiptLog) async throws -> Measurement? {
-        try await world.withBound(connections: options.concurrency) { open in
-            try await measure(count: count, receipts: receipts, rate: nil) { worker, sequence in
+    func measureBound(count: Int, endpoint: BenchWorld.Endpoint, receipts: ReceiptLog) async throws -> Measurement? {
+        let topic = endpoint.topic
+        return try await world.withBound(connections: options.concurrency, brokerPort: endpoint.port) { open in
+            let before = CPUSample.now(world)
+            var measured = try await measure(count: count, receipts: receipts, rate: nil) { worker, sequence in
                 let response = try await open[worker].send(
                     .POST, "/messages?topic=\(topic)", body: #"{"seq":\#(sequence)}"#)
                 guard response.status == 201 else { throw BenchError("the bound answered \(response.status)") }
             }
+            measured.cpu = before.flatMap { CPUSample.now(world)?.perRequest(since: $0, requests: count) }
+            return measured
         }
     }
 
     struct Measurement {
         let rate: Double
         let latency: LatencyStatistics
+        /// The CPU each request cost the serving side (the bound's runs).
+        var cpu: CPUSample?
     }
 
     /// Sends `count` messages with `options.concurrency` workers (at `rate` per second when

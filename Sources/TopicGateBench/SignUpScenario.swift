@@ -12,11 +12,13 @@ struct SignUpScenario {
     func run() async throws -> [BenchRow] {
         world.resetGatewayPeak()
         let connections = try await world.connections(options.concurrency)
+        let cpuBefore = CPUSample.now(world)
         let began = ContinuousClock.now
         try await concurrently(workers: options.concurrency, items: options.signUps) { worker, _ in
             _ = try await world.pseudoUser(connections[worker])
         }
         let pseudoUsers = rate(options.signUps, ContinuousClock.now - began)
+        let gatewayCPU = cpuBefore.flatMap { CPUSample.now(world)?.perRequest(since: $0, requests: options.signUps) }
         let bound = try await measureBound()
 
         _ = try await world.call(
@@ -52,31 +54,40 @@ struct SignUpScenario {
                 [
                     BenchRow(
                         scenario: "sign-up", metric: "pseudo users created/s against the durable bound",
-                        unit: "users/s", topicGate: pseudoUsers, baseline: $0,
+                        unit: "users/s", topicGate: pseudoUsers, baseline: $0.rate,
                         baselineName: "bound: a minimal handler storing a user and its token", gatewayPeakBytes: peak)
                 ]
             } ?? []
-        return boundRows + [
-            BenchRow(
-                scenario: "sign-up", metric: "pseudo users created/s", unit: "users/s", topicGate: pseudoUsers,
-                baseline: connects,
-                baselineName: "raw: MQTT connects through the plugin", gatewayPeakBytes: peak),
-            BenchRow(
-                scenario: "sign-up", metric: "password logins/s (bcrypt cost 10)", unit: "logins/s", topicGate: logins,
-                baseline: connects, baselineName: "raw: MQTT connects through the plugin", gatewayPeakBytes: peak),
-        ]
+        return boundRows
+            + CPUSample.rows(
+                scenario: "sign-up", what: "sign-up", gateway: gatewayCPU, bound: bound?.cpu,
+                onPostgres: world.postgres, peak: peak) + [
+                BenchRow(
+                    scenario: "sign-up", metric: "pseudo users created/s", unit: "users/s", topicGate: pseudoUsers,
+                    baseline: connects,
+                    baselineName: "raw: MQTT connects through the plugin", gatewayPeakBytes: peak),
+                BenchRow(
+                    scenario: "sign-up", metric: "password logins/s (bcrypt cost 10)", unit: "logins/s",
+                    topicGate: logins,
+                    baseline: connects, baselineName: "raw: MQTT connects through the plugin", gatewayPeakBytes: peak),
+            ]
     }
 
     /// As many sign-ups against `topicgate bench-bound`'s `POST /users`, with the same
-    /// concurrency: users/s (nil when the bench did not start the gateway).
-    func measureBound() async throws -> Double? {
+    /// concurrency: users/s and the CPU each cost (nil when the bench did not start the gateway).
+    func measureBound() async throws -> (rate: Double, cpu: CPUSample?)? {
         try await world.withBound(connections: options.concurrency) { open in
+            let before = CPUSample.now(world)
             let began = ContinuousClock.now
             try await concurrently(workers: options.concurrency, items: options.signUps) { worker, _ in
                 let response = try await open[worker].send(.POST, "/users", body: "{}")
                 guard response.status == 201 else { throw BenchError("the bound answered \(response.status)") }
             }
-            return rate(options.signUps, ContinuousClock.now - began)
+            let elapsed = ContinuousClock.now - began
+            return (
+                rate(options.signUps, elapsed),
+                before.flatMap { CPUSample.now(world)?.perRequest(since: $0, requests: options.signUps) }
+            )
         }
     }
 }

@@ -17,8 +17,17 @@ struct BenchCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON instead of a table.") var json = false
     @Flag(help: "Run the gateway it starts on a PostgreSQL server it starts too (initdb; durable settings).")
     var postgres = false
-    @Option(help: "Gateways to start: 1, or 2 on one PostgreSQL and one broker, the load spread over both.")
+    @Option(help: "Gateways to start (1–8): more than one run on one PostgreSQL, HTTP spread over all of them.")
     var gateways = 1
+    @Option(
+        help: "Brokers to start (1–8): Mosquittos with the plugin, every gateway spreading devices over all of them.")
+    var brokers = 1
+    @Option(
+        help: ArgumentHelp(
+            "Soak for this long (e.g. 10m, 90s, 1h): sends, subscriptions, commands and revocations without a pause, "
+                + "with throughput, p99 and memory per minute and open descriptors at the end. Alone unless --only "
+                + "names other scenarios.", valueName: "duration"))
+    var soak: String?
     @Option(help: "Messages in the send → device scenario.") var messages: Int?
     @Option(help: "Concurrent HTTP requests (keep-alive connections).") var concurrency: Int?
     @Option(help: "Devices held in the connections scenario.") var connections: Int?
@@ -49,10 +58,20 @@ struct BenchCommand: AsyncParsableCommand {
         if let connections { options.connections = connections }
         if let devicesPerProcess { options.devicesPerProcess = devicesPerProcess }
         options.only = Set(only)
-        guard (1...2).contains(gateways) else { throw ValidationError("--gateways is 1 or 2.") }
-        guard gateways == 1 || broker == nil else { throw ValidationError("--gateways 2 starts its own gateways.") }
+        guard (1...8).contains(gateways) else { throw ValidationError("--gateways is 1 to 8.") }
+        guard (1...8).contains(brokers) else { throw ValidationError("--brokers is 1 to 8.") }
+        guard (gateways == 1 && brokers == 1) || broker == nil else {
+            throw ValidationError("--gateways and --brokers start their own fleet; they do not go with --broker.")
+        }
         options.postgres = postgres
         options.gateways = gateways
+        options.brokers = brokers
+        if let soak {
+            guard let span = Self.duration(soak), span >= .seconds(5) else {
+                throw ValidationError("--soak is a duration of at least 5 s: 10m, 90s, 1h.")
+            }
+            options.soak = span
+        }
         let executable =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
@@ -61,6 +80,15 @@ struct BenchCommand: AsyncParsableCommand {
         }
         let rows = try await runner.run()
         print(json ? try BenchReport.json(rows) : BenchReport.table(rows))
+    }
+
+    /// `90s`, `10m`, `1h` (a bare number is seconds).
+    static func duration(_ text: String) -> Duration? {
+        let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600]
+        guard let last = text.last else { return nil }
+        let (digits, unit) = last.isNumber ? (Substring(text), Int64(1)) : (text.dropLast(), units[last] ?? 0)
+        guard unit > 0, let count = Int64(digits), count > 0 else { return nil }
+        return .seconds(count * unit)
     }
 
     /// The running gateway and broker named by the flags, if --broker is given.

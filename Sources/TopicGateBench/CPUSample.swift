@@ -1,0 +1,61 @@
+import Foundation
+
+/// The CPU time the serving side has used so far: the gateways, the durable bound (while it
+/// runs) and the PostgreSQL server with its backends. Two samples around a measurement give the
+/// CPU each request cost each of them, the figures a model of a fleet on machines of its own
+/// starts from.
+struct CPUSample: Sendable {
+    var gateways: Duration = .zero
+    var bound: Duration = .zero
+    var database: Duration = .zero
+
+    /// Nil when the gateways do not run on this machine.
+    static func now(_ world: BenchWorld) -> CPUSample? {
+        let gateways = world.gatewayPIDs.compactMap(ProcessCPU.used)
+        guard !gateways.isEmpty, gateways.count == world.gatewayPIDs.count else { return nil }
+        var sample = CPUSample(gateways: gateways.reduce(.zero, +))
+        sample.bound = world.boundPID.flatMap(ProcessCPU.used) ?? .zero
+        if let postmaster = world.database?.postmasterPID {
+            sample.database = ([postmaster] + ProcessCPU.children(of: postmaster)).compactMap(ProcessCPU.used)
+                .reduce(.zero, +)
+        }
+        return sample
+    }
+
+    /// What was used between `earlier` and this sample, per one of `requests`; nil when the
+    /// serving processes used less than 0.2 s (the kernel counts in 10 ms ticks: a quick run is
+    /// too short to tell).
+    func perRequest(since earlier: CPUSample, requests: Int) -> CPUSample? {
+        guard (gateways - earlier.gateways) + (bound - earlier.bound) >= .milliseconds(200) else { return nil }
+        let count = max(1, requests)
+        return CPUSample(
+            gateways: (gateways - earlier.gateways) / count, bound: (bound - earlier.bound) / count,
+            database: (database - earlier.database) / count)
+    }
+}
+
+extension CPUSample {
+    /// The CPU one `what` cost through TopicGate (`gateway`) against the durable bound
+    /// (`bound`): the gateways' against the bound process's, and PostgreSQL's in each run when
+    /// the store is on it. None unless both were measured.
+    static func rows(
+        scenario: String, what: String, gateway: CPUSample?, bound: CPUSample?, onPostgres: Bool, peak: Int?
+    ) -> [BenchRow] {
+        guard let gateway, let bound else { return [] }
+        let name = "bound: the same requests through a minimal handler"
+        var rows = [
+            BenchRow(
+                scenario: scenario, metric: "CPU per \(what): the gateways", unit: "ms",
+                topicGate: gateway.gateways.milliseconds, baseline: bound.bound.milliseconds, baselineName: name,
+                gatewayPeakBytes: peak)
+        ]
+        if onPostgres {
+            rows.append(
+                BenchRow(
+                    scenario: scenario, metric: "CPU per \(what): PostgreSQL", unit: "ms",
+                    topicGate: gateway.database.milliseconds, baseline: bound.database.milliseconds, baselineName: name,
+                    gatewayPeakBytes: peak))
+        }
+        return rows
+    }
+}

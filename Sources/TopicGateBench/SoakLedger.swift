@@ -1,0 +1,49 @@
+import Synchronization
+
+/// What a soak counted, shared by its workers, its devices and its sampler: each interval's
+/// request latencies, failures, memory and descriptors; the pushes the devices received and
+/// those the accepted requests owe them.
+final class SoakLedger: Sendable {
+    /// What finished in one interval.
+    struct Interval: Sendable {
+        var latencies: [Duration] = []
+        var failures = 0
+        /// The gateways' peak resident memory in the interval, in bytes.
+        var peakBytes: Int?
+        /// The gateways' open descriptors at its end.
+        var descriptors: Int?
+    }
+
+    private let state: Mutex<[Interval]>
+    private let received = Atomic<Int>(0)
+    private let owing = Atomic<Int>(0)
+
+    init(intervals: Int) {
+        state = Mutex([Interval](repeating: Interval(), count: max(1, intervals)))
+    }
+
+    var intervals: [Interval] { state.withLock { $0 } }
+    var delivered: Int { received.load(ordering: .relaxed) }
+    var owed: Int { owing.load(ordering: .relaxed) }
+
+    /// A request that finished in interval `index` (the last one for any later).
+    func record(_ latency: Duration, succeeded: Bool, in index: Int) {
+        state.withLock {
+            let index = min(max(0, index), $0.count - 1)
+            $0[index].latencies.append(latency)
+            if !succeeded { $0[index].failures += 1 }
+        }
+    }
+
+    func sample(_ index: Int, peakBytes: Int?, descriptors: Int?) {
+        state.withLock {
+            guard $0.indices.contains(index) else { return }
+            $0[index].peakBytes = peakBytes
+            $0[index].descriptors = descriptors
+        }
+    }
+
+    func pushArrived() { received.add(1, ordering: .relaxed) }
+
+    func owe(_ pushes: Int) { owing.add(pushes, ordering: .relaxed) }
+}
