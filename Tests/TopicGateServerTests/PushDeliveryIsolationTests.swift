@@ -470,3 +470,72 @@ struct PushDeliveryIsolationTests {
         #expect(try await push("m4") == ["bob-1"])
     }
 }
+
+extension PushDeliveryIsolationTests {
+    /// Publishes at `start`, remembers how many publications each call handed it, and fails
+    /// those to the topics in `failing`.
+    final class ChunkLink: DeviceLink, Sendable {
+        let handed = Mutex<[Int]>([])
+        let failing: Set<String>
+        var isReady: Bool { true }
+
+        init(failing: Set<String>) { self.failing = failing }
+
+        func start(_ publications: [DevicePublication]) -> PendingDelivery {
+            handed.withLock { $0.append(publications.count) }
+            var failures: [Int: DeliveryFailure] = [:]
+            for (index, publication) in publications.enumerated() where failing.contains(publication.topic) {
+                failures[index] = .unacknowledged
+            }
+            return .settled(failures)
+        }
+
+        func deliver(_ publications: [DevicePublication]) async -> [Int: DeliveryFailure] {
+            await start(publications).failures()
+        }
+
+        func revoke(_ installations: [Installation]) async {}
+    }
+
+    @Test(
+        "A batch's recipients are looked up and handed to the brokers a chunk at a time; each failure still counts against its own message"
+    )
+    func chunkedLookup() async throws {
+        let (store, app, _, directory) = try await Self.storeWithUser(devices: [])
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var users: [UserID] = []
+        for number in 1...7 {
+            let user = User(id: UserID("chunk-u\(number)"), appID: app.id, createdAt: 1, modifiedAt: 1)
+            try await store.insertUser(user)
+            try await store.insertInstallation(
+                Installation(
+                    id: InstallationID("chunk-d\(number)"), appID: app.id, principal: .user(user.id),
+                    deviceType: "MQTT", registrationID: "chunk-d\(number)", mqttTopic: "chunk-t\(number)",
+                    development: false, createdAt: UnixMillis(1), tokenHash: nil))
+            users.append(user.id)
+        }
+        // Message a goes to users 1–5, b to users 6 and 7; the device of user 7 never acknowledges.
+        try await store.enqueue([
+            OutboxMessage(
+                id: "a", appID: app.id, payload: Array("to five".utf8), recipients: users[0..<5].map { .user($0) },
+                acceptedAt: 1),
+            OutboxMessage(
+                id: "b", appID: app.id, payload: Array("to two".utf8), recipients: users[5..<7].map { .user($0) },
+                acceptedAt: 1),
+        ])
+        let link = ChunkLink(failing: ["chunk-t7"])
+        let service = PushDeliveryService(
+            store: store, devices: LiveInstallations(store: store), link: link, wakeup: Wakeup(), time: .system,
+            logger: Logger(label: "test"), metrics: ServerMetrics(), completion: CommandDelivery(store: store),
+            lookupChunk: 3)
+        #expect(await service.deliverBatch() == .failed)
+        // Three lookups of at most three recipients, each chunk handed over as soon as it was read.
+        #expect(link.handed.withLock { $0 } == [3, 3, 1])
+        try await service.settlement.flush()
+        // The failure was the last chunk's first publication: message b's, not a's.
+        let left = try await store.claimMessages(
+            gateway: "check", limit: 10, now: UnixMillis(Int64.max / 2), leaseUntil: UnixMillis(Int64.max / 2))
+        #expect(left.map(\.id) == ["b"])
+        #expect(left.first?.attempts == 1)
+    }
+}

@@ -45,6 +45,8 @@ struct PushDeliveryService: Service {
     let outboxLease: Duration
     /// Messages taken from the outbox at once.
     let batchSize = 200
+    /// Recipients whose devices are looked up, and published to, at a time (`start`).
+    let lookupChunk: Int
     /// Failed deliveries after which a message is a dead letter.
     let deadLetterAfter = 3
     /// How long a message that waits for a broker that is down is left alone.
@@ -60,8 +62,9 @@ struct PushDeliveryService: Service {
         store: any OutboxStore & DeliveryTraceStore, devices: LiveInstallations, link: any DeviceLink, wakeup: Wakeup,
         time: TimeSource, logger: Logger, metrics: ServerMetrics, completion: any PushCompletion,
         fresh: FreshPushes = FreshPushes(), gatewayID: String = ServerConfiguration.newGatewayID(),
-        outboxLease: Duration = .seconds(30), presence: DevicePresence? = nil
+        outboxLease: Duration = .seconds(30), presence: DevicePresence? = nil, lookupChunk: Int = 2_000
     ) {
+        self.lookupChunk = max(1, lookupChunk)
         self.store = store
         self.devices = devices
         self.link = link
@@ -157,29 +160,39 @@ struct PushDeliveryService: Service {
     /// Hands `batch` to the brokers: one publication per live MQTT installation of each
     /// recipient (at this moment, so a revoked device gets nothing), except on the brokers a
     /// message reached before. Returns without waiting for the acknowledgements.
+    ///
+    /// The recipients' devices are looked up `lookupChunk` recipients at a time (all of them at
+    /// once for a batch of small messages), and each chunk's publications go to the brokers as
+    /// soon as they are known: a send to 100 000 devices keeps the brokers busy with the first
+    /// devices while the gateway reads the next, instead of reading all before publishing any.
+    /// Should a lookup fail midway, the message stays in the outbox and is delivered again
+    /// (at least once): the devices of the chunks already published may get it twice.
     func start(_ batch: [OutboxMessage]) async throws -> StartedBatch {
-        // The live MQTT installations of every recipient of the batch, one read per app.
-        var recipientDevices: [LiveInstallations.Key: [Installation]] = [:]
-        for (appID, messages) in Dictionary(grouping: batch, by: \.appID) {
-            let found = try await devices.byPrincipal(
-                appID: appID, principals: messages.lazy.flatMap { $0.recipients.lazy.map(\.principal) })
-            if recipientDevices.isEmpty {
-                recipientDevices = found
-            } else {
-                recipientDevices.merge(found) { kept, _ in kept }
-            }
-        }
         var publications: [DevicePublication] = []
         var owners: [Int] = []  // the batch index of each publication's message
         var targets: [Installation] = []  // each publication's device
+        var parts: [PendingDelivery.Part] = []
         let expected = batch.reduce(0) { $0 + $1.recipients.count }
         publications.reserveCapacity(expected)
         owners.reserveCapacity(expected)
         targets.reserveCapacity(expected)
-        for (index, message) in batch.enumerated() {
-            for recipient in message.recipients {
-                for installation in recipientDevices[.init(message.appID, recipient.principal)] ?? []
-                where installation.receivesPushes {
+        var waiting: [(index: Int, principal: Principal)] = []  // recipients whose devices are still to look up
+        waiting.reserveCapacity(min(expected, lookupChunk))
+
+        // Looks up the waiting recipients' devices (one read per app), adds their publications
+        // and hands those to the brokers.
+        func publishWaiting() async throws {
+            guard !waiting.isEmpty else { return }
+            var found: [LiveInstallations.Key: [Installation]] = [:]
+            for (appID, entries) in Dictionary(grouping: waiting, by: { batch[$0.index].appID }) {
+                found.merge(try await devices.byPrincipal(appID: appID, principals: entries.lazy.map(\.principal))) {
+                    kept, _ in kept
+                }
+            }
+            let first = publications.count
+            for (index, principal) in waiting {
+                let message = batch[index]
+                for installation in found[.init(message.appID, principal)] ?? [] where installation.receivesPushes {
                     let broker = link.broker(serving: installation)
                     guard !message.deliveredBrokers.contains(broker) else { continue }
                     publications.append(
@@ -188,10 +201,22 @@ struct PushDeliveryService: Service {
                     targets.append(installation)
                 }
             }
+            waiting.removeAll(keepingCapacity: true)
+            if publications.count > first {
+                parts.append(.init(offset: first, pending: link.start(Array(publications[first...]))))
+            }
         }
+
+        for (index, message) in batch.enumerated() {
+            for recipient in message.recipients {
+                waiting.append((index, recipient.principal))
+                if waiting.count >= lookupChunk { try await publishWaiting() }
+            }
+        }
+        try await publishWaiting()
         return StartedBatch(
             messages: batch, publications: publications, owners: owners, targets: targets,
-            pending: link.start(publications))
+            pending: PendingDelivery(combining: parts))
     }
 
     /// Awaits the outcome of `started` and settles each message (see `deliver`).
