@@ -10,7 +10,8 @@ import TopicGateCore
 /// connect through the auth plugin with the credentials the gateway issued them, subscribe to
 /// their topics and are held all at once; one send to the topic then reaches every one of them.
 /// Against Mosquittos from the same executable with the same settings but no plugin and
-/// anonymous access (the connects), and one raw QoS 1 publish to each device's topic (the push).
+/// anonymous access (the connects), and one raw QoS 1 publish to each device's topic, of as many
+/// bytes as TopicGate's push (the push).
 /// Connects per second, the brokers' memory per held connection, the time until the last device
 /// has the push. Before the devices connect, the gateway's resident memory with N installations
 /// and N/10 topics in use (each created, subscribed to and sent to by one of the users, every
@@ -186,8 +187,8 @@ struct ConnectionScenario {
         return endpoints.withLock { $0.compactMap { $0 } }
     }
 
-    /// One QoS 1 publish to each device's topic on its broker, from the gateway's account: the
-    /// time until the last device has it.
+    /// One QoS 1 publish to each device's topic on its broker, from the gateway's account, of as
+    /// many bytes as TopicGate's push: the time until the last device has it.
     func rawPush(to endpoints: [BenchWorld.Endpoint], fleet: BenchFleet, receipts: ReceiptLog) async throws
         -> Duration
     {
@@ -195,8 +196,9 @@ struct ConnectionScenario {
         defer { for publisher in publishers.values { publisher.shutdown() } }
         let sequence = 1_000_000
         let began = ContinuousClock.now
-        try await BenchWorld.publish(
-            Array(#"{"seq":\#(sequence)}"#.utf8), toEach: endpoints, with: publishers, timeout: .seconds(600))
+        // As many bytes as the devices got from TopicGate (Kii's fields: sender, topic, when…).
+        let payload = BenchPayload.padded(#"{"seq":\#(sequence)"#, to: receipts.largestPayload)
+        try await BenchWorld.publish(payload, toEach: endpoints, with: publishers, timeout: .seconds(600))
         guard let pushed = await receipts.wait(for: sequence, copies: endpoints.count, timeout: .seconds(600)) else {
             throw BenchError("the raw publishes to \(endpoints.count) held devices did not all arrive in 600 s")
         }

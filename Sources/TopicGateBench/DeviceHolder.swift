@@ -75,7 +75,7 @@ public enum DeviceHolder {
                 let client = BenchDevice { payload, _ in
                     let arrived = MonotonicTime.nanoseconds()
                     if let sequence = BenchPayload.sequence(in: payload.readableBytesView) {
-                        output.write("r \(sequence) \(arrived)")
+                        output.write("r \(sequence) \(arrived) \(payload.readableBytes)")
                     }
                 }
                 try await client.connect(

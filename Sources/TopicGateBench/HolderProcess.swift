@@ -54,11 +54,14 @@ final class HolderProcess: @unchecked Sendable {
     }
 
     private func handle(_ line: String, receipts: ReceiptLog) {
-        let fields = line.split(separator: " ", maxSplits: 2)
+        let fields = line.split(separator: " ", maxSplits: 3)
         switch fields.first {
         case "r":
-            if fields.count == 3, let sequence = Int(fields[1]), let arrived = Int64(fields[2]) {
-                receipts.record(sequence, at: MonotonicTime.instant(ofNanoseconds: arrived))
+            // r <sequence> <arrived, monotonic ns> <payload bytes>
+            if fields.count == 4, let sequence = Int(fields[1]), let arrived = Int64(fields[2]),
+                let size = Int(fields[3])
+            {
+                receipts.record(sequence, at: MonotonicTime.instant(ofNanoseconds: arrived), size: size)
             }
         case "connected":
             state.withLock { $0.connected = fields.count > 1 ? Int(fields[1]) : 0 }

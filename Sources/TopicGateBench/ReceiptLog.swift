@@ -11,8 +11,11 @@ final class ReceiptLog: Sendable {
 
     private let receipts = Mutex<[Int: Receipt]>([:])
     private let total = Atomic<Int>(0)
+    private let largest = Atomic<Int>(0)
 
-    func record(_ sequence: Int, at instant: ContinuousClock.Instant) {
+    /// `size`: the payload's bytes, when known (`largestPayload`).
+    func record(_ sequence: Int, at instant: ContinuousClock.Instant, size: Int = 0) {
+        _ = largest.max(size, ordering: .relaxed)
         receipts.withLock { receipts in
             if var receipt = receipts[sequence] {
                 receipt.count += 1
@@ -31,6 +34,9 @@ final class ReceiptLog: Sendable {
     }
 
     var count: Int { total.load(ordering: .relaxed) }
+
+    /// The largest payload recorded with its size, in bytes.
+    var largestPayload: Int { largest.load(ordering: .relaxed) }
 
     func receipt(_ sequence: Int) -> Receipt? { receipts.withLock { $0[sequence] } }
 

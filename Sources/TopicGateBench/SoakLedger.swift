@@ -1,8 +1,9 @@
 import Synchronization
 
 /// What a soak counted, shared by its workers, its devices and its sampler: each interval's
-/// request latencies, failures, memory and descriptors; the pushes the devices received and
-/// those the accepted requests owe them.
+/// request latencies, failures, memory and descriptors; the pushes the devices received (a
+/// copy of one they had already, as delivery at least once allows, counted apart) and those
+/// the accepted requests owe them.
 final class SoakLedger: Sendable {
     /// What finished in one interval.
     struct Interval: Sendable {
@@ -15,7 +16,10 @@ final class SoakLedger: Sendable {
     }
 
     private let state: Mutex<[Interval]>
-    private let received = Atomic<Int>(0)
+    /// Each push a device received, by device and payload (a copy has the same payload: the
+    /// push message ID or command ID is in it).
+    private let received = Mutex<Set<Int>>([])
+    private let copies = Atomic<Int>(0)
     private let owing = Atomic<Int>(0)
 
     init(intervals: Int) {
@@ -23,7 +27,10 @@ final class SoakLedger: Sendable {
     }
 
     var intervals: [Interval] { state.withLock { $0 } }
-    var delivered: Int { received.load(ordering: .relaxed) }
+    /// Distinct pushes the devices received.
+    var delivered: Int { received.withLock { $0.count } }
+    /// Pushes a device received again.
+    var duplicates: Int { copies.load(ordering: .relaxed) }
     var owed: Int { owing.load(ordering: .relaxed) }
 
     /// A request that finished in interval `index` (the last one for any later).
@@ -43,7 +50,14 @@ final class SoakLedger: Sendable {
         }
     }
 
-    func pushArrived() { received.add(1, ordering: .relaxed) }
+    /// Device `device` received `payload`.
+    func pushArrived(device: Int, payload: some Collection<UInt8>) {
+        var hasher = Hasher()
+        hasher.combine(device)
+        for byte in payload { hasher.combine(byte) }
+        let key = hasher.finalize()
+        if !received.withLock({ $0.insert(key).inserted }) { copies.add(1, ordering: .relaxed) }
+    }
 
     func owe(_ pushes: Int) { owing.add(pushes, ordering: .relaxed) }
 }

@@ -11,7 +11,8 @@ import NIOHTTP1
 /// Per interval (a minute; a fifth of a shorter soak): requests per second, p99 of a request,
 /// and the gateways' peak resident memory, each against the first interval's; at the end the
 /// gateways' open descriptors against those after the first interval, the requests that failed,
-/// and the pushes the devices received against those the accepted requests owed them.
+/// the distinct pushes the devices received against those the accepted requests owed them, and
+/// the copies of pushes a device had already (delivery is at least once).
 struct SoakScenario {
     let world: BenchWorld
     let options: BenchOptions
@@ -78,7 +79,7 @@ struct SoakScenario {
         await BenchWorld.close(connections)
         return rows(
             ledger.intervals, interval: interval, descriptorsAtEnd: descriptorsAtEnd, delivered: ledger.delivered,
-            owed: ledger.owed)
+            duplicates: ledger.duplicates, owed: ledger.owed)
     }
 
     /// A worker's pseudo user with its topic (subscribed), its device and its thing, both connected.
@@ -90,12 +91,14 @@ struct SoakScenario {
         _ = try await world.call(connection, .PUT, topic, token: user.token, expected: 204)
         _ = try await world.call(
             connection, .PUT, "\(topic)/push/subscriptions/users/\(user.id)", token: user.token, expected: 204)
-        let phone = try await world.connectDevice(try await world.install(connection, token: user.token)) { _, _ in
-            ledger.pushArrived()
+        let phone = try await world.connectDevice(try await world.install(connection, token: user.token)) {
+            payload, _ in ledger.pushArrived(device: 2 * index, payload: payload)
         }
         let thing = try await world.onboardThing(
             connection, vendorThingID: "soak-\(index)-\(UUID().uuidString.prefix(8))", owner: user)
-        let thingDevice = try await world.connectDevice(thing.endpoint) { _, _ in ledger.pushArrived() }
+        let thingDevice = try await world.connectDevice(thing.endpoint) { payload, _ in
+            ledger.pushArrived(device: 2 * index + 1, payload: payload)
+        }
         return (
             Participant(userID: user.id, token: user.token, topic: topic, thingID: thing.id, thingToken: thing.token),
             [phone, thingDevice]
@@ -169,9 +172,10 @@ struct SoakScenario {
         return counts.count == gateways.count && !counts.isEmpty ? counts.reduce(0, +) : nil
     }
 
-    func rows(_ intervals: [SoakLedger.Interval], interval: Duration, descriptorsAtEnd: Int?, delivered: Int, owed: Int)
-        -> [BenchRow]
-    {
+    func rows(
+        _ intervals: [SoakLedger.Interval], interval: Duration, descriptorsAtEnd: Int?, delivered: Int, duplicates: Int,
+        owed: Int
+    ) -> [BenchRow] {
         let first = intervals[0]
         let gatewaysSaid = world.gatewayPIDs.count > 1 ? "the \(world.gatewayPIDs.count) gateways'" : "gateway"
         func label(_ index: Int) -> String {
@@ -218,6 +222,11 @@ struct SoakScenario {
             BenchRow(
                 scenario: "soak", metric: "pushes the devices received", unit: "msg", topicGate: Double(delivered),
                 baseline: Double(owed), baselineName: "pushes the accepted requests owe", gatewayPeakBytes: nil))
+        rows.append(
+            BenchRow(
+                scenario: "soak", metric: "pushes received again (at least once)", unit: "msg",
+                topicGate: Double(duplicates), baseline: Double(owed), baselineName: "pushes the accepted requests owe",
+                gatewayPeakBytes: nil))
         return rows
     }
 }

@@ -15,21 +15,29 @@ struct LiveInstallations: Sendable {
 
     /// `capacity`: principals kept (each with a few hundred bytes per installation); a push to
     /// more principals at once reads theirs without keeping them.
+    let capacity: Int
+
     init(store: any InstallationStore & StatesCaching, capacity: Int = 20_000) {
+        self.capacity = capacity
         self.store = store
         kept = AccessFactCache(generation: store.installationGeneration, capacity: capacity)
     }
 
     /// Each principal's live installations (none for a principal without any), by principal:
-    /// one lookup per principal, however many messages of a batch name it.
-    func byPrincipal(appID: AppID, principals: some Sequence<Principal>) async throws -> [Key: [Installation]] {
+    /// one lookup per principal, however many messages of a batch name it. `keeping: false`
+    /// reads them without keeping them (a part of a push to more principals than are kept,
+    /// which would only push out those of the pushes that come again).
+    func byPrincipal(appID: AppID, principals: some Sequence<Principal>, keeping: Bool = true) async throws
+        -> [Key: [Installation]]
+    {
         let keys = Array(Set(principals.lazy.map { Key(appID, $0) }))
-        return try await kept.values(keys) { missing in
+        let read: @Sendable ([Key]) async throws -> [Key: [Installation]] = { [store] missing in
             var read = Dictionary(uniqueKeysWithValues: missing.lazy.map { ($0, [Installation]()) })
             for installation in try await store.liveInstallations(appID: appID, principals: missing.map(\.name)) {
                 read[Key(appID, installation.principal)]?.append(installation)
             }
             return read
         }
+        return keeping ? try await kept.values(keys, load: read) : try await read(keys)
     }
 }

@@ -164,7 +164,9 @@ struct PushDeliveryService: Service {
     /// The recipients' devices are looked up `lookupChunk` recipients at a time (all of them at
     /// once for a batch of small messages), and each chunk's publications go to the brokers as
     /// soon as they are known: a send to 100 000 devices keeps the brokers busy with the first
-    /// devices while the gateway reads the next, instead of reading all before publishing any.
+    /// devices while the gateway reads the next, instead of reading all before publishing any
+    /// (the devices of a batch with more recipients than `LiveInstallations` keeps are read,
+    /// not kept).
     /// Should a lookup fail midway, the message stays in the outbox and is delivered again
     /// (at least once): the devices of the chunks already published may get it twice.
     func start(_ batch: [OutboxMessage]) async throws -> StartedBatch {
@@ -185,9 +187,9 @@ struct PushDeliveryService: Service {
             guard !waiting.isEmpty else { return }
             var found: [LiveInstallations.Key: [Installation]] = [:]
             for (appID, entries) in Dictionary(grouping: waiting, by: { batch[$0.index].appID }) {
-                found.merge(try await devices.byPrincipal(appID: appID, principals: entries.lazy.map(\.principal))) {
-                    kept, _ in kept
-                }
+                let devices = try await devices.byPrincipal(
+                    appID: appID, principals: entries.lazy.map(\.principal), keeping: expected <= devices.capacity)
+                found.merge(devices) { kept, _ in kept }
             }
             let first = publications.count
             for (index, principal) in waiting {
