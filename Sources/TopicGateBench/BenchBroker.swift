@@ -38,6 +38,11 @@ struct BenchBroker: Sendable {
         return BenchBroker(port: port, pid: process.pid, process: process)
     }
 
+    /// The `topicgate serve --broker` value naming `brokers` b0, b1, … in order.
+    static func list(_ brokers: [BenchBroker]) -> String {
+        brokers.enumerated().map { "mqtt://127.0.0.1:\($1.port)?name=b\($0)" }.joined(separator: ",")
+    }
+
     func stop() async {
         if let process { _ = await process.stop() }
     }

@@ -45,7 +45,7 @@ final class BenchFleet: Sendable {
                 brokers.append(
                     try await BenchBroker.start(template: template, directory: main.directory + "-broker\(index)"))
             }
-            let list = brokers.enumerated().map { "mqtt://127.0.0.1:\($1.port)?name=b\($0)" }.joined(separator: ",")
+            let list = BenchBroker.list(brokers)
             let httpPort = TCPProbe.freePort()
             let output = main.directory + "-fleet.out"
             let started = try ChildProcess.spawn(

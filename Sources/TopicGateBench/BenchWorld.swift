@@ -121,7 +121,7 @@ final class BenchWorld: @unchecked Sendable {
                     try await BenchBroker.start(template: template, directory: directory + "-broker\(index)"))
             }
             mqttPort = brokers[0].port
-            brokerList = brokers.enumerated().map { "mqtt://127.0.0.1:\($1.port)?name=b\($0)" }.joined(separator: ",")
+            brokerList = BenchBroker.list(brokers)
             let restarted = try spawnGateway(
                 storage + [
                     "--port", "\(httpPort)", "--broker", brokerList, "--mqtt-secret-file", secretFile, "--data-dir",

@@ -22,6 +22,16 @@ struct CPUSample: Sendable {
         return sample
     }
 
+    /// Runs `body` (which makes `requests` requests) and returns its result with the CPU each
+    /// request cost the serving side (nil as `perRequest(since:requests:)` says).
+    static func perRequest<T>(_ world: BenchWorld, requests: Int, during body: () async throws -> T) async rethrows
+        -> (T, CPUSample?)
+    {
+        let before = now(world)
+        let result = try await body()
+        return (result, before.flatMap { now(world)?.perRequest(since: $0, requests: requests) })
+    }
+
     /// What was used between `earlier` and this sample, per one of `requests`; nil when the
     /// serving processes used less than 0.2 s (the kernel counts in 10 ms ticks: a quick run is
     /// too short to tell).

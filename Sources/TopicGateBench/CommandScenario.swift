@@ -81,41 +81,42 @@ struct CommandScenario {
         }
         var phoneIterator = phoneReceipts.makeAsyncIterator()
 
-        var gatewayTrips: [Duration] = []
-        let cpuBefore = CPUSample.now(world)
-        let gatewayBegan = ContinuousClock.now
-        for _ in 0..<options.commandRounds {
-            let started = ContinuousClock.now
-            let created = try await world.call(
-                connections[0], .POST, "\(base)/commands", token: owner.token,
-                contentType: "application/vnd.kii.CommandCreationRequest+json",
-                body: #"{"actions":[{"Lamp":[{"turnPower":true}]}],"issuer":"user:\#(owner.id)"}"#, expected: 201)
-            let id = created["commandID"]?.stringValue ?? ""
-            while let received = await phoneIterator.next(), received != id {}
-            gatewayTrips.append(ContinuousClock.now - started)
-        }
-        let gatewayElapsed = ContinuousClock.now - gatewayBegan
         let rounds = options.commandRounds
-        let gatewayCPU = cpuBefore.flatMap { CPUSample.now(world)?.perRequest(since: $0, requests: rounds) }
+        var gatewayTrips: [Duration] = []
+        let (gatewayElapsed, gatewayCPU) = try await CPUSample.perRequest(world, requests: rounds) {
+            let began = ContinuousClock.now
+            for _ in 0..<rounds {
+                let started = ContinuousClock.now
+                let created = try await world.call(
+                    connections[0], .POST, "\(base)/commands", token: owner.token,
+                    contentType: "application/vnd.kii.CommandCreationRequest+json",
+                    body: #"{"actions":[{"Lamp":[{"turnPower":true}]}],"issuer":"user:\#(owner.id)"}"#, expected: 201)
+                let id = created["commandID"]?.stringValue ?? ""
+                while let received = await phoneIterator.next(), received != id {}
+                gatewayTrips.append(ContinuousClock.now - started)
+            }
+            return ContinuousClock.now - began
+        }
         var boundCPU: CPUSample?
 
         var boundTrips: [Duration] = []
         var boundElapsed = Duration.zero
         if bound != nil {
             mode.store(2, ordering: .relaxed)
-            let boundCPUBefore = CPUSample.now(world)
-            let boundBegan = ContinuousClock.now
-            for round in 0..<options.commandRounds {
-                let id = "bound\(round)"
-                let started = ContinuousClock.now
-                let response = try await boundLinks[0].send(
-                    .POST, "/messages?topic=\(thingEndpoint.topic)", body: String(decoding: toThing(id), as: UTF8.self))
-                guard response.status == 201 else { throw BenchError("the bound answered \(response.status)") }
-                while let received = await phoneIterator.next(), received != id {}
-                boundTrips.append(ContinuousClock.now - started)
+            (boundElapsed, boundCPU) = try await CPUSample.perRequest(world, requests: rounds) {
+                let began = ContinuousClock.now
+                for round in 0..<rounds {
+                    let id = "bound\(round)"
+                    let started = ContinuousClock.now
+                    let response = try await boundLinks[0].send(
+                        .POST, "/messages?topic=\(thingEndpoint.topic)",
+                        body: String(decoding: toThing(id), as: UTF8.self))
+                    guard response.status == 201 else { throw BenchError("the bound answered \(response.status)") }
+                    while let received = await phoneIterator.next(), received != id {}
+                    boundTrips.append(ContinuousClock.now - started)
+                }
+                return ContinuousClock.now - began
             }
-            boundElapsed = ContinuousClock.now - boundBegan
-            boundCPU = boundCPUBefore.flatMap { CPUSample.now(world)?.perRequest(since: $0, requests: rounds) }
         }
 
         mode.store(1, ordering: .relaxed)

@@ -35,9 +35,9 @@ struct SendToDeviceScenario {
                 contentType: "application/vnd.kii.SendPushMessageRequest+json", body: #"{"data":{"seq":\#(sequence)}}"#)
             guard response.status == 201 else { throw BenchError("a send answered \(response.status)") }
         }
-        let cpuBefore = CPUSample.now(world)
-        let gateway = try await measure(count: count, receipts: receipts, rate: nil, send)
-        let gatewayCPU = cpuBefore.flatMap { CPUSample.now(world)?.perRequest(since: $0, requests: count) }
+        let (gateway, gatewayCPU) = try await CPUSample.perRequest(world, requests: count) {
+            try await measure(count: count, receipts: receipts, rate: nil, send)
+        }
         receipts.reset()
         // Raw: the gateway's own MQTT account publishing with QoS 1 to the device's topic.
         let publish: @Sendable (Int, Int) async throws -> Void = { _, sequence in
@@ -101,13 +101,14 @@ struct SendToDeviceScenario {
     func measureBound(count: Int, endpoint: BenchWorld.Endpoint, receipts: ReceiptLog) async throws -> Measurement? {
         let topic = endpoint.topic
         return try await world.withBound(connections: options.concurrency, brokerPort: endpoint.port) { open in
-            let before = CPUSample.now(world)
-            var measured = try await measure(count: count, receipts: receipts, rate: nil) { worker, sequence in
-                let response = try await open[worker].send(
-                    .POST, "/messages?topic=\(topic)", body: #"{"seq":\#(sequence)}"#)
-                guard response.status == 201 else { throw BenchError("the bound answered \(response.status)") }
+            var (measured, cpu) = try await CPUSample.perRequest(world, requests: count) {
+                try await measure(count: count, receipts: receipts, rate: nil) { worker, sequence in
+                    let response = try await open[worker].send(
+                        .POST, "/messages?topic=\(topic)", body: #"{"seq":\#(sequence)}"#)
+                    guard response.status == 201 else { throw BenchError("the bound answered \(response.status)") }
+                }
             }
-            measured.cpu = before.flatMap { CPUSample.now(world)?.perRequest(since: $0, requests: count) }
+            measured.cpu = cpu
             return measured
         }
     }

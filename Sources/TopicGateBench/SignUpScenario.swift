@@ -12,13 +12,14 @@ struct SignUpScenario {
     func run() async throws -> [BenchRow] {
         world.resetGatewayPeak()
         let connections = try await world.connections(options.concurrency)
-        let cpuBefore = CPUSample.now(world)
-        let began = ContinuousClock.now
-        try await concurrently(workers: options.concurrency, items: options.signUps) { worker, _ in
-            _ = try await world.pseudoUser(connections[worker])
+        let (elapsed, gatewayCPU) = try await CPUSample.perRequest(world, requests: options.signUps) {
+            let began = ContinuousClock.now
+            try await concurrently(workers: options.concurrency, items: options.signUps) { worker, _ in
+                _ = try await world.pseudoUser(connections[worker])
+            }
+            return ContinuousClock.now - began
         }
-        let pseudoUsers = rate(options.signUps, ContinuousClock.now - began)
-        let gatewayCPU = cpuBefore.flatMap { CPUSample.now(world)?.perRequest(since: $0, requests: options.signUps) }
+        let pseudoUsers = rate(options.signUps, elapsed)
         let bound = try await measureBound()
 
         _ = try await world.call(
@@ -77,17 +78,15 @@ struct SignUpScenario {
     /// concurrency: users/s and the CPU each cost (nil when the bench did not start the gateway).
     func measureBound() async throws -> (rate: Double, cpu: CPUSample?)? {
         try await world.withBound(connections: options.concurrency) { open in
-            let before = CPUSample.now(world)
-            let began = ContinuousClock.now
-            try await concurrently(workers: options.concurrency, items: options.signUps) { worker, _ in
-                let response = try await open[worker].send(.POST, "/users", body: "{}")
-                guard response.status == 201 else { throw BenchError("the bound answered \(response.status)") }
+            let (elapsed, cpu) = try await CPUSample.perRequest(world, requests: options.signUps) {
+                let began = ContinuousClock.now
+                try await concurrently(workers: options.concurrency, items: options.signUps) { worker, _ in
+                    let response = try await open[worker].send(.POST, "/users", body: "{}")
+                    guard response.status == 201 else { throw BenchError("the bound answered \(response.status)") }
+                }
+                return ContinuousClock.now - began
             }
-            let elapsed = ContinuousClock.now - began
-            return (
-                rate(options.signUps, elapsed),
-                before.flatMap { CPUSample.now(world)?.perRequest(since: $0, requests: options.signUps) }
-            )
+            return (rate(options.signUps, elapsed), cpu)
         }
     }
 }

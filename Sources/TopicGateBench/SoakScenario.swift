@@ -50,12 +50,7 @@ struct SoakScenario {
                         while ContinuousClock.now < deadline {
                             try await play(
                                 round, as: everyone[worker], neighbour: everyone[(worker + 1) % everyone.count],
-                                on: connection, ledger: ledger
-                            ) { latency, succeeded in
-                                ledger.record(
-                                    latency, succeeded: succeeded,
-                                    in: Int((ContinuousClock.now - began) / interval))
-                            }
+                                on: connection, ledger: ledger, since: began)
                             round += 1
                         }
                     }
@@ -106,11 +101,12 @@ struct SoakScenario {
     }
 
     /// One round of a worker: a send, an unsubscribe and a subscribe, a command and its result,
-    /// a grant and its revocation. `record` gets each request's latency and whether it answered
-    /// as it should; `owed` counts the pushes the accepted ones owe the devices.
+    /// a grant and its revocation. Each request's latency and whether it answered as it should
+    /// go to `ledger`, in the interval since `began` it ended in, with the pushes an accepted one
+    /// owes the devices.
     func play(
         _ round: Int, as me: Participant, neighbour: Participant, on connection: BenchHTTPConnection,
-        ledger: SoakLedger, record: (Duration, Bool) -> Void
+        ledger: SoakLedger, since began: ContinuousClock.Instant
     ) async throws {
         func request(
             _ method: HTTPMethod, _ path: String, token: String, contentType: String = "application/json",
@@ -120,7 +116,9 @@ struct SoakScenario {
             let response = try await connection.send(method, path, token: token, contentType: contentType, body: body)
             let succeeded = response.status == expected
             if succeeded { ledger.owe(pushes) }
-            record(ContinuousClock.now - started, succeeded)
+            let ended = ContinuousClock.now
+            ledger.record(
+                ended - started, succeeded: succeeded, in: Int((ended - began) / options.soakInterval))
             return response.body
         }
         _ = try await request(
