@@ -431,6 +431,40 @@ struct PushDeliveryIsolationTests {
     }
 
     @Test(
+        "A claim that reads a delivered push an instant before its settlement removes it does not deliver it again"
+    )
+    func settledDuringClaim() async throws {
+        let (store, app, user, directory) = try await Self.storeWithUser(devices: [("topic-1", nil)])
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fresh = FreshPushes()
+        let link = PickyLink()
+        let service = PushDeliveryService(
+            store: store, devices: LiveInstallations(store: store), link: link, wakeup: Wakeup(), time: .system,
+            logger: Logger(label: "test"),
+            metrics: ServerMetrics(), completion: CommandDelivery(store: store), fresh: fresh, gatewayID: "gw-1")
+        let pipeline = PushPipeline(delivery: service, publishedHereUpTo: 0)
+        try await pipeline.dispatch(
+            OutboxMessage(
+                id: "a", appID: app.id, payload: Array("fine-1".utf8), recipients: [.user(user.id)], acceptedAt: 1))
+        #expect(await service.deliverBatch(checkingOutbox: false) == .more)
+        #expect(link.delivered == ["fine-1"])
+        // The claim reads "a" (still in the outbox, claimed by this gateway), then the settlement
+        // deletes and releases it before the claim looks at what is reserved.
+        var read: [OutboxMessage] = []
+        let pending = try await fresh.claim {
+            read = try await store.claimMessages(gateway: "gw-1", limit: 10, now: 2, leaseUntil: 3)
+            try await service.settlement.flush()
+            return read
+        }
+        #expect(read.map(\.id) == ["a"])
+        #expect(fresh.unreserved(read).map(\.id) == ["a"])  // what the claim would take without the guard
+        #expect(pending.isEmpty)
+        #expect(try await store.pendingMessageCount() == 0)
+        // A message released before a claim begins is the claim's again (a failed one, tried anew).
+        #expect(try await fresh.claim { read }.map(\.id) == ["a"])
+    }
+
+    @Test(
         "The recipients' devices kept in memory never outlive a change: a revoked installation gets nothing from the next delivery, one registered a moment ago gets it"
     )
     func keptDevices() async throws {

@@ -8,7 +8,8 @@ import TopicGateCore
 ///
 /// A message is *reserved* before its write begins and stays so until the delivery service has
 /// settled it; the outbox claims of this gateway skip reserved messages, so a message is never
-/// delivered from memory and from the outbox at once.
+/// delivered from memory and from the outbox at once. A claim also skips what was released while
+/// it ran: it may have read a message just before its settlement removed it from the outbox.
 final class FreshPushes: Sendable {
     private struct State {
         var queue: [OutboxMessage] = []
@@ -16,6 +17,10 @@ final class FreshPushes: Sendable {
         var started: [StartedBatch] = []
         /// Batches published by their request whose acknowledgements are still to come.
         var followed = 0
+        /// Outbox claims being made now (`claim`), and what was released since the first of them
+        /// began.
+        var claims = 0
+        var releasedDuringClaims: Set<PushMessageID> = []
     }
 
     private let state = Mutex(State())
@@ -81,7 +86,11 @@ final class FreshPushes: Sendable {
     /// Messages that were not written, or that the delivery service settled (delivered, or
     /// recorded in the outbox for another try).
     func release(_ ids: some Sequence<PushMessageID>) {
-        state.withLock { $0.reserved.subtract(ids) }
+        state.withLock { state in
+            let ids = Array(ids)
+            state.reserved.subtract(ids)
+            if state.claims > 0 { state.releasedDuringClaims.formUnion(ids) }
+        }
     }
 
     /// Up to `limit` waiting messages, oldest first; they stay reserved until released.
@@ -96,5 +105,23 @@ final class FreshPushes: Sendable {
     /// `messages` without those reserved here.
     func unreserved(_ messages: [OutboxMessage]) -> [OutboxMessage] {
         state.withLock { state in messages.filter { !state.reserved.contains($0.id) } }
+    }
+
+    /// What an outbox claim of this gateway may deliver: the messages `read` claimed, without
+    /// those reserved here nor those released while it ran. A claim can read a delivered message
+    /// an instant before its settlement deletes it and releases it; taken as unreserved, that
+    /// message would be published a second time.
+    func claim(_ read: () async throws -> [OutboxMessage]) async rethrows -> [OutboxMessage] {
+        state.withLock { $0.claims += 1 }
+        defer {
+            state.withLock { state in
+                state.claims -= 1
+                if state.claims == 0 { state.releasedDuringClaims = [] }
+            }
+        }
+        let claimed = try await read()
+        return state.withLock { state in
+            claimed.filter { !state.reserved.contains($0.id) && !state.releasedDuringClaims.contains($0.id) }
+        }
     }
 }

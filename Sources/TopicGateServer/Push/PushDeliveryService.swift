@@ -124,9 +124,13 @@ struct PushDeliveryService: Service {
             }
             guard checkingOutbox else { return .handed }
             let now = time.now()
-            let claimed = try await store.claimMessages(
-                gateway: gatewayID, limit: batchSize, now: now, leaseUntil: now + outboxLease)
-            let pending = fresh.unreserved(claimed)
+            var claimed = 0
+            let pending = try await fresh.claim {
+                let messages = try await store.claimMessages(
+                    gateway: gatewayID, limit: batchSize, now: now, leaseUntil: now + outboxLease)
+                claimed = messages.count
+                return messages
+            }
             // All reserved (being delivered from memory, or waiting for their settlement): the
             // outbox is read again within a second.
             guard !pending.isEmpty else { return .idle }
@@ -134,7 +138,7 @@ struct PushDeliveryService: Service {
                 return try await deliver([suspect], alone: true) ? .more : .failed
             }
             guard try await deliver(pending, alone: false) else { return .failed }
-            return claimed.count == batchSize ? .more : .idle
+            return claimed == batchSize ? .more : .idle
         } catch {
             logger.error("Push delivery failed", metadata: ["error": "\(error)"])
             return .failed
