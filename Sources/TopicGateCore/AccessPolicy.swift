@@ -40,4 +40,10 @@ public enum AccessPolicy {
         }
         return decision(false, .noEntry)
     }
+
+    /// Whether `entries` let every user and every thing do `action` (an `ANY_AUTHENTICATED_USER`
+    /// entry): then `evaluate` allows each of them, whatever its groups and owned things.
+    public static func allowsEveryUserAndThing(_ action: ACLAction, entries: [ACLEntry]) -> Bool {
+        entries.contains { $0.action == action && $0.subject == .anyAuthenticated }
+    }
 }

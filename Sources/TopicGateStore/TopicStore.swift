@@ -35,4 +35,7 @@ public protocol TopicStore: Sendable {
     /// The topic's subscribers with their access contexts, in one read (empty when there is no
     /// such topic).
     func subscriberContexts(appID: AppID, address: TopicAddress) async throws -> [Subscriber: AccessContext]
+    /// The topic's subscribers alone, in subscriber order (empty when there is no such topic):
+    /// what a send needs when the topic's entries let every user and thing receive.
+    func subscribers(appID: AppID, address: TopicAddress) async throws -> [Subscriber]
 }

@@ -122,4 +122,31 @@ struct AccessPolicyTests {
         let denied = AccessPolicy.evaluate(Self.user, .send, on: Self.topic(.app), entries: [])
         #expect(denied.description == "denied: no entry grants SEND_MESSAGE_TO_TOPIC to user:alice")
     }
+
+    @Test(
+        "allowsEveryUserAndThing holds only where evaluate allows every user and thing, whatever their groups and things"
+    )
+    func everyUserAndThing() {
+        let contexts = [Self.user, Self.member, Self.thing, Self.owner, AccessContext(principal: .user(Self.bob))]
+        let entryLists: [[ACLEntry]] = [
+            [], [ACLEntry(.subscribe, .anyAuthenticated)], [ACLEntry(.send, .anyAuthenticated)],
+            [ACLEntry(.subscribe, .anonymous)], [ACLEntry(.subscribe, .group(Self.family))],
+            [ACLEntry(.subscribe, .user(Self.alice)), ACLEntry(.subscribe, .thing(Self.lamp))],
+            [ACLEntry(.subscribe, .group(Self.family)), ACLEntry(.subscribe, .anyAuthenticated)],
+        ]
+        for entries in entryLists {
+            for scope in [TopicScope.app, .group(Self.family), .thing(Self.lamp), .user(Self.bob)] {
+                let allowedForEach = contexts.allSatisfy {
+                    AccessPolicy.evaluate($0, .subscribe, on: Self.topic(scope), entries: entries).allowed
+                }
+                if AccessPolicy.allowsEveryUserAndThing(.subscribe, entries: entries) {
+                    #expect(allowedForEach, "\(entries) in \(scope)")
+                }
+            }
+        }
+        #expect(AccessPolicy.allowsEveryUserAndThing(.subscribe, entries: [ACLEntry(.subscribe, .anyAuthenticated)]))
+        #expect(!AccessPolicy.allowsEveryUserAndThing(.subscribe, entries: [ACLEntry(.send, .anyAuthenticated)]))
+        #expect(!AccessPolicy.allowsEveryUserAndThing(.subscribe, entries: [ACLEntry(.subscribe, .anonymous)]))
+        #expect(!AccessPolicy.allowsEveryUserAndThing(.subscribe, entries: [ACLEntry(.subscribe, .group(Self.family))]))
+    }
 }

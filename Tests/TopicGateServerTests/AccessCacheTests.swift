@@ -108,7 +108,9 @@ struct AccessCacheTests {
         }
     }
 
-    @Test("A deleted user's topic subscribers and token are gone at once")
+    @Test(
+        "A deleted user's topic subscribers and token are gone at once; an unsubscription and a revoked ANY_AUTHENTICATED_USER entry count from the next send"
+    )
     func deletion() async throws {
         try await TestServer.make().run { client in
             let admin = try await client.adminToken()
@@ -125,6 +127,19 @@ struct AccessCacheTests {
             #expect(try await client.call(.get, "\(client.app)/users/me", token: ann.token).errorCode == "WRONG_TOKEN")
             try await client.send(topic, token: admin).expect(.created)
             #expect(client.lastRecipients == [.user(UserID(bob.id))])
+            // The subscriber list a send to such a topic keeps follows an unsubscription, and the
+            // revoked entry: then a subscriber needs an entry of its own.
+            let carol = try await client.normalUser("carol")
+            try await client.subscribe(topic, userID: carol.id, token: carol.token)
+            try await client.call(.delete, "\(topic)/push/subscriptions/users/\(bob.id)", token: bob.token)
+                .expect(.noContent)
+            try await client.send(topic, token: admin).expect(.created)
+            #expect(client.lastRecipients == [.user(UserID(carol.id))])
+            try await client.call(
+                .delete, "\(topic)/acl/SUBSCRIBE_TO_TOPIC/UserID:ANY_AUTHENTICATED_USER", token: admin
+            ).expect(.noContent)
+            try await client.send(topic, token: admin).expect(.created)
+            #expect(client.lastRecipients == [])
         }
     }
 

@@ -124,6 +124,7 @@ struct TopicStoreTests {
         #expect(contexts[.user(ann)] == AccessContext(principal: .user(ann), groups: [group], ownedThings: [lamp]))
         #expect(contexts[.thing(lamp)] == AccessContext(principal: .thing(lamp)))
         #expect(contexts.count == 2)
+        #expect(try await store.subscribers(appID: appID, address: news) == [.user(ann), .thing(lamp)].sorted())
         #expect(
             try await store.accessContexts(appID: appID, users: [bob, ann])
                 == [
@@ -146,6 +147,11 @@ struct TopicStoreTests {
             try await store.subscriberContexts(appID: appID, address: news).keys.sorted { "\($0)" < "\($1)" } == [
                 .thing(lamp)
             ])
+        #expect(try await store.subscribers(appID: appID, address: news) == [.thing(lamp)])
+        #expect(
+            try await store.subscribers(
+                appID: appID, address: TopicAddress(scope: .app, name: TopicName(rawValue: "none")!)
+            ).isEmpty)
         #expect(try await store.unsubscribe(appID: appID, address: news, subscriber: .thing(lamp)))
         #expect(try await store.unsubscribe(appID: appID, address: news, subscriber: .thing(lamp)) == false)
         // Deleting the group deletes its topics.

@@ -14,6 +14,8 @@ struct AccessFacts: Sendable {
     let store: any TopicStore & ThingStore & EndNodeStore & StatesCaching
     let users: AccessFactCache<InApp<UserID>, AccessContext>
     let subscribers: AccessFactCache<InApp<TopicAddress>, [(subscriber: Subscriber, context: AccessContext)]>
+    /// Each topic's subscribers without their contexts (a send whose entries let everyone receive).
+    let subscriberLists: AccessFactCache<InApp<TopicAddress>, [Subscriber]>
     let things: AccessFactCache<InApp<ThingReference>, Thing>
     let owners: AccessFactCache<InApp<ThingID>, Set<Owner>>
     /// Each thing's end-node attachment (`none` for most things).
@@ -24,6 +26,7 @@ struct AccessFacts: Sendable {
         let generation = store.accessGeneration
         users = AccessFactCache(generation: generation)
         subscribers = AccessFactCache(generation: generation, capacity: 10_000)
+        subscriberLists = AccessFactCache(generation: generation, capacity: 10_000)
         things = AccessFactCache(generation: generation, capacity: 20_000)
         owners = AccessFactCache(generation: generation, capacity: 20_000)
         endNodes = AccessFactCache(generation: generation, capacity: 20_000)
@@ -46,6 +49,13 @@ struct AccessFacts: Sendable {
             try await store.subscriberContexts(appID: appID, address: address).sorted { $0.key < $1.key }.map {
                 (subscriber: $0.key, context: $0.value)
             }
+        } ?? []
+    }
+
+    /// Each subscriber of the topic, in subscriber order, without reading its groups and things.
+    func subscriberList(appID: AppID, address: TopicAddress) async throws -> [Subscriber] {
+        try await subscriberLists.value(InApp(appID, address)) {
+            try await store.subscribers(appID: appID, address: address)
         } ?? []
     }
 

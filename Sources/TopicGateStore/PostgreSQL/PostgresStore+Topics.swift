@@ -222,6 +222,20 @@ extension PostgresStore: TopicStore {
         }
     }
 
+    public func subscribers(appID: AppID, address: TopicAddress) async throws -> [Subscriber] {
+        try await read { connection in
+            guard let row = try await Self.topicRow(connection, appID, address) else { return [] }
+            let topicID: Int64 = try row("topic_id")
+            return try await connection.rows(
+                "SELECT subscriber_kind, subscriber_id FROM subscriptions WHERE topic_id = \(topicID)"
+            ).map { subscription -> Subscriber in
+                let id: String = try subscription("subscriber_id")
+                return try subscription("subscriber_kind", as: String.self) == "user"
+                    ? .user(UserID(id)) : .thing(ThingID(id))
+            }.sorted()
+        }
+    }
+
     /// Each user's groups and owned things (directly or through a group), in two queries.
     static func accessContexts(_ connection: PostgresConnection, appID: AppID, users: [UserID]) async throws
         -> [UserID: AccessContext]

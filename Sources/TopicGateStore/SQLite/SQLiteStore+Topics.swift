@@ -212,6 +212,19 @@ extension SQLiteStore: TopicStore {
         }
     }
 
+    public func subscribers(appID: AppID, address: TopicAddress) async throws -> [Subscriber] {
+        try await read { db in
+            guard let row = try Self.topicRow(db, appID, address) else { return [] }
+            return try Row.fetchAll(
+                db.cachedStatement(sql: "SELECT subscriber_kind, subscriber_id FROM subscriptions WHERE topic_id = ?"),
+                arguments: [row["topic_id"] as Int64]
+            ).map { subscription -> Subscriber in
+                let id: String = subscription[1]
+                return (subscription[0] as String) == "user" ? .user(UserID(id)) : .thing(ThingID(id))
+            }.sorted()
+        }
+    }
+
     /// Each user's groups and owned things (directly or through a group), in two queries.
     static func accessContexts(_ db: Database, appID: AppID, users: [UserID]) throws -> [UserID: AccessContext] {
         var contexts: [UserID: AccessContext] = [:]
