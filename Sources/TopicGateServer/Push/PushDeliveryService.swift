@@ -167,36 +167,55 @@ struct PushDeliveryService: Service {
     ///
     /// The recipients' devices are looked up `lookupChunk` recipients at a time (all of them at
     /// once for a batch of small messages), and each chunk's publications go to the brokers as
-    /// soon as they are known: a send to 100 000 devices keeps the brokers busy with the first
-    /// devices while the gateway reads the next, instead of reading all before publishing any
-    /// (the devices of a batch with more recipients than `LiveInstallations` keeps are read,
-    /// not kept).
+    /// soon as they are known, while the next chunk's devices are being read: a send to 100 000
+    /// devices keeps the brokers busy with the first devices while the gateway reads the next,
+    /// instead of reading all before publishing any, and reading and publishing overlap (the
+    /// devices of a batch with more recipients than `LiveInstallations` keeps are read, not
+    /// kept). Each publication's device is kept (`StartedBatch.targets`) only when a message of
+    /// the batch is traced.
     /// Should a lookup fail midway, the message stays in the outbox and is delivered again
     /// (at least once): the devices of the chunks already published may get it twice.
     func start(_ batch: [OutboxMessage]) async throws -> StartedBatch {
+        typealias Recipient = (index: Int, principal: Principal)  // the batch index of its message
+        let tracing = batch.contains(where: \.traced)
         var publications: [DevicePublication] = []
         var owners: [Int] = []  // the batch index of each publication's message
-        var targets: [Installation] = []  // each publication's device
+        var targets: [Installation] = []  // each publication's device, when tracing
         var parts: [PendingDelivery.Part] = []
         let expected = batch.reduce(0) { $0 + $1.recipients.count }
         publications.reserveCapacity(expected)
         owners.reserveCapacity(expected)
-        targets.reserveCapacity(expected)
-        var waiting: [(index: Int, principal: Principal)] = []  // recipients whose devices are still to look up
-        waiting.reserveCapacity(min(expected, lookupChunk))
-
-        // Looks up the waiting recipients' devices (one read per app), adds their publications
-        // and hands those to the brokers.
-        func publishWaiting() async throws {
-            guard !waiting.isEmpty else { return }
-            var found: [LiveInstallations.Key: [Installation]] = [:]
-            for (appID, entries) in Dictionary(grouping: waiting, by: { batch[$0.index].appID }) {
-                let devices = try await devices.byPrincipal(
-                    appID: appID, principals: entries.lazy.map(\.principal), keeping: expected <= devices.capacity)
-                found.merge(devices) { kept, _ in kept }
+        if tracing { targets.reserveCapacity(expected) }
+        var chunks: [[Recipient]] = [[]]
+        for (index, message) in batch.enumerated() {
+            for recipient in message.recipients {
+                if chunks[chunks.count - 1].count == lookupChunk { chunks.append([]) }
+                chunks[chunks.count - 1].append((index, recipient.principal))
             }
+        }
+
+        // A chunk's devices, one read per app.
+        let keeping = expected <= devices.capacity
+        let lookUp: @Sendable ([Recipient]) async throws -> [LiveInstallations.Key: [Installation]] = {
+            [devices] chunk in
+            var found: [LiveInstallations.Key: [Installation]] = [:]
+            for (appID, entries) in Dictionary(grouping: chunk, by: { batch[$0.index].appID }) {
+                let read = try await devices.byPrincipal(
+                    appID: appID, principals: entries.lazy.map(\.principal), keeping: keeping)
+                found.merge(read) { kept, _ in kept }
+            }
+            return found
+        }
+        var next: Task<[LiveInstallations.Key: [Installation]], any Error>? =
+            chunks[0].isEmpty ? nil : Task { [chunk = chunks[0]] in try await lookUp(chunk) }
+        defer { next?.cancel() }
+        for position in chunks.indices {
+            guard let reading = next else { break }
+            let found = try await reading.value
+            next =
+                position + 1 < chunks.count ? Task { [chunk = chunks[position + 1]] in try await lookUp(chunk) } : nil
             let first = publications.count
-            for (index, principal) in waiting {
+            for (index, principal) in chunks[position] {
                 let message = batch[index]
                 for installation in found[.init(message.appID, principal)] ?? [] where installation.receivesPushes {
                     let broker = link.broker(serving: installation)
@@ -204,22 +223,13 @@ struct PushDeliveryService: Service {
                     publications.append(
                         DevicePublication(topic: installation.mqttTopic, payload: message.payload, broker: broker))
                     owners.append(index)
-                    targets.append(installation)
+                    if tracing { targets.append(installation) }
                 }
             }
-            waiting.removeAll(keepingCapacity: true)
             if publications.count > first {
                 parts.append(.init(offset: first, pending: link.start(Array(publications[first...]))))
             }
         }
-
-        for (index, message) in batch.enumerated() {
-            for recipient in message.recipients {
-                waiting.append((index, recipient.principal))
-                if waiting.count >= lookupChunk { try await publishWaiting() }
-            }
-        }
-        try await publishWaiting()
         return StartedBatch(
             messages: batch, publications: publications, owners: owners, targets: targets,
             pending: PendingDelivery(combining: parts))

@@ -7,7 +7,8 @@ struct StartedBatch: Sendable {
     let publications: [DevicePublication]
     /// The index in `messages` of each publication's message.
     let owners: [Int]
-    /// Each publication's device.
+    /// Each publication's device, when a message is traced (empty otherwise: only a trace
+    /// records devices).
     let targets: [Installation]
     let pending: PendingDelivery
 }
