@@ -74,6 +74,17 @@ struct PushDeliveryIsolationTests {
         func revoke(_ installations: [Installation]) async {}
     }
 
+    /// A delivery service of gateway `gw-1` on `store`, with `fresh` as its fresh pushes, over a
+    /// new `PickyLink`.
+    static func service(on store: any Store, fresh: FreshPushes) -> (PushDeliveryService, PickyLink) {
+        let link = PickyLink()
+        let service = PushDeliveryService(
+            store: store, devices: LiveInstallations(store: store), link: link, wakeup: Wakeup(), time: .system,
+            logger: Logger(label: "test"),
+            metrics: ServerMetrics(), completion: CommandDelivery(store: store), fresh: fresh, gatewayID: "gw-1")
+        return (service, link)
+    }
+
     /// A new SQLite store (in the returned folder) with its default app, one user, and an MQTT
     /// device of that user per (topic, broker).
     static func storeWithUser(devices: [(topic: String, broker: String?)]) async throws
@@ -272,11 +283,7 @@ struct PushDeliveryIsolationTests {
         let (store, app, user, directory) = try await Self.storeWithUser(devices: [("topic-1", nil)])
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let fresh = FreshPushes()
-        let link = PickyLink()
-        let service = PushDeliveryService(
-            store: store, devices: LiveInstallations(store: store), link: link, wakeup: Wakeup(), time: .system,
-            logger: Logger(label: "test"),
-            metrics: ServerMetrics(), completion: CommandDelivery(store: store), fresh: fresh, gatewayID: "gw-1")
+        let (service, link) = Self.service(on: store, fresh: fresh)
         // Nothing published by the writing task: all handed over.
         let pipeline = PushPipeline(delivery: service, publishedHereUpTo: 0)
         for (id, text) in [("a", "fine-1"), ("b", "poison"), ("c", "fine-2")] {
@@ -395,11 +402,7 @@ struct PushDeliveryIsolationTests {
         let (store, app, user, directory) = try await Self.storeWithUser(devices: [("topic-1", nil)])
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let fresh = FreshPushes()
-        let link = PickyLink()
-        let service = PushDeliveryService(
-            store: store, devices: LiveInstallations(store: store), link: link, wakeup: Wakeup(), time: .system,
-            logger: Logger(label: "test"),
-            metrics: ServerMetrics(), completion: CommandDelivery(store: store), fresh: fresh, gatewayID: "gw-1")
+        let (service, link) = Self.service(on: store, fresh: fresh)
         let settlement = service.settlement
         let pipeline = PushPipeline(delivery: service, publishedHereUpTo: 0)
         // One from memory, one only in the outbox (another gateway's, whose lease ran out).
@@ -437,11 +440,7 @@ struct PushDeliveryIsolationTests {
         let (store, app, user, directory) = try await Self.storeWithUser(devices: [("topic-1", nil)])
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let fresh = FreshPushes()
-        let link = PickyLink()
-        let service = PushDeliveryService(
-            store: store, devices: LiveInstallations(store: store), link: link, wakeup: Wakeup(), time: .system,
-            logger: Logger(label: "test"),
-            metrics: ServerMetrics(), completion: CommandDelivery(store: store), fresh: fresh, gatewayID: "gw-1")
+        let (service, link) = Self.service(on: store, fresh: fresh)
         let pipeline = PushPipeline(delivery: service, publishedHereUpTo: 0)
         try await pipeline.dispatch(
             OutboxMessage(
