@@ -50,14 +50,16 @@ public struct PostgresLocation: Sendable, CustomStringConvertible {
             }
         var configuration = PostgresClient.Configuration(
             host: host, port: port, username: user, password: password, database: database, tls: tls)
-        // A pool of a fixed size, with no keep-alive query: the pool times an idle connection's
-        // keep-alive and idle timeout with sleeping tasks, started each time a statement gives the
-        // connection back and cancelled when the next takes it, and a cancelled `Task.sleep`
-        // keeps its task's memory until the time it slept for has passed (30 and 60 s): at a
-        // few hundred statements a second that was 30 MiB more per gateway, growing for a minute.
-        configuration.options.minimumConnections = maximumConnections
+        // No keep-alive query, and idle connections closed after 10 s: the pool times an idle
+        // connection's keep-alive and idle timeout with sleeping tasks, started each time a
+        // statement gives the connection back and cancelled when the next takes it, and a
+        // cancelled `Task.sleep` keeps its task's memory until the time it slept for has passed
+        // (30 and 60 s by default): at a few hundred statements a second that was 30 MiB more
+        // per gateway, growing for a minute. Connections are still opened on demand (a pool
+        // opened whole at start made every gateway fork 20 PostgreSQL backends at once).
         configuration.options.maximumConnections = maximumConnections
         configuration.options.keepAliveBehavior = nil
+        configuration.options.connectionIdleTimeout = .seconds(10)
         return configuration
     }
 
