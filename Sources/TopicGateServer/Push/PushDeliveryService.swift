@@ -206,12 +206,17 @@ struct PushDeliveryService: Service {
             }
             return found
         }
-        var next: Task<[LiveInstallations.Key: [Installation]], any Error>? =
-            chunks[0].isEmpty ? nil : Task { [chunk = chunks[0]] in try await lookUp(chunk) }
+        // The first chunk is read here (a push to a few devices starts no task); each next one in
+        // a task of its own while this one is published.
+        var next: Task<[LiveInstallations.Key: [Installation]], any Error>?
         defer { next?.cancel() }
-        for position in chunks.indices {
-            guard let reading = next else { break }
-            let found = try await reading.value
+        for position in chunks.indices where !chunks[position].isEmpty {
+            let found: [LiveInstallations.Key: [Installation]]
+            if let reading = next {
+                found = try await reading.value
+            } else {
+                found = try await lookUp(chunks[position])
+            }
             next =
                 position + 1 < chunks.count ? Task { [chunk = chunks[position + 1]] in try await lookUp(chunk) } : nil
             let first = publications.count
