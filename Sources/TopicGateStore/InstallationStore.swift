@@ -32,6 +32,9 @@ public protocol InstallationStore: Sendable {
     func installationApps(mqttTopics: [String]) async throws -> [String: AppID]
     /// The live installations of any of `principals`.
     func liveInstallations(appID: AppID, principals: [Principal]) async throws -> [Installation]
+    /// Where pushes reach the devices of any of `principals`: their live `MQTT` installations,
+    /// each principal's oldest first.
+    func pushEndpoints(appID: AppID, principals: [Principal]) async throws -> [PushEndpoint]
     /// Records that credentials valid until `expiresAt` are being issued, only while
     /// the installation is live: false when it was revoked meanwhile (then no credentials may
     /// be handed out, since the broker was told to refuse only those it knew of).

@@ -79,7 +79,7 @@ struct PushDeliveryIsolationTests {
     static func service(on store: any Store, fresh: FreshPushes) -> (PushDeliveryService, PickyLink) {
         let link = PickyLink()
         let service = PushDeliveryService(
-            store: store, devices: LiveInstallations(store: store), link: link, wakeup: Wakeup(), time: .system,
+            store: store, devices: LiveEndpoints(store: store), link: link, wakeup: Wakeup(), time: .system,
             logger: Logger(label: "test"),
             metrics: ServerMetrics(), completion: CommandDelivery(store: store), fresh: fresh, gatewayID: "gw-1")
         return (service, link)
@@ -118,7 +118,7 @@ struct PushDeliveryIsolationTests {
         try await store.enqueue([message("a", "poison"), message("b", "fine-1"), message("c", "fine-2")])
         let link = PickyLink()
         let service = PushDeliveryService(
-            store: store, devices: LiveInstallations(store: store), link: link, wakeup: Wakeup(), time: .system,
+            store: store, devices: LiveEndpoints(store: store), link: link, wakeup: Wakeup(), time: .system,
             logger: Logger(label: "test"),
             metrics: ServerMetrics(), completion: CommandDelivery(store: store))
         var outcomes: [PushDeliveryService.Outcome] = []
@@ -166,7 +166,7 @@ struct PushDeliveryIsolationTests {
         ])
         let completion = RecordingCompletion()
         let service = PushDeliveryService(
-            store: store, devices: LiveInstallations(store: store), link: PickyLink(), wakeup: Wakeup(),
+            store: store, devices: LiveEndpoints(store: store), link: PickyLink(), wakeup: Wakeup(),
             time: .system, logger: Logger(label: "test"), metrics: ServerMetrics(), completion: completion)
         #expect(await service.deliverBatch() == .failed)
         try await service.settlement.flush()
@@ -195,7 +195,7 @@ struct PushDeliveryIsolationTests {
         let presence = DevicePresence()
         presence.record(.connected("topic-1"), broker: "b", at: 1)
         let service = PushDeliveryService(
-            store: store, devices: LiveInstallations(store: store), link: PickyLink(), wakeup: Wakeup(), time: .system,
+            store: store, devices: LiveEndpoints(store: store), link: PickyLink(), wakeup: Wakeup(), time: .system,
             logger: Logger(label: "test"),
             metrics: ServerMetrics(), completion: CommandDelivery(store: store), presence: presence)
         func states(_ id: PushMessageID) async throws -> [String: DeliveryState] {
@@ -221,7 +221,7 @@ struct PushDeliveryIsolationTests {
         var delivered: [String] = []  // "broker topic payload"
         var isReady: Bool { down.count < 2 }
 
-        func broker(serving installation: Installation) -> String { installation.broker ?? "a" }
+        func broker(serving endpoint: PushEndpoint) -> String { endpoint.broker ?? "a" }
 
         func deliver(_ publications: [DevicePublication]) async -> [Int: DeliveryFailure] {
             var failures: [Int: DeliveryFailure] = [:]
@@ -254,7 +254,7 @@ struct PushDeliveryIsolationTests {
         let link = TwoBrokers()
         link.down = ["b"]
         let service = PushDeliveryService(
-            store: store, devices: LiveInstallations(store: store), link: link, wakeup: Wakeup(),
+            store: store, devices: LiveEndpoints(store: store), link: link, wakeup: Wakeup(),
             time: clock.timeSource, logger: Logger(label: "test"),
             metrics: ServerMetrics(), completion: CommandDelivery(store: store))
         #expect(await service.deliverBatch() == .idle)
@@ -350,7 +350,7 @@ struct PushDeliveryIsolationTests {
         through link: EagerLink, store: any Store, app: App, user: User, fresh: FreshPushes
     ) async throws -> (PushDeliveryService, PushPipeline) {
         let service = PushDeliveryService(
-            store: store, devices: LiveInstallations(store: store), link: link, wakeup: Wakeup(), time: .system,
+            store: store, devices: LiveEndpoints(store: store), link: link, wakeup: Wakeup(), time: .system,
             logger: Logger(label: "test"), metrics: ServerMetrics(), completion: CommandDelivery(store: store),
             fresh: fresh, gatewayID: "gw-1")
         let pipeline = PushPipeline(delivery: service)
@@ -472,7 +472,7 @@ struct PushDeliveryIsolationTests {
         let bob = User(id: UserID("bob"), appID: app.id, createdAt: 1, modifiedAt: 1)
         try await store.insertUser(bob)
         let link = PickyLink()
-        let devices = LiveInstallations(store: store)
+        let devices = LiveEndpoints(store: store)
         let service = PushDeliveryService(
             store: store, devices: devices, link: link, wakeup: Wakeup(), time: .system, logger: Logger(label: "test"),
             metrics: ServerMetrics(), completion: CommandDelivery(store: store))
@@ -558,7 +558,7 @@ extension PushDeliveryIsolationTests {
         ])
         let link = ChunkLink(failing: ["chunk-t7"])
         let service = PushDeliveryService(
-            store: store, devices: LiveInstallations(store: store), link: link, wakeup: Wakeup(), time: .system,
+            store: store, devices: LiveEndpoints(store: store), link: link, wakeup: Wakeup(), time: .system,
             logger: Logger(label: "test"), metrics: ServerMetrics(), completion: CommandDelivery(store: store),
             lookupChunk: 3)
         #expect(await service.deliverBatch() == .failed)

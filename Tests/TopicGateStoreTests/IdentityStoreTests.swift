@@ -204,6 +204,55 @@ struct IdentityStoreTests {
     }
 
     @Test(
+        "A push's endpoints are the live MQTT installations of the principals asked for, each principal's oldest first",
+        arguments: StoreEngine.allCases)
+    func pushEndpoints(_ engine: StoreEngine) async throws {
+        let store = try await newStore(engine)
+        try await store.insertUser(user("u1"))
+        try await store.insertUser(user("u2"))
+        let devices: [(id: String, owner: Principal, type: String, created: Int64, broker: String?)] = [
+            ("late", .user(UserID("u1")), "MQTT", 30, "b1"),
+            ("early", .user(UserID("u1")), "MQTT", 10, nil),
+            ("android", .user(UserID("u1")), "ANDROID", 5, nil),
+            ("revoked", .user(UserID("u1")), "MQTT", 1, nil),
+            ("other", .user(UserID("u2")), "MQTT", 2, nil),
+            ("thing", .thing(ThingID("th1")), "MQTT", 3, "b2"),
+        ]
+        for device in devices {
+            try await store.insertInstallation(
+                Installation(
+                    id: InstallationID(device.id), appID: appID, principal: device.owner, deviceType: device.type,
+                    registrationID: device.id, mqttTopic: "topic-\(device.id)", development: false,
+                    createdAt: UnixMillis(device.created), tokenHash: nil, broker: device.broker))
+        }
+        _ = try await store.revokeInstallations(appID: appID, .one(InstallationID("revoked")), now: 40)
+
+        let found = try await store.pushEndpoints(
+            appID: appID, principals: [.user(UserID("u1")), .thing(ThingID("th1")), .user(UserID("nobody"))])
+        #expect(found.count == 3)
+        #expect(
+            found.filter { $0.principal == .user(UserID("u1")) } == [
+                PushEndpoint(
+                    installationID: InstallationID("early"), principal: .user(UserID("u1")), mqttTopic: "topic-early",
+                    broker: nil),
+                PushEndpoint(
+                    installationID: InstallationID("late"), principal: .user(UserID("u1")), mqttTopic: "topic-late",
+                    broker: "b1"),
+            ])
+        #expect(
+            found.filter { $0.principal == .thing(ThingID("th1")) } == [
+                PushEndpoint(
+                    installationID: InstallationID("thing"), principal: .thing(ThingID("th1")),
+                    mqttTopic: "topic-thing", broker: "b2")
+            ])
+        // The same devices as the live installations that receive pushes.
+        let live = try await store.liveInstallations(
+            appID: appID, principals: [.user(UserID("u1")), .thing(ThingID("th1"))])
+        #expect(Set(live.compactMap(\.pushEndpoint)) == Set(found))
+        #expect(try await store.pushEndpoints(appID: appID, principals: []).isEmpty)
+    }
+
+    @Test(
         "An installation keeps the broker that serves it; live ones are counted per broker; one can be moved",
         arguments: StoreEngine.allCases)
     func installationBrokers(_ engine: StoreEngine) async throws {

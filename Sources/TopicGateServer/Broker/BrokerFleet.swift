@@ -16,8 +16,8 @@ struct BrokerFleet: DeviceLink {
         return Dictionary(uniqueKeysWithValues: links.map { ($0.address.name, $0.isReady) })
     }
 
-    func broker(serving installation: Installation) -> String {
-        directory.broker(serving: installation).name
+    func broker(serving endpoint: PushEndpoint) -> String {
+        directory.broker(named: endpoint.broker).name
     }
 
     /// Hands every state a device publishes on any broker to `handler`.

@@ -23,8 +23,8 @@ enum DeliveryFailure: Sendable, Hashable {
 protocol DeviceLink: Sendable {
     /// True while publications can be handed to at least one broker.
     var isReady: Bool { get }
-    /// The name of the broker that serves `installation`.
-    func broker(serving installation: Installation) -> String
+    /// The name of the broker that serves the device at `endpoint`.
+    func broker(serving endpoint: PushEndpoint) -> String
     /// Whether each broker is connected, by name, when devices are spread over several.
     var brokerConnections: [String: Bool] { get }
     /// Publishes each payload with QoS 1, in order, on its broker, and returns the failures by
@@ -41,7 +41,7 @@ protocol DeviceLink: Sendable {
 }
 
 extension DeviceLink {
-    func broker(serving installation: Installation) -> String { installation.broker ?? "" }
+    func broker(serving endpoint: PushEndpoint) -> String { endpoint.broker ?? "" }
     var brokerConnections: [String: Bool] { [:] }
     /// A link that cannot publish without waiting publishes when the outcome is awaited.
     func start(_ publications: [DevicePublication]) -> PendingDelivery {

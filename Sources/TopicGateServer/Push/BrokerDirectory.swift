@@ -17,7 +17,13 @@ struct BrokerDirectory: Sendable {
     /// The broker that serves `installation`: the one it names, else the first (it names none,
     /// or one that is no longer configured).
     func broker(serving installation: Installation) -> BrokerAddress {
-        configured(installation.broker) ?? brokers[0]
+        broker(named: installation.broker)
+    }
+
+    /// The broker a device that names `name` is served by: that one, else the first (it names
+    /// none, or one that is no longer configured).
+    func broker(named name: String?) -> BrokerAddress {
+        configured(name) ?? brokers[0]
     }
 
     /// The configured broker named `name`, if any.

@@ -28,7 +28,7 @@ import TopicGateStore
 struct PushDeliveryService: Service {
     let store: any OutboxStore & DeliveryTraceStore
     /// The recipients' devices, kept in memory on the embedded store.
-    let devices: LiveInstallations
+    let devices: LiveEndpoints
     let link: any DeviceLink
     let wakeup: Wakeup
     let time: TimeSource
@@ -59,7 +59,7 @@ struct PushDeliveryService: Service {
     let settlement: DeliverySettlement
 
     init(
-        store: any OutboxStore & DeliveryTraceStore, devices: LiveInstallations, link: any DeviceLink, wakeup: Wakeup,
+        store: any OutboxStore & DeliveryTraceStore, devices: LiveEndpoints, link: any DeviceLink, wakeup: Wakeup,
         time: TimeSource, logger: Logger, metrics: ServerMetrics, completion: any PushCompletion,
         fresh: FreshPushes = FreshPushes(), gatewayID: String = ServerConfiguration.newGatewayID(),
         outboxLease: Duration = .seconds(30), presence: DevicePresence? = nil, lookupChunk: Int = 2_000
@@ -170,7 +170,7 @@ struct PushDeliveryService: Service {
     /// soon as they are known, while the next chunk's devices are being read: a send to 100 000
     /// devices keeps the brokers busy with the first devices while the gateway reads the next,
     /// instead of reading all before publishing any, and reading and publishing overlap (the
-    /// devices of a batch with more recipients than `LiveInstallations` keeps are read, not
+    /// devices of a batch with more recipients than `LiveEndpoints` keeps are read, not
     /// kept). Each publication's device is kept (`StartedBatch.targets`) only when a message of
     /// the batch is traced.
     /// Should a lookup fail midway, the message stays in the outbox and is delivered again
@@ -180,7 +180,7 @@ struct PushDeliveryService: Service {
         let tracing = batch.contains(where: \.traced)
         var publications: [DevicePublication] = []
         var owners: [Int] = []  // the batch index of each publication's message
-        var targets: [Installation] = []  // each publication's device, when tracing
+        var targets: [PushEndpoint] = []  // each publication's device, when tracing
         var parts: [PendingDelivery.Part] = []
         let expected = batch.reduce(0) { $0 + $1.recipients.count }
         publications.reserveCapacity(expected)
@@ -196,9 +196,9 @@ struct PushDeliveryService: Service {
 
         // A chunk's devices, one read per app.
         let keeping = expected <= devices.capacity
-        let lookUp: @Sendable ([Recipient]) async throws -> [LiveInstallations.Key: [Installation]] = {
+        let lookUp: @Sendable ([Recipient]) async throws -> [LiveEndpoints.Key: [PushEndpoint]] = {
             [devices] chunk in
-            var found: [LiveInstallations.Key: [Installation]] = [:]
+            var found: [LiveEndpoints.Key: [PushEndpoint]] = [:]
             for (appID, entries) in Dictionary(grouping: chunk, by: { batch[$0.index].appID }) {
                 let read = try await devices.byPrincipal(
                     appID: appID, principals: entries.lazy.map(\.principal), keeping: keeping)
@@ -208,10 +208,10 @@ struct PushDeliveryService: Service {
         }
         // The first chunk is read here (a push to a few devices starts no task); each next one in
         // a task of its own while this one is published.
-        var next: Task<[LiveInstallations.Key: [Installation]], any Error>?
+        var next: Task<[LiveEndpoints.Key: [PushEndpoint]], any Error>?
         defer { next?.cancel() }
         for position in chunks.indices where !chunks[position].isEmpty {
-            let found: [LiveInstallations.Key: [Installation]]
+            let found: [LiveEndpoints.Key: [PushEndpoint]]
             if let reading = next {
                 found = try await reading.value
             } else {
@@ -222,13 +222,13 @@ struct PushDeliveryService: Service {
             let first = publications.count
             for (index, principal) in chunks[position] {
                 let message = batch[index]
-                for installation in found[.init(message.appID, principal)] ?? [] where installation.receivesPushes {
-                    let broker = link.broker(serving: installation)
+                for endpoint in found[.init(message.appID, principal)] ?? [] {
+                    let broker = link.broker(serving: endpoint)
                     guard !message.deliveredBrokers.contains(broker) else { continue }
                     publications.append(
-                        DevicePublication(topic: installation.mqttTopic, payload: message.payload, broker: broker))
+                        DevicePublication(topic: endpoint.mqttTopic, payload: message.payload, broker: broker))
                     owners.append(index)
-                    if tracing { targets.append(installation) }
+                    if tracing { targets.append(endpoint) }
                 }
             }
             if publications.count > first {
@@ -350,7 +350,7 @@ struct PushDeliveryService: Service {
     /// device was online or offline, refused, or pending (to be tried again; failed when this
     /// was the last try of a message tried alone).
     private func trace(
-        _ batch: [OutboxMessage], owners: [Int], targets: [Installation],
+        _ batch: [OutboxMessage], owners: [Int], targets: [PushEndpoint],
         failures: [Int: DeliveryFailure], giveUp alone: Bool, at now: UnixMillis
     ) async throws {
         var records: [DeviceDelivery] = []
@@ -359,7 +359,8 @@ struct PushDeliveryService: Service {
             let device = targets[publication]
             let (state, detail): (DeliveryState, String?)
             switch failures[publication] {
-            case nil: (state, detail) = (presence?.status(device).online == true ? .acknowledged : .offline, nil)
+            case nil:
+                (state, detail) = (presence?.status(device.mqttTopic).online == true ? .acknowledged : .offline, nil)
             case .refused(let reason): (state, detail) = (.failed, "refused by the broker: \(reason)")
             case .unacknowledged:
                 (state, detail) =
@@ -370,7 +371,8 @@ struct PushDeliveryService: Service {
             }
             records.append(
                 DeviceDelivery(
-                    messageID: message.id, installation: device, state: state, detail: detail, at: now))
+                    messageID: message.id, appID: message.appID, installationID: device.installationID,
+                    principal: device.principal, mqttTopic: device.mqttTopic, state: state, detail: detail, at: now))
         }
         try await store.recordDeliveries(records, replacing: true)
     }

@@ -60,7 +60,7 @@ final class PushPipeline: PushDispatcher {
     ) {
         self.init(
             delivery: PushDeliveryService(
-                store: store, devices: LiveInstallations(store: store), link: link, wakeup: wakeup, time: time,
+                store: store, devices: LiveEndpoints(store: store), link: link, wakeup: wakeup, time: time,
                 logger: logger, metrics: metrics, completion: completion, gatewayID: gatewayID,
                 outboxLease: lease, presence: presence))
     }

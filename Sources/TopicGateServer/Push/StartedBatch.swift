@@ -9,6 +9,6 @@ struct StartedBatch: Sendable {
     let owners: [Int]
     /// Each publication's device, when a message is traced (empty otherwise: only a trace
     /// records devices).
-    let targets: [Installation]
+    let targets: [PushEndpoint]
     let pending: PendingDelivery
 }

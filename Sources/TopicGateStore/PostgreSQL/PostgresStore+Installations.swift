@@ -68,6 +68,34 @@ extension PostgresStore: InstallationStore {
         }
     }
 
+    public func pushEndpoints(appID: AppID, principals: [Principal]) async throws -> [PushEndpoint] {
+        guard !principals.isEmpty else { return [] }
+        let columns = principals.map(StoredForm.columns)
+        let users = columns.filter { $0.kind == "user" }.map(\.id)
+        let things = columns.filter { $0.kind == "thing" }.map(\.id)
+        return try await read { connection in
+            try await connection.rows(
+                """
+                SELECT installation_id, principal_kind, principal_id, device_type, mqtt_topic, broker FROM installations
+                WHERE app_id = \(appID) AND revoked_at IS NULL
+                    AND ((principal_kind = 'thing' AND principal_id = ANY(\(things)))
+                        OR (principal_kind = 'user' AND principal_id = ANY(\(users))))
+                ORDER BY principal_kind, created_at, installation_id
+                """
+            ).compactMap { row in
+                // The device type is checked here, not in the query, which then has one index to
+                // take: the principals' (on SQLite, a device-type condition made it take the
+                // registration index and read every device of the app).
+                guard try row("device_type", as: String.self) == "MQTT" else { return nil }
+                return try StoredForm.principal(kind: row("principal_kind"), id: row("principal_id")).map {
+                    PushEndpoint(
+                        installationID: InstallationID(try row("installation_id", as: String.self)), principal: $0,
+                        mqttTopic: try row("mqtt_topic"), broker: try row("broker", as: String?.self))
+                }
+            }
+        }
+    }
+
     public func recordCredentials(appID: AppID, id: InstallationID, expiresAt: UnixSeconds) async throws -> Bool {
         try await changesRow(
             """

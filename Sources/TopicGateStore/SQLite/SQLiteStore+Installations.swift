@@ -59,24 +59,53 @@ extension SQLiteStore: InstallationStore {
     }
 
     public func liveInstallations(appID: AppID, principals: [Principal]) async throws -> [Installation] {
+        try await principalsRows(
+            appID: appID, principals: principals, columns: Self.installationColumns, condition: "revoked_at IS NULL"
+        ) { row, _ in Self.installation(row) }
+    }
+
+    public func pushEndpoints(appID: AppID, principals: [Principal]) async throws -> [PushEndpoint] {
+        try await principalsRows(
+            appID: appID, principals: principals, columns: "installation_id, principal_id, mqtt_topic, broker",
+            // `+device_type`: not by the (app, device type, registration) index, which SQLite
+            // would otherwise choose, reading every MQTT installation of the app per query.
+            condition: "revoked_at IS NULL AND +device_type = 'MQTT'"
+        ) { row, kind in
+            StoredForm.principal(kind: kind, id: row[1]).map {
+                PushEndpoint(
+                    installationID: InstallationID(row[0] as String), principal: $0, mqttTopic: row[2], broker: row[3])
+            }
+        }
+    }
+
+    /// `columns` of the installations of any of `principals` that meet `condition`, each
+    /// principal's oldest first, each row decoded by `decode` (given its principal kind) while
+    /// SQLite still holds it: by kind, many principals per query (a fan-out to 1 000 users is
+    /// two queries, not 1 000).
+    private func principalsRows<T: Sendable>(
+        appID: AppID, principals: [Principal], columns: String, condition: String,
+        decode: @escaping @Sendable (Row, String) -> T?
+    ) async throws -> [T] {
         guard !principals.isEmpty else { return [] }
-        // By kind, many principals per query (a fan-out to 1000 users is two queries, not 1000).
         let byKind = Dictionary(grouping: principals.map(StoredForm.columns), by: \.0)
-        let query: @Sendable (Database) throws -> [Installation] = { db in
-            var found: [Installation] = []
+        let query: @Sendable (Database) throws -> [T] = { db in
+            var found: [T] = []
+            found.reserveCapacity(principals.count)
             for kind in byKind.keys.sorted() {
                 for chunk in Self.chunks(byKind[kind]!.map(\.1)) {
-                    found += try Row.fetchAll(
+                    let rows = try Row.fetchCursor(
                         Self.statement(
                             db,
                             """
-                            SELECT \(Self.installationColumns) FROM installations WHERE app_id = ? AND principal_kind = ?
-                                AND principal_id IN (\(Self.marks(chunk.count))) AND revoked_at IS NULL
+                            SELECT \(columns) FROM installations WHERE app_id = ? AND principal_kind = ?
+                                AND principal_id IN (\(Self.marks(chunk.count))) AND \(condition)
                             ORDER BY created_at, installation_id
                             """,
                             cached: chunk.count <= 16),
-                        arguments: StatementArguments([appID.rawValue, kind] + chunk)
-                    ).compactMap(Self.installation)
+                        arguments: StatementArguments([appID.rawValue, kind] + chunk))
+                    while let row = try rows.next() {
+                        if let value = decode(row, kind) { found.append(value) }
+                    }
                 }
             }
             return found
