@@ -339,4 +339,22 @@ final class BenchWorld: @unchecked Sendable {
     func resetGatewayPeak() {
         if let gatewayPID { ProcessMemory.resetPeak(gatewayPID) }
     }
+
+    /// Waits until the gateways here are idle (together under a tenth of a core over half a
+    /// second), at most `limit`: what a phase left them (the presence reports of 100 000
+    /// connects, their last-seen writes) is not measured as part of the next. How long it
+    /// waited.
+    @discardableResult
+    func waitUntilGatewaysIdle(limit: Duration = .seconds(60)) async throws -> Duration {
+        let began = ContinuousClock.now
+        let used = { self.gatewayPIDs.compactMap(ProcessCPU.used).reduce(Duration.zero, +) }
+        var before = used()
+        while ContinuousClock.now - began < limit {
+            try await Task.sleep(for: .milliseconds(500))
+            let now = used()
+            if now - before < .milliseconds(50) { break }
+            before = now
+        }
+        return ContinuousClock.now - began
+    }
 }
