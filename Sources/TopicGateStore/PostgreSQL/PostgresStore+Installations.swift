@@ -51,48 +51,46 @@ extension PostgresStore: InstallationStore {
     }
 
     public func liveInstallations(appID: AppID, principals: [Principal]) async throws -> [Installation] {
-        guard !principals.isEmpty else { return [] }
-        let columns = principals.map(StoredForm.columns)
-        let users = columns.filter { $0.kind == "user" }.map(\.id)
-        let things = columns.filter { $0.kind == "thing" }.map(\.id)
-        return try await read { connection in
-            try await connection.rows(
-                """
-                SELECT * FROM installations
-                WHERE app_id = \(appID) AND revoked_at IS NULL
-                    AND ((principal_kind = 'thing' AND principal_id = ANY(\(things)))
-                        OR (principal_kind = 'user' AND principal_id = ANY(\(users))))
-                ORDER BY principal_kind, created_at, installation_id
-                """
-            ).compactMap(Self.installation)
-        }
+        try await liveInstallationRows(appID: appID, principals: principals, columns: "*", decode: Self.installation)
     }
 
     public func pushEndpoints(appID: AppID, principals: [Principal]) async throws -> [PushEndpoint] {
+        try await liveInstallationRows(
+            appID: appID, principals: principals,
+            columns: "installation_id, principal_kind, principal_id, device_type, mqtt_topic, broker"
+        ) { row in
+            // The device type is checked here, not in the query, which then has one index to
+            // take: the principals' (on SQLite, a device-type condition made it take the
+            // registration index and read every device of the app).
+            guard try row("device_type", as: String.self) == "MQTT" else { return nil }
+            return try StoredForm.principal(kind: row("principal_kind"), id: row("principal_id")).map {
+                PushEndpoint(
+                    installationID: InstallationID(try row("installation_id", as: String.self)), principal: $0,
+                    mqttTopic: try row("mqtt_topic"), broker: try row("broker", as: String?.self))
+            }
+        }
+    }
+
+    /// `columns` of the live installations of any of `principals`, each principal's oldest
+    /// first, each row decoded by `decode` (nil: left out).
+    private func liveInstallationRows<T: Sendable>(
+        appID: AppID, principals: [Principal], columns: String,
+        decode: @escaping @Sendable (PostgresColumns) throws -> T?
+    ) async throws -> [T] {
         guard !principals.isEmpty else { return [] }
-        let columns = principals.map(StoredForm.columns)
-        let users = columns.filter { $0.kind == "user" }.map(\.id)
-        let things = columns.filter { $0.kind == "thing" }.map(\.id)
+        let stored = principals.map(StoredForm.columns)
+        let users = stored.filter { $0.kind == "user" }.map(\.id)
+        let things = stored.filter { $0.kind == "thing" }.map(\.id)
         return try await read { connection in
             try await connection.rows(
                 """
-                SELECT installation_id, principal_kind, principal_id, device_type, mqtt_topic, broker FROM installations
+                SELECT \(unescaped: columns) FROM installations
                 WHERE app_id = \(appID) AND revoked_at IS NULL
                     AND ((principal_kind = 'thing' AND principal_id = ANY(\(things)))
                         OR (principal_kind = 'user' AND principal_id = ANY(\(users))))
                 ORDER BY principal_kind, created_at, installation_id
                 """
-            ).compactMap { row in
-                // The device type is checked here, not in the query, which then has one index to
-                // take: the principals' (on SQLite, a device-type condition made it take the
-                // registration index and read every device of the app).
-                guard try row("device_type", as: String.self) == "MQTT" else { return nil }
-                return try StoredForm.principal(kind: row("principal_kind"), id: row("principal_id")).map {
-                    PushEndpoint(
-                        installationID: InstallationID(try row("installation_id", as: String.self)), principal: $0,
-                        mqttTopic: try row("mqtt_topic"), broker: try row("broker", as: String?.self))
-                }
-            }
+            ).compactMap(decode)
         }
     }
 
