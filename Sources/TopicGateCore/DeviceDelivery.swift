@@ -26,13 +26,14 @@ public struct DeviceDelivery: Sendable, Hashable {
         self.at = at
     }
 
-    /// The record for `installation`'s part in message `messageID`.
+    /// The record for the part in message `messageID` (of app `appID`) of the device at
+    /// `endpoint`.
     public init(
-        messageID: PushMessageID, installation: Installation, state: DeliveryState, detail: String? = nil,
+        messageID: PushMessageID, appID: AppID, endpoint: PushEndpoint, state: DeliveryState, detail: String? = nil,
         at: UnixMillis
     ) {
         self.init(
-            messageID: messageID, appID: installation.appID, installationID: installation.id,
-            principal: installation.principal, mqttTopic: installation.mqttTopic, state: state, detail: detail, at: at)
+            messageID: messageID, appID: appID, installationID: endpoint.installationID, principal: endpoint.principal,
+            mqttTopic: endpoint.mqttTopic, state: state, detail: detail, at: at)
     }
 }

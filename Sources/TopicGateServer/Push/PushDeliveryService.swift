@@ -371,8 +371,8 @@ struct PushDeliveryService: Service {
             }
             records.append(
                 DeviceDelivery(
-                    messageID: message.id, appID: message.appID, installationID: device.installationID,
-                    principal: device.principal, mqttTopic: device.mqttTopic, state: state, detail: detail, at: now))
+                    messageID: message.id, appID: message.appID, endpoint: device, state: state, detail: detail,
+                    at: now))
         }
         try await store.recordDeliveries(records, replacing: true)
     }

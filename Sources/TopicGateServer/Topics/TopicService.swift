@@ -217,11 +217,11 @@ struct TopicService: Sendable {
             recipients: recipients, acceptedAt: message.sentAt, traced: traced)
         try sizeLimit?.check(outgoing.payload, field: "data")
         if traced && !recipients.isEmpty {
-            let devices = try await store.liveInstallations(
-                appID: caller.appID, principals: recipients.map(\.principal))
+            let devices = try await store.pushEndpoints(appID: caller.appID, principals: recipients.map(\.principal))
             try await store.recordDeliveries(
-                devices.filter(\.receivesPushes).map {
-                    DeviceDelivery(messageID: message.id, installation: $0, state: .pending, at: time.now())
+                devices.map {
+                    DeviceDelivery(
+                        messageID: message.id, appID: caller.appID, endpoint: $0, state: .pending, at: time.now())
                 }, replacing: false)
         }
         try await dispatcher.dispatch(outgoing)
