@@ -392,6 +392,8 @@ public final class MQTTClient: @unchecked Sendable {
         let now = ContinuousClock.now
         let due = state.withLock { state -> [AcknowledgementDeadline] in
             state.loopWakesBy = nil
+            // After every wait: nothing is built unless a deadline passed.
+            guard state.deadlines.values.contains(where: { $0.at <= now }) else { return [] }
             let due = state.deadlines.filter { $0.value.at <= now }
             for number in due.keys { state.deadlines[number] = nil }
             return Array(due.values)

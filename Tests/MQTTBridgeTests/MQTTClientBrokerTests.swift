@@ -27,6 +27,28 @@ struct MQTTClientBrokerTests {
         #expect(received.allSatisfy { $0.topic == "dev-order" })
     }
 
+    @Test("A burst thirty times the in-flight window is acknowledged in full and arrives in order")
+    func burstPastTheWindow() async throws {
+        // 100 in flight: the other 2 900 wait in libmosquitto and go out as PUBACKs come in, from
+        // the network loop's reads.
+        let broker = try BrokerProcess()
+        try await broker.start()
+        let device = try broker.deviceClient("dev-burst")
+        let gateway = try broker.gatewayClient()
+        defer {
+            device.shutdown()
+            gateway.shutdown()
+        }
+        try await device.connect(timeout: .seconds(5))
+        #expect(try await device.subscribe("dev-burst") == .atLeastOnce)
+        try await gateway.connect(timeout: .seconds(5))
+        #expect(gateway.configuration.maxInflightMessages == 100)
+        let burst = try (0..<3_000).map { try gateway.startPublishing("dev-burst", payload: Array("b\($0)".utf8)) }
+        #expect(await gateway.unacknowledged(burst, timeout: .seconds(30)).isEmpty)
+        let received = await ReceivedMessages(device).wait(for: 3_000)
+        #expect(received.map(\.text) == (0..<3_000).map { "b\($0)" })
+    }
+
     @Test("Many publications are awaited under one deadline: none left when the broker answers; all when it is frozen")
     func oneDeadline() async throws {
         let broker = try BrokerProcess()
