@@ -8,6 +8,8 @@ final class SoakLedger: Sendable {
     /// What finished in one interval.
     struct Interval: Sendable {
         var latencies: [Duration] = []
+        /// The same, by kind of request ("send", "subscribe", …).
+        var latenciesByKind: [String: [Duration]] = [:]
         var failures = 0
         /// The gateways' peak resident memory in the interval, in bytes.
         var peakBytes: Int?
@@ -33,12 +35,24 @@ final class SoakLedger: Sendable {
     var duplicates: Int { copies.load(ordering: .relaxed) }
     var owed: Int { owing.load(ordering: .relaxed) }
 
-    /// A request that finished in interval `index` (the last one for any later).
-    func record(_ latency: Duration, succeeded: Bool, in index: Int) {
+    /// A request of `kind` that finished in interval `index` (the last one for any later).
+    func record(_ latency: Duration, kind: String, succeeded: Bool, in index: Int) {
         state.withLock {
             let index = min(max(0, index), $0.count - 1)
             $0[index].latencies.append(latency)
+            $0[index].latenciesByKind[kind, default: []].append(latency)
             if !succeeded { $0[index].failures += 1 }
+        }
+    }
+
+    /// For each kind of request (by name): its p99 in the first interval, and the highest p99
+    /// of a later interval with that interval's index. Empty with a single interval.
+    static func worstLaterP99(_ intervals: [Interval]) -> [(kind: String, first: Duration, worst: Duration, at: Int)] {
+        guard let first = intervals.first, intervals.count > 1 else { return [] }
+        return first.latenciesByKind.keys.sorted().compactMap { kind in
+            let p99s = intervals.map { LatencyStatistics($0.latenciesByKind[kind] ?? []).p99 }
+            guard let worst = p99s.indices.dropFirst().max(by: { p99s[$0] < p99s[$1] }) else { return nil }
+            return (kind, p99s[0], p99s[worst], worst)
         }
     }
 

@@ -9,7 +9,8 @@ import NIOHTTP1
 /// another worker's right to send to its topic.
 ///
 /// Per interval (a minute; a fifth of a shorter soak): requests per second, p99 of a request,
-/// and the gateways' peak resident memory, each against the first interval's; at the end the
+/// and the gateways' peak resident memory, each against the first interval's; for each kind of
+/// request, its highest p99 after the first interval against its own in the first; at the end the
 /// gateways' open descriptors against those after the first interval, the requests that failed,
 /// the distinct pushes the devices received against those the accepted requests owed them, and
 /// the copies of pushes a device had already (delivery is at least once).
@@ -109,8 +110,8 @@ struct SoakScenario {
         ledger: SoakLedger, since began: ContinuousClock.Instant
     ) async throws {
         func request(
-            _ method: HTTPMethod, _ path: String, token: String, contentType: String = "application/json",
-            body: String? = nil, expected: Int, pushes: Int = 0
+            _ kind: String, _ method: HTTPMethod, _ path: String, token: String,
+            contentType: String = "application/json", body: String? = nil, expected: Int, pushes: Int = 0
         ) async throws -> [UInt8] {
             let started = ContinuousClock.now
             let response = try await connection.send(method, path, token: token, contentType: contentType, body: body)
@@ -118,31 +119,31 @@ struct SoakScenario {
             if succeeded { ledger.owe(pushes) }
             let ended = ContinuousClock.now
             ledger.record(
-                ended - started, succeeded: succeeded, in: Int((ended - began) / options.soakInterval))
+                ended - started, kind: kind, succeeded: succeeded, in: Int((ended - began) / options.soakInterval))
             return response.body
         }
         _ = try await request(
-            .POST, "\(me.topic)/push/messages", token: me.token,
+            "send", .POST, "\(me.topic)/push/messages", token: me.token,
             contentType: "application/vnd.kii.SendPushMessageRequest+json", body: #"{"data":{"round":\#(round)}}"#,
             expected: 201, pushes: 1)
         let subscription = "\(me.topic)/push/subscriptions/users/\(me.userID)"
-        _ = try await request(.DELETE, subscription, token: me.token, expected: 204)
-        _ = try await request(.PUT, subscription, token: me.token, expected: 204)
+        _ = try await request("unsubscribe", .DELETE, subscription, token: me.token, expected: 204)
+        _ = try await request("subscribe", .PUT, subscription, token: me.token, expected: 204)
         let target = "/thing-if/apps/\(world.appID)/targets/thing:\(me.thingID)"
         let created = try await request(
-            .POST, "\(target)/commands", token: me.token,
+            "command", .POST, "\(target)/commands", token: me.token,
             contentType: "application/vnd.kii.CommandCreationRequest+json",
             body: #"{"actions":[{"Lamp":[{"turnPower":true}]}],"issuer":"user:\#(me.userID)"}"#, expected: 201,
             pushes: 1)
         if let id = BenchPayload.commandID(in: created) {
             _ = try await request(
-                .PUT, "\(target)/commands/\(id)/action-results", token: me.thingToken,
+                "command result", .PUT, "\(target)/commands/\(id)/action-results", token: me.thingToken,
                 contentType: "application/vnd.kii.CommandResultsUpdateRequest+json",
                 body: #"{"actionResults":[{"Lamp":[{"turnPower":{"succeeded":true}}]}]}"#, expected: 204, pushes: 1)
         }
         let right = "\(me.topic)/acl/SEND_MESSAGE_TO_TOPIC/UserID:\(neighbour.userID)"
-        _ = try await request(.PUT, right, token: me.token, expected: 204)
-        _ = try await request(.DELETE, right, token: me.token, expected: 204)
+        _ = try await request("grant", .PUT, right, token: me.token, expected: 204)
+        _ = try await request("revoke", .DELETE, right, token: me.token, expected: 204)
     }
 
     /// At the end of each interval: the gateways' peak resident memory in it (the peak starts
@@ -204,6 +205,14 @@ struct SoakScenario {
                         "\(gatewaysSaid) peak RSS, \(label(index))", "MiB", Double(bytes) / 1_048_576,
                         first.peakBytes.map { Double($0) / 1_048_576 }, peak: bytes))
             }
+        }
+        // Which kind of request a later p99 comes from: each kind's highest p99 after the first
+        // interval, against its own in the first.
+        for (kind, firstP99, worst, at) in SoakLedger.worstLaterP99(intervals) {
+            rows.append(
+                row(
+                    "p99 of \(kind), highest after the first (\(label(at)))", "ms", worst.milliseconds,
+                    firstP99.milliseconds))
         }
         if let end = descriptorsAtEnd, let start = first.descriptors {
             rows.append(

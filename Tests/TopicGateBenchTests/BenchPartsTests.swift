@@ -59,6 +59,24 @@ struct BenchPartsTests {
         #expect(BenchPayload.padded(#"{"commandID":"raw1""#, to: 10) == Array(#"{"commandID":"raw1","pad":""}"#.utf8))
     }
 
+    @Test("A soak names, for each kind of request, its highest p99 after the first interval against its first")
+    func soakWorstP99ByKind() {
+        func interval(_ sends: [Int], _ grants: [Int]) -> SoakLedger.Interval {
+            var interval = SoakLedger.Interval()
+            interval.latenciesByKind = [
+                "send": sends.map { .milliseconds($0) }, "grant": grants.map { .milliseconds($0) },
+            ]
+            return interval
+        }
+        let intervals = [interval([10, 20], [5]), interval([30], [5]), interval([15], [40]), interval([12], [])]
+        let worst = SoakLedger.worstLaterP99(intervals)
+        #expect(worst.map(\.kind) == ["grant", "send"])
+        #expect(worst.map(\.first) == [.milliseconds(5), .milliseconds(20)])
+        #expect(worst.map(\.worst) == [.milliseconds(40), .milliseconds(30)])
+        #expect(worst.map(\.at) == [2, 1])
+        #expect(SoakLedger.worstLaterP99([interval([10], [5])]).isEmpty)
+    }
+
     @Test("Percentiles by nearest rank")
     func percentiles() {
         let statistics = LatencyStatistics((1...1000).map { .milliseconds($0) })
