@@ -7,19 +7,32 @@ import TopicGateCore
 /// The client against a real Mosquitto with TopicGate's plugin (see `BrokerProcess`).
 @Suite("MQTTBridge against a real broker")
 struct MQTTClientBrokerTests {
+    /// Device `topic` connected and subscribed to its topic, and the gateway's client connected,
+    /// on `broker`; both shut down if either fails to.
+    static func deviceAndGateway(_ topic: String, on broker: BrokerProcess) async throws -> (MQTTClient, MQTTClient) {
+        let device = try broker.deviceClient(topic)
+        let gateway = try broker.gatewayClient()
+        do {
+            try await device.connect(timeout: .seconds(5))
+            #expect(try await device.subscribe(topic) == .atLeastOnce)
+            try await gateway.connect(timeout: .seconds(5))
+            return (device, gateway)
+        } catch {
+            device.shutdown()
+            gateway.shutdown()
+            throw error
+        }
+    }
+
     @Test("QoS 1 publishes are acknowledged and received in order by the device")
     func publishAndReceive() async throws {
         let broker = try BrokerProcess()
         try await broker.start()
-        let device = try broker.deviceClient("dev-order")
-        let gateway = try broker.gatewayClient()
+        let (device, gateway) = try await Self.deviceAndGateway("dev-order", on: broker)
         defer {
             device.shutdown()
             gateway.shutdown()
         }
-        try await device.connect(timeout: .seconds(5))
-        #expect(try await device.subscribe("dev-order") == .atLeastOnce)
-        try await gateway.connect(timeout: .seconds(5))
         let publications = try (0..<200).map { try gateway.startPublishing("dev-order", payload: Array("m\($0)".utf8)) }
         for publication in publications { try await publication.acknowledged(timeout: .seconds(5)) }
         let received = await ReceivedMessages(device).wait(for: 200)
@@ -33,15 +46,11 @@ struct MQTTClientBrokerTests {
         // the network loop's reads.
         let broker = try BrokerProcess()
         try await broker.start()
-        let device = try broker.deviceClient("dev-burst")
-        let gateway = try broker.gatewayClient()
+        let (device, gateway) = try await Self.deviceAndGateway("dev-burst", on: broker)
         defer {
             device.shutdown()
             gateway.shutdown()
         }
-        try await device.connect(timeout: .seconds(5))
-        #expect(try await device.subscribe("dev-burst") == .atLeastOnce)
-        try await gateway.connect(timeout: .seconds(5))
         #expect(gateway.configuration.maxInflightMessages == 100)
         let burst = try (0..<3_000).map { try gateway.startPublishing("dev-burst", payload: Array("b\($0)".utf8)) }
         #expect(await gateway.unacknowledged(burst, timeout: .seconds(30)).isEmpty)
