@@ -7,9 +7,10 @@ import Synchronization
 final class SoakLedger: Sendable {
     /// What finished in one interval.
     struct Interval: Sendable {
-        var latencies: [Duration] = []
-        /// The same, by kind of request ("send", "subscribe", …).
+        /// The requests' latencies, by kind of request ("send", "subscribe", …).
         var latenciesByKind: [String: [Duration]] = [:]
+        /// Every request's latency, whatever its kind.
+        var latencies: [Duration] { latenciesByKind.values.flatMap { $0 } }
         var failures = 0
         /// The gateways' peak resident memory in the interval, in bytes.
         var peakBytes: Int?
@@ -39,7 +40,6 @@ final class SoakLedger: Sendable {
     func record(_ latency: Duration, kind: String, succeeded: Bool, in index: Int) {
         state.withLock {
             let index = min(max(0, index), $0.count - 1)
-            $0[index].latencies.append(latency)
             $0[index].latenciesByKind[kind, default: []].append(latency)
             if !succeeded { $0[index].failures += 1 }
         }
