@@ -33,7 +33,10 @@ extension MQTTClient {
         let maximum = Double(max(configuration.reconnectDelay.min, configuration.reconnectDelay.max))
         var delay = 0.0  // the first attempt goes at once
         var everConnected = false
-        var descriptors = [pollfd(fd: -1, events: 0, revents: 0), pollfd(fd: wake.descriptor, events: 0, revents: 0)]
+        // The broker socket (set each turn) and the wake signal.
+        var descriptors = [
+            pollfd(fd: -1, events: 0, revents: 0), pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0),
+        ]
         while true {
             let intent = loopIntent
             if intent == .stop { break }
@@ -66,7 +69,6 @@ extension MQTTClient {
             }
             descriptors[0] = pollfd(
                 fd: socket, events: Int16(POLLIN) | (mosquitto_want_write(handle) ? Int16(POLLOUT) : 0), revents: 0)
-            descriptors[1] = pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0)
             _ = poll(&descriptors, 2, loopWait(upTo: .seconds(1)))
             expireDueAcknowledgements()
             if descriptors[1].revents != 0 { wake.drain() }
