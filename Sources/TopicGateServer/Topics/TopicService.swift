@@ -218,10 +218,10 @@ struct TopicService: Sendable {
         try sizeLimit?.check(outgoing.payload, field: "data")
         if traced && !recipients.isEmpty {
             let devices = try await store.pushEndpoints(appID: caller.appID, principals: recipients.map(\.principal))
+            let now = time.now()
             try await store.recordDeliveries(
                 devices.map {
-                    DeviceDelivery(
-                        messageID: message.id, appID: caller.appID, endpoint: $0, state: .pending, at: time.now())
+                    DeviceDelivery(messageID: message.id, appID: caller.appID, endpoint: $0, state: .pending, at: now)
                 }, replacing: false)
         }
         try await dispatcher.dispatch(outgoing)
