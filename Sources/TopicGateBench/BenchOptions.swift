@@ -30,6 +30,9 @@ public struct BenchOptions: Sendable {
     /// How long the soak runs (nil: no soak): sends, subscriptions, commands and revocations
     /// without a pause, reported per `soakInterval`.
     public var soak: Duration?
+    /// The requests a second the soak's workers offer together (`SoakPace`); nil: each worker
+    /// sends its next request as soon as the last answered (the fleet's capacity).
+    public var soakRate: Double?
     /// One row of the soak per interval: a minute, or a fifth of a soak shorter than five minutes.
     public var soakInterval: Duration {
         guard let soak else { return .seconds(60) }

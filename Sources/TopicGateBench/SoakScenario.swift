@@ -6,7 +6,8 @@ import NIOHTTP1
 /// user with an MQTT device and a thing of its own (both connected and subscribed); round after
 /// round it sends to its own topic, unsubscribes and subscribes again, issues a command to its
 /// thing and answers it (the result is pushed to the user's device), and grants and revokes
-/// another worker's right to send to its topic.
+/// another worker's right to send to its topic. Each worker sends its next request as soon as the
+/// last answered, or, with `--soak-rate`, when `SoakPace` has it due.
 ///
 /// Per interval (a minute; a fifth of a shorter soak): requests per second, p99 of a request,
 /// and the gateways' peak resident memory, each against the first interval's; for each kind of
@@ -48,10 +49,12 @@ struct SoakScenario {
                 for (worker, connection) in connections.enumerated() {
                     group.addTask {
                         var round = 0
+                        var pace = SoakPace(
+                            rate: options.soakRate, worker: worker, workers: connections.count, began: began)
                         while ContinuousClock.now < deadline {
                             try await play(
                                 round, as: everyone[worker], neighbour: everyone[(worker + 1) % everyone.count],
-                                on: connection, ledger: ledger, since: began)
+                                on: connection, pace: &pace, ledger: ledger, since: began)
                             round += 1
                         }
                     }
@@ -102,18 +105,19 @@ struct SoakScenario {
     }
 
     /// One round of a worker: a send, an unsubscribe and a subscribe, a command and its result,
-    /// a grant and its revocation. Each request's latency and whether it answered as it should
-    /// go to `ledger`, in the interval since `began` it ended in, with the pushes an accepted one
-    /// owes the devices.
+    /// a grant and its revocation, each request when `pace` has it due. Each request's latency
+    /// (from when it was due) and whether it answered as it should go to `ledger`, in the interval
+    /// since `began` it ended in, with the pushes an accepted one owes the devices.
     func play(
         _ round: Int, as me: Participant, neighbour: Participant, on connection: BenchHTTPConnection,
-        ledger: SoakLedger, since began: ContinuousClock.Instant
+        pace: inout SoakPace, ledger: SoakLedger, since began: ContinuousClock.Instant
     ) async throws {
         func request(
             _ kind: String, _ method: HTTPMethod, _ path: String, token: String,
             contentType: String = "application/json", body: String? = nil, expected: Int, pushes: Int = 0
         ) async throws -> [UInt8] {
-            let started = ContinuousClock.now
+            let started = pace.nextDue(now: ContinuousClock.now)
+            if started > ContinuousClock.now { try await Task.sleep(until: started, clock: .continuous) }
             let response = try await connection.send(method, path, token: token, contentType: contentType, body: body)
             let succeeded = response.status == expected
             if succeeded { ledger.owe(pushes) }
@@ -192,6 +196,13 @@ struct SoakScenario {
         let firstRate = Double(first.latencies.count) / interval.seconds
         let firstP99 = LatencyStatistics(first.latencies).p99.milliseconds
         var rows: [BenchRow] = []
+        if let rate = options.soakRate {
+            rows.append(
+                BenchRow(
+                    scenario: "soak", metric: "requests offered per second (--soak-rate)", unit: "req/s",
+                    topicGate: rate, baseline: nil, baselineName: "(the pace asked for, no baseline)",
+                    gatewayPeakBytes: nil))
+        }
         for (index, measured) in intervals.enumerated() {
             let p99 = LatencyStatistics(measured.latencies).p99.milliseconds
             rows.append(

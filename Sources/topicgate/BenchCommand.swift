@@ -28,6 +28,12 @@ struct BenchCommand: AsyncParsableCommand {
                 + "with throughput, p99 and memory per minute and open descriptors at the end. Alone unless --only "
                 + "names other scenarios.", valueName: "duration"))
     var soak: String?
+    @Option(
+        help: ArgumentHelp(
+            "Requests a second the soak's workers offer together, each request's latency counted from when it was "
+                + "due (default: none, each worker sends as soon as its last request answered).",
+            valueName: "requests/s"))
+    var soakRate: Double?
     @Option(help: "Messages in the send → device scenario.") var messages: Int?
     @Option(help: "Concurrent HTTP requests (keep-alive connections).") var concurrency: Int?
     @Option(help: "Devices held in the connections scenario.") var connections: Int?
@@ -71,6 +77,12 @@ struct BenchCommand: AsyncParsableCommand {
                 throw ValidationError("--soak is a duration of at least 5 s: 10m, 90s, 1h.")
             }
             options.soak = span
+        }
+        if let soakRate {
+            guard soak != nil, soakRate.isFinite, soakRate > 0 else {
+                throw ValidationError("--soak-rate is a number of requests a second above 0, with --soak.")
+            }
+            options.soakRate = soakRate
         }
         let executable =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))

@@ -77,6 +77,25 @@ struct BenchPartsTests {
         #expect(SoakLedger.worstLaterP99([interval([10], [5])]).isEmpty)
     }
 
+    @Test("A paced soak worker's requests fall due one gap apart, offset from the other workers' within the gap")
+    func soakPace() {
+        let began = ContinuousClock.now
+        // 4 workers offering 100 requests a second: each one every 40 ms.
+        var first = SoakPace(rate: 100, worker: 0, workers: 4, began: began)
+        var third = SoakPace(rate: 100, worker: 2, workers: 4, began: began)
+        let late = began + .seconds(5)
+        #expect(first.gap == .milliseconds(40))
+        #expect(
+            [first.nextDue(now: late), first.nextDue(now: late), first.nextDue(now: late)]
+                == [began, began + .milliseconds(40), began + .milliseconds(80)])
+        // Due when it was due, however late it is asked: a late request's latency counts the wait.
+        #expect(third.nextDue(now: late) == began + .milliseconds(20))
+        #expect(third.nextDue(now: late) == began + .milliseconds(60))
+        var unpaced = SoakPace(rate: nil, worker: 1, workers: 4, began: began)
+        #expect(unpaced.gap == nil)
+        #expect(unpaced.nextDue(now: late) == late)
+    }
+
     @Test("Percentiles by nearest rank")
     func percentiles() {
         let statistics = LatencyStatistics((1...1000).map { .milliseconds($0) })
