@@ -4,20 +4,18 @@
 public enum StoreCaching: Sendable {
     /// The store sees every committed change the moment it commits (the embedded SQLite store:
     /// its own commits at once, another process's on the same file within a fraction of a
-    /// second). Facts are kept while the generation they were read at stands: `access` for
-    /// what decides who may do what, `installations` for which devices a push goes to.
-    case generations(access: AccessGeneration, installations: AccessGeneration)
+    /// second). Facts are kept while the generation they were read at stands.
+    case generations(StoreGenerations)
     /// A store several gateways share: the generations move on for this gateway's own commits
     /// before they return, and for the others' when the change feed brings them (within
     /// milliseconds). They are trusted only while the feed is heard (`CacheInvalidationService`
     /// trusts and distrusts them); until then every request reads what it decides on.
-    case sharedGenerations(access: AccessGeneration, installations: AccessGeneration)
+    case sharedGenerations(StoreGenerations)
 
     /// The generations, whoever moves them.
-    public var generations: (access: AccessGeneration, installations: AccessGeneration) {
+    public var generations: StoreGenerations {
         switch self {
-        case .generations(let access, let installations), .sharedGenerations(let access, let installations):
-            (access, installations)
+        case .generations(let generations), .sharedGenerations(let generations): generations
         }
     }
 
@@ -36,6 +34,9 @@ public protocol StatesCaching: Sendable {
 extension StatesCaching {
     /// The generation access facts are kept under.
     public var accessGeneration: AccessGeneration { caching.generations.access }
+
+    /// The generation token holders and apps are kept under.
+    public var identityGeneration: AccessGeneration { caching.generations.identity }
 
     /// The generation recipients' installations are kept under.
     public var installationGeneration: AccessGeneration { caching.generations.installations }

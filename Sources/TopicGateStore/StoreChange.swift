@@ -11,6 +11,11 @@ public enum StoreChange: Sendable, Hashable {
     /// Something that decides who may do what changed (`WatchedChanges.access`): a token, a
     /// user or thing, a membership, an ownership, a subscription, a topic.
     case access
+    /// Only who belongs to what, owns what or listens where changed (a membership, an
+    /// ownership, a subscription, a topic): `access` less what `WatchedChanges.identity`
+    /// watches, so token holders and apps stand. A gateway that does not know it drops
+    /// everything (`unknown`).
+    case relations
     /// Which devices a push goes to changed (`WatchedChanges.installations`).
     case installations
     /// Changes may have been missed (the feed started or reconnected): drop everything.
@@ -19,13 +24,14 @@ public enum StoreChange: Sendable, Hashable {
     case heartbeat
 
     /// The change as the text of one notification: `topic <app> <address>`, `principal <app>`,
-    /// `app <app>`, `access`, `installations`.
+    /// `app <app>`, `access`, `relations`, `installations`.
     public var payload: String {
         switch self {
         case .topic(let app, let address): "topic \(app.rawValue) \(address)"
         case .principalDeleted(let app): "principal \(app.rawValue)"
         case .app(let app): "app \(app.rawValue)"
         case .access: "access"
+        case .relations: "relations"
         case .installations: "installations"
         case .unknown: "unknown"
         case .heartbeat: "heartbeat"
@@ -42,6 +48,7 @@ public enum StoreChange: Sendable, Hashable {
         case ("app", 2): self = .app(AppID(parts[1]))
         case ("heartbeat", 1): self = .heartbeat
         case ("access", 1): self = .access
+        case ("relations", 1): self = .relations
         case ("installations", 1): self = .installations
         default: self = .unknown
         }

@@ -19,6 +19,23 @@ enum WatchedChanges {
         }
     }
 
+    /// What can alter a token's holder or an app (`Store.identityGeneration`), a part of what
+    /// `access` watches: a token, user or thing deleted, any update of a token, a thing or an app
+    /// (a new client secret), any update of a user but its last-seen time. Not who belongs to
+    /// what, owns what or listens where: a grant, a subscription or a membership leaves the
+    /// gateway's token holders and apps standing.
+    static func identity(_ change: TableChange) -> Bool {
+        switch change {
+        case .insert:
+            return false
+        case .delete(let table):
+            return principalTables.contains(table)
+        case .update(let table, let columns):
+            if ["tokens", "things", "apps"].contains(table) { return true }
+            return table == "users" && columns.contains { $0 != "last_seen_at" }
+        }
+    }
+
     /// What can alter which devices a push goes to (`Store.installationGeneration`): an
     /// installation registered, revoked, deleted or moved to another broker; not a device's
     /// last-seen time or its credentials' expiry.

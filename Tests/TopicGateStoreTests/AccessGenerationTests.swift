@@ -23,8 +23,7 @@ struct AccessGenerationTests {
     func newStore(_ engine: StoreEngine) async throws -> (any Store, AccessGeneration) {
         let store = try await engine.newStore(appID: appID)
         let generation = store.accessGeneration
-        generation.trust()
-        store.installationGeneration.trust()
+        for generation in store.caching.generations.all { generation.trust() }
         for id in [ann, bob] {
             try await store.insertUser(User(id: id, appID: appID, passwordHash: "h", createdAt: 1, modifiedAt: 1))
         }
@@ -40,9 +39,14 @@ struct AccessGenerationTests {
         return (store, generation)
     }
 
-    /// Whether `change` moved the generation on by the time it returned.
-    func moves(_ engine: StoreEngine, _ change: (any Store) async throws -> Void) async throws -> Bool {
-        let (store, generation) = try await newStore(engine)
+    /// Whether `change` moved the generation on by the time it returned (`watching`: the access
+    /// generation, or another of the store's).
+    func moves(
+        _ engine: StoreEngine, watching: KeyPath<StoreGenerations, AccessGeneration> = \.access,
+        _ change: (any Store) async throws -> Void
+    ) async throws -> Bool {
+        let (store, _) = try await newStore(engine)
+        let generation = store.caching.generations[keyPath: watching]
         let before = generation.current
         try await change(store)
         return generation.current != before
@@ -82,6 +86,54 @@ struct AccessGenerationTests {
                 _ = try await $0.subscribe(appID: appID, address: news, subscriber: .user(ann), at: 2)
             })
         #expect(try await moves(engine) { _ = try await $0.deleteTopic(appID: appID, address: news) })
+    }
+
+    @Test(
+        "Token holders and apps: revoking tokens, disabling, deleting or updating a user or thing, or updating an app moves the identity generation on; a membership, an ownership, a subscription, a topic or an ACL change does not",
+        arguments: StoreEngine.allCases)
+    func identity(engine: StoreEngine) async throws {
+        func movesIdentity(_ change: (any Store) async throws -> Void) async throws -> Bool {
+            try await moves(engine, watching: \.identity, change)
+        }
+        #expect(
+            try await movesIdentity { _ = try await $0.revokeTokens(appID: appID, principal: .user(ann), keeping: nil) }
+        )
+        #expect(
+            try await movesIdentity { _ = try await $0.setDisabled(appID: appID, .user(ann), disabled: true, at: 2) })
+        #expect(
+            try await movesIdentity { _ = try await $0.setDisabled(appID: appID, .thing(lamp), disabled: true, at: 2) })
+        #expect(try await movesIdentity { _ = try await $0.deleteUser(appID: appID, id: ann) })
+        #expect(try await movesIdentity { _ = try await $0.deleteThing(appID: appID, id: lamp) })
+        #expect(
+            try await movesIdentity { store in
+                var user = try #require(try await store.user(appID: appID, id: ann))
+                user.profile.displayName = "Ann"
+                try await store.updateUser(user)
+            })
+        #expect(
+            try await movesIdentity { store in
+                var app = try #require(try await store.app(id: appID))
+                app.clientSecretHash = "new"
+                try await store.updateApp(app)
+            })
+        #expect(try await !movesIdentity { try await $0.touchUser(appID: appID, id: ann, at: 5) })
+        #expect(try await !movesIdentity { _ = try await $0.addMember(appID: appID, group: group, user: bob) })
+        #expect(try await !movesIdentity { _ = try await $0.deleteGroup(appID: appID, id: group) })
+        #expect(try await !movesIdentity { _ = try await $0.addOwner(appID: appID, thing: lamp, owner: .user(ann)) })
+        #expect(
+            try await !movesIdentity {
+                _ = try await $0.subscribe(appID: appID, address: news, subscriber: .user(ann), at: 2)
+            })
+        #expect(
+            try await !movesIdentity {
+                _ = try await $0.applyACLChanges(
+                    appID: appID, address: news, changes: [ACLChange(.grant, ACLEntry(.send, .user(bob)))],
+                    actor: .user(ann), at: 2)
+            })
+        #expect(try await !movesIdentity { _ = try await $0.deleteTopic(appID: appID, address: news) })
+        // What moves the identity generation moves the access generation too.
+        #expect(
+            try await moves(engine) { _ = try await $0.setDisabled(appID: appID, .user(ann), disabled: true, at: 2) })
     }
 
     @Test("New users and tokens and a last-seen time leave it where it was", arguments: StoreEngine.allCases)

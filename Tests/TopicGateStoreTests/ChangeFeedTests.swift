@@ -5,8 +5,9 @@ import TopicGateCore
 import TopicGateStore
 
 /// The PostgreSQL store's change feed carries, to every gateway, what moved a generation on the
-/// gateway that committed it: `access` for what decides who may do what, `installations` for
-/// which devices a push goes to; nothing for a write that moves neither.
+/// gateway that committed it: `access` for what decides who may do what (token holders and apps
+/// among it), `relations` when only memberships, ownerships, subscriptions or topics changed,
+/// `installations` for which devices a push goes to; nothing for a write that moves none.
 @Suite("Store: the change feed (PostgreSQL)")
 struct ChangeFeedTests {
     let appID = AppID("app1")
@@ -17,7 +18,9 @@ struct ChangeFeedTests {
         var all: [StoreChange] { changes.withLock { $0 } }
     }
 
-    @Test("A change through one store reaches the other's feed as access or installations; a new user does not")
+    @Test(
+        "A change through one store reaches the other's feed as access, relations or installations; a new user does not"
+    )
     func changesTravel() async throws {
         let location = try await StoreEngine.postgres.newLocation()
         let writer = try await StoreEngine.postgres.open(location)
@@ -44,6 +47,14 @@ struct ChangeFeedTests {
         try await eventually { heard.all.contains(.heartbeat) }
         #expect(!heard.all.contains(.access) && !heard.all.contains(.installations))
 
+        // A membership leaves token holders standing: `relations`, not `access`.
+        let group = GroupID("g")
+        _ = try await writer.insertGroup(
+            Group(id: group, appID: appID, name: "g", owner: ann, createdAt: 2, modifiedAt: 2), members: [])
+        _ = try await writer.addMember(appID: appID, group: group, user: ann)
+        try await eventually { heard.all.contains(.relations) }
+        #expect(!heard.all.contains(.access))
+
         _ = try await writer.setDisabled(appID: appID, .user(ann), disabled: true, at: 6)
         try await eventually { heard.all.contains(.access) }
         #expect(!heard.all.contains(.installations))
@@ -53,6 +64,18 @@ struct ChangeFeedTests {
                 id: InstallationID("i1"), appID: appID, principal: .user(ann), deviceType: "MQTT",
                 registrationID: "i1", mqttTopic: "topic-i1", development: false, createdAt: 7, tokenHash: nil))
         try await eventually { heard.all.contains(.installations) }
+    }
+
+    @Test("A change reads back from its payload; a payload a gateway does not know drops everything")
+    func payloads() throws {
+        let news = TopicAddress(scope: .app, name: try #require(TopicName(rawValue: "news")))
+        let changes: [StoreChange] = [
+            .topic(appID, news), .principalDeleted(appID), .app(appID), .access, .relations, .installations,
+            .unknown, .heartbeat,
+        ]
+        for change in changes { #expect(StoreChange(payload: change.payload) == change) }
+        #expect(StoreChange(payload: "memberships") == .unknown)
+        #expect(StoreChange(payload: "relations now") == .unknown)
     }
 
     /// Polls `condition` for up to 10 s.

@@ -81,12 +81,11 @@ public func buildApplication(
         configuration: configuration, store: store, time: time, hasher: hasher, dispatcher: pushDispatcher,
         link: brokers ?? DisconnectedDeviceLink(),
         signer: signer, logger: logger, metrics: metrics, presence: presence)
-    if let feed = store as? any StoreChangeFeed, case .sharedGenerations(let access, let installations) = store.caching
-    {
+    if let feed = store as? any StoreChangeFeed, case .sharedGenerations(let generations) = store.caching {
         services.append(
             CacheInvalidationService(
-                feed: feed, topics: environment.topicCache, apps: environment.authenticator.apps, access: access,
-                installations: installations, logger: logger))
+                feed: feed, topics: environment.topicCache, apps: environment.authenticator.apps,
+                generations: generations, logger: logger))
     }
     if let idleDays = configuration.pseudoUserIdleDays {
         services.append(

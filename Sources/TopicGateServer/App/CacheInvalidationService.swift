@@ -4,9 +4,9 @@ import TopicGateStore
 
 /// On a store shared by several gateways: drops what this gateway's caches hold of every
 /// change any gateway commits, as the store's change feed reports it (within milliseconds on
-/// a local network): the topics, the apps, and the access and installation generations every
-/// other cache keeps its facts under (token holders, users, memberships, thing facts,
-/// recipients' devices). Changes made through this gateway were dropped before they returned.
+/// a local network): the topics, the apps, and the generations every other cache keeps its
+/// facts under (token holders and apps; users, memberships and thing facts; recipients'
+/// devices). Changes made through this gateway were dropped before they returned.
 ///
 /// A cache is trusted only while the feed is heard: every gateway sends a heartbeat on the feed
 /// each `heartbeat`, and a gateway that hears nothing for `deadline` (its feed connection cut or
@@ -18,10 +18,8 @@ struct CacheInvalidationService: Service {
     let feed: any StoreChangeFeed
     let topics: TopicCache
     let apps: AppCache
-    /// The store's generations (`StoreCaching.sharedGenerations`): what decides access, and
-    /// which devices a push goes to.
-    let access: AccessGeneration
-    let installations: AccessGeneration
+    /// The store's generations (`StoreCaching.sharedGenerations`).
+    let generations: StoreGenerations
     let logger: Logger
     var heartbeat: Duration = .seconds(1)
     var deadline: Duration = .seconds(3)
@@ -71,16 +69,14 @@ struct CacheInvalidationService: Service {
     private func distrustCaches() {
         topics.distrust()
         apps.distrust()
-        access.distrust()
-        installations.distrust()
+        for generation in generations.all { generation.distrust() }
     }
 
     /// Every cache starts over, trusted.
     private func trustCaches() {
         topics.trust()
         apps.trust()
-        access.trust()
-        installations.trust()
+        for generation in generations.all { generation.trust() }
     }
 
     private func apply(_ change: StoreChange) {
@@ -88,14 +84,16 @@ struct CacheInvalidationService: Service {
         case .topic(let app, let address): topics.invalidate(app, address)
         case .principalDeleted: topics.invalidateAll()
         case .app(let app): apps.forget(app)
-        case .access: access.advance()
-        case .installations: installations.advance()
+        case .access:
+            generations.identity.advance()
+            generations.access.advance()
+        case .relations: generations.access.advance()
+        case .installations: generations.installations.advance()
         case .heartbeat: break
         case .unknown:
             topics.invalidateAll()
             apps.forgetAll()
-            access.advance()
-            installations.advance()
+            for generation in generations.all { generation.advance() }
         }
     }
 }

@@ -20,26 +20,27 @@ struct Authenticator: Sendable {
     let lastSeenResolution: Duration = .seconds(60)
 
     /// Apps read in the last two seconds (every request names its app; apps change rarely),
-    /// and on SQLite only while the access generation stays: `topicgate apps reset-secret`,
+    /// and on SQLite only while the identity generation stays: `topicgate apps reset-secret`,
     /// run beside the server, moves it within a fraction of a second.
     let apps: AppCache
     /// Token holders by token hash, while no token was revoked and no user or thing disabled
-    /// or deleted since they were read.
+    /// or deleted since they were read (`identityGeneration`: a grant, a subscription or a
+    /// membership leaves them standing).
     let holders: AccessFactCache<String, TokenHolder>
 
     init(store: any AppStore & TokenStore & UserStore & StatesCaching, time: TimeSource, proxyTrust: ProxyTrust) {
         self.store = store
         self.time = time
         self.proxyTrust = proxyTrust
-        holders = AccessFactCache(generation: store.accessGeneration)
-        apps = AppCache(lifetime: .seconds(2), generation: store.accessGeneration)
+        holders = AccessFactCache(generation: store.identityGeneration)
+        apps = AppCache(lifetime: .seconds(2), generation: store.identityGeneration)
     }
 
     /// The app named by `appID`; `APP_NOT_FOUND` when there is none.
     func app(_ appID: String) async throws -> App {
         let now = time.now()
         if let cached = apps.app(appID, now: now) { return cached }
-        let generation = store.accessGeneration.current
+        let generation = store.identityGeneration.current
         guard IDSyntax.isWellFormed(appID), let app = try await store.app(id: AppID(appID)) else {
             throw KiiError(.appNotFound, "App \(appID) was not found.", context: ["appID": .string(appID)])
         }

@@ -20,8 +20,7 @@ public final class PostgresStore: Sendable {
     let leaseTimeout: Duration
     /// Move on for this gateway's own commits (`TransactionChanges`) and, through the
     /// `CacheInvalidationService`, for the other gateways'; untrusted until the feed is heard.
-    let accessGeneration = AccessGeneration(trusted: false)
-    let installationGeneration = AccessGeneration(trusted: false)
+    let generations = StoreGenerations(trusted: false)
     private let running: Task<Void, Never>
 
     /// Connects to the database `location` names and brings its schema up to date (several
@@ -69,7 +68,7 @@ public final class PostgresStore: Sendable {
         let changes = TransactionChanges()
         // Each statement commits on its own.
         changes.committing = true
-        defer { changes.advance(access: accessGeneration, installations: installationGeneration) }
+        defer { changes.advance(generations) }
         do {
             return try await TransactionChanges.$current.withValue(changes) {
                 try await withConnection { connection in
@@ -183,7 +182,7 @@ public final class PostgresStore: Sendable {
         // Moved on once the commit was asked for, whether it went through or not (an unknown
         // outcome counts as a change); a transaction rolled back changed nothing.
         defer {
-            if changes.committing { changes.advance(access: accessGeneration, installations: installationGeneration) }
+            if changes.committing { changes.advance(generations) }
         }
         do {
             return try await TransactionChanges.$current.withValue(changes) {
@@ -247,6 +246,6 @@ extension PostgresStore: Store {
     /// Other gateways change the database too, and their changes reach this one through the
     /// change feed, milliseconds later: what is kept is trusted only while the feed is heard.
     public var caching: StoreCaching {
-        .sharedGenerations(access: accessGeneration, installations: installationGeneration)
+        .sharedGenerations(generations)
     }
 }

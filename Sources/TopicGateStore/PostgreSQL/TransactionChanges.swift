@@ -6,7 +6,7 @@ import Synchronization
 final class TransactionChanges: Sendable {
     @TaskLocal static var current: TransactionChanges?
 
-    private let changed = Mutex<(access: Bool, installations: Bool)>((false, false))
+    private let changed = Mutex<(access: Bool, identity: Bool, installations: Bool)>((false, false, false))
     private let commitAsked = Atomic<Bool>(false)
 
     /// Set once the commit is asked for (or the statements commit on their own): from then on
@@ -24,24 +24,28 @@ final class TransactionChanges: Sendable {
         let changes = StatementChanges.of(sql)
         guard !changes.isEmpty else { return }
         let access = changes.contains(where: WatchedChanges.access)
+        let identity = changes.contains(where: WatchedChanges.identity)
         let installations = changes.contains(where: WatchedChanges.installations)
-        guard access || installations else { return }
+        guard access || identity || installations else { return }
         changed.withLock { changed in
-            changed.access = changed.access || access
+            changed.access = changed.access || access || identity
+            changed.identity = changed.identity || identity
             changed.installations = changed.installations || installations
         }
     }
 
-    /// The feed's changes for what was noted (none: nothing watched changed).
+    /// The feed's changes for what was noted (none: nothing watched changed): `access` when a
+    /// token holder or an app may have changed, `relations` when only what else decides access did.
     var feedChanges: [StoreChange] {
-        let (access, installations) = changed.withLock { $0 }
-        return (access ? [.access] : []) + (installations ? [.installations] : [])
+        let (access, identity, installations) = changed.withLock { $0 }
+        return (identity ? [.access] : access ? [.relations] : []) + (installations ? [.installations] : [])
     }
 
     /// Moves on the generations of what was noted.
-    func advance(access: AccessGeneration, installations: AccessGeneration) {
+    func advance(_ generations: StoreGenerations) {
         let changed = changed.withLock { $0 }
-        if changed.access { access.advance() }
-        if changed.installations { installations.advance() }
+        if changed.identity { generations.identity.advance() }
+        if changed.access { generations.access.advance() }
+        if changed.installations { generations.installations.advance() }
     }
 }

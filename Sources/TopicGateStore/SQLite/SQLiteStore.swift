@@ -31,16 +31,17 @@ public final class SQLiteStore: Sendable {
         writer = GroupCommit(pool: pool)
         let writer = self.writer
         checkpoint = try BackgroundCheckpoint(path: path, commits: { writer.commits })
-        let generation = AccessGeneration()
-        pool.add(
-            transactionObserver: GenerationObserver(generation: generation, watching: WatchedChanges.access),
-            extent: .databaseLifetime)
-        let devices = AccessGeneration()
-        pool.add(
-            transactionObserver: GenerationObserver(generation: devices, watching: WatchedChanges.installations),
-            extent: .databaseLifetime)
-        caching = .generations(access: generation, installations: devices)
-        foreignCommits = ForeignCommits(pool: pool, generations: [generation, devices])
+        let generations = StoreGenerations(trusted: true)
+        for (generation, watching) in [
+            (generations.access, WatchedChanges.access), (generations.identity, WatchedChanges.identity),
+            (generations.installations, WatchedChanges.installations),
+        ] {
+            pool.add(
+                transactionObserver: GenerationObserver(generation: generation, watching: watching),
+                extent: .databaseLifetime)
+        }
+        caching = .generations(generations)
+        foreignCommits = ForeignCommits(pool: pool, generations: generations.all)
     }
 
     /// Runs `updates` in a write transaction (shared with the writes that wait alongside, each
