@@ -12,9 +12,8 @@ public enum StoreChange: Sendable, Hashable {
     /// user or thing, a membership, an ownership, a subscription, a topic.
     case access
     /// Only who belongs to what, owns what or listens where changed (a membership, an
-    /// ownership, a subscription, a topic): `access` less what `WatchedChanges.identity`
-    /// watches, so token holders and apps stand. A gateway that does not know it drops
-    /// everything (`unknown`).
+    /// ownership, a subscription, a topic; `WatchedChanges.relations`), so token holders and
+    /// apps stand. A gateway that does not know it drops everything (`unknown`).
     case relations
     /// Which devices a push goes to changed (`WatchedChanges.installations`).
     case installations

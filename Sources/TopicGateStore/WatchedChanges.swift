@@ -1,29 +1,17 @@
 /// Which changes move which generation of a store (the same rules on both engines).
 enum WatchedChanges {
-    /// What can alter access (`Store.accessGeneration`). Inserts of users, things and tokens are
-    /// not such changes: nothing cached can name a row before it exists. Any update of a user
-    /// but its last-seen time is one (the gateway keeps the users it serves `users/me` from,
-    /// too), and so is any update of a thing. An end node's attachment to its gateway is one (its
-    /// commands go to the gateway); the gateway's report of its connection is not.
+    /// What can alter access (`Store.accessGeneration`): what changes a token's holder or an app
+    /// (`identity`), and who belongs to what, owns what or listens where (`relations`). Inserts
+    /// of users, things and tokens are not such changes: nothing cached can name a row before it
+    /// exists.
     static func access(_ change: TableChange) -> Bool {
-        switch change {
-        case .insert(let table):
-            return membershipTables.contains(table)
-        case .delete(let table):
-            return membershipTables.contains(table) || principalTables.contains(table)
-        case .update(let table, let columns):
-            if table == "end_nodes" { return columns.contains { !quietEndNodeColumns.contains($0) } }
-            // An app's update is a new client secret.
-            if membershipTables.contains(table) || ["tokens", "things", "apps"].contains(table) { return true }
-            return table == "users" && columns.contains { $0 != "last_seen_at" }
-        }
+        identity(change) || relations(change)
     }
 
-    /// What can alter a token's holder or an app (`Store.identityGeneration`), a part of what
-    /// `access` watches: a token, user or thing deleted, any update of a token, a thing or an app
-    /// (a new client secret), any update of a user but its last-seen time. Not who belongs to
-    /// what, owns what or listens where: a grant, a subscription or a membership leaves the
-    /// gateway's token holders and apps standing.
+    /// What can alter a token's holder or an app (`Store.identityGeneration`): a token, user or
+    /// thing deleted, any update of a token, a thing or an app (a new client secret), any update
+    /// of a user but its last-seen time (the gateway keeps the users it serves `users/me` from,
+    /// too).
     static func identity(_ change: TableChange) -> Bool {
         switch change {
         case .insert:
@@ -33,6 +21,20 @@ enum WatchedChanges {
         case .update(let table, let columns):
             if ["tokens", "things", "apps"].contains(table) { return true }
             return table == "users" && columns.contains { $0 != "last_seen_at" }
+        }
+    }
+
+    /// Who belongs to what, owns what or listens where (`StoreChange.relations`): any change of a
+    /// membership, an ownership, a subscription, a topic or a group. An end node's attachment to
+    /// its gateway is one (its commands go to the gateway); the gateway's report of its
+    /// connection is not. These leave token holders and apps standing.
+    static func relations(_ change: TableChange) -> Bool {
+        switch change {
+        case .insert(let table), .delete(let table):
+            return membershipTables.contains(table)
+        case .update(let table, let columns):
+            if table == "end_nodes" { return columns.contains { !quietEndNodeColumns.contains($0) } }
+            return membershipTables.contains(table)
         }
     }
 

@@ -26,9 +26,9 @@ final class TransactionChanges: Sendable {
         let access = changes.contains(where: WatchedChanges.access)
         let identity = changes.contains(where: WatchedChanges.identity)
         let installations = changes.contains(where: WatchedChanges.installations)
-        guard access || identity || installations else { return }
+        guard access || installations else { return }
         changed.withLock { changed in
-            changed.access = changed.access || access || identity
+            changed.access = changed.access || access
             changed.identity = changed.identity || identity
             changed.installations = changed.installations || installations
         }
