@@ -116,8 +116,9 @@ struct SoakScenario {
             _ kind: String, _ method: HTTPMethod, _ path: String, token: String,
             contentType: String = "application/json", body: String? = nil, expected: Int, pushes: Int = 0
         ) async throws -> [UInt8] {
-            let started = pace.nextDue(now: ContinuousClock.now)
-            if started > ContinuousClock.now { try await Task.sleep(until: started, clock: .continuous) }
+            let now = ContinuousClock.now
+            let started = pace.nextDue(now: now)
+            if started > now { try await Task.sleep(until: started, clock: .continuous) }
             let response = try await connection.send(method, path, token: token, contentType: contentType, body: body)
             let succeeded = response.status == expected
             if succeeded { ledger.owe(pushes) }
