@@ -188,7 +188,10 @@ let package = Package(
         ),
         .testTarget(
             name: "TopicGateStoreTests",
-            dependencies: ["TopicGateStore", "TopicGateCore", "TestSupport"],
+            dependencies: [
+                "TopicGateStore", "TopicGateCore", "TestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         /// In-process tests of the router and the services (no sockets, no broker).

@@ -28,4 +28,23 @@ extension PostgresConnection {
         TransactionChanges.current?.note(query.sql, returned: count)
         return count
     }
+
+    /// Every row `statement` returns, run as the named statement it is (prepared on this
+    /// connection the first time).
+    func rows<Statement: NamedStatement>(_ statement: Statement) async throws -> [PostgresColumns] {
+        var rows: [PostgresColumns] = []
+        for try await row in try await execute(statement, logger: logger) { rows.append(row) }
+        TransactionChanges.current?.note(Statement.sql, returned: rows.count)
+        return rows
+    }
+
+    /// The first row `statement` returns, if any.
+    func first<Statement: NamedStatement>(_ statement: Statement) async throws -> PostgresColumns? {
+        try await rows(statement).first
+    }
+
+    /// Runs `statement`, discarding what it returns.
+    func run<Statement: NamedStatement>(_ statement: Statement) async throws {
+        _ = try await rows(statement)
+    }
 }

@@ -8,7 +8,7 @@ extension PostgresStore: StoreChangeFeed {
     static let changeChannel = "topicgate_changes"
 
     static func notify(_ connection: PostgresConnection, _ change: StoreChange) async throws {
-        try await connection.run("SELECT pg_notify(\(changeChannel), \(change.payload))")
+        try await connection.run(ChangeNotice(channel: changeChannel, change: change))
     }
 
     public func sendHeartbeat() async throws {

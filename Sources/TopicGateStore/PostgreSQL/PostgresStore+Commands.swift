@@ -82,11 +82,7 @@ extension PostgresStore: CommandStore {
         appID: AppID, ids: [CommandID], as state: CommandState, from: [CommandState], at now: UnixMillis
     ) async throws {
         guard !ids.isEmpty else { return }
-        try await write(
-            """
-            UPDATE commands SET state = \(state.rawValue), modified_at = \(now)
-            WHERE app_id = \(appID) AND command_id = ANY(\(ids)) AND state = ANY(\(from.map(\.rawValue)))
-            """)
+        try await write(CommandStateChange(appID: appID, ids: ids, state: state, from: from, at: now))
     }
 
     static func command(_ row: PostgresColumns) throws -> Command? {

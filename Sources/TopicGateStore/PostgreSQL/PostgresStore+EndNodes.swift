@@ -41,13 +41,7 @@ extension PostgresStore: EndNodeStore {
 
     public func endNode(appID: AppID, id: ThingID) async throws -> EndNode? {
         try await read { connection in
-            try await connection.first(
-                """
-                SELECT e.*, t.vendor_thing_id FROM end_nodes e
-                JOIN things t ON t.app_id = e.app_id AND t.thing_id = e.end_node_id
-                WHERE e.app_id = \(appID) AND e.end_node_id = \(id)
-                """
-            ).map(Self.endNode)
+            try await connection.first(EndNodeByID(appID: appID, id: id)).map(Self.endNode)
         }
     }
 

@@ -48,7 +48,7 @@ extension PostgresStore: OutboxStore {
 
     public func completeMessages(ids: [PushMessageID]) async throws {
         guard !ids.isEmpty else { return }
-        try await write("DELETE FROM outbox WHERE message_id = ANY(\(ids))")
+        try await write(OutboxRemoval(ids: ids))
     }
 
     public func recordProgress(id: PushMessageID, deliveredBrokers: Set<String>) async throws {
@@ -88,7 +88,7 @@ extension PostgresStore: OutboxStore {
                     delivered_brokers, traced
                 FROM outbox WHERE message_id = ANY(\(ids)) ORDER BY sequence
                 """)
-            try await connection.run("DELETE FROM outbox WHERE message_id = ANY(\(ids))")
+            try await connection.run(OutboxRemoval(ids: ids))
         }
     }
 

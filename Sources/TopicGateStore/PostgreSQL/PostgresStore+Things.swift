@@ -16,13 +16,16 @@ extension PostgresStore: ThingStore {
     }
 
     public func thing(appID: AppID, reference: ThingReference) async throws -> Thing? {
-        let query: PostgresQuery =
-            switch reference {
-            case .id(let id): "SELECT * FROM things WHERE app_id = \(appID) AND thing_id = \(id)"
-            case .vendorThingID(let vendorThingID):
-                "SELECT * FROM things WHERE app_id = \(appID) AND vendor_thing_id = \(vendorThingID)"
+        switch reference {
+        case .id(let id):
+            return try await read { connection in
+                try await connection.first(ThingByID(appID: appID, id: id)).map(Self.thing)
             }
-        return try await read { connection in try await connection.first(query).map(Self.thing) }
+        case .vendorThingID(let vendorThingID):
+            let query: PostgresQuery =
+                "SELECT * FROM things WHERE app_id = \(appID) AND vendor_thing_id = \(vendorThingID)"
+            return try await read { connection in try await connection.first(query).map(Self.thing) }
+        }
     }
 
     public func updateThing(_ thing: Thing) async throws {
@@ -68,9 +71,9 @@ extension PostgresStore: ThingStore {
     public func owners(appID: AppID, thing: ThingID) async throws -> Set<Owner> {
         try await read { connection in
             Set(
-                try await connection.rows(
-                    "SELECT owner_kind, owner_id FROM thing_owners WHERE app_id = \(appID) AND thing_id = \(thing)"
-                ).map { StoredForm.owner(kind: try $0("owner_kind"), id: try $0("owner_id")) })
+                try await connection.rows(OwnersOfThing(appID: appID, thing: thing)).map {
+                    StoredForm.owner(kind: try $0("owner_kind"), id: try $0("owner_id"))
+                })
         }
     }
 

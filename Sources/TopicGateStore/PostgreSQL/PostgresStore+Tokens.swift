@@ -21,17 +21,7 @@ extension PostgresStore: TokenStore {
     public func tokenHolder(hash: String) async throws -> TokenHolder? {
         try await read { connection in
             guard
-                let row = try await connection.first(
-                    """
-                    SELECT t.*, u.user_id AS user_found, u.disabled AS user_disabled, u.last_seen_at AS user_seen,
-                        th.thing_id AS thing_found, th.disabled AS thing_disabled
-                    FROM tokens t
-                    LEFT JOIN users u ON t.principal_kind = 'user' AND u.app_id = t.app_id
-                        AND u.user_id = t.principal_id
-                    LEFT JOIN things th ON t.principal_kind = 'thing' AND th.app_id = t.app_id
-                        AND th.thing_id = t.principal_id
-                    WHERE t.token_hash = \(hash)
-                    """),
+                let row = try await connection.first(TokenHolderByHash(hash: hash)),
                 let token = try Self.accessToken(row)
             else { return nil }
             switch token.principal {

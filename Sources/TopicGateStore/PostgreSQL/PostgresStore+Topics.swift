@@ -172,14 +172,9 @@ extension PostgresStore: TopicStore {
     }
 
     public func subscriptionCount(appID: AppID, subscriber: Subscriber) async throws -> Int {
-        let (kind, id) = StoredForm.columns(subscriber)
-        return try await read { connection in
-            try await connection.first(
-                """
-                SELECT COUNT(*) AS n FROM subscriptions s JOIN topics t ON t.topic_id = s.topic_id
-                WHERE s.subscriber_kind = \(kind) AND s.subscriber_id = \(id) AND t.app_id = \(appID)
-                """
-            ).map { Int(try $0("n", as: Int64.self)) } ?? 0
+        try await read { connection in
+            try await connection.first(SubscriptionCount(appID: appID, subscriber: subscriber))
+                .map { Int(try $0("n", as: Int64.self)) } ?? 0
         }
     }
 
@@ -205,9 +200,7 @@ extension PostgresStore: TopicStore {
             let topicID: Int64 = try row("topic_id")
             var result: [Subscriber: AccessContext] = [:]
             var users: [UserID] = []
-            for subscription in try await connection.rows(
-                "SELECT subscriber_kind, subscriber_id FROM subscriptions WHERE topic_id = \(topicID)")
-            {
+            for subscription in try await connection.rows(TopicSubscriptions(topicID: topicID)) {
                 let id: String = try subscription("subscriber_id")
                 if try subscription("subscriber_kind", as: String.self) == "user" {
                     users.append(UserID(id))
@@ -226,9 +219,7 @@ extension PostgresStore: TopicStore {
         try await read { connection in
             guard let row = try await Self.topicRow(connection, appID, address) else { return [] }
             let topicID: Int64 = try row("topic_id")
-            return try await connection.rows(
-                "SELECT subscriber_kind, subscriber_id FROM subscriptions WHERE topic_id = \(topicID)"
-            ).map { subscription -> Subscriber in
+            return try await connection.rows(TopicSubscriptions(topicID: topicID)).map { subscription -> Subscriber in
                 let id: String = try subscription("subscriber_id")
                 return try subscription("subscriber_kind", as: String.self) == "user"
                     ? .user(UserID(id)) : .thing(ThingID(id))
@@ -244,21 +235,14 @@ extension PostgresStore: TopicStore {
         for user in users { contexts[user] = AccessContext(principal: .user(user)) }
         guard !users.isEmpty else { return contexts }
         var groupMembers: [GroupID: [UserID]] = [:]
-        for row in try await connection.rows(
-            "SELECT user_id, group_id FROM group_members WHERE app_id = \(appID) AND user_id = ANY(\(users.map(\.rawValue)))"
-        ) {
+        for row in try await connection.rows(GroupsOfUsers(appID: appID, users: users)) {
             let user: UserID = try row("user_id")
             let group: GroupID = try row("group_id")
             contexts[user]?.groups.insert(group)
             groupMembers[group, default: []].append(user)
         }
-        let groups = groupMembers.keys.map(\.rawValue)
         for row in try await connection.rows(
-            """
-            SELECT thing_id, owner_kind, owner_id FROM thing_owners
-            WHERE app_id = \(appID) AND ((owner_kind = 'user' AND owner_id = ANY(\(users.map(\.rawValue))))
-                OR (owner_kind = 'group' AND owner_id = ANY(\(groups))))
-            """)
+            ThingsOwnedBy(appID: appID, users: users, groups: Array(groupMembers.keys)))
         {
             let thing: ThingID = try row("thing_id")
             let owner: String = try row("owner_id")
@@ -297,13 +281,9 @@ extension PostgresStore: TopicStore {
     static func topicRow(
         _ connection: PostgresConnection, _ appID: AppID, _ address: TopicAddress, forUpdate: Bool = false
     ) async throws -> PostgresColumns? {
-        let (kind, id) = StoredForm.columns(address.scope)
-        return try await connection.first(
-            """
-            SELECT * FROM topics
-            WHERE app_id = \(appID) AND scope_kind = \(kind) AND scope_id = \(id) AND name = \(address.name.rawValue)
-            \(unescaped: forUpdate ? "FOR UPDATE" : "")
-            """)
+        let topic = TopicByAddress(appID: appID, address: address)
+        return forUpdate
+            ? try await connection.first(LockedTopicByAddress(topic: topic)) : try await connection.first(topic)
     }
 
     /// The topic's row ID; `TOPIC_NOT_FOUND` when there is no such topic.
@@ -328,7 +308,7 @@ extension PostgresStore: TopicStore {
     }
 
     static func entries(_ connection: PostgresConnection, topicID: Int64) async throws -> [ACLEntry] {
-        try await connection.rows("SELECT action, subject, is_default FROM acl_entries WHERE topic_id = \(topicID)")
+        try await connection.rows(TopicEntries(topicID: topicID))
             .compactMap { row in
                 guard let action = ACLAction(rawValue: try row("action")),
                     let subject = ACLSubject(parsing: try row("subject", as: String.self))

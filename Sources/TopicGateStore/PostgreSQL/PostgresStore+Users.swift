@@ -15,7 +15,7 @@ extension PostgresStore: UserStore {
 
     public func user(appID: AppID, id: UserID) async throws -> User? {
         try await read { connection in
-            try await connection.first("SELECT * FROM users WHERE app_id = \(appID) AND user_id = \(id)").map(Self.user)
+            try await connection.first(UserByID(appID: appID, id: id)).map(Self.user)
         }
     }
 

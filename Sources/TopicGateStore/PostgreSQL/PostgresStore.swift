@@ -213,14 +213,32 @@ public final class PostgresStore: Sendable {
     /// generation watches goes through `write`, so that its notification commits with it.
     @discardableResult
     func write(_ statement: PostgresQuery, conflict: (String) -> KiiError? = { _ in nil }) async throws -> Int {
-        let watched = StatementChanges.of(statement.sql).contains {
+        try await write(alone: statement.sql, conflict: conflict) { connection in try await connection.count(statement)
+        }
+    }
+
+    /// Runs the named `statement` as a transaction of its own (see `write(_:conflict:)`).
+    @discardableResult
+    func write<Statement: NamedStatement>(_ statement: Statement, conflict: (String) -> KiiError? = { _ in nil })
+        async throws -> Int
+    {
+        try await write(alone: Statement.sql, conflict: conflict) { connection in
+            try await connection.rows(statement).count
+        }
+    }
+
+    /// Runs `statement`, whose text is `sql`, alone; in `write`'s transaction when it changes
+    /// what a generation watches.
+    private func write(
+        alone sql: String, conflict: (String) -> KiiError?,
+        _ statement: @escaping @Sendable (PostgresConnection) async throws -> Int
+    ) async throws -> Int {
+        let watched = StatementChanges.of(sql).contains {
             WatchedChanges.access($0) || WatchedChanges.installations($0)
         }
-        if watched {
-            return try await write(conflict: conflict) { connection in try await connection.count(statement) }
-        }
+        if watched { return try await write(conflict: conflict, statement) }
         do {
-            return try await withConnection { connection in try await connection.count(statement) }
+            return try await withConnection(statement)
         } catch {
             throw Self.mapped(error, conflict: conflict)
         }
