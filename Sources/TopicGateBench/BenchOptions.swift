@@ -21,6 +21,9 @@ public struct BenchOptions: Sendable {
     /// The gateway the bench starts keeps its data in a PostgreSQL server the bench starts too
     /// (durable, PostgreSQL's defaults) instead of the SQLite file.
     public var postgres = false
+    /// `name=value` settings the bench's PostgreSQL starts with (each a `-c`, after its own), to
+    /// look inside it while it runs: `shared_preload_libraries=pg_stat_statements`.
+    public var postgresSettings: [String] = []
     /// Gateways the bench starts: more than one run on one PostgreSQL, its HTTP connections
     /// spread over all of them in turn.
     public var gateways = 1

@@ -27,8 +27,8 @@ public struct BenchRunner {
         // under it.
         DescriptorLimit.raise()
         let world = BenchWorld(
-            executable: executable, given: target, postgres: options.postgres, gateways: options.gateways,
-            brokers: options.brokers)
+            executable: executable, given: target, postgres: options.postgres,
+            postgresSettings: options.postgresSettings, gateways: options.gateways, brokers: options.brokers)
         do {
             progress(
                 target != nil
@@ -37,6 +37,7 @@ public struct BenchRunner {
                         ? "starting \(options.gateways) gateways and \(options.brokers) brokers"
                         : "starting the gateway and its broker")
             try await world.start()
+            if let database = world.database { progress("its PostgreSQL is at \(database.url())") }
             var rows: [BenchRow] = []
             if let soak = options.soak {
                 progress("soak for \(Int(soak.seconds)) s")

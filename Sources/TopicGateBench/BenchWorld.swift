@@ -33,6 +33,8 @@ final class BenchWorld: @unchecked Sendable {
     /// The PostgreSQL server of the gateways, when the bench runs them on PostgreSQL.
     private(set) var database: PostgresServer?
     let postgres: Bool
+    /// More settings for that PostgreSQL (`BenchOptions.postgresSettings`).
+    let postgresSettings: [String]
     /// Gateways to start (on one PostgreSQL when more than one) and brokers to spread devices over.
     let gateways: Int
     let brokerCount: Int
@@ -45,10 +47,14 @@ final class BenchWorld: @unchecked Sendable {
     var boundPID: pid_t? { runningBound.withLock { $0 } }
 
     /// A world that starts its own gateways with `executable`, or measures `given`.
-    init(executable: String, given: BenchTarget? = nil, postgres: Bool = false, gateways: Int = 1, brokers: Int = 1) {
+    init(
+        executable: String, given: BenchTarget? = nil, postgres: Bool = false, postgresSettings: [String] = [],
+        gateways: Int = 1, brokers: Int = 1
+    ) {
         self.executable = executable
         self.given = given
         self.postgres = postgres || gateways > 1
+        self.postgresSettings = postgresSettings
         self.gateways = gateways
         self.brokerCount = brokers
         directory =
@@ -94,7 +100,7 @@ final class BenchWorld: @unchecked Sendable {
         }
         var storage: [String] = []
         if postgres {
-            let database = try await PostgresServer.start(durable: true)
+            let database = try await PostgresServer.start(durable: true, settings: postgresSettings)
             self.database = database
             storage = ["--database", database.url()]
         }

@@ -48,7 +48,8 @@ public final class PostgresServer: Sendable {
 
     /// Creates the cluster and starts the server; returns once it accepts connections.
     /// `durable: false` turns off `fsync` (tests); the bench keeps PostgreSQL's defaults.
-    public static func start(durable: Bool = false) async throws -> PostgresServer {
+    /// `settings`: more `name=value` settings, after these.
+    public static func start(durable: Bool = false, settings: [String] = []) async throws -> PostgresServer {
         guard let binaries = PostgresExecutables.find() else {
             throw ChildProcessError(
                 description: "PostgreSQL's initdb and postgres are not installed (apt-get install postgresql)")
@@ -77,7 +78,7 @@ public final class PostgresServer: Sendable {
                 "-c", "max_connections=300", "-c", "fsync=\(durable ? "on" : "off")",
                 "-c", "synchronous_commit=\(durable ? "on" : "off")", "-c",
                 "full_page_writes=\(durable ? "on" : "off")",
-            ],
+            ] + settings.flatMap { ["-c", $0] },
             log: directory + "/postgres.log")
         let server = try await run(launch)
         return PostgresServer(port: port, directory: directory, process: server, launch: launch)

@@ -34,6 +34,13 @@ struct BenchCommand: AsyncParsableCommand {
                 + "due (default: none, each worker sends as soon as its last request answered).",
             valueName: "requests/s"))
     var soakRate: Double?
+    @Option(
+        name: .customLong("postgres-setting"),
+        help: ArgumentHelp(
+            "A setting for the PostgreSQL the bench starts (with --postgres or --gateways), as name=value; "
+                + "repeatable: --postgres-setting shared_preload_libraries=pg_stat_statements.",
+            valueName: "name=value"))
+    var postgresSettings: [String] = []
     @Option(help: "Messages in the send → device scenario.") var messages: Int?
     @Option(help: "Concurrent HTTP requests (keep-alive connections).") var concurrency: Int?
     @Option(help: "Devices held in the connections scenario.") var connections: Int?
@@ -70,6 +77,15 @@ struct BenchCommand: AsyncParsableCommand {
             throw ValidationError("--gateways and --brokers start their own fleet; they do not go with --broker.")
         }
         options.postgres = postgres
+        for setting in postgresSettings {
+            guard let equals = setting.firstIndex(of: "="), equals != setting.startIndex else {
+                throw ValidationError("--postgres-setting is name=value: \(setting)")
+            }
+        }
+        guard postgresSettings.isEmpty || postgres || gateways > 1 else {
+            throw ValidationError("--postgres-setting goes with --postgres or --gateways, which start a PostgreSQL.")
+        }
+        options.postgresSettings = postgresSettings
         options.gateways = gateways
         options.brokers = brokers
         if let soak {
