@@ -213,7 +213,8 @@ public final class PostgresStore: Sendable {
     /// generation watches goes through `write`, so that its notification commits with it.
     @discardableResult
     func write(_ statement: PostgresQuery, conflict: (String) -> KiiError? = { _ in nil }) async throws -> Int {
-        try await write(alone: statement.sql, conflict: conflict) { connection in try await connection.count(statement)
+        try await write(alone: statement.sql, conflict: conflict) { connection in
+            try await connection.count(statement)
         }
     }
 
