@@ -4,7 +4,7 @@ import TopicGateCore
 
 @testable import TopicGateStore
 
-/// The hot reads of the PostgreSQL store go as named prepared statements: each connection
+/// The hot statements of the PostgreSQL store go as named prepared statements: each connection
 /// prepares one once, PostgreSQL stops planning it for each execution, and a column added to its
 /// table (by a newer gateway's migration) leaves it working.
 @Suite("Store: named statements (PostgreSQL)")
@@ -75,5 +75,57 @@ struct NamedStatementTests {
             }
             try await readAll()
         }
+    }
+
+    @Test(
+        "Subscriptions and ACL entries written again and again on one connection answer as the first time, each statement prepared once, also after a column is added"
+    )
+    func writesPreparedOnce() async throws {
+        let store = try await newStore()
+        defer { store.close() }
+        let names = [SubscriptionAddition.name, SubscriptionRemoval.name, ACLEntryGrant.name, ACLEntryRevocation.name]
+        let appID = self.appID
+        let news = self.news
+        let prepared = try await store.write { connection in
+            try await Self.writeTwice(connection, appID: appID, topic: news, names: names)
+        }
+        #expect(prepared.sorted() == names.sorted())
+    }
+
+    /// Five rounds of writes, a column added to each table written, five more; the names of the
+    /// write statements prepared on the connection.
+    static func writeTwice(_ connection: PostgresConnection, appID: AppID, topic: TopicAddress, names: [String])
+        async throws -> [String]
+    {
+        guard let row = try await connection.first(TopicByAddress(appID: appID, address: topic)) else { return [] }
+        let topicID: Int64 = try row("topic_id")
+        for _ in 0..<5 { try await writeRound(connection, topicID: topicID) }
+        for table in ["subscriptions", "acl_entries"] {
+            try await connection.query(
+                PostgresQuery(unsafeSQL: "ALTER TABLE \(table) ADD COLUMN added_later TEXT"), logger: connection.logger)
+        }
+        for _ in 0..<5 { try await writeRound(connection, topicID: topicID) }
+        let rows = try await connection.query(
+            "SELECT name FROM pg_prepared_statements WHERE name = ANY(\(names))", logger: connection.logger
+        ).collect()
+        return try rows.map { try $0.decode(String.self) }
+    }
+
+    /// Subscribes bob twice and ends his subscription twice, grants him an entry and revokes it.
+    static func writeRound(_ connection: PostgresConnection, topicID: Int64) async throws {
+        let bob = Subscriber.user(UserID("bob"))
+        let entry = ACLEntry(.send, .user(UserID("bob")))
+        // A row back only when the subscription is new, and only when there was one to end.
+        let added = try await connection.rows(SubscriptionAddition(topicID: topicID, subscriber: bob, at: 2))
+        let again = try await connection.rows(SubscriptionAddition(topicID: topicID, subscriber: bob, at: 3))
+        let removed = try await connection.rows(SubscriptionRemoval(topicID: topicID, subscriber: bob))
+        let removedAgain = try await connection.rows(SubscriptionRemoval(topicID: topicID, subscriber: bob))
+        #expect([added.count, again.count, removed.count, removedAgain.count] == [1, 0, 1, 0])
+        try await connection.run(ACLEntryGrant(topicID: topicID, entry: entry))
+        let granted = try await PostgresStore.entries(connection, topicID: topicID)
+        try await connection.run(ACLEntryRevocation(topicID: topicID, entry: entry))
+        let revoked = try await PostgresStore.entries(connection, topicID: topicID)
+        #expect(granted.contains(entry))
+        #expect(!revoked.contains(entry))
     }
 }

@@ -66,7 +66,7 @@ extension PostgresStore: TopicStore {
     public func applyACLChanges(
         appID: AppID, address: TopicAddress, changes: [ACLChange], actor: Principal, at time: UnixMillis
     ) async throws -> [ACLEntry] {
-        let (kind, id) = StoredForm.columns(address.scope)
+        let pruning = auditPruning
         return try await write { connection in
             // The topic row locked: two gateways changing one topic's entries take turns.
             guard let row = try await Self.topicRow(connection, appID, address, forUpdate: true) else {
@@ -77,29 +77,17 @@ extension PostgresStore: TopicStore {
             let plan = try ACLChangePlan(
                 entries: try await Self.entries(connection, topicID: topicID), changes: changes)
             for step in plan.steps {
-                let (action, subject) = (step.change.entry.action.rawValue, step.change.entry.subject.description)
                 if step.change.kind == .grant {
-                    try await connection.run(
-                        """
-                        INSERT INTO acl_entries (topic_id, action, subject, is_default)
-                        VALUES (\(topicID), \(action), \(subject), false)
-                        """)
+                    try await connection.run(ACLEntryGrant(topicID: topicID, entry: step.change.entry))
                 } else {
-                    try await connection.run(
-                        """
-                        DELETE FROM acl_entries WHERE topic_id = \(topicID) AND action = \(action) AND subject = \(subject)
-                        """)
+                    try await connection.run(ACLEntryRevocation(topicID: topicID, entry: step.change.entry))
                 }
                 try await connection.run(
-                    """
-                    INSERT INTO acl_audit (app_id, scope_kind, scope_id, name, actor, change, action, subject, before,
-                        after, at)
-                    VALUES (\(appID), \(kind), \(id), \(address.name.rawValue), \(actor.description),
-                        \(step.change.kind.rawValue), \(action), \(subject), \(StoredForm.entryList(step.before)),
-                        \(StoredForm.entryList(step.after)), \(time))
-                    """)
+                    ACLAuditAddition(appID: appID, address: address, actor: actor, step: step, at: time))
             }
-            try await connection.run("DELETE FROM acl_audit WHERE at < \(time - AuditRetention.span)")
+            if pruning.isDue(at: time) {
+                try await connection.run("DELETE FROM acl_audit WHERE at < \(time - AuditRetention.span)")
+            }
             return plan.entries
         }
     }
@@ -136,26 +124,18 @@ extension PostgresStore: TopicStore {
     public func subscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber, at time: UnixMillis) async throws
         -> Bool
     {
-        let (kind, id) = StoredForm.columns(subscriber)
         return try await write { connection in
             let topicID = try await Self.existingTopicID(connection, appID, address)
-            return try await connection.count(
-                """
-                INSERT INTO subscriptions (topic_id, subscriber_kind, subscriber_id, created_at)
-                VALUES (\(topicID), \(kind), \(id), \(time)) ON CONFLICT DO NOTHING RETURNING 1
-                """) > 0
+            return try await !connection.rows(
+                SubscriptionAddition(topicID: topicID, subscriber: subscriber, at: time)
+            ).isEmpty
         }
     }
 
     public func unsubscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool {
-        let (kind, id) = StoredForm.columns(subscriber)
         return try await write { connection in
             let topicID = try await Self.existingTopicID(connection, appID, address)
-            return try await connection.count(
-                """
-                DELETE FROM subscriptions
-                WHERE topic_id = \(topicID) AND subscriber_kind = \(kind) AND subscriber_id = \(id) RETURNING 1
-                """) > 0
+            return try await !connection.rows(SubscriptionRemoval(topicID: topicID, subscriber: subscriber)).isEmpty
         }
     }
 

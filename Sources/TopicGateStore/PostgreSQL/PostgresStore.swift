@@ -21,6 +21,8 @@ public final class PostgresStore: Sendable {
     /// Move on for this gateway's own commits (`TransactionChanges`) and, through the
     /// `CacheInvalidationService`, for the other gateways'; untrusted until the feed is heard.
     let generations = StoreGenerations(trusted: false)
+    /// When an ACL change also removes the audit records past their retention.
+    let auditPruning = AuditPruning()
     private let running: Task<Void, Never>
 
     /// Connects to the database `location` names and brings its schema up to date (several
