@@ -43,7 +43,7 @@ public enum BenchReport {
         switch unit {
         case "ms": String(format: "%.2f ms", value)
         case "bytes": String(format: "%.0f B", value)
-        default: value >= 100 ? "\(Int(value.rounded())) \(unit)" : String(format: "%.1f \(unit)", value)
+        default: value >= 100 ? "\(Int(value.rounded())) \(unit)" : String(format: "%.1f", value) + " \(unit)"
         }
     }
 }

@@ -40,46 +40,55 @@ public struct BenchRunner {
             if let database = world.database { progress("its PostgreSQL is at \(database.url())") }
             var rows: [BenchRow] = []
             if let soak = options.soak {
-                progress("soak for \(Int(soak.seconds)) s")
-                rows += try await SoakScenario(world: world, options: options).run(for: soak)
+                rows += try await scenario("soak for \(Int(soak.seconds)) s") {
+                    try await SoakScenario(world: world, options: options).run(for: soak)
+                }
                 if options.runsSoakOnly {
                     await world.stop()
                     return rows
                 }
             }
             if options.runs("send") {
-                progress("send → device")
-                rows += try await SendToDeviceScenario(world: world, options: options).run()
+                rows += try await scenario("send → device") {
+                    try await SendToDeviceScenario(world: world, options: options).run()
+                }
             }
             if options.runs("fanout") {
                 for size in options.fanOutSizes {
-                    progress("fan-out to \(size) devices")
-                    rows += try await FanOutScenario(world: world, options: options).run(size: size)
+                    rows += try await scenario("fan-out to \(size) devices") {
+                        try await FanOutScenario(world: world, options: options).run(size: size)
+                    }
                 }
             }
             if options.runs("commands") {
-                progress("commands")
-                rows += try await CommandScenario(world: world, options: options).run()
+                rows += try await scenario("commands") {
+                    try await CommandScenario(world: world, options: options).run()
+                }
             }
             if options.runs("authorization") {
-                progress("authorization")
-                rows += try await AuthorizationScenario(world: world, options: options).run()
+                rows += try await scenario("authorization") {
+                    try await AuthorizationScenario(world: world, options: options).run()
+                }
             }
             if options.runs("reads") {
-                progress("reads")
-                rows += try await ReadScenario(world: world, options: options).run()
+                rows += try await scenario("reads") {
+                    try await ReadScenario(world: world, options: options).run()
+                }
             }
             if options.runs("signup") {
-                progress("sign-up")
-                rows += try await SignUpScenario(world: world, options: options).run()
+                rows += try await scenario("sign-up") {
+                    try await SignUpScenario(world: world, options: options).run()
+                }
             }
             if options.runs("queries") {
-                progress("user queries over \(options.queryUsers) users")
-                rows += try await QueryScenario(world: world, options: options).run()
+                rows += try await scenario("user queries over \(options.queryUsers) users") {
+                    try await QueryScenario(world: world, options: options).run()
+                }
             }
             if options.runs("connections") {
-                progress("\(options.connections) connections")
-                rows += try await ConnectionScenario(world: world, options: options).run()
+                rows += try await scenario("\(options.connections) connections") {
+                    try await ConnectionScenario(world: world, options: options).run()
+                }
             }
             await world.stop()
             return rows
@@ -90,5 +99,20 @@ public struct BenchRunner {
                     + "\(world.directory)/broker)"
             )
         }
+    }
+
+    /// Runs the scenario `name`, and says so when the machine's host took a share of its CPU
+    /// meanwhile (steal, on a virtual machine): TopicGate and its baseline then did not run on
+    /// the same machine.
+    private func scenario(_ name: String, _ body: () async throws -> [BenchRow]) async throws -> [BenchRow] {
+        progress(name)
+        let before = MachineCPU.now()
+        let rows = try await body()
+        if let before, let stolen = MachineCPU.now()?.stolenShare(since: before), stolen >= 0.01 {
+            let percent = String(format: "%.1f", stolen * 100)
+            progress(
+                "the host took \(percent) % of this machine's CPU during \(name) (steal): its ratios depend on when")
+        }
+        return rows
     }
 }

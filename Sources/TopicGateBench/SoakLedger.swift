@@ -1,7 +1,7 @@
 import Synchronization
 
 /// What a soak counted, shared by its workers, its devices and its sampler: each interval's
-/// request latencies, failures, memory and descriptors; the pushes the devices received (a
+/// request latencies, failures, memory, descriptors and the CPU the machine's host took; the pushes the devices received (a
 /// copy of one they had already, as delivery at least once allows, counted apart) and those
 /// the accepted requests owe them.
 final class SoakLedger: Sendable {
@@ -16,6 +16,8 @@ final class SoakLedger: Sendable {
         var peakBytes: Int?
         /// The gateways' open descriptors at its end.
         var descriptors: Int?
+        /// The share of the machine's CPU time its host took in the interval (steal).
+        var stolen: Double?
     }
 
     private let state: Mutex<[Interval]>
@@ -56,11 +58,12 @@ final class SoakLedger: Sendable {
         }
     }
 
-    func sample(_ index: Int, peakBytes: Int?, descriptors: Int?) {
+    func sample(_ index: Int, peakBytes: Int?, descriptors: Int?, stolen: Double?) {
         state.withLock {
             guard $0.indices.contains(index) else { return }
             $0[index].peakBytes = peakBytes
             $0[index].descriptors = descriptors
+            $0[index].stolen = stolen
         }
     }
 

@@ -156,14 +156,17 @@ struct SoakScenario {
     func sample(_ ledger: SoakLedger, count: Int, every interval: Duration, from began: ContinuousClock.Instant) async {
         let gateways = world.gatewayPIDs
         for pid in gateways { ProcessMemory.resetPeak(pid) }
+        var cpu = MachineCPU.now()
         for index in 0..<count {
             try? await Task.sleep(until: began + interval * (index + 1), clock: .continuous)
             let peaks = gateways.compactMap(ProcessMemory.peak)
             for pid in gateways { ProcessMemory.resetPeak(pid) }
             let descriptors = openDescriptors()
+            let cpuNow = MachineCPU.now()
             ledger.sample(
                 index, peakBytes: peaks.count == gateways.count && !peaks.isEmpty ? peaks.reduce(0, +) : nil,
-                descriptors: descriptors)
+                descriptors: descriptors, stolen: cpuNow.flatMap { now in cpu.flatMap { now.stolenShare(since: $0) } })
+            cpu = cpuNow
         }
     }
 
@@ -216,6 +219,14 @@ struct SoakScenario {
                     row(
                         "\(gatewaysSaid) peak RSS, \(label(index))", "MiB", Double(bytes) / 1_048_576,
                         first.peakBytes.map { Double($0) / 1_048_576 }, peak: bytes))
+            }
+            if let stolen = measured.stolen {
+                rows.append(
+                    BenchRow(
+                        scenario: "soak", metric: "CPU the host took (steal), \(label(index))", unit: "%",
+                        topicGate: stolen * 100, baseline: nil,
+                        baselineName: "(the machine's own, no baseline)",
+                        gatewayPeakBytes: nil))
             }
         }
         // Which kind of request a later p99 comes from: each kind's highest p99 after the first

@@ -77,6 +77,18 @@ struct BenchPartsTests {
         #expect(SoakLedger.worstLaterP99([interval([10], [5])]).isEmpty)
     }
 
+    @Test("The host's share of the machine's CPU (steal) is read from /proc/stat between two samples")
+    func stolenShare() throws {
+        let before = try #require(MachineCPU(parsing: "cpu  100 0 50 800 10 0 5 0 0 0\ncpu0 50 0 25 400 5 0 2 0 0 0\n"))
+        let after = try #require(MachineCPU(parsing: "cpu  160 0 70 900 10 0 5 55 0 0\n"))
+        // 235 ticks passed, 55 of them stolen.
+        #expect(after.stolenShare(since: before) == 55.0 / 235.0)
+        #expect(before.stolenShare(since: before) == nil)
+        #expect(MachineCPU(parsing: "cpu  1 2 3\n") == nil)
+        #expect(MachineCPU(parsing: "intr 1 2 3 4 5 6 7 8\n") == nil)
+        #expect(MachineCPU.now() != nil)
+    }
+
     @Test("A paced soak worker's requests fall due one gap apart, offset from the other workers' within the gap")
     func soakPace() {
         let began = ContinuousClock.now
@@ -120,5 +132,7 @@ struct BenchPartsTests {
         #expect(text.contains("2.00×"))
         #expect(text.contains("(target)"))
         #expect(text.contains("50 MiB"))
+        // A unit that is a format directive is shown as it is.
+        #expect(BenchReport.format(4.44, "%") == "4.4 %")
     }
 }
