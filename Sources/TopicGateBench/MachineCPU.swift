@@ -2,7 +2,7 @@ import Foundation
 
 /// The whole machine's CPU time by state, from the first line of `/proc/stat` (Linux), in
 /// clock ticks. On a virtual machine `steal` is the time its host gave to someone else while this
-/// machine had work to run: a soak's latency can rise in an interval only because of it.
+/// machine had work to run: in an interval with some, a latency can rise for that reason alone.
 struct MachineCPU: Sendable, Equatable {
     /// user, nice, system, idle, iowait, irq, softirq, steal (the guest times are inside user).
     let ticks: [Int64]

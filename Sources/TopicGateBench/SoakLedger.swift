@@ -1,9 +1,9 @@
 import Synchronization
 
 /// What a soak counted, shared by its workers, its devices and its sampler: each interval's
-/// request latencies, failures, memory, descriptors and the CPU the machine's host took; the pushes the devices received (a
-/// copy of one they had already, as delivery at least once allows, counted apart) and those
-/// the accepted requests owe them.
+/// request latencies, failures, memory, descriptors and the CPU the machine's host took; the
+/// pushes the devices received (a copy of one they had already, as delivery at least once
+/// allows, counted apart) and those the accepted requests owe them.
 final class SoakLedger: Sendable {
     /// What finished in one interval.
     struct Interval: Sendable {
