@@ -162,11 +162,13 @@ struct SoakScenario {
             let peaks = gateways.compactMap(ProcessMemory.peak)
             for pid in gateways { ProcessMemory.resetPeak(pid) }
             let descriptors = openDescriptors()
-            let cpuNow = MachineCPU.now()
+            let cpuAtEnd = MachineCPU.now()
+            var stolen: Double?
+            if let cpu, let cpuAtEnd { stolen = cpuAtEnd.stolenShare(since: cpu) }
             ledger.sample(
                 index, peakBytes: peaks.count == gateways.count && !peaks.isEmpty ? peaks.reduce(0, +) : nil,
-                descriptors: descriptors, stolen: cpuNow.flatMap { now in cpu.flatMap { now.stolenShare(since: $0) } })
-            cpu = cpuNow
+                descriptors: descriptors, stolen: stolen)
+            cpu = cpuAtEnd
         }
     }
 
