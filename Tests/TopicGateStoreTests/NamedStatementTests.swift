@@ -87,14 +87,16 @@ struct NamedStatementTests {
         let appID = self.appID
         let news = self.news
         let prepared = try await store.write { connection in
-            try await Self.writeTwice(connection, appID: appID, topic: news, names: names)
+            try await Self.writeAroundAddedColumns(connection, appID: appID, topic: news, names: names)
         }
         #expect(prepared.sorted() == names.sorted())
     }
 
     /// Five rounds of writes, a column added to each table written, five more; the names of the
     /// write statements prepared on the connection.
-    static func writeTwice(_ connection: PostgresConnection, appID: AppID, topic: TopicAddress, names: [String])
+    static func writeAroundAddedColumns(
+        _ connection: PostgresConnection, appID: AppID, topic: TopicAddress, names: [String]
+    )
         async throws -> [String]
     {
         guard let row = try await connection.first(TopicByAddress(appID: appID, address: topic)) else { return [] }
