@@ -37,6 +37,14 @@ public struct MQTTControlMessage: Sendable, Hashable {
     /// the usernames connected now.
     public static let presenceRequest = Array(#"{"commands":[{"command":"presence"}]}"#.utf8)
 
+    /// `{"commands":[{"command":"presence"},{"command":"features","nonce":…}]}`: the plugin
+    /// answers on `topicgate/presence` with the usernames connected now and, if it takes fan-outs
+    /// (`MQTTFanOut`), with `{"features":["fanOut"],"nonce":…}`. A plugin that does not know the
+    /// second command ignores it. `nonce`: letters and digits, at most 64.
+    public static func presenceAndFeaturesRequest(nonce: String) -> [UInt8] {
+        Array(#"{"commands":[{"command":"presence"},{"command":"features","nonce":"\#(nonce)"}]}"#.utf8)
+    }
+
     /// `{"commands":[{"command":"revoke","username":…,"expiresAt":…},…]}`
     public var payload: [UInt8] {
         let body = Body(commands: revocations.map { Command(username: $0.username, expiresAt: $0.expiresAt.rawValue) })

@@ -53,3 +53,27 @@ bool tg_control_asks_presence(const void *payload, size_t payload_len)
     cJSON_Delete(root);
     return asks;
 }
+
+bool tg_control_features_nonce(const void *payload, size_t payload_len, char *nonce, size_t capacity)
+{
+    if (!payload || !nonce || capacity == 0) return false;
+    cJSON *root = cJSON_ParseWithLength((const char *)payload, payload_len);
+    const cJSON *commands = cJSON_GetObjectItemCaseSensitive(root, "commands");
+    bool found = false;
+    const cJSON *command;
+    if (cJSON_IsArray(commands)) {
+        cJSON_ArrayForEach(command, commands)
+        {
+            const cJSON *name = cJSON_GetObjectItemCaseSensitive(command, "command");
+            const cJSON *value = cJSON_GetObjectItemCaseSensitive(command, "nonce");
+            if (!cJSON_IsString(name) || strcmp(name->valuestring, "features") != 0 || !cJSON_IsString(value)) continue;
+            size_t length = strlen(value->valuestring);
+            if (length > TG_MAX_NONCE || length >= capacity || !tg_username_valid(value->valuestring)) continue;
+            memcpy(nonce, value->valuestring, length + 1);
+            found = true;
+            break;
+        }
+    }
+    cJSON_Delete(root);
+    return found;
+}

@@ -8,7 +8,14 @@
  *   only its own topic and publish only to `<topic>/state` (tg_device_may); everything else,
  *   wildcards and $SYS included, is denied. There is no deferral to other plugins.
  * - CONTROL on $CONTROL/topicgate/v1, from the gateway only: revoke usernames (kept until
- *   their credentials expire) and kick their live connections; report who is connected.
+ *   their credentials expire) and kick their live connections; report who is connected; say
+ *   what the plugin can do ({"features":["fanOut"],"nonce":…} on the presence topic).
+ * - CONTROL on $CONTROL/topicgate/v1/fanout, from the gateway only: one payload for many
+ *   device topics (tg_fanout_each), each published here with QoS 1 as if the gateway had
+ *   published it to that topic: routed to the topic's subscriber, which the read check above
+ *   lets only the device itself be, queued for it while it is away. The broker acknowledges
+ *   the fan-out once every copy is handed to it (mosquitto_broker_publish), which routes them at
+ *   the start of its next loop, before it reads its sockets again.
  * - Presence: a device's first session (BASIC_AUTH accepted) and its last one ending
  *   (DISCONNECT, also after a kick) are published on `topicgate/presence`, which only the
  *   gateway's account may read: {"connected":"<username>"} / {"disconnected":"<username>"};
@@ -32,6 +39,7 @@
 #include <unistd.h>
 
 #define CONTROL_TOPIC "$CONTROL/topicgate/v1"
+#define FANOUT_TOPIC "$CONTROL/topicgate/v1/fanout"
 #define DEFAULT_GATEWAY_USERNAME "topicgate"
 #define MAX_SECRET TG_SECRET_MAX
 #define PRESENCE_TOPIC "topicgate/presence"
@@ -268,7 +276,47 @@ static int on_control(int event, void *event_data, void *userdata)
         save_revocations(state);
     }
     if (tg_control_asks_presence(control->payload, control->payloadlen)) publish_snapshot(state->presence);
+    char nonce[TG_MAX_NONCE + 1];
+    if (tg_control_features_nonce(control->payload, control->payloadlen, nonce, sizeof nonce)) {
+        char payload[TG_MAX_NONCE + 48];
+        snprintf(payload, sizeof payload, "{\"features\":[\"fanOut\"],\"nonce\":\"%s\"}", nonce);
+        publish_presence(payload);
+    }
     return applied < 0 ? MOSQ_ERR_INVAL : MOSQ_ERR_SUCCESS;
+}
+
+struct fanout_outcome {
+    long failed;
+    int last_error;
+};
+
+static void publish_to_device(const char *topic, const void *payload, size_t payload_len, void *context)
+{
+    struct fanout_outcome *outcome = context;
+    int rc = mosquitto_broker_publish_copy(NULL, topic, (int)payload_len, payload, 1, false, NULL);
+    if (rc != MOSQ_ERR_SUCCESS) {
+        outcome->failed++;
+        outcome->last_error = rc;
+    }
+}
+
+static int on_fanout(int event, void *event_data, void *userdata)
+{
+    (void)event;
+    struct mosquitto_evt_control *control = event_data;
+    struct plugin_state *state = userdata;
+    if (!is_gateway(state, mosquitto_client_username(control->client))) return MOSQ_ERR_ACL_DENIED;
+    struct fanout_outcome outcome = {0, MOSQ_ERR_SUCCESS};
+    long topics = tg_fanout_each(control->payload, control->payloadlen, publish_to_device, &outcome);
+    if (topics < 0) {
+        mosquitto_log_printf(MOSQ_LOG_ERR, "topicgate-auth: refused a malformed fan-out of %u bytes",
+                             (unsigned)control->payloadlen);
+        return MOSQ_ERR_INVAL;
+    }
+    if (outcome.failed > 0)
+        mosquitto_log_printf(MOSQ_LOG_ERR, "topicgate-auth: %ld of %ld fan-out publications failed (%d)", outcome.failed,
+                             topics, outcome.last_error);
+    return MOSQ_ERR_SUCCESS;
 }
 
 int mosquitto_plugin_version(int supported_version_count, const int *supported_versions)
@@ -314,6 +362,7 @@ int mosquitto_plugin_init(mosquitto_plugin_id_t *identifier, void **userdata, st
     if ((rc = mosquitto_callback_register(identifier, MOSQ_EVT_BASIC_AUTH, on_basic_auth, NULL, state)) ||
         (rc = mosquitto_callback_register(identifier, MOSQ_EVT_ACL_CHECK, on_acl_check, NULL, state)) ||
         (rc = mosquitto_callback_register(identifier, MOSQ_EVT_CONTROL, on_control, CONTROL_TOPIC, state)) ||
+        (rc = mosquitto_callback_register(identifier, MOSQ_EVT_CONTROL, on_fanout, FANOUT_TOPIC, state)) ||
         (rc = mosquitto_callback_register(identifier, MOSQ_EVT_DISCONNECT, on_disconnect, NULL, state)))
         goto fail;
     *userdata = state;
@@ -337,6 +386,7 @@ int mosquitto_plugin_cleanup(void *userdata, struct mosquitto_opt *options, int 
     mosquitto_callback_unregister(state->identifier, MOSQ_EVT_BASIC_AUTH, on_basic_auth, NULL);
     mosquitto_callback_unregister(state->identifier, MOSQ_EVT_ACL_CHECK, on_acl_check, NULL);
     mosquitto_callback_unregister(state->identifier, MOSQ_EVT_CONTROL, on_control, CONTROL_TOPIC);
+    mosquitto_callback_unregister(state->identifier, MOSQ_EVT_CONTROL, on_fanout, FANOUT_TOPIC);
     mosquitto_callback_unregister(state->identifier, MOSQ_EVT_DISCONNECT, on_disconnect, NULL);
     tg_revocations_free(state->revocations);
     tg_presence_free(state->presence);

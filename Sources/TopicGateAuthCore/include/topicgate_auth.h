@@ -122,6 +122,30 @@ int tg_control_apply(tg_revocations *set, const void *payload, size_t payload_le
  * connected devices (after it (re)connects, so that a restart of either side forgets nothing). */
 bool tg_control_asks_presence(const void *payload, size_t payload_len);
 
+/* True when a control message holds {"command":"features","nonce":"<nonce>"}: the gateway asks
+ * what this plugin can do, with a nonce of 1...TG_MAX_NONCE characters a username may have,
+ * copied to `nonce` (at most `capacity` bytes with the NUL). The plugin answers on the presence
+ * topic with {"features":["fanOut"],"nonce":"<nonce>"}; a plugin without the command says
+ * nothing, and the gateway keeps publishing to each device itself. */
+#define TG_MAX_NONCE 64
+bool tg_control_features_nonce(const void *payload, size_t payload_len, char *nonce, size_t capacity);
+
+/* A fan-out from the gateway on $CONTROL/topicgate/v1/fanout: one payload for many device
+ * topics, which the plugin publishes inside the broker (one PUBLISH from the gateway for many
+ * devices, where publishing to each device costs the gateway and the broker a packet and a
+ * PUBACK apiece). Binary:
+ *   1 byte       TG_FANOUT_VERSION
+ *   4 bytes      the payload's length P, big-endian
+ *   P bytes      the payload
+ *   then, once or more: 1 byte L (1...TG_MAX_USERNAME), L bytes: a device topic, a valid
+ *   username (tg_username_valid: no '/', no wildcard, no '$').
+ * Nothing may follow the last topic. */
+#define TG_FANOUT_VERSION 1
+typedef void (*tg_fanout_fn)(const char *topic, const void *payload, size_t payload_len, void *context);
+/* Calls `each` with every topic (NUL-terminated) of a well-formed fan-out, in order, and
+ * returns their number; returns -1 without calling it when anything is malformed. */
+long tg_fanout_each(const void *data, size_t length, tg_fanout_fn each, void *context);
+
 /* Which devices are connected: one session per broker client (keyed by its pointer), each
  * naming its username; a username is online while it has a session. Keying by client keeps
  * a refused CONNECT that offered a connected device's username from taking that device
