@@ -18,6 +18,9 @@ public final class BrokerProcess: @unchecked Sendable {
     public let tls: EmbeddedBrokerConfigFile.TLSListener?
     public let requiresClientCertificate: Bool
     public let tlsPort: Int
+    /// False: a Mosquitto without TopicGate's plugin, open to anyone (a broker whose plugin
+    /// knows nothing of what the gateway asks it).
+    public let loadsPlugin: Bool
     private var process: ChildProcess?
 
     /// The repository's root, found from this file.
@@ -30,8 +33,9 @@ public final class BrokerProcess: @unchecked Sendable {
     /// A broker in a fresh folder (or in `directory`, sharing its secret file).
     public init(
         directory: String? = nil, tls: EmbeddedBrokerConfigFile.TLSListener? = nil,
-        requiresClientCertificate: Bool = false
+        requiresClientCertificate: Bool = false, loadsPlugin: Bool = true
     ) throws {
+        self.loadsPlugin = loadsPlugin
         self.tls = tls
         self.requiresClientCertificate = requiresClientCertificate
         self.tlsPort = tls == nil ? 0 : FreePort.next()
@@ -64,11 +68,13 @@ public final class BrokerProcess: @unchecked Sendable {
     public func start() async throws {
         let template = try String(contentsOfFile: Self.templatePath, encoding: .utf8)
         let config =
-            EmbeddedBrokerConfigFile.render(
+            !loadsPlugin
+            ? "listener \(port) 127.0.0.1\nallow_anonymous true\nlog_dest stderr\n"
+            : EmbeddedBrokerConfigFile.render(
                 template: template, port: port, pluginPath: Self.pluginPath, secretFile: secretFile,
                 directory: directory, runAsUser: geteuid() == 0 ? "root" : nil, tls: tls, tlsPort: tlsPort)
-            // The TLS listener is the last one: this applies to it.
-            + (requiresClientCertificate ? "\nrequire_certificate true\n" : "")
+                // The TLS listener is the last one: this applies to it.
+                + (requiresClientCertificate ? "\nrequire_certificate true\n" : "")
         let configPath = directory + "/mosquitto.conf"
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
         let process = try ChildProcess.spawn(

@@ -8,8 +8,10 @@ import TopicGateStore
 /// The gateway's own MQTT connection to one broker (the plugin's superuser account): delivers
 /// payloads to device topics with QoS 1 and sends revocations on the plugin's control topic.
 /// Whenever it (re)connects it sends every outstanding revocation again, so a restarted broker
-/// forgets nothing, asks the plugin who is connected (then follows its presence reports), and
-/// wakes the outbox.
+/// forgets nothing, asks the plugin who is connected (then follows its presence reports) and
+/// whether it takes fan-outs, and wakes the outbox. Until the plugin has said so on this
+/// connection, each publication goes as a PUBLISH of its own; from then on as fan-outs
+/// (`PublicationPlan`).
 final class BrokerLink: Service {
     let address: BrokerAddress
     let client: MQTTClient
@@ -27,6 +29,9 @@ final class BrokerLink: Service {
     let maximumPacketSize: Int
     /// How long a publication may wait for its PUBACK.
     let acknowledgementTimeout: Duration = .seconds(10)
+    /// What the plugin was asked on this connection, and whether it answered that it takes
+    /// fan-outs: nil nonce while disconnected.
+    private let pluginFeatures = Mutex<(nonce: String?, fanOut: Bool)>((nil, false))
 
     init(
         address: BrokerAddress, configuration: PushConfiguration, signer: MQTTCredentialSigner,
@@ -66,6 +71,9 @@ final class BrokerLink: Service {
 
     var isReady: Bool { client.isConnected }
 
+    /// True once the broker's plugin said, on this connection, that it takes fan-outs.
+    var fansOut: Bool { client.isConnected && pluginFeatures.withLock { $0.fanOut } }
+
     /// Hands every state a device publishes to `handler`.
     func receiveStates(_ handler: @escaping @Sendable (MQTTMessage) async -> Void) {
         stateHandler.withLock { $0 = handler }
@@ -102,6 +110,7 @@ final class BrokerLink: Service {
             switch event {
             case .connected:
                 logger.info("Connected to the broker")
+                pluginFeatures.withLock { $0 = (Secrets.randomHex(bytes: 8), false) }
                 await resendRevocations()
                 await subscribeToStates()
                 onConnected()
@@ -110,6 +119,7 @@ final class BrokerLink: Service {
             case .refused(let error):
                 logger.error("The broker refused the gateway's credentials", metadata: ["error": "\(error)"])
             case .disconnected(let expected):
+                pluginFeatures.withLock { $0 = (nil, false) }
                 if !expected { logger.warning("Lost the broker connection; reconnecting") }
             }
         }
@@ -124,12 +134,15 @@ final class BrokerLink: Service {
         }
     }
 
-    /// Subscribes to the plugin's presence reports, then asks for the devices connected now.
+    /// Subscribes to the plugin's presence reports, then asks for the devices connected now and
+    /// for what the plugin can do (both answered on the presence topic).
     private func followPresence() async {
+        guard let nonce = pluginFeatures.withLock({ $0.nonce }) else { return }
         do {
             try await client.subscribe(PresenceReport.topic)
             try await client.publish(
-                MQTTControlMessage.topic, payload: MQTTControlMessage.presenceRequest, timeout: .seconds(5))
+                MQTTControlMessage.topic, payload: MQTTControlMessage.presenceAndFeaturesRequest(nonce: nonce),
+                timeout: .seconds(5))
         } catch {
             logger.error("Cannot follow device presence", metadata: ["error": "\(error)"])
         }
@@ -141,12 +154,25 @@ final class BrokerLink: Service {
             if message.topic == PresenceReport.topic {
                 if let report = PresenceReport(payload: message.payload) {
                     presence.record(report, broker: address.name, at: time.now())
+                } else if let features = PluginFeatures(payload: message.payload) {
+                    learn(features)
                 }
                 continue
             }
             guard let handler = stateHandler.withLock({ $0 }) else { continue }
             await handler(message)
         }
+    }
+
+    /// Takes the plugin's answer if it is to this connection's request (other gateways' answers
+    /// come on the same topic).
+    private func learn(_ features: PluginFeatures) {
+        let answered = pluginFeatures.withLock { state -> Bool in
+            guard state.nonce == features.nonce else { return false }
+            state.fanOut = features.fanOut
+            return true
+        }
+        if answered { logger.info("The broker's plugin answered", metadata: ["fanOut": "\(features.fanOut)"]) }
     }
 
     private func resendRevocations() async {
@@ -162,25 +188,33 @@ final class BrokerLink: Service {
         await start(publications).failures()
     }
 
-    /// Hands every publication to libmosquitto in order; the pending outcome awaits their
-    /// acknowledgements.
+    /// Hands every publication to libmosquitto in order, each alone or in fan-outs
+    /// (`PublicationPlan`); the pending outcome awaits their acknowledgements.
     func start(_ publications: [DevicePublication]) -> PendingDelivery {
+        let plan = PublicationPlan(publications, fanOut: fansOut, maximumPacketSize: maximumPacketSize)
         var failed: [Int: DeliveryFailure] = [:]
-        var started: [(Int, MQTTPublication)] = []
-        // Hand every publication to libmosquitto in order, then await the acknowledgements. A
-        // packet over the broker's limit never goes out: the broker would drop the whole
-        // connection, and libmosquitto would send it again after every reconnect.
-        for (index, publication) in publications.enumerated() {
-            let size = MQTTPublication.packetSize(topic: publication.topic, payloadCount: publication.payload.count)
-            guard size <= maximumPacketSize else {
+        var started: [(indices: [Int], publication: MQTTPublication)] = []
+        for step in plan.steps {
+            switch step {
+            case .refused(let index, let size):
                 failed[index] = .refused(
                     "a \(size)-byte packet is over the broker's max_packet_size of \(maximumPacketSize)")
-                continue
-            }
-            do {
-                started.append((index, try client.startPublishing(publication.topic, payload: publication.payload)))
-            } catch {
-                failed[index] = .unacknowledged
+            case .direct(let index):
+                let publication = publications[index]
+                do {
+                    started.append(
+                        ([index], try client.startPublishing(publication.topic, payload: publication.payload)))
+                } catch {
+                    failed[index] = .unacknowledged
+                }
+            case .fanOut(let indices):
+                let fanOut = MQTTFanOut(
+                    payload: publications[indices[0]].payload, topics: indices.map { publications[$0].topic })
+                do {
+                    started.append((indices, try client.startPublishing(MQTTFanOut.topic, payload: fanOut.bytes)))
+                } catch {
+                    for index in indices { failed[index] = .unacknowledged }
+                }
             }
         }
         let client = self.client
@@ -188,9 +222,11 @@ final class BrokerLink: Service {
         return PendingDelivery { [failed, started] done in
             // One deadline for the whole batch (a timer per publication was a sixth of the
             // gateway's time in a large fan-out).
-            client.whenAcknowledged(started.map(\.1), timeout: timeout) { positions in
+            client.whenAcknowledged(started.map(\.publication), timeout: timeout) { positions in
                 var failures = failed
-                for position in positions { failures[started[position].0] = .unacknowledged }
+                for position in positions {
+                    for index in started[position].indices { failures[index] = .unacknowledged }
+                }
                 done(failures)
             }
         }

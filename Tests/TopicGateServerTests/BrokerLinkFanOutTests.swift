@@ -1,0 +1,99 @@
+import Foundation
+import Logging
+import MQTTBridge
+import TestSupport
+import Testing
+import TopicGateCore
+import TopicGateStore
+
+@testable import TopicGateServer
+
+/// The gateway's link to a real broker: fan-outs once the plugin says, on this connection, that
+/// it takes them; a PUBLISH per device otherwise; either way every device has its push.
+@Suite("Broker link: fan-outs")
+struct BrokerLinkFanOutTests {
+    /// A link to `broker`, running until the returned task is cancelled.
+    static func link(to broker: BrokerProcess) throws -> (BrokerLink, Task<Void, any Error>) {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fanout-\(UUID().uuidString)/db.sqlite"
+        )
+        .path
+        try MigratedSQLite.place(at: path)
+        let link = try BrokerLink(
+            address: BrokerAddress(
+                name: "", host: "127.0.0.1", port: broker.port, publicHost: "127.0.0.1",
+                publicPorts: MQTTPorts(tcp: broker.port, ssl: 0, ws: 0, wss: 0)),
+            configuration: PushConfiguration(
+                broker: .external(host: "127.0.0.1", port: broker.port), secretFile: broker.secretFile,
+                advertisedHost: "127.0.0.1"),
+            signer: broker.signer, store: try SQLiteStore(path: path), time: .system,
+            logger: Logger(label: "test"), onConnected: {})
+        return (link, Task { try await link.run() })
+    }
+
+    static func publications(_ text: String, to topics: [String]) -> [DevicePublication] {
+        let payload = Array(text.utf8)
+        return topics.map { DevicePublication(topic: $0, payload: payload) }
+    }
+
+    @Test("With TopicGate's plugin: fan-outs from the plugin's answer on, again after the broker restarts")
+    func fansOut() async throws {
+        let broker = try BrokerProcess()
+        try await broker.start()
+        let names = (0..<30).map { "dev-link-\($0)" }
+        var devices: [(MQTTClient, ReceivedMessages)] = []
+        for name in names {
+            let device = try broker.deviceClient(name, cleanSession: false)
+            devices.append((device, ReceivedMessages(device)))
+            try await device.connect(timeout: .seconds(5))
+            try await device.subscribe(name)
+        }
+        let (link, running) = try Self.link(to: broker)
+        defer {
+            running.cancel()
+            for (device, _) in devices { device.shutdown() }
+        }
+        #expect(try await eventually { link.fansOut })
+        #expect(await link.start(Self.publications("first", to: names)).failures().isEmpty)
+        for (_, received) in devices { await received.wait(for: 1) }
+        try await broker.stop()
+        #expect(try await eventually { !link.isReady && !link.fansOut })
+        try await broker.start()
+        #expect(try await eventually { link.fansOut })
+        #expect(await link.start(Self.publications("second", to: names)).failures().isEmpty)
+        for (device, received) in devices {
+            // At least once: a PUBACK the broker had not read when it stopped brings "first" again.
+            let texts = await received.wait(for: 2).map(\.text)
+            #expect(
+                texts.filter { $0 == "second" } == ["second"] && texts.first == "first",
+                "\(device.configuration.clientID): \(texts)")
+            #expect(Set(texts) == ["first", "second"] && texts.last == "second")
+        }
+        #expect(broker.log.contains("refused a malformed fan-out") == false)
+    }
+
+    @Test("A broker whose plugin never answers: a PUBLISH per device, every device has it")
+    func withoutAnswer() async throws {
+        let broker = try BrokerProcess(loadsPlugin: false)
+        try await broker.start()
+        let names = (0..<5).map { "dev-plain-\($0)" }
+        var devices: [(MQTTClient, ReceivedMessages)] = []
+        for name in names {
+            let device = try broker.deviceClient(name)
+            devices.append((device, ReceivedMessages(device)))
+            try await device.connect(timeout: .seconds(5))
+            try await device.subscribe(name)
+        }
+        let (link, running) = try Self.link(to: broker)
+        defer {
+            running.cancel()
+            for (device, _) in devices { device.shutdown() }
+        }
+        #expect(try await eventually { link.isReady })
+        // Long enough for an answer to the request the link sends when it connects.
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(!link.fansOut)
+        #expect(await link.start(Self.publications("plain", to: names)).failures().isEmpty)
+        for (_, received) in devices { #expect(await received.wait(for: 1).map(\.text) == ["plain"]) }
+    }
+}

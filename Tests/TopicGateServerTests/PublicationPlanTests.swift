@@ -1,0 +1,61 @@
+import MQTTBridge
+import Testing
+
+@testable import TopicGateServer
+
+/// How a broker link hands publications to its broker: alone, in fan-outs, or not at all.
+@Suite("Publication plan")
+struct PublicationPlanTests {
+    static func publications(_ payload: [UInt8], _ topics: [String]) -> [DevicePublication] {
+        topics.map { DevicePublication(topic: $0, payload: payload) }
+    }
+
+    @Test("Without fan-outs each publication is its own PUBLISH; one over the limit is refused")
+    func direct() {
+        let small = Self.publications([1, 2, 3], ["dev-a", "dev-b"])
+        let large = DevicePublication(topic: "dev-c", payload: Array(repeating: 7, count: 2_000))
+        let plan = PublicationPlan(small + [large], fanOut: false, maximumPacketSize: 1_000)
+        #expect(plan.steps == [.direct(0), .direct(1), .refused(2, packetSize: 2_012)])
+    }
+
+    @Test("A message's devices go in fan-outs of at most the topic cap and the packet limit, in order")
+    func grouped() {
+        let payload = Array("hello".utf8)
+        let first = Self.publications(payload, (0..<2_500).map { "dev-\($0)" })
+        let plan = PublicationPlan(first, fanOut: true, maximumPacketSize: 262_144, topicsPerFanOut: 1_000)
+        #expect(
+            plan.steps == [.fanOut(Array(0..<1_000)), .fanOut(Array(1_000..<2_000)), .fanOut(Array(2_000..<2_500))])
+        // A small packet limit splits by size; every fan-out's packet stays within it.
+        let limit = 300
+        let tight = PublicationPlan(first, fanOut: true, maximumPacketSize: limit)
+        var covered: [Int] = []
+        for step in tight.steps {
+            guard case .fanOut(let indices) = step else {
+                Issue.record("unexpected \(step)")
+                continue
+            }
+            let bytes = MQTTFanOut(payload: payload, topics: indices.map { first[$0].topic }).bytes
+            #expect(MQTTPublication.packetSize(topic: MQTTFanOut.topic, payloadCount: bytes.count) <= limit)
+            covered += indices
+        }
+        #expect(covered == Array(0..<2_500))
+        #expect(tight.steps.count > 50)
+    }
+
+    @Test("Another payload starts another fan-out; what a fan-out cannot carry goes alone, in its place")
+    func mixed() {
+        let a = Self.publications([1], ["dev-a", "dev-b"])
+        let b = Self.publications([2], ["dev-c"])
+        let odd = DevicePublication(topic: "not/a/device", payload: [2])
+        // Fits as a PUBLISH of its own, not with a fan-out's few bytes more.
+        let edge = DevicePublication(topic: "dev-e", payload: Array(repeating: 9, count: 980))
+        let tooLarge = DevicePublication(topic: "dev-f", payload: Array(repeating: 9, count: 1_000))
+        let plan = PublicationPlan(
+            a + b + [odd] + Self.publications([2], ["dev-d"]) + [edge, tooLarge], fanOut: true, maximumPacketSize: 1_000
+        )
+        #expect(
+            plan.steps == [
+                .fanOut([0, 1]), .fanOut([2]), .direct(3), .fanOut([4]), .direct(5), .refused(6, packetSize: 1_012),
+            ])
+    }
+}
