@@ -509,6 +509,8 @@ extension PushDeliveryIsolationTests {
     /// those to the topics in `failing`.
     final class ChunkLink: DeviceLink, Sendable {
         let handed = Mutex<[Int]>([])
+        /// Each publication handed over: its topic and payload.
+        let publications = Mutex<[String]>([])
         let failing: Set<String>
         var isReady: Bool { true }
 
@@ -516,6 +518,9 @@ extension PushDeliveryIsolationTests {
 
         func start(_ publications: [DevicePublication]) -> PendingDelivery {
             handed.withLock { $0.append(publications.count) }
+            self.publications.withLock {
+                $0 += publications.map { "\($0.topic) \(String(decoding: $0.payload, as: UTF8.self))" }
+            }
             var failures: [Int: DeliveryFailure] = [:]
             for (index, publication) in publications.enumerated() where failing.contains(publication.topic) {
                 failures[index] = .unacknowledged
@@ -531,9 +536,11 @@ extension PushDeliveryIsolationTests {
     }
 
     @Test(
-        "A batch's recipients are looked up and handed to the brokers a chunk at a time; each failure still counts against its own message"
-    )
-    func chunkedLookup() async throws {
+        "A batch's recipients are looked up and handed to the brokers a chunk at a time; each failure still counts against its own message",
+        // Kept, and (more recipients than kept) read without keeping: a chunk of one message's
+        // recipients then takes the store's list as it is.
+        arguments: [20_000, 2])
+    func chunkedLookup(capacity: Int) async throws {
         let (store, app, _, directory) = try await Self.storeWithUser(devices: [])
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var users: [UserID] = []
@@ -558,12 +565,17 @@ extension PushDeliveryIsolationTests {
         ])
         let link = ChunkLink(failing: ["chunk-t7"])
         let service = PushDeliveryService(
-            store: store, devices: LiveEndpoints(store: store), link: link, wakeup: Wakeup(), time: .system,
+            store: store, devices: LiveEndpoints(store: store, capacity: capacity), link: link, wakeup: Wakeup(),
+            time: .system,
             logger: Logger(label: "test"), metrics: ServerMetrics(), completion: CommandDelivery(store: store),
             lookupChunk: 3)
         #expect(await service.deliverBatch() == .failed)
         // Three lookups of at most three recipients, each chunk handed over as soon as it was read.
         #expect(link.handed.withLock { $0 } == [3, 3, 1])
+        // Each device had its own message once, and nothing else.
+        #expect(
+            link.publications.withLock { $0 }.sorted()
+                == (1...5).map { "chunk-t\($0) to five" } + (6...7).map { "chunk-t\($0) to two" })
         try await service.settlement.flush()
         // The failure was the last chunk's first publication: message b's, not a's.
         let left = try await store.claimMessages(

@@ -23,6 +23,11 @@ struct LiveEndpoints: Sendable {
         kept = AccessFactCache(generation: store.installationGeneration, capacity: capacity)
     }
 
+    /// The endpoints of `principals`, read and not kept, in no particular order.
+    func uncached(appID: AppID, principals: [Principal]) async throws -> [PushEndpoint] {
+        try await store.pushEndpoints(appID: appID, principals: principals)
+    }
+
     /// Each principal's endpoints (none for a principal without any), by principal: one lookup
     /// per principal, however many messages of a batch name it. `keeping: false` reads them
     /// without keeping them (a part of a push to more principals than are kept, which would

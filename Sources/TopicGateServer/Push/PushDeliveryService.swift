@@ -194,24 +194,29 @@ struct PushDeliveryService: Service {
             }
         }
 
-        // A chunk's devices, one read per app.
+        // A chunk's devices, one read per app: by principal, or, for a chunk of one message's
+        // recipients that is not kept (a part of a push to more principals than are kept), the
+        // list the store answers, without a dictionary, since each of them gets the message.
         let keeping = expected <= devices.capacity
-        let lookUp: @Sendable ([Recipient]) async throws -> [LiveEndpoints.Key: [PushEndpoint]] = {
-            [devices] chunk in
+        let lookUp: @Sendable ([Recipient]) async throws -> ChunkDevices = { [devices] chunk in
+            if !keeping, let first = chunk.first, chunk.allSatisfy({ $0.index == first.index }) {
+                return .all(
+                    try await devices.uncached(appID: batch[first.index].appID, principals: chunk.map(\.principal)))
+            }
             var found: [LiveEndpoints.Key: [PushEndpoint]] = [:]
             for (appID, entries) in Dictionary(grouping: chunk, by: { batch[$0.index].appID }) {
                 let read = try await devices.byPrincipal(
                     appID: appID, principals: entries.lazy.map(\.principal), keeping: keeping)
                 found.merge(read) { kept, _ in kept }
             }
-            return found
+            return .byPrincipal(found)
         }
         // The first chunk is read here (a push to a few devices starts no task); each next one in
         // a task of its own while this one is published.
-        var next: Task<[LiveEndpoints.Key: [PushEndpoint]], any Error>?
+        var next: Task<ChunkDevices, any Error>?
         defer { next?.cancel() }
         for position in chunks.indices where !chunks[position].isEmpty {
-            let found: [LiveEndpoints.Key: [PushEndpoint]]
+            let found: ChunkDevices
             if let reading = next {
                 found = try await reading.value
             } else {
@@ -220,15 +225,22 @@ struct PushDeliveryService: Service {
             next =
                 position + 1 < chunks.count ? Task { [chunk = chunks[position + 1]] in try await lookUp(chunk) } : nil
             let first = publications.count
-            for (index, principal) in chunks[position] {
+            func publish(_ endpoint: PushEndpoint, of index: Int) {
                 let message = batch[index]
-                for endpoint in found[.init(message.appID, principal)] ?? [] {
-                    let broker = link.broker(serving: endpoint)
-                    guard !message.deliveredBrokers.contains(broker) else { continue }
-                    publications.append(
-                        DevicePublication(topic: endpoint.mqttTopic, payload: message.payload, broker: broker))
-                    owners.append(index)
-                    if tracing { targets.append(endpoint) }
+                let broker = link.broker(serving: endpoint)
+                guard !message.deliveredBrokers.contains(broker) else { return }
+                publications.append(
+                    DevicePublication(topic: endpoint.mqttTopic, payload: message.payload, broker: broker))
+                owners.append(index)
+                if tracing { targets.append(endpoint) }
+            }
+            switch found {
+            case .all(let endpoints):
+                let index = chunks[position][0].index
+                for endpoint in endpoints { publish(endpoint, of: index) }
+            case .byPrincipal(let found):
+                for (index, principal) in chunks[position] {
+                    for endpoint in found[.init(batch[index].appID, principal)] ?? [] { publish(endpoint, of: index) }
                 }
             }
             if publications.count > first {
@@ -238,6 +250,14 @@ struct PushDeliveryService: Service {
         return StartedBatch(
             messages: batch, publications: publications, owners: owners, targets: targets,
             pending: PendingDelivery(combining: parts))
+    }
+
+    /// The devices of one chunk of recipients (`start`).
+    private enum ChunkDevices: Sendable {
+        /// Each recipient's, by principal.
+        case byPrincipal([LiveEndpoints.Key: [PushEndpoint]])
+        /// All of them, for a chunk of one message's recipients.
+        case all([PushEndpoint])
     }
 
     /// Awaits the outcome of `started` and settles each message (see `deliver`).

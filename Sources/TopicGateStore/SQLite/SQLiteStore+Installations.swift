@@ -70,7 +70,9 @@ extension SQLiteStore: InstallationStore {
             // Named, so that SQLite never takes the (app, device type, registration) index
             // instead, which reads every MQTT installation of the app per query; the partial
             // index holds every column the query reads.
-            index: "installations_push", condition: "revoked_at IS NULL AND device_type = 'MQTT'"
+            index: "installations_push", condition: "revoked_at IS NULL AND device_type = 'MQTT'",
+            // The index holds each principal's installations oldest first: no sort.
+            order: nil
         ) { row, kind in
             StoredForm.principal(kind: kind, id: row[1]).map {
                 PushEndpoint(
@@ -80,13 +82,14 @@ extension SQLiteStore: InstallationStore {
     }
 
     /// `columns` of the installations of any of `principals` that meet `condition` (read through
-    /// `index`, one that starts with app, principal kind and principal ID), each
-    /// principal's oldest first, each row decoded by `decode` (given its principal kind) while
+    /// `index`, one that starts with app, principal kind and principal ID), in `order` (nil:
+    /// the index's), each row decoded by `decode` (given its principal kind) while
     /// SQLite still holds it: by kind, many principals per query (a fan-out to 1 000 users is
     /// two queries, not 1 000).
     private func principalsRows<T: Sendable>(
         appID: AppID, principals: [Principal], columns: String, index: String = "installations_principal",
-        condition: String, decode: @escaping @Sendable (Row, String) -> T?
+        condition: String, order: String? = "created_at, installation_id",
+        decode: @escaping @Sendable (Row, String) -> T?
     ) async throws -> [T] {
         guard !principals.isEmpty else { return [] }
         let byKind = Dictionary(grouping: principals.map(StoredForm.columns), by: \.0)
@@ -102,7 +105,7 @@ extension SQLiteStore: InstallationStore {
                             SELECT \(columns) FROM installations INDEXED BY \(index)
                             WHERE app_id = ? AND principal_kind = ?
                                 AND principal_id IN (\(Self.marks(chunk.count))) AND \(condition)
-                            ORDER BY created_at, installation_id
+                            \(order.map { "ORDER BY \($0)" } ?? "")
                             """,
                             cached: chunk.count <= 16),
                         arguments: StatementArguments([appID.rawValue, kind] + chunk))
