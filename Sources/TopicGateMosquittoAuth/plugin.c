@@ -20,7 +20,10 @@
  *   (DISCONNECT, also after a kick) are published on `topicgate/presence`, which only the
  *   gateway's account may read: {"connected":"<username>"} / {"disconnected":"<username>"};
  *   asked with {"command":"presence"}, the connected usernames in parts of 500:
- *   {"snapshot":[…],"part":1,"parts":N} (an empty snapshot is one part).
+ *   {"snapshot":[…],"part":1,"parts":N} (an empty snapshot is one part). When every gateway
+ *   session connected asked for features (so reads them), the changes go instead, gathered
+ *   per turn of the broker's loop (TICK), on `topicgate/presence/changes`:
+ *   {"changes":["+<username>","-<username>",…]}, at most 500 per message.
  *
  * No database, no file writes: every check is O(1) on values in memory. The broker calls
  * every callback from its main thread, so the state below needs no locks.
@@ -43,6 +46,8 @@
 #define DEFAULT_GATEWAY_USERNAME "topicgate"
 #define MAX_SECRET TG_SECRET_MAX
 #define PRESENCE_TOPIC "topicgate/presence"
+#define CHANGES_TOPIC "topicgate/presence/changes"
+#define CHANGES_PER_MESSAGE 500
 #define SNAPSHOT_PART 500
 
 struct plugin_state {
@@ -57,6 +62,15 @@ struct plugin_state {
     /* Where the revocations are kept across restarts (plugin_opt_revocation_file); NULL: not kept. */
     char *revocation_file;
     tg_presence *presence;
+    /* The gateway's sessions; `takes_changes`: it asked for features, so it reads presence
+     * changes gathered in one message. */
+    struct gateway_session {
+        const struct mosquitto *client;
+        bool takes_changes;
+    } *gateways;
+    size_t gateway_count;
+    size_t gateway_capacity;
+    tg_changes *changes;
 };
 
 /* Publishes `payload` (a NUL-terminated JSON text) on the presence topic, QoS 1. */
@@ -67,12 +81,69 @@ static void publish_presence(const char *payload)
         mosquitto_log_printf(MOSQ_LOG_WARNING, "topicgate-auth: cannot publish presence (%d)", rc);
 }
 
-/* {"<key>":"<username>"}: valid usernames need no escaping. */
-static void publish_change(const char *key, const char *username)
+/* Publishes the changes gathered so far, if any. */
+static void flush_changes(struct plugin_state *state)
 {
+    const char *text = tg_changes_text(state->changes);
+    if (!text) return;
+    int rc = mosquitto_broker_publish_copy(NULL, CHANGES_TOPIC, (int)strlen(text), text, 1, false, NULL);
+    if (rc != MOSQ_ERR_SUCCESS)
+        mosquitto_log_printf(MOSQ_LOG_WARNING, "topicgate-auth: cannot publish presence changes (%d)", rc);
+    tg_changes_clear(state->changes);
+}
+
+/* True when changes are gathered: a gateway is connected and every one of its sessions reads
+ * them. */
+static bool gathering_changes(const struct plugin_state *state)
+{
+    if (state->gateway_count == 0) return false;
+    for (size_t i = 0; i < state->gateway_count; i++)
+        if (!state->gateways[i].takes_changes) return false;
+    return true;
+}
+
+/* A device's first session began (`connected`) or its last one ended: gathered, or else
+ * {"connected":"<username>"} / {"disconnected":"<username>"} (valid usernames need no escaping). */
+static void publish_change(struct plugin_state *state, bool connected, const char *username)
+{
+    if (gathering_changes(state)) {
+        if (tg_changes_add(state->changes, connected, username) >= CHANGES_PER_MESSAGE) flush_changes(state);
+        return;
+    }
+    flush_changes(state);
     char payload[TG_MAX_USERNAME + 32];
-    snprintf(payload, sizeof payload, "{\"%s\":\"%s\"}", key, username);
+    snprintf(payload, sizeof payload, "{\"%s\":\"%s\"}", connected ? "connected" : "disconnected", username);
     publish_presence(payload);
+}
+
+static struct gateway_session *gateway_session(struct plugin_state *state, const struct mosquitto *client)
+{
+    for (size_t i = 0; i < state->gateway_count; i++)
+        if (state->gateways[i].client == client) return &state->gateways[i];
+    return NULL;
+}
+
+/* A session of the gateway's account began: until it asks for features it reads only single
+ * reports, so what was gathered goes now. */
+static void gateway_connected(struct plugin_state *state, const struct mosquitto *client)
+{
+    flush_changes(state);
+    if (gateway_session(state, client)) return;
+    if (state->gateway_count == state->gateway_capacity) {
+        size_t capacity = state->gateway_capacity ? state->gateway_capacity * 2 : 8;
+        struct gateway_session *grown = realloc(state->gateways, capacity * sizeof *grown);
+        if (!grown) return;
+        state->gateways = grown;
+        state->gateway_capacity = capacity;
+    }
+    state->gateways[state->gateway_count++] = (struct gateway_session){client, false};
+}
+
+static void gateway_disconnected(struct plugin_state *state, const struct mosquitto *client)
+{
+    struct gateway_session *session = gateway_session(state, client);
+    if (!session) return;
+    *session = state->gateways[--state->gateway_count];
 }
 
 struct snapshot {
@@ -161,7 +232,10 @@ static int on_basic_auth(int event, void *event_data, void *userdata)
         mosquitto_log_printf(MOSQ_LOG_NOTICE, "topicgate-auth: refused %s: %s", username, tg_jwt_result_name(result));
         return MOSQ_ERR_AUTH;
     }
-    if (gateway) return MOSQ_ERR_SUCCESS;
+    if (gateway) {
+        gateway_connected(state, auth->client);
+        return MOSQ_ERR_SUCCESS;
+    }
     if (tg_revocations_contains(state->revocations, username, now_seconds())) {
         mosquitto_log_printf(MOSQ_LOG_NOTICE, "topicgate-auth: refused %s: revoked", username);
         return MOSQ_ERR_AUTH;
@@ -171,7 +245,7 @@ static int on_basic_auth(int event, void *event_data, void *userdata)
         mosquitto_log_printf(MOSQ_LOG_NOTICE, "topicgate-auth: refused %s: client ID must equal the username", username);
         return MOSQ_ERR_AUTH;
     }
-    if (tg_presence_connect(state->presence, auth->client, username) == 1) publish_change("connected", username);
+    if (tg_presence_connect(state->presence, auth->client, username) == 1) publish_change(state, true, username);
     return MOSQ_ERR_SUCCESS;
 }
 
@@ -182,7 +256,8 @@ static int on_disconnect(int event, void *event_data, void *userdata)
     struct plugin_state *state = userdata;
     char username[TG_MAX_USERNAME + 1];
     if (tg_presence_disconnect(state->presence, disconnect->client, username, sizeof username) == 0)
-        publish_change("disconnected", username);
+        publish_change(state, false, username);
+    gateway_disconnected(state, disconnect->client);
     return MOSQ_ERR_SUCCESS;
 }
 
@@ -275,14 +350,26 @@ static int on_control(int event, void *event_data, void *userdata)
         tg_revocations_prune(state->revocations, now_seconds());
         save_revocations(state);
     }
+    /* What was gathered before a snapshot goes before it. */
+    flush_changes(state);
     if (tg_control_asks_presence(control->payload, control->payloadlen)) publish_snapshot(state->presence);
     char nonce[TG_MAX_NONCE + 1];
     if (tg_control_features_nonce(control->payload, control->payloadlen, nonce, sizeof nonce)) {
+        struct gateway_session *session = gateway_session(state, control->client);
+        if (session) session->takes_changes = true;
         char payload[TG_MAX_NONCE + 48];
         snprintf(payload, sizeof payload, "{\"features\":[\"fanOut\"],\"nonce\":\"%s\"}", nonce);
         publish_presence(payload);
     }
     return applied < 0 ? MOSQ_ERR_INVAL : MOSQ_ERR_SUCCESS;
+}
+
+static int on_tick(int event, void *event_data, void *userdata)
+{
+    (void)event;
+    (void)event_data;
+    flush_changes(userdata);
+    return MOSQ_ERR_SUCCESS;
 }
 
 struct fanout_outcome {
@@ -355,15 +442,18 @@ int mosquitto_plugin_init(mosquitto_plugin_id_t *identifier, void **userdata, st
     state->gateway_username = strdup(gateway_username);
     state->revocations = tg_revocations_new();
     state->presence = tg_presence_new();
+    state->changes = tg_changes_new();
     state->revocation_file = revocation_file ? strdup(revocation_file) : NULL;
-    if (!state->gateway_username || !state->revocations || !state->presence || (revocation_file && !state->revocation_file))
+    if (!state->gateway_username || !state->revocations || !state->presence || !state->changes ||
+        (revocation_file && !state->revocation_file))
         goto fail;
     load_revocations(state);
     if ((rc = mosquitto_callback_register(identifier, MOSQ_EVT_BASIC_AUTH, on_basic_auth, NULL, state)) ||
         (rc = mosquitto_callback_register(identifier, MOSQ_EVT_ACL_CHECK, on_acl_check, NULL, state)) ||
         (rc = mosquitto_callback_register(identifier, MOSQ_EVT_CONTROL, on_control, CONTROL_TOPIC, state)) ||
         (rc = mosquitto_callback_register(identifier, MOSQ_EVT_CONTROL, on_fanout, FANOUT_TOPIC, state)) ||
-        (rc = mosquitto_callback_register(identifier, MOSQ_EVT_DISCONNECT, on_disconnect, NULL, state)))
+        (rc = mosquitto_callback_register(identifier, MOSQ_EVT_DISCONNECT, on_disconnect, NULL, state)) ||
+        (rc = mosquitto_callback_register(identifier, MOSQ_EVT_TICK, on_tick, NULL, state)))
         goto fail;
     *userdata = state;
     mosquitto_log_printf(MOSQ_LOG_INFO, "topicgate-auth: loaded; gateway account is '%s'", state->gateway_username);
@@ -371,6 +461,8 @@ int mosquitto_plugin_init(mosquitto_plugin_id_t *identifier, void **userdata, st
 fail:
     tg_revocations_free(state->revocations);
     tg_presence_free(state->presence);
+    tg_changes_free(state->changes);
+    free(state->gateways);
     free(state->gateway_username);
     free(state->revocation_file);
     free(state);
@@ -388,8 +480,11 @@ int mosquitto_plugin_cleanup(void *userdata, struct mosquitto_opt *options, int 
     mosquitto_callback_unregister(state->identifier, MOSQ_EVT_CONTROL, on_control, CONTROL_TOPIC);
     mosquitto_callback_unregister(state->identifier, MOSQ_EVT_CONTROL, on_fanout, FANOUT_TOPIC);
     mosquitto_callback_unregister(state->identifier, MOSQ_EVT_DISCONNECT, on_disconnect, NULL);
+    mosquitto_callback_unregister(state->identifier, MOSQ_EVT_TICK, on_tick, NULL);
     tg_revocations_free(state->revocations);
     tg_presence_free(state->presence);
+    tg_changes_free(state->changes);
+    free(state->gateways);
     free(state->gateway_username);
     free(state->revocation_file);
     free(state);

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TopicGateAuthCore
 
@@ -57,5 +58,29 @@ struct PresenceTests {
             }, Unmanaged.passUnretained(names).toOpaque())
         #expect(listed == 2500)
         #expect(names.all == Set(stride(from: 1, to: 5000, by: 2).map { "dev-\($0)" }))
+    }
+}
+
+/// The plugin's presence changes gathered for one message.
+@Suite("Plugin: presence changes")
+struct PresenceChangesTests {
+    @Test("Changes are written in order as one JSON message; invalid usernames are skipped; cleared, nothing is left")
+    func gathered() throws {
+        let changes = tg_changes_new()!
+        defer { tg_changes_free(changes) }
+        #expect(tg_changes_text(changes) == nil)
+        #expect(tg_changes_add(changes, true, "dev-a") == 1)
+        #expect(tg_changes_add(changes, false, "dev/b") == 1)
+        #expect(tg_changes_add(changes, false, "dev-a") == 2)
+        #expect(String(cString: try #require(tg_changes_text(changes))) == #"{"changes":["+dev-a","-dev-a"]}"#)
+        tg_changes_clear(changes)
+        #expect(tg_changes_count(changes) == 0 && tg_changes_text(changes) == nil)
+        // Many, with the longest usernames: the buffer grows and the text stays whole.
+        let long = String(repeating: "n", count: 127)
+        for i in 0..<600 { #expect(tg_changes_add(changes, i % 2 == 0, "\(long)\(i % 10)") == i + 1) }
+        let text = String(cString: try #require(tg_changes_text(changes)))
+        let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: [String]]
+        #expect(object?["changes"]?.count == 600)
+        #expect(object?["changes"]?.last == "-\(long)9")
     }
 }

@@ -7,6 +7,13 @@ struct PresenceReportTests {
     func parsing() {
         func report(_ text: String) -> PresenceReport? { PresenceReport(payload: Array(text.utf8)) }
         #expect(report(#"{"connected":"abc"}"#) == .connected("abc"))
+        // Changes keep their order; an entry without a sign or a name is skipped.
+        #expect(
+            report(#"{"changes":["+a","-b","+b","x","+",5]}"#)
+                == .changes([
+                    .init(username: "a", connected: true), .init(username: "b", connected: false),
+                    .init(username: "b", connected: true),
+                ]))
         #expect(report(#"{"disconnected":"abc"}"#) == .disconnected("abc"))
         #expect(
             report(#"{"snapshot":["a","b"],"part":2,"parts":3}"#)

@@ -168,6 +168,22 @@ typedef void (*tg_presence_fn)(const char *username, void *context);
 /* Calls `fn` for each online username; returns how many. */
 size_t tg_presence_each(const tg_presence *p, tg_presence_fn fn, void *context);
 
+/* Presence changes gathered for one message on topicgate/presence/changes, in the order they
+ * happened: {"changes":["+<username>","-<username>",…]} ('+': its first session began, '-':
+ * its last one ended). The plugin sends them this way, at most once per turn of the broker's
+ * loop, to gateways that said they read them (a features request); one message per change
+ * to any other. Invalid usernames are skipped. */
+typedef struct tg_changes tg_changes;
+
+tg_changes *tg_changes_new(void);
+void tg_changes_free(tg_changes *changes);
+/* Adds a change; returns how many are held (unchanged when out of memory). */
+size_t tg_changes_add(tg_changes *changes, bool connected, const char *username);
+size_t tg_changes_count(const tg_changes *changes);
+/* The message (NUL-terminated, valid until the next add or clear); NULL when none is held. */
+const char *tg_changes_text(tg_changes *changes);
+void tg_changes_clear(tg_changes *changes);
+
 #ifdef __cplusplus
 }
 #endif

@@ -140,6 +140,8 @@ final class BrokerLink: Service {
         guard let nonce = pluginFeatures.withLock({ $0.nonce }) else { return }
         do {
             try await client.subscribe(PresenceReport.topic)
+            // Before the request: from its answer on, the plugin may send changes there.
+            try await client.subscribe(PresenceReport.changesTopic)
             try await client.publish(
                 MQTTControlMessage.topic, payload: MQTTControlMessage.presenceAndFeaturesRequest(nonce: nonce),
                 timeout: .seconds(5))
@@ -151,7 +153,7 @@ final class BrokerLink: Service {
     /// Presence reports to `presence`, states to the state handler.
     private func forwardStates() async {
         for await message in client.messages {
-            if message.topic == PresenceReport.topic {
+            if message.topic == PresenceReport.topic || message.topic == PresenceReport.changesTopic {
                 if let report = PresenceReport(payload: message.payload) {
                     presence.record(report, broker: address.name, at: time.now())
                 } else if let features = PluginFeatures(payload: message.payload) {

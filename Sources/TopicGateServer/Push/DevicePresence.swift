@@ -42,6 +42,11 @@ final class DevicePresence: Sendable {
             unsaved[username] = time
         }
 
+        /// A device that moved to another broker meanwhile stays online there.
+        mutating func disconnected(_ username: String, broker: String) {
+            if online[username]?.broker == broker { online[username] = nil }
+        }
+
         mutating func connected(_ username: String, broker: String) {
             let app = online[username]?.app ?? -1
             online[username] = Online(broker: broker, app: app)
@@ -58,9 +63,17 @@ final class DevicePresence: Sendable {
                 state.connected(username, broker: broker)
                 state.seen(username, at: time)
             case .disconnected(let username):
-                // A device that moved to another broker meanwhile stays online there.
-                if state.online[username]?.broker == broker { state.online[username] = nil }
+                state.disconnected(username, broker: broker)
                 state.seen(username, at: time)
+            case .changes(let changes):
+                for change in changes {
+                    if change.connected {
+                        state.connected(change.username, broker: broker)
+                    } else {
+                        state.disconnected(change.username, broker: broker)
+                    }
+                    state.seen(change.username, at: time)
+                }
             case .snapshot(let usernames, let part, let parts):
                 var snapshot = state.snapshots[broker] ?? ([], [])
                 if part == 1 { snapshot = ([], []) }
