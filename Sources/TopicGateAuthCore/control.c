@@ -36,20 +36,25 @@ int tg_control_apply(tg_revocations *set, const void *payload, size_t payload_le
     return applied;
 }
 
+/* The first command of the control message `root` named `name`; NULL when there is none. */
+static const cJSON *command_named(const cJSON *root, const char *name)
+{
+    const cJSON *commands = cJSON_GetObjectItemCaseSensitive(root, "commands");
+    const cJSON *command;
+    if (!cJSON_IsArray(commands)) return NULL;
+    cJSON_ArrayForEach(command, commands)
+    {
+        const cJSON *value = cJSON_GetObjectItemCaseSensitive(command, "command");
+        if (cJSON_IsString(value) && strcmp(value->valuestring, name) == 0) return command;
+    }
+    return NULL;
+}
+
 bool tg_control_asks_presence(const void *payload, size_t payload_len)
 {
     if (!payload) return false;
     cJSON *root = cJSON_ParseWithLength((const char *)payload, payload_len);
-    const cJSON *commands = cJSON_GetObjectItemCaseSensitive(root, "commands");
-    bool asks = false;
-    const cJSON *command;
-    if (cJSON_IsArray(commands)) {
-        cJSON_ArrayForEach(command, commands)
-        {
-            const cJSON *name = cJSON_GetObjectItemCaseSensitive(command, "command");
-            if (cJSON_IsString(name) && strcmp(name->valuestring, "presence") == 0) asks = true;
-        }
-    }
+    bool asks = command_named(root, "presence") != NULL;
     cJSON_Delete(root);
     return asks;
 }
@@ -58,22 +63,10 @@ bool tg_control_features_nonce(const void *payload, size_t payload_len, char *no
 {
     if (!payload || !nonce || capacity == 0) return false;
     cJSON *root = cJSON_ParseWithLength((const char *)payload, payload_len);
-    const cJSON *commands = cJSON_GetObjectItemCaseSensitive(root, "commands");
-    bool found = false;
-    const cJSON *command;
-    if (cJSON_IsArray(commands)) {
-        cJSON_ArrayForEach(command, commands)
-        {
-            const cJSON *name = cJSON_GetObjectItemCaseSensitive(command, "command");
-            const cJSON *value = cJSON_GetObjectItemCaseSensitive(command, "nonce");
-            if (!cJSON_IsString(name) || strcmp(name->valuestring, "features") != 0 || !cJSON_IsString(value)) continue;
-            size_t length = strlen(value->valuestring);
-            if (length > TG_MAX_NONCE || length >= capacity || !tg_username_valid(value->valuestring)) continue;
-            memcpy(nonce, value->valuestring, length + 1);
-            found = true;
-            break;
-        }
-    }
+    const cJSON *value = cJSON_GetObjectItemCaseSensitive(command_named(root, "features"), "nonce");
+    size_t length = cJSON_IsString(value) ? strlen(value->valuestring) : 0;
+    bool found = length > 0 && length <= TG_MAX_NONCE && length < capacity && tg_username_valid(value->valuestring);
+    if (found) memcpy(nonce, value->valuestring, length + 1);
     cJSON_Delete(root);
     return found;
 }

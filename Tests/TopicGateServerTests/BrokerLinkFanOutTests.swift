@@ -31,6 +31,20 @@ struct BrokerLinkFanOutTests {
         return (link, Task { try await link.run() })
     }
 
+    /// Devices connected to `broker` and subscribed to their own topics, each with what it receives.
+    static func devices(_ names: [String], on broker: BrokerProcess, cleanSession: Bool = true) async throws
+        -> [(MQTTClient, ReceivedMessages)]
+    {
+        var devices: [(MQTTClient, ReceivedMessages)] = []
+        for name in names {
+            let device = try broker.deviceClient(name, cleanSession: cleanSession)
+            devices.append((device, ReceivedMessages(device)))
+            try await device.connect(timeout: .seconds(5))
+            try await device.subscribe(name)
+        }
+        return devices
+    }
+
     static func publications(_ text: String, to topics: [String]) -> [DevicePublication] {
         let payload = Array(text.utf8)
         return topics.map { DevicePublication(topic: $0, payload: payload) }
@@ -41,13 +55,7 @@ struct BrokerLinkFanOutTests {
         let broker = try BrokerProcess()
         try await broker.start()
         let names = (0..<30).map { "dev-link-\($0)" }
-        var devices: [(MQTTClient, ReceivedMessages)] = []
-        for name in names {
-            let device = try broker.deviceClient(name, cleanSession: false)
-            devices.append((device, ReceivedMessages(device)))
-            try await device.connect(timeout: .seconds(5))
-            try await device.subscribe(name)
-        }
+        let devices = try await Self.devices(names, on: broker, cleanSession: false)
         let (link, running) = try Self.link(to: broker)
         defer {
             running.cancel()
@@ -77,13 +85,7 @@ struct BrokerLinkFanOutTests {
         let broker = try BrokerProcess(loadsPlugin: false)
         try await broker.start()
         let names = (0..<5).map { "dev-plain-\($0)" }
-        var devices: [(MQTTClient, ReceivedMessages)] = []
-        for name in names {
-            let device = try broker.deviceClient(name)
-            devices.append((device, ReceivedMessages(device)))
-            try await device.connect(timeout: .seconds(5))
-            try await device.subscribe(name)
-        }
+        let devices = try await Self.devices(names, on: broker)
         let (link, running) = try Self.link(to: broker)
         defer {
             running.cancel()
