@@ -33,10 +33,6 @@ public struct MQTTControlMessage: Sendable, Hashable {
         let commands: [Command]
     }
 
-    /// `{"commands":[{"command":"presence"}]}`: the plugin answers on `topicgate/presence` with
-    /// the usernames connected now.
-    public static let presenceRequest = Array(#"{"commands":[{"command":"presence"}]}"#.utf8)
-
     /// `{"commands":[{"command":"presence"},{"command":"features","nonce":…}]}`: the plugin
     /// answers on `topicgate/presence` with the usernames connected now and, if it takes fan-outs
     /// (`MQTTFanOut`), with `{"features":["fanOut"],"nonce":…}`. A plugin that does not know the

@@ -1,3 +1,5 @@
+import TopicGateCore
+
 /// One payload for many device topics, handed to TopicGate's broker plugin on
 /// `$CONTROL/topicgate/v1/fanout`, which publishes it inside the broker to each topic with QoS 1:
 /// one PUBLISH and one PUBACK between the gateway and the broker for many devices, where
@@ -5,14 +7,13 @@
 ///
 /// Its bytes: the version (1); the payload's length, 4 bytes big-endian; the payload; then each
 /// topic as one length byte and its bytes. A topic must be one a device can hold
-/// (`carries(_:)`: 1...128 letters, digits, `_`, `-` or `.`, what the plugin accepts as a
-/// username); the plugin refuses a fan-out with any other whole, and delivers none of it.
+/// (`carries(_:)`: a well-formed ID, 1...128 letters, digits, `_`, `-` or `.`, what the plugin
+/// accepts as a username); the plugin refuses a fan-out with any other whole, and delivers none
+/// of it.
 public struct MQTTFanOut: Sendable, Hashable {
     /// The control topic the plugin takes fan-outs on.
     public static let topic = "$CONTROL/topicgate/v1/fanout"
     static let version: UInt8 = 1
-    /// The longest topic a fan-out carries (the plugin's longest username).
-    static let longestTopic = 128
 
     public let payload: [UInt8]
     public let topics: [String]
@@ -23,18 +24,7 @@ public struct MQTTFanOut: Sendable, Hashable {
     }
 
     /// True when `topic` can be named in a fan-out: a device topic the plugin accepts.
-    public static func carries(_ topic: String) -> Bool {
-        let bytes = topic.utf8
-        return (1...longestTopic).contains(bytes.count)
-            && bytes.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."):
-                    true
-                default: false
-                }
-            }
-    }
+    public static func carries(_ topic: String) -> Bool { IDSyntax.isWellFormed(topic) }
 
     /// The bytes a fan-out of `payloadCount` bytes takes before its topics.
     public static func headerSize(payloadCount: Int) -> Int { 5 + payloadCount }

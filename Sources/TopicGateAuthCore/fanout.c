@@ -3,15 +3,23 @@
 
 #include <string.h>
 
-/* The topic of the fan-out at `data[*offset]` into `topic` (NUL-terminated), `*offset` moved
- * past it; false when it is cut short or not a device topic. */
+/* Copies the topic at `data[*offset]` (whose length byte was checked) into `topic`,
+ * NUL-terminated, and moves `*offset` past it. */
+static void copy_topic(const unsigned char *data, size_t *offset, char topic[TG_MAX_USERNAME + 1])
+{
+    size_t topic_len = data[*offset];
+    memcpy(topic, data + *offset + 1, topic_len);
+    topic[topic_len] = '\0';
+    *offset += 1 + topic_len;
+}
+
+/* Like copy_topic, after checking the length byte; false when the topic is cut short or not a
+ * device topic. */
 static bool next_topic(const unsigned char *data, size_t length, size_t *offset, char topic[TG_MAX_USERNAME + 1])
 {
     size_t topic_len = data[*offset];
     if (topic_len == 0 || topic_len > TG_MAX_USERNAME || length - *offset - 1 < topic_len) return false;
-    memcpy(topic, data + *offset + 1, topic_len);
-    topic[topic_len] = '\0';
-    *offset += 1 + topic_len;
+    copy_topic(data, offset, topic);
     /* A NUL inside would cut the topic short: the plugin would publish to another one. */
     return strlen(topic) == topic_len && tg_username_valid(topic);
 }
@@ -30,8 +38,9 @@ long tg_fanout_each(const void *data, size_t length, tg_fanout_fn each, void *co
     long count = 0;
     for (size_t offset = first; offset < length; count++)
         if (!next_topic(bytes, length, &offset, topic)) return -1;
+    /* Checked: each topic is only copied now. */
     for (size_t offset = first; offset < length;) {
-        next_topic(bytes, length, &offset, topic);
+        copy_topic(bytes, &offset, topic);
         each(topic, bytes + 5, payload_len, context);
     }
     return count;
