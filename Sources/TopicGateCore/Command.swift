@@ -11,11 +11,14 @@ public struct Command: Sendable, Hashable {
     public var state: CommandState
     public var createdAt: UnixMillis
     public var modifiedAt: UnixMillis
+    /// When a broker first took the command for a device of its thing (or of the gateway that
+    /// relays for it): published, not that a device received it. Nil before.
+    public var publishedAt: UnixMillis?
 
     public init(
         id: CommandID, appID: AppID, thing: ThingID, issuer: Owner, request: CommandRequest,
         actionResults: JSONValue? = nil,
-        state: CommandState = .sending, createdAt: UnixMillis, modifiedAt: UnixMillis
+        state: CommandState = .sending, createdAt: UnixMillis, modifiedAt: UnixMillis, publishedAt: UnixMillis? = nil
     ) {
         self.id = id
         self.appID = appID
@@ -26,10 +29,11 @@ public struct Command: Sendable, Hashable {
         self.state = state
         self.createdAt = createdAt
         self.modifiedAt = modifiedAt
+        self.publishedAt = publishedAt
     }
 
     /// The command as `GET …/commands/{id}` answers it (TIF-JS `jsonToCommand` needs
-    /// `target`, `issuer` and `actions`).
+    /// `target`, `issuer` and `actions`); `publishedAt` is TopicGate's own (SDKs ignore it).
     public var json: JSONValue {
         var members = request.members
         members["commandID"] = .string(id.rawValue)
@@ -39,6 +43,7 @@ public struct Command: Sendable, Hashable {
         members["createdAt"] = createdAt.json
         members["modifiedAt"] = modifiedAt.json
         if let actionResults { members["actionResults"] = actionResults }
+        if let publishedAt { members["publishedAt"] = publishedAt.json }
         return .object(members)
     }
 

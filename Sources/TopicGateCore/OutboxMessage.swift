@@ -9,8 +9,8 @@ public struct OutboxMessage: Sendable, Hashable {
     /// Resolved when the message was accepted; mapped to live installations when dispatched.
     public var recipients: [Subscriber]
     public var acceptedAt: UnixMillis
-    /// Set when this message carries a command to its thing: the command becomes `DELIVERED`
-    /// once the broker acknowledged it for one of the thing's installations.
+    /// Set when this message carries a command to its thing: the command records when the broker
+    /// took it for one of the thing's installations, and fails when there was none.
     public var commandID: CommandID?
     /// Deliveries that failed so far (a message that failed is tried again on its own).
     public var attempts: Int

@@ -17,6 +17,9 @@ public protocol CommandStore: Sendable {
         appID: AppID, id: CommandID, results: JSONValue, state: CommandState, at now: UnixMillis,
         queueing push: QueuedPush?
     ) async throws
+    /// Records that a broker took these commands for a device at `now`, where none did before;
+    /// their state does not change.
+    func recordPublished(appID: AppID, ids: [CommandID], at now: UnixMillis) async throws
     /// Moves these commands to `state` where they are in one of the states `from`; the others
     /// keep theirs.
     func markCommands(appID: AppID, ids: [CommandID], as state: CommandState, from: [CommandState], at now: UnixMillis)
@@ -26,12 +29,6 @@ public protocol CommandStore: Sendable {
 }
 
 extension CommandStore {
-    /// `SENDING` (or `SEND_FAILED`: a push given up on whose dead letter could not be written)
-    /// → `DELIVERED` for these commands; others keep their state.
-    public func markDelivered(appID: AppID, ids: [CommandID], at now: UnixMillis) async throws {
-        try await markCommands(appID: appID, ids: ids, as: .delivered, from: [.sending, .sendFailed], at: now)
-    }
-
     /// `SENDING` → `SEND_FAILED` for these commands (their push was given up on); others keep
     /// their state.
     public func markSendFailed(appID: AppID, ids: [CommandID], at now: UnixMillis) async throws {

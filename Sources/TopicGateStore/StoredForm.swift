@@ -131,7 +131,7 @@ enum StoredForm {
     /// A stored command, or nil when a column does not parse (never written by this store).
     static func command(
         id: String, appID: AppID, thing: ThingID, issuer: String, request: String, actionResults: String?,
-        state: String, createdAt: UnixMillis, modifiedAt: UnixMillis
+        state: String, createdAt: UnixMillis, modifiedAt: UnixMillis, publishedAt: UnixMillis?
     ) -> Command? {
         guard let issuer = Owner(parsing: issuer),
             let body = try? JSONReader.object(Array(request.utf8)),
@@ -141,8 +141,7 @@ enum StoredForm {
         let results = actionResults.flatMap { try? JSONReader.value(Array($0.utf8)) }
         return Command(
             id: CommandID(id), appID: appID, thing: thing, issuer: issuer, request: request, actionResults: results,
-            state: state,
-            createdAt: createdAt, modifiedAt: modifiedAt)
+            state: state, createdAt: createdAt, modifiedAt: modifiedAt, publishedAt: publishedAt)
     }
 
     /// A page key of a thing's commands: `<createdAt>:<commandID>` of the last command of the

@@ -132,25 +132,65 @@ struct CommandRoutingTests {
         try await world.stop()
     }
 
-    @Test("A command becomes DELIVERED when the broker has it; a state published over MQTT is read by the owner")
-    func deliveredAndMQTTState() async throws {
+    @Test(
+        "A command is SENDING until results, whether or not its device got it; results make it DONE; a thing with no installation left gets SEND_FAILED"
+    )
+    func commandStates() async throws {
+        let world = try await PushWorld.started()
+        let owner = try await world.pseudoUser()
+        let thing = try await world.onboardThing("lamp-states", owner: owner)
+        let base = "/thing-if/apps/\(world.appID)/targets/thing:\(thing.id)"
+        func command() async throws -> String {
+            try await world.call(
+                .post, "\(base)/commands", token: owner.token, contentType: "application/json",
+                json: ["actions": [["turnPower": ["power": true]]], "issuer": .string("user:\(owner.id)")]
+            ).expect(.created).require("commandID")
+        }
+        func read(_ id: String) async throws -> [String: JSONValue] {
+            try await world.call(.get, "\(base)/commands/\(id)", token: owner.token).expect(.ok).object
+        }
+
+        // The thing's device has a session on the broker and is away.
+        let away = try await world.connectedDevice(thing.endpoint, cleanSession: false)
+        away.shutdown()
+        let first = try await command()
+        // Once the broker took it for the device (publishedAt), it is still SENDING.
+        #expect(try await eventually { try await read(first)["publishedAt"]?.intValue != nil })
+        #expect(try await read(first)["commandState"]?.stringValue == "SENDING")
+        // The device comes back and gets it; the command is still SENDING.
+        let device = try world.device(thing.endpoint, cleanSession: false)
+        defer { device.shutdown() }
+        let received = ReceivedMessages(device)
+        try await device.connect(timeout: .seconds(5))
+        try await device.subscribe(thing.endpoint.topic)
+        let got = await received.wait(for: 1)
+        #expect(got.compactMap { $0.object["commandID"]?.stringValue } == [first])
+        #expect(try await read(first)["commandState"]?.stringValue == "SENDING")
+        // Results make it DONE.
+        try await world.call(
+            .put, "\(base)/commands/\(first)/action-results", token: thing.token,
+            contentType: Self.resultsMedia, json: ["actionResults": [["turnPower": ["succeeded": true]]]]
+        ).expect(.noContent)
+        #expect(try await read(first)["commandState"]?.stringValue == "DONE")
+
+        // With its only installation deleted, the thing can never get a command: SEND_FAILED.
+        try await world.call(
+            .delete, "\(world.app)/installations/\(thing.endpoint.installationID)", token: thing.token
+        ).expect(.noContent)
+        let second = try await command()
+        #expect(try await eventually { try await read(second)["commandState"]?.stringValue == "SEND_FAILED" })
+        #expect(try await read(second)["publishedAt"] == nil)
+        try await world.stop()
+    }
+
+    @Test("A state published over MQTT is read by the owner; garbage and another thing's state are dropped")
+    func mqttState() async throws {
         let world = try await PushWorld.started()
         let owner = try await world.pseudoUser()
         let thing = try await world.onboardThing("lamp-state", owner: owner)
         let base = "/thing-if/apps/\(world.appID)/targets/thing:\(thing.id)"
-
-        // No device connected yet: SENDING stays until the broker acknowledges for the thing's topic.
         let device = try await world.connectedDevice(thing.endpoint)
         defer { device.shutdown() }
-        let created = try await world.call(
-            .post, "\(base)/commands", token: owner.token, contentType: "application/json",
-            json: ["actions": [["turnPower": ["power": true]]], "issuer": .string("user:\(owner.id)")])
-        let commandID = try #require(created.object["commandID"]?.stringValue)
-        #expect(
-            try await eventually {
-                try await world.call(.get, "\(base)/commands/\(commandID)", token: owner.token).object["commandState"]?
-                    .stringValue == "DELIVERED"
-            })
 
         // The thing publishes its state on <mqttTopic>/state; the gateway ingests it.
         try await device.publish(

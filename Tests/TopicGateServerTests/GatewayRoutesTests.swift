@@ -95,7 +95,7 @@ struct GatewayRoutesTests {
                 .delete, "\(client.app)/things/\(gateway.id)/end-nodes/\(endNodes[2])", token: owner.token)
             #expect(gone.status == .notFound)
             #expect(gone.errorCode == "END_NODE_NOT_FOUND")
-            // Added back by the gateway, with which it shares its owner.
+            // Added back by the gateway: every owner of the gateway owns it.
             try await client.call(
                 .put, "\(client.app)/things/\(gateway.id)/end-nodes/\(endNodes[2])", token: gateway.token,
                 contentType: "application/json", body: nil

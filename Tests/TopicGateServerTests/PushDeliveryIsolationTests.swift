@@ -135,11 +135,11 @@ struct PushDeliveryIsolationTests {
 
     /// Remembers the completions the pipeline reports, by app.
     final class RecordingCompletion: PushCompletion {
-        let delivered = Mutex<[AppID: [CommandID]]>([:])
+        let published = Mutex<[AppID: [CommandID]]>([:])
         let failed = Mutex<[AppID: [CommandID]]>([:])
 
-        func delivered(_ commands: [AppID: [CommandID]], at: UnixMillis) async throws {
-            delivered.withLock { $0.merge(commands) { $0 + $1 } }
+        func published(_ commands: [AppID: [CommandID]], at: UnixMillis) async throws {
+            published.withLock { $0.merge(commands) { $0 + $1 } }
         }
 
         func failed(_ commands: [AppID: [CommandID]], at: UnixMillis) async throws {
@@ -148,7 +148,7 @@ struct PushDeliveryIsolationTests {
     }
 
     @Test(
-        "A message's completion is reported, never written by the push layer: delivered once a device's broker acknowledged it, failed when dead-lettered, nothing for a message no device received"
+        "A message's completion is reported, never written by the push layer: published once a device's broker acknowledged it, failed when dead-lettered or when its thing had no device"
     )
     func completions() async throws {
         let (store, app, user, directory) = try await Self.storeWithUser(devices: [("topic-1", nil)])
@@ -170,13 +170,13 @@ struct PushDeliveryIsolationTests {
             time: .system, logger: Logger(label: "test"), metrics: ServerMetrics(), completion: completion)
         #expect(await service.deliverBatch() == .failed)
         try await service.settlement.flush()
-        #expect(completion.delivered.withLock { $0 } == [app.id: ["c-fine"]])
-        #expect(completion.failed.withLock { $0 }.isEmpty)
+        #expect(completion.published.withLock { $0 } == [app.id: ["c-fine"]])
+        #expect(completion.failed.withLock { $0 } == [app.id: ["c-nobody"]])
         #expect(await service.deliverBatch() == .failed)
         #expect(await service.deliverBatch() == .more)
-        #expect(completion.failed.withLock { $0 } == [app.id: ["c-poison"]])
+        #expect(completion.failed.withLock { $0 } == [app.id: ["c-nobody", "c-poison"]])
         try await service.settlement.flush()
-        #expect(completion.delivered.withLock { $0 } == [app.id: ["c-fine"]])
+        #expect(completion.published.withLock { $0 } == [app.id: ["c-fine"]])
         #expect(try await store.pendingMessageCount() == 0)
     }
 

@@ -241,7 +241,7 @@ struct OutboxStoreTests {
     }
 
     @Test(
-        "A command's push marks it: delivered from SENDING or SEND_FAILED, failed from SENDING only; a command past them keeps its state",
+        "A command's push marks it: when a broker first took it (its state unchanged), failed from SENDING only; a command past SENDING keeps its state",
         arguments: StoreEngine.allCases)
     func commandMarks(_ engine: StoreEngine) async throws {
         let (store, command) = try await storeWithThing(engine)
@@ -249,18 +249,21 @@ struct OutboxStoreTests {
             command,
             queueing: QueuedPush(
                 message: message("m1", commandID: "c1"), claim: OutboxClaim(gateway: "gw-1", leaseUntil: 99)))
+        #expect(try await store.command(appID: appID, id: "c1")?.publishedAt == nil)
+        try await store.recordPublished(appID: appID, ids: ["c1"], at: 30)
+        let published = try await store.command(appID: appID, id: "c1")
+        #expect(published?.state == .sending)
+        #expect(published?.publishedAt == 30)
+        // The first time stays.
+        try await store.recordPublished(appID: appID, ids: ["c1"], at: 35)
+        #expect(try await store.command(appID: appID, id: "c1")?.publishedAt == 30)
         try await store.markSendFailed(appID: appID, ids: ["c1"], at: 40)
-        #expect(try await store.command(appID: appID, id: "c1")?.state == .sendFailed)
-        try await store.markDelivered(appID: appID, ids: ["c1"], at: 50)
-        let delivered = try await store.command(appID: appID, id: "c1")
-        #expect(delivered?.state == .delivered)
-        #expect(delivered?.modifiedAt == 50)
-        try await store.markSendFailed(appID: appID, ids: ["c1"], at: 55)
-        #expect(try await store.command(appID: appID, id: "c1")?.state == .delivered)
-        // Done already: a late mark does not move it back.
+        let failed = try await store.command(appID: appID, id: "c1")
+        #expect(failed?.state == .sendFailed)
+        #expect(failed?.modifiedAt == 40)
+        // Results that arrive all the same are recorded; a late mark does not move them back.
         try await store.recordResults(
             appID: appID, id: "c1", results: ["ok": true], state: .done, at: 60, queueing: nil)
-        try await store.markDelivered(appID: appID, ids: ["c1"], at: 70)
         try await store.markSendFailed(appID: appID, ids: ["c1"], at: 70)
         #expect(try await store.command(appID: appID, id: "c1")?.state == .done)
         try await store.completeMessages(ids: ["m1"])

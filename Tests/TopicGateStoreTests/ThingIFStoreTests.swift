@@ -28,7 +28,9 @@ struct ThingIFStoreTests {
             modifiedAt: UnixMillis(time))
     }
 
-    @Test("Commands round-trip, page newest first, and only SENDING becomes DELIVERED", arguments: StoreEngine.allCases)
+    @Test(
+        "Commands round-trip, page newest first; publication leaves the state as it is", arguments: StoreEngine.allCases
+    )
     func commands(_ engine: StoreEngine) async throws {
         let store = try await newStore(engine)
         for index in 0..<5 { try await store.insertCommand(try command("c\(index)", at: Int64(100 + index / 2))) }
@@ -48,8 +50,9 @@ struct ThingIFStoreTests {
 
         try await store.recordResults(
             appID: appID, id: "c1", results: [["turnPower": ["succeeded": true]]], state: .done, at: 200)
-        try await store.markDelivered(appID: appID, ids: ["c0", "c1"], at: 300)
-        #expect(try await store.command(appID: appID, id: "c0")?.state == .delivered)
+        try await store.recordPublished(appID: appID, ids: ["c0", "c1"], at: 300)
+        #expect(try await store.command(appID: appID, id: "c0")?.state == .sending)
+        #expect(try await store.command(appID: appID, id: "c0")?.publishedAt == 300)
         #expect(try await store.command(appID: appID, id: "c1")?.state == .done)
         #expect(try await store.command(appID: appID, id: "c1")?.actionResults != nil)
     }

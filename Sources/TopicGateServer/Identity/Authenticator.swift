@@ -97,7 +97,7 @@ struct Authenticator: Sendable {
         case .admin, .anonymous:
             break
         }
-        return Caller(app: app, principal: holder.token.principal, tokenHash: hash)
+        return Caller(app: app, principal: holder.token.principal, tokenHash: hash, relay: holder.token.relay)
     }
 
     func basic(_ credential: String, app: App) throws -> Caller {

@@ -9,6 +9,8 @@ struct Caller: Sendable {
     /// The client address the request came from (see `ClientAddress`), for per-address
     /// limits and the audit trail.
     var address: String? = nil
+    /// For a token a gateway minted for its end node: that gateway (`AccessToken.relay`).
+    var relay: ThingID? = nil
 
     var appID: AppID { app.id }
 

@@ -14,9 +14,14 @@ package struct TokenIssuer: Sendable {
         self.time = time
     }
 
-    /// A new token for `principal`, valid until `expiresAt` or for ever.
-    func issue(appID: AppID, principal: Principal, expiresAt: UnixMillis? = nil) async throws -> String {
-        let (token, stored) = make(appID: appID, principal: principal, expiresAt: expiresAt)
+    /// A new token for `principal`, valid until `expiresAt` or for ever; `relay`: the gateway
+    /// that minted it for its end node (`AccessToken.relay`).
+    func issue(appID: AppID, principal: Principal, expiresAt: UnixMillis? = nil, relay: ThingID? = nil) async throws
+        -> String
+    {
+        let (token, made) = make(appID: appID, principal: principal, expiresAt: expiresAt)
+        var stored = made
+        stored.relay = relay
         try await store.insertToken(stored)
         return token
     }

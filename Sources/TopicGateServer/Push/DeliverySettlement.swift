@@ -5,7 +5,7 @@ import TopicGateCore
 import TopicGateStore
 
 /// The bookkeeping of delivered pushes, off the delivery path: the messages' completions run
-/// (a command becomes `DELIVERED`) and the messages leave the outbox, for all that were
+/// (a command records when it was published, or fails when it had no device) and the messages leave the outbox, for all that were
 /// delivered in the last few milliseconds (`gather`) at once, while the delivery service goes
 /// on publishing. Done inline, these writes made every next publish (and every request's write,
 /// queued behind them for the disk) wait for their commit.
@@ -16,7 +16,7 @@ import TopicGateStore
 final class DeliverySettlement: Service, Sendable {
     private struct State {
         var messages: Set<PushMessageID> = []
-        var commands: [AppID: [CommandID]] = [:]
+        var commands = SettledCommands()
         /// What is being written now.
         var writing: Set<PushMessageID> = []
     }
@@ -44,12 +44,12 @@ final class DeliverySettlement: Service, Sendable {
     }
 
     /// `messages` were delivered (and `commands`, by app, with them): they are settled soon.
-    func settle(messages: [PushMessageID], commands: [AppID: [CommandID]]) {
+    func settle(messages: [PushMessageID], commands: SettledCommands) {
         guard !messages.isEmpty || !commands.isEmpty else { return }
         fresh.reserve(ids: messages)
         state.withLock { state in
             state.messages.formUnion(messages)
-            state.commands.merge(commands) { $0 + $1 }
+            state.commands.merge(commands)
         }
         wakeup.signal()
     }
@@ -66,7 +66,7 @@ final class DeliverySettlement: Service, Sendable {
             defer {
                 state.writing.formUnion(state.messages)
                 state.messages = []
-                state.commands = [:]
+                state.commands = SettledCommands()
             }
             return (Array(state.messages), state.commands)
         }
@@ -74,13 +74,14 @@ final class DeliverySettlement: Service, Sendable {
         do {
             // The completions first: a crash before the messages leave delivers and completes
             // them again.
-            if !commands.isEmpty { try await completion.delivered(commands, at: time.now()) }
+            if !commands.published.isEmpty { try await completion.published(commands.published, at: time.now()) }
+            if !commands.unreachable.isEmpty { try await completion.failed(commands.unreachable, at: time.now()) }
             try await store.completeMessages(ids: messages)
         } catch {
             state.withLock { state in
                 state.writing.subtract(messages)
                 state.messages.formUnion(messages)
-                state.commands.merge(commands) { $0 + $1 }
+                state.commands.merge(commands)
             }
             throw error
         }

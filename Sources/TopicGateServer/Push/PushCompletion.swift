@@ -8,8 +8,9 @@ import TopicGateCore
 /// Called before the message leaves the outbox: a crash in between delivers it again and
 /// completes it again, so both must be idempotent.
 protocol PushCompletion: Sendable {
-    /// The broker acknowledged these (by app) for at least one device.
-    func delivered(_ commands: [AppID: [CommandID]], at: UnixMillis) async throws
-    /// These were given up on: they moved to the dead letters.
+    /// The broker took these (by app) for at least one device: published, not yet received.
+    func published(_ commands: [AppID: [CommandID]], at: UnixMillis) async throws
+    /// These can never arrive: they had no device to go to, or they were given up on (moved to
+    /// the dead letters).
     func failed(_ commands: [AppID: [CommandID]], at: UnixMillis) async throws
 }

@@ -308,7 +308,8 @@ struct PushDeliveryService: Service {
         }
         let delivered = batch.indices.filter { !failed.contains($0) && !waiting.contains($0) && refused[$0] == nil }
         try await store.postponeMessages(ids: waiting.map { batch[$0].id }, until: now + brokerRetry)
-        let commands = Self.commands(of: batch, acknowledged: acknowledged.subtracting(refused.keys))
+        let commands = SettledCommands(
+            of: batch, settled: delivered, publishedTo: acknowledged.subtracting(refused.keys))
         settlement.settle(messages: delivered.map { batch[$0].id }, commands: commands)
         guard failed.isEmpty else {
             let giveUp = failed.filter { alone && batch[$0].attempts + 1 >= deadLetterAfter }
@@ -350,20 +351,10 @@ struct PushDeliveryService: Service {
             metrics.pushes(started.owners.map { (started.messages[$0].appID, true) })
             settlement.settle(
                 messages: started.messages.map(\.id),
-                commands: Self.commands(of: started.messages, acknowledged: Set(started.owners)))
+                commands: SettledCommands(
+                    of: started.messages, settled: started.messages.indices, publishedTo: Set(started.owners)))
             release(started.messages)
         }
-    }
-
-    /// The commands among the `acknowledged` messages of `batch`, by app: a command is
-    /// DELIVERED once a broker acknowledged it for one of its thing's installations (a thing
-    /// with none keeps it SENDING).
-    private static func commands(of batch: [OutboxMessage], acknowledged: Set<Int>) -> [AppID: [CommandID]] {
-        var commands: [AppID: [CommandID]] = [:]
-        for index in acknowledged {
-            if let command = batch[index].commandID { commands[batch[index].appID, default: []].append(command) }
-        }
-        return commands
     }
 
     /// Records each device's outcome of the traced messages in `batch`: acknowledged while the

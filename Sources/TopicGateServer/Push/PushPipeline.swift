@@ -18,8 +18,8 @@ import TopicGateStore
 ///    (`FreshPushes`), woken for them. The delivery service also takes, from the outbox, what
 ///    failed, what waited for a broker and what a gateway that died left.
 /// 3. **Acknowledge and settle.** The brokers' acknowledgements settle a message
-///    (`DeliverySettlement`): its completion runs (a command becomes `DELIVERED`,
-///    `PushCompletion`) and it leaves the outbox. A failure is recorded and tried again, alone;
+///    (`DeliverySettlement`): its completion runs (a command records when it was
+///    published, or fails when it had no device: `PushCompletion`) and it leaves the outbox. A failure is recorded and tried again, alone;
 ///    a message that keeps failing, or that the broker refuses, becomes a dead letter (its
 ///    command `SEND_FAILED`).
 ///

@@ -1,14 +1,14 @@
 import TopicGateCore
 import TopicGateStore
 
-/// A command's state as its push settles: `DELIVERED` once the broker acknowledged it for one
-/// of its thing's installations (a thing with none keeps it `SENDING`), `SEND_FAILED` when the
-/// push was given up on.
+/// What a command's push tells the command: once a broker took it for one of its thing's
+/// devices, when (`publishedAt`; the command stays `SENDING` until results); when it can never
+/// arrive (no device, or given up on), `SEND_FAILED`.
 struct CommandDelivery: PushCompletion {
     let store: any CommandStore
 
-    func delivered(_ commands: [AppID: [CommandID]], at now: UnixMillis) async throws {
-        for (appID, ids) in commands { try await store.markDelivered(appID: appID, ids: ids, at: now) }
+    func published(_ commands: [AppID: [CommandID]], at now: UnixMillis) async throws {
+        for (appID, ids) in commands { try await store.recordPublished(appID: appID, ids: ids, at: now) }
     }
 
     func failed(_ commands: [AppID: [CommandID]], at now: UnixMillis) async throws {

@@ -6,10 +6,12 @@ import TopicGateStore
 /// node's commands on its own MQTT topic and reports the end node's connection.
 ///
 /// Who may do what: the gateway itself and the gateway's managers (its owners, the admin) list
-/// its end nodes, remove one, report an end node's connection and get an end node's token. An end
-/// node is added to a gateway by the admin, by one who manages both things, or by the gateway
-/// when the two things share an owner: a gateway receives its end nodes' commands, so no
-/// gateway may take a thing that belongs to someone else.
+/// its end nodes, remove one and report an end node's connection. Authority over an end node
+/// comes from proof, never from sharing an owner with the gateway: attaching gives nobody access
+/// to a thing they did not have (`requireMayAttach`). A token minted for an end node
+/// (`POST …/end-nodes/{id}/token`, by the gateway itself, the admin or the end node's managers)
+/// acts for its Thing-IF traffic only, never for its owners, password, vendor thing ID or
+/// deletion (`AccessToken.relay`), and ends when the end node leaves the gateway.
 struct GatewayService: Sendable {
     let store: any EndNodeStore
     let things: ThingService
@@ -48,19 +50,28 @@ struct GatewayService: Sendable {
             appID: caller.appID, gateway: gateway.id, endNode: endNode.id, at: time.now())
     }
 
-    /// The admin, a manager of both things, or the gateway itself when it shares an owner with
-    /// the end node.
+    /// Attaching hands the end node's commands to the gateway and lets the gateway mint tokens for
+    /// its Thing-IF traffic, so it must give nobody a thing they did not have. It may be done by:
+    /// - the admin;
+    /// - a manager of the end node (its owner, or the end node itself), who gives its own thing;
+    /// - the gateway itself (its own token, not one it minted), when the end node has no owner
+    ///   yet (Kii's sequence: a thing registered with the app's key, then attached by its
+    ///   gateway), or when every owner of the gateway already owns the end node and the gateway
+    ///   has one (no one who controls the gateway gains the end node).
+    /// A user who co-owns a gateway with another never attaches that other's thing.
     func requireMayAttach(caller: Caller, gateway: Thing, endNode: Thing) async throws {
         if caller.principal == .admin { return }
         let endNodeOwners = try await things.owners(of: endNode)
-        if caller.principal == .thing(gateway.id) {
+        if caller.principal == .thing(gateway.id), caller.relay == nil {
             let gatewayOwners = try await things.owners(of: gateway)
-            guard !gatewayOwners.isDisjoint(with: endNodeOwners) else {
-                throw caller.denied("add a thing it shares no owner with as its end node")
+            guard endNodeOwners.isEmpty || !gatewayOwners.isEmpty && gatewayOwners.isSubset(of: endNodeOwners) else {
+                throw caller.denied(
+                    "attach a thing that has owners of its own: only its owners may, or the gateway when all its "
+                        + "owners own that thing")
             }
             return
         }
-        try await things.requireManager(caller, endNode, to: "attach a thing it does not own to a gateway")
+        try await things.requireController(caller, endNode, to: "attach a thing it does not own to a gateway")
     }
 
     /// `DELETE …/things/{gateway}/end-nodes/{endNode}`: the end node's commands no longer go to
@@ -90,21 +101,34 @@ struct GatewayService: Sendable {
         caller: Caller, gateway reference: ThingReference, endNode endNodeReference: ThingReference,
         expiresIn: Duration?
     ) async throws -> JSONValue {
-        let gateway = try await managedGateway(
-            caller: caller, reference, to: "issue tokens for this gateway's end nodes")
+        let gateway = try await gateway(caller: caller, reference)
         let endNode = try await attachedEndNode(caller: caller, gateway: gateway, endNodeReference)
+        // The gateway itself, the admin, or who manages the end node: never a co-owner of the
+        // gateway as such, nor a token minted here.
+        if caller.principal != .thing(gateway.id) || caller.relay != nil {
+            try await things.requireController(caller, endNode, to: "issue tokens for this end node")
+        }
         if endNode.disabled { throw KiiError.thingDisabled(endNode.id) }
         let expiresAt = expiresIn.map { time.now() + $0 }
-        let token = try await tokens.issue(appID: caller.appID, principal: .thing(endNode.id), expiresAt: expiresAt)
+        let token = try await tokens.issue(
+            appID: caller.appID, principal: .thing(endNode.id), expiresAt: expiresAt, relay: gateway.id)
         return tokens.grantBody(id: endNode.id.rawValue, token: token, expiresAt: expiresAt)
     }
 
-    /// `PUT …/things/{gateway}/end-nodes/{endNode}/connection`.
+    /// `PUT …/things/{gateway}/end-nodes/{endNode}/connection`. A gateway that reports a thing
+    /// it may attach (`requireMayAttach`) but has not attached attaches it.
     func reportConnection(
         caller: Caller, gateway reference: ThingReference, endNode endNodeReference: ThingReference, online: Bool
     ) async throws {
         let gateway = try await managedGateway(caller: caller, reference, to: "report this gateway's end nodes")
         let endNode = try await things.find(caller: caller, reference: endNodeReference)
+        if caller.principal == .thing(gateway.id), endNode.id != gateway.id,
+            try await store.endNode(appID: caller.appID, id: endNode.id)?.gateway != gateway.id
+        {
+            try await requireMayAttach(caller: caller, gateway: gateway, endNode: endNode)
+            _ = try await store.attachEndNode(
+                appID: caller.appID, gateway: gateway.id, endNode: endNode.id, at: time.now())
+        }
         guard
             try await store.setEndNodeConnection(
                 appID: caller.appID, gateway: gateway.id, endNode: endNode.id, online: online, at: time.now())

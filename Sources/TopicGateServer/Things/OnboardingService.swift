@@ -42,11 +42,16 @@ struct OnboardingService: Sendable {
         return .object(response)
     }
 
-    /// `OnboardingEndNodeWithGateway…`: by the gateway or one who manages it; the end node's
-    /// owner is `owner` (which the caller must act as), or every owner of the gateway.
+    /// `OnboardingEndNodeWithGateway…`: by the gateway, one who manages it, or, for a gateway
+    /// that has no owner yet (onboarded with the app's key, as kii_go's gateways are), the end
+    /// node's owner-to-be; the end node's password is the proof. Its owner is `owner` (which the
+    /// caller must act as), or every owner of the gateway.
     func onboardEndNode(caller: Caller, request: EndNodeOnboardingRequest) async throws -> JSONValue {
-        let gateway = try await gateways.managedGateway(
-            caller: caller, request.gateway, to: "onboard end nodes through this gateway")
+        let gateway = try await gateways.gateway(caller: caller, request.gateway)
+        let ownerless = try await things.owners(of: gateway).isEmpty
+        if request.owner == nil || !ownerless {
+            try await things.requireManager(caller, gateway, to: "onboard end nodes through this gateway")
+        }
         let owners: Set<Owner>
         if let owner = request.owner {
             try await things.requireActingAs(caller, owner)

@@ -97,7 +97,7 @@ struct ThingService: Sendable {
 
     func delete(caller: Caller, reference: ThingReference) async throws {
         let thing = try await find(caller: caller, reference: reference)
-        try await requireManager(caller, thing, to: "delete this thing")
+        try await requireController(caller, thing, to: "delete this thing")
         try await accounts.revocation.revoke(appID: caller.appID, .principal(.thing(thing.id)))
         _ = try await store.deleteThing(appID: caller.appID, id: thing.id)
         accounts.topicCache.invalidateAll()
@@ -108,7 +108,7 @@ struct ThingService: Sendable {
     /// whoever knew the old password keeps no MQTT credentials.
     func changePassword(caller: Caller, reference: ThingReference, request: PasswordChangeRequest) async throws {
         var thing = try await find(caller: caller, reference: reference)
-        try await requireManager(caller, thing, to: "change this thing's password")
+        try await requireController(caller, thing, to: "change this thing's password")
         thing.passwordHash = try await accounts.newPasswords.hash(
             request.newPassword, for: .thing, field: "newPassword")
         try await replaceCredentials(caller: caller, thing)
@@ -121,7 +121,7 @@ struct ThingService: Sendable {
         async throws
     {
         var thing = try await find(caller: caller, reference: reference)
-        try await requireManager(caller, thing, to: "change this thing's vendor thing ID")
+        try await requireController(caller, thing, to: "change this thing's vendor thing ID")
         thing.passwordHash = try await accounts.newPasswords.hash(request.password, for: .thing, field: "_password")
         thing.vendorThingID = request.vendorThingID
         try await replaceCredentials(caller: caller, thing)
@@ -187,7 +187,7 @@ struct ThingService: Sendable {
     /// `PUT …/ownership/{owner}`: the thing itself, an owner or the admin adds an owner.
     func addOwner(caller: Caller, reference: ThingReference, owner: Owner) async throws {
         let thing = try await find(caller: caller, reference: reference)
-        try await requireManager(caller, thing, to: "add owners to this thing")
+        try await requireController(caller, thing, to: "add owners to this thing")
         try await requireExists(caller, owner)
         guard try await store.addOwner(appID: caller.appID, thing: thing.id, owner: owner) else {
             throw Self.ownershipExists(owner)
@@ -207,14 +207,15 @@ struct ThingService: Sendable {
         }
         guard
             asksAboutItself
-                || ThingAccess.mayManage(caller.principal, thing: thing.id, owners: owners, memberGroups: groups)
+                || caller.relay == nil
+                    && ThingAccess.mayManage(caller.principal, thing: thing.id, owners: owners, memberGroups: groups)
         else { throw caller.denied("read this thing's owners") }
         return owners.contains(owner)
     }
 
     func removeOwner(caller: Caller, reference: ThingReference, owner: Owner) async throws {
         let thing = try await find(caller: caller, reference: reference)
-        try await requireManager(caller, thing, to: "remove owners of this thing")
+        try await requireController(caller, thing, to: "remove owners of this thing")
         guard try await store.removeOwner(appID: caller.appID, thing: thing.id, owner: owner) else {
             throw KiiError(
                 .thingOwnershipNotFound, "\(owner) does not own this thing.", context: ["owner": .string("\(owner)")])
@@ -223,7 +224,7 @@ struct ThingService: Sendable {
 
     func owners(caller: Caller, reference: ThingReference) async throws -> Set<Owner> {
         let thing = try await find(caller: caller, reference: reference)
-        try await requireManager(caller, thing, to: "read this thing's owners")
+        try await requireController(caller, thing, to: "read this thing's owners")
         return try await owners(of: thing)
     }
 
@@ -261,6 +262,16 @@ struct ThingService: Sendable {
         guard ThingAccess.mayManage(caller.principal, thing: thing.id, owners: owners, memberGroups: groups) else {
             throw caller.denied(what)
         }
+    }
+
+    /// Who owns or controls the thing (its owners, password, vendor thing ID, deletion): a manager
+    /// (`requireManager`), but never through a token a gateway minted for its end node, which acts
+    /// for the end node's Thing-IF traffic only.
+    func requireController(_ caller: Caller, _ thing: Thing, to what: String) async throws {
+        if caller.relay != nil {
+            throw caller.denied("\(what) with a token its gateway minted: that acts for its Thing-IF traffic only")
+        }
+        try await requireManager(caller, thing, to: what)
     }
 
     /// The caller is the user `owner` names, a member of the group it names, or the admin.

@@ -42,7 +42,7 @@ extension PostgresQuery.StringInterpolation {
     /// `(columns) VALUES (…)`: `token`'s row, for `INSERT INTO tokens …`.
     mutating func appendInterpolation(tokenRow token: AccessToken) {
         let (kind, id) = StoredForm.columns(token.principal)
-        appendLiteral("(token_hash, app_id, principal_kind, principal_id, expires_at, created_at) VALUES (")
+        appendLiteral("(token_hash, app_id, principal_kind, principal_id, expires_at, created_at, relayed_by) VALUES (")
         appendInterpolation(token.hash)
         appendLiteral(", ")
         appendInterpolation(token.appID)
@@ -54,6 +54,8 @@ extension PostgresQuery.StringInterpolation {
         appendInterpolation(token.expiresAt)
         appendLiteral(", ")
         appendInterpolation(token.createdAt)
+        appendLiteral(", ")
+        appendInterpolation(token.relay)
         appendLiteral(")")
     }
 }

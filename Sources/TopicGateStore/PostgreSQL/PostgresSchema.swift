@@ -12,6 +12,7 @@ enum PostgresSchema {
         ("v4-console", version4),
         ("v5-quotas", version5),
         ("v6-gateways-traits-queries", version6),
+        ("v7-command-states-relays", version7),
     ]
 
     /// Applies the migrations the database has not seen. A transaction-scoped advisory lock makes
@@ -93,6 +94,14 @@ enum PostgresSchema {
 
     /// Thing-IF gateways and the end nodes they relay for; states kept per trait alias; indexes
     /// for the user and thing queries.
+    /// Command states as Kii's server sets them (no DELIVERED: when a broker took a command is its
+    /// published_at); tokens a gateway minted for its end node.
+    static let version7 = """
+        ALTER TABLE commands ADD COLUMN published_at BIGINT;
+        UPDATE commands SET state = 'SENDING', published_at = modified_at WHERE state = 'DELIVERED';
+        ALTER TABLE tokens ADD COLUMN relayed_by TEXT;
+        """
+
     static let version6 = """
         CREATE TABLE end_nodes (
             app_id TEXT NOT NULL,

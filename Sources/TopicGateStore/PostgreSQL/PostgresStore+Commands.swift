@@ -78,6 +78,11 @@ extension PostgresStore: CommandStore {
         }
     }
 
+    public func recordPublished(appID: AppID, ids: [CommandID], at now: UnixMillis) async throws {
+        guard !ids.isEmpty else { return }
+        try await write(CommandPublication(appID: appID, ids: ids, at: now))
+    }
+
     public func markCommands(
         appID: AppID, ids: [CommandID], as state: CommandState, from: [CommandState], at now: UnixMillis
     ) async throws {
@@ -89,6 +94,6 @@ extension PostgresStore: CommandStore {
         StoredForm.command(
             id: try row("command_id"), appID: try row("app_id"), thing: try row("thing_id"), issuer: try row("issuer"),
             request: try row("request"), actionResults: try row("action_results"), state: try row("state"),
-            createdAt: try row("created_at"), modifiedAt: try row("modified_at"))
+            createdAt: try row("created_at"), modifiedAt: try row("modified_at"), publishedAt: try row("published_at"))
     }
 }

@@ -3,22 +3,37 @@ public import TopicGateCore
 
 extension PostgresStore: EndNodeStore {
     public func attachEndNode(appID: AppID, gateway: ThingID, endNode: ThingID, at: UnixMillis) async throws -> Bool {
+        // The tokens another gateway minted for it end with its move.
         try await changesRow(
             """
-            INSERT INTO end_nodes (app_id, end_node_id, gateway_id, added_at) VALUES (\(appID), \(endNode), \(gateway),
-                \(at))
-            ON CONFLICT (app_id, end_node_id) DO UPDATE SET gateway_id = excluded.gateway_id,
-                added_at = excluded.added_at, online = NULL, online_modified_at = NULL
-            WHERE end_nodes.gateway_id <> excluded.gateway_id
-            RETURNING 1
+            WITH attached AS (
+                INSERT INTO end_nodes (app_id, end_node_id, gateway_id, added_at)
+                VALUES (\(appID), \(endNode), \(gateway), \(at))
+                ON CONFLICT (app_id, end_node_id) DO UPDATE SET gateway_id = excluded.gateway_id,
+                    added_at = excluded.added_at, online = NULL, online_modified_at = NULL
+                WHERE end_nodes.gateway_id <> excluded.gateway_id
+                RETURNING 1
+            ), ended AS (
+                DELETE FROM tokens WHERE EXISTS (SELECT 1 FROM attached) AND app_id = \(appID)
+                    AND principal_kind = 'thing' AND principal_id = \(endNode)
+                    AND relayed_by IS NOT NULL AND relayed_by <> \(gateway)
+            )
+            SELECT 1 FROM attached
             """)
     }
 
     public func detachEndNode(appID: AppID, gateway: ThingID, endNode: ThingID) async throws -> Bool {
+        // The tokens the gateway minted for it end with it.
         try await changesRow(
             """
-            DELETE FROM end_nodes WHERE app_id = \(appID) AND end_node_id = \(endNode) AND gateway_id = \(gateway)
-            RETURNING 1
+            WITH detached AS (
+                DELETE FROM end_nodes WHERE app_id = \(appID) AND end_node_id = \(endNode) AND gateway_id = \(gateway)
+                RETURNING 1
+            ), ended AS (
+                DELETE FROM tokens WHERE EXISTS (SELECT 1 FROM detached) AND app_id = \(appID)
+                    AND principal_kind = 'thing' AND principal_id = \(endNode) AND relayed_by = \(gateway)
+            )
+            SELECT 1 FROM detached
             """)
     }
 

@@ -55,6 +55,6 @@ extension PostgresStore: TokenStore {
         }
         return AccessToken(
             hash: try row("token_hash"), appID: try row("app_id"), principal: principal,
-            expiresAt: try row("expires_at"), createdAt: try row("created_at"))
+            expiresAt: try row("expires_at"), createdAt: try row("created_at"), relay: try row("relayed_by"))
     }
 }

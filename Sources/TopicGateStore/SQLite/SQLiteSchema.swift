@@ -331,8 +331,19 @@ enum SQLiteSchema {
                     WHERE revoked_at IS NULL AND device_type = 'MQTT';
                     """)
         }
+        migrator.registerMigration("v14-command-states-relays") { db in
+            // Command states as Kii's server sets them (no DELIVERED: when a broker took a command
+            // is its published_at); tokens a gateway minted for its end node.
+            try db.execute(sql: SQLiteSchema.commandStatesRelays)
+        }
         return migrator
     }
+
+    static let commandStatesRelays = """
+        ALTER TABLE commands ADD COLUMN published_at INTEGER;
+        UPDATE commands SET state = 'SENDING', published_at = modified_at WHERE state = 'DELIVERED';
+        ALTER TABLE tokens ADD COLUMN relayed_by TEXT;
+        """
 
     static let console = """
         ALTER TABLE installations ADD COLUMN last_seen_at INTEGER;

@@ -83,6 +83,16 @@ extension SQLiteStore: CommandStore {
         }
     }
 
+    public func recordPublished(appID: AppID, ids: [CommandID], at now: UnixMillis) async throws {
+        guard !ids.isEmpty else { return }
+        try await write { db in
+            let statement = try db.cachedStatement(
+                sql: "UPDATE commands SET published_at = ? WHERE app_id = ? AND command_id = ? AND published_at IS NULL"
+            )
+            for id in ids { try statement.execute(arguments: [now.rawValue, appID.rawValue, id.rawValue]) }
+        }
+    }
+
     public func markCommands(
         appID: AppID, ids: [CommandID], as state: CommandState, from: [CommandState], at now: UnixMillis
     ) async throws {
@@ -104,6 +114,6 @@ extension SQLiteStore: CommandStore {
         StoredForm.command(
             id: row["command_id"], appID: AppID(row["app_id"] as String), thing: ThingID(row["thing_id"] as String),
             issuer: row["issuer"], request: row["request"], actionResults: row["action_results"], state: row["state"],
-            createdAt: row["created_at"], modifiedAt: row["modified_at"])
+            createdAt: row["created_at"], modifiedAt: row["modified_at"], publishedAt: row["published_at"])
     }
 }

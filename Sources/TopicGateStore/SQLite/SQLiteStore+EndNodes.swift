@@ -12,7 +12,15 @@ extension SQLiteStore: EndNodeStore {
                     WHERE end_nodes.gateway_id <> excluded.gateway_id
                     """
             ).execute(arguments: [appID.rawValue, endNode.rawValue, gateway.rawValue, at])
-            return db.changesCount > 0
+            guard db.changesCount > 0 else { return false }
+            // The tokens another gateway minted for it end with its move.
+            try db.cachedStatement(
+                sql: """
+                    DELETE FROM tokens WHERE app_id = ? AND principal_kind = 'thing' AND principal_id = ?
+                        AND relayed_by IS NOT NULL AND relayed_by <> ?
+                    """
+            ).execute(arguments: [appID.rawValue, endNode.rawValue, gateway.rawValue])
+            return true
         }
     }
 
@@ -21,7 +29,15 @@ extension SQLiteStore: EndNodeStore {
             try db.cachedStatement(
                 sql: "DELETE FROM end_nodes WHERE app_id = ? AND end_node_id = ? AND gateway_id = ?"
             ).execute(arguments: [appID.rawValue, endNode.rawValue, gateway.rawValue])
-            return db.changesCount > 0
+            guard db.changesCount > 0 else { return false }
+            // The tokens the gateway minted for it end with it.
+            try db.cachedStatement(
+                sql: """
+                    DELETE FROM tokens WHERE app_id = ? AND principal_kind = 'thing' AND principal_id = ?
+                        AND relayed_by = ?
+                    """
+            ).execute(arguments: [appID.rawValue, endNode.rawValue, gateway.rawValue])
+            return true
         }
     }
 

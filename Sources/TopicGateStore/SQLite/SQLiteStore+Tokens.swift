@@ -10,11 +10,13 @@ extension SQLiteStore: TokenStore {
         let (kind, id) = StoredForm.columns(token.principal)
         try db.cachedStatement(
             sql: """
-                INSERT INTO tokens (token_hash, app_id, principal_kind, principal_id, expires_at, created_at)
-                VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO tokens (token_hash, app_id, principal_kind, principal_id, expires_at, created_at,
+                    relayed_by)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [
             token.hash, token.appID.rawValue, kind, id, token.expiresAt?.rawValue, token.createdAt.rawValue,
+            token.relay?.rawValue,
         ])
     }
 
@@ -84,9 +86,11 @@ extension SQLiteStore: TokenStore {
         }
         let expiresAt: Int64? = row["expires_at"]
         let createdAt: Int64 = row["created_at"]
+        let relay: String? = row["relayed_by"]
         return AccessToken(
             hash: row["token_hash"], appID: AppID(row["app_id"] as String), principal: principal,
-            expiresAt: expiresAt.map { UnixMillis($0) }, createdAt: UnixMillis(createdAt))
+            expiresAt: expiresAt.map { UnixMillis($0) }, createdAt: UnixMillis(createdAt),
+            relay: relay.map { ThingID($0) })
     }
 
 }

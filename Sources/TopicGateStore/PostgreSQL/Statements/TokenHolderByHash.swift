@@ -4,7 +4,7 @@ internal import PostgresNIO
 /// hash.
 struct TokenHolderByHash: NamedStatement {
     static let sql = """
-        SELECT t.token_hash, t.app_id, t.principal_kind, t.principal_id, t.expires_at, t.created_at,
+        SELECT t.token_hash, t.app_id, t.principal_kind, t.principal_id, t.expires_at, t.created_at, t.relayed_by,
             u.user_id AS user_found, u.disabled AS user_disabled, u.last_seen_at AS user_seen,
             th.thing_id AS thing_found, th.disabled AS thing_disabled
         FROM tokens t
