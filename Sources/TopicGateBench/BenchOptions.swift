@@ -15,6 +15,9 @@ public struct BenchOptions: Sendable {
     /// Users in the app the user queries search, and queries of each kind.
     public var queryUsers = 100_000
     public var queries = 5_000
+    /// States of the one thing the state queries search, and queries of each kind.
+    public var stateHistory = 1_000_000
+    public var stateQueries = 200
     /// Devices of the connections scenario per holder process and per broker; nil: as many as
     /// the descriptor limit leaves room for, at most 15 000.
     public var devicesPerProcess: Int?
@@ -42,7 +45,7 @@ public struct BenchOptions: Sendable {
         return soak >= .seconds(300) ? .seconds(60) : soak / 5
     }
     /// Scenarios to run (all when empty): send, fanout, commands, authorization, reads, signup,
-    /// queries, connections, soak (with `soak` set).
+    /// queries, statequeries, connections, soak (with `soak` set).
     public var only: Set<String> = []
 
     public init() {}
@@ -64,6 +67,8 @@ public struct BenchOptions: Sendable {
         options.connections = 200
         options.queryUsers = 300
         options.queries = 50
+        options.stateHistory = 20_000
+        options.stateQueries = 10
         return options
     }
 

@@ -99,6 +99,15 @@ extension KiiError.Code {
     public static let linkAlreadyExists = Self(rawValue: "LINK_ALREADY_EXISTS")
     public static let linkSecretMismatch = Self(rawValue: "LINK_SECRET_MISMATCH")
     public static let linkNotFound = Self(rawValue: "LINK_NOT_FOUND")
+    /// 409: a state history query on a thing that never reported a state.
+    public static let stateHistoryNotAvailable = Self(rawValue: "STATE_HISTORY_NOT_AVAILABLE")
+    /// 404: a state history query on an alias the thing never reported.
+    public static let traitAliasNotFound = Self(rawValue: "TRAIT_ALIAS_NOT_FOUND")
+    /// 400: a trigger's predicate is not one TopicGate can evaluate (a bad cron, clause, time).
+    public static let wrongPredicate = Self(rawValue: "WRONG_PREDICATE")
+    /// 400: a trigger that is not valid as a whole (what it triggers, its command).
+    public static let wrongTrigger = Self(rawValue: "WRONG_TRIGGER")
+    public static let triggerNotFound = Self(rawValue: "TRIGGER_NOT_FOUND")
 }
 
 extension KiiError {

@@ -36,8 +36,8 @@ public struct OnboardingRequest: Sendable, Hashable {
         }
     }
 
-    /// Thing-IF's `thingType`, `firmwareVersion`, `layoutPosition` and `thingProperties`, as the
-    /// Cloud API's thing fields.
+    /// Thing-IF's `thingType`, `firmwareVersion`, `layoutPosition`, `dataGroupingInterval` and
+    /// `thingProperties`, as the Cloud API's thing fields.
     static func fields(_ body: [String: JSONValue]) throws(KiiError) -> ThingFields {
         var fields = ThingFields()
         if let properties = body["thingProperties"], !properties.isNull {
@@ -48,6 +48,7 @@ public struct OnboardingRequest: Sendable, Hashable {
         }
         for (key, field) in [
             ("thingType", "_thingType"), ("firmwareVersion", "_firmwareVersion"), ("layoutPosition", "_layoutPosition"),
+            ("dataGroupingInterval", "_dataGroupingInterval"),
         ] {
             if let value = body[key], !value.isNull {
                 guard let text = value.stringValue else {

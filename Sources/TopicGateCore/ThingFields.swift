@@ -5,7 +5,7 @@ public struct ThingFields: JSONRequestBody, Hashable {
     public private(set) var values: [String: JSONValue]
 
     static let stringKeys: Set<String> = [
-        "_thingType", "_vendor", "_firmwareVersion", "_productName", "_lot", "_layoutPosition",
+        "_thingType", "_vendor", "_firmwareVersion", "_productName", "_lot", "_layoutPosition", "_dataGroupingInterval",
         "_stringField1", "_stringField2", "_stringField3", "_stringField4", "_stringField5",
     ]
     static let numberKeys: Set<String> = [
@@ -47,6 +47,14 @@ public struct ThingFields: JSONRequestBody, Hashable {
                     "The layout position is END_NODE, STANDALONE or GATEWAY.", field: "_layoutPosition")
             }
             values[key] = .string(position)
+        } else if key == "_dataGroupingInterval" {
+            guard let interval = DataGroupingInterval(rawValue: text.uppercased()) else {
+                throw KiiError.invalidInput(
+                    "The data grouping interval is one of "
+                        + DataGroupingInterval.allCases.map(\.rawValue).joined(separator: ", ") + ".",
+                    field: "dataGroupingInterval")
+            }
+            values[key] = .string(interval.rawValue)
         } else {
             guard text.count <= 256 else {
                 throw KiiError.invalidInput("The field '\(key)' is at most 256 characters.", field: key)
@@ -64,6 +72,10 @@ public struct ThingFields: JSONRequestBody, Hashable {
 
     public var thingType: String? { values["_thingType"]?.stringValue }
     public var firmwareVersion: String? { values["_firmwareVersion"]?.stringValue }
+    /// How the thing's state history is grouped (onboarding's `dataGroupingInterval`).
+    public var dataGroupingInterval: DataGroupingInterval? {
+        values["_dataGroupingInterval"]?.stringValue.flatMap { DataGroupingInterval(rawValue: $0) }
+    }
     /// `GATEWAY`, `END_NODE`, `STANDALONE`, or nil when not set.
     public var layoutPosition: String? { values["_layoutPosition"]?.stringValue }
 }

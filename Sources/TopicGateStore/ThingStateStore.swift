@@ -19,4 +19,11 @@ public protocol ThingStateStore: Sendable {
     func stateHistory(
         appID: AppID, thing: ThingID, alias: String?, from: UnixMillis, to: UnixMillis, limit: Int, maximumBytes: Int
     ) async throws -> (states: [ThingStateRecord], complete: Bool)
+    /// The states of `alias` recorded in `from...to`, in their history's order (`StatePosition`),
+    /// after `position` when given, at most `limit`, each with its position: read along an index
+    /// of the thing's alias and time, so a page costs its own states whatever the history holds.
+    func aliasStates(
+        appID: AppID, thing: ThingID, alias: String, from: UnixMillis, to: UnixMillis, after position: StatePosition?,
+        limit: Int
+    ) async throws -> [(position: StatePosition, record: ThingStateRecord)]
 }

@@ -17,12 +17,13 @@ extension KiiError: HTTPResponseError {
         case .notFound, .appNotFound, .userNotFound, .groupNotFound, .thingNotFound, .thingOwnershipNotFound,
             .groupMemberNotFound, .topicNotFound, .aclNotFound, .pushSubscriptionNotFound, .installationNotFound,
             .commandNotFound, .stateNotFound, .linkNotFound, .endNodeNotFound, .thingWithoutThingType,
-            .thingWithoutFirmwareVersion:
+            .thingWithoutFirmwareVersion, .traitAliasNotFound, .triggerNotFound:
             .notFound
         case .methodNotAllowed: .methodNotAllowed
         case .userAlreadyExists, .groupAlreadyExists, .thingAlreadyExists, .thingOwnershipAlreadyExists,
             .operationNotAllowed, .topicAlreadyExists, .aclAlreadyExists, .pushSubscriptionAlreadyExists,
-            .aclEntryNotRemovable, .linkAlreadyExists, .linkSecretMismatch, .thingTypeAlreadySet:
+            .aclEntryNotRemovable, .linkAlreadyExists, .linkSecretMismatch, .thingTypeAlreadySet,
+            .stateHistoryNotAvailable:
             .conflict
         case .tooManyRequests: .tooManyRequests
         case .requestTooLarge: .contentTooLarge

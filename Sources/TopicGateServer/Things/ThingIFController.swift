@@ -91,6 +91,13 @@ struct ThingIFController<Context: CallerRequestContext>: Sendable {
                     try await states.latest(
                         caller: caller, thing: thing, alias: try context.parameters.require("alias"))))
         }
+        target.post("states/aliases/:alias/query") { request, context in
+            let (caller, thing) = try resolve(context)
+            return JSONResponse.ok(
+                try await states.query(
+                    caller: caller, thing: thing, alias: try context.parameters.require("alias"),
+                    body: try await body.object(request)))
+        }
         // Extension: one alias's history, as `…/states/history` below.
         target.get("states/aliases/:alias/history") { request, context in
             let (caller, thing) = try resolve(context)

@@ -121,6 +121,87 @@ struct ThingStateService: Sendable {
             maximumBytes: Self.historyPageBytes)
     }
 
+    /// How many states one query reads at most: a clause that matches few of them answers with
+    /// fewer results than asked and a `nextPaginationKey` to read on (Kii's best effort).
+    static let queryScanBudget = 20_000
+    static let queryChunk = 1000
+
+    /// A trait state history query (`StateHistoryQuery`) on `alias`, for the thing's owners and
+    /// the admin: `409 STATE_HISTORY_NOT_AVAILABLE` when the thing never reported a state, `404
+    /// TRAIT_ALIAS_NOT_FOUND` when it never reported that alias, 200 with an empty list when
+    /// nothing matches.
+    func query(caller: Caller, thing reference: ThingReference, alias: String, body: [String: JSONValue])
+        async throws -> JSONValue
+    {
+        let thing = try await readableThing(caller: caller, reference)
+        let query = try StateHistoryQuery(body: body)
+        // Both read one entry of an index, however long the history.
+        let reported = try await store.aliasStates(
+            appID: caller.appID, thing: thing.id, alias: alias, from: UnixMillis(0), to: UnixMillis(.max), after: nil,
+            limit: 1)
+        guard !reported.isEmpty else {
+            guard try await store.latestState(appID: caller.appID, thing: thing.id) != nil else {
+                throw KiiError(
+                    .stateHistoryNotAvailable, "Thing \(thing.id.rawValue) has no state history yet.",
+                    context: ["thingID": .string(thing.id.rawValue)])
+            }
+            throw KiiError(
+                .traitAliasNotFound, "Thing \(thing.id.rawValue) has reported no state for alias \(alias).",
+                context: ["thingID": .string(thing.id.rawValue), "alias": .string(alias)])
+        }
+        if query.grouped {
+            let interval = thing.fields.dataGroupingInterval ?? .standard
+            let (from, to) = try query.groupedRange(interval)
+            var matching: [ThingStateRecord] = []
+            var after: StatePosition?
+            var read = 0
+            while read < Self.queryScanBudget * 5 {
+                let chunk = try await store.aliasStates(
+                    appID: caller.appID, thing: thing.id, alias: alias, from: from, to: to, after: after,
+                    limit: Self.queryChunk)
+                read += chunk.count
+                matching += chunk.lazy.filter { query.clause.matches($0.record.state) }.map(\.record)
+                guard chunk.count == Self.queryChunk, let last = chunk.last else {
+                    return query.groupedAnswer(matching, interval: interval)
+                }
+                after = last.position
+            }
+            throw KiiError.invalidInput(
+                "The range holds more than \(Self.queryScanBudget * 5) states; ask for a shorter one.",
+                field: "clause")
+        }
+        var results: [JSONValue] = []
+        var after = query.after
+        var read = 0
+        while read < Self.queryScanBudget {
+            let asked = query.clause == .all ? query.limit - results.count : Self.queryChunk
+            let chunk = try await store.aliasStates(
+                appID: caller.appID, thing: thing.id, alias: alias, from: query.from, to: query.to, after: after,
+                limit: asked)
+            read += chunk.count
+            for (position, record) in chunk where query.clause.matches(record.state) {
+                results.append(.object(StateHistoryQuery.listed(record)))
+                if results.count == query.limit {
+                    // A key only when a state follows (it may not match: a best-effort page).
+                    let more = try await store.aliasStates(
+                        appID: caller.appID, thing: thing.id, alias: alias, from: query.from, to: query.to,
+                        after: position, limit: 1)
+                    return Self.page(results, next: more.isEmpty ? nil : position)
+                }
+            }
+            guard chunk.count == asked, let last = chunk.last else { return Self.page(results, next: nil) }
+            after = last.position
+        }
+        // Read as much as one query may: what matched so far, and where to go on.
+        return Self.page(results, next: after)
+    }
+
+    static func page(_ results: [JSONValue], next: StatePosition?) -> JSONValue {
+        var answer: [String: JSONValue] = ["results": .array(results)]
+        if let next { answer["nextPaginationKey"] = .string(next.key) }
+        return .object(answer)
+    }
+
     /// Stores a report within the caps: its size (400 naming the limit), the thing's rate (429)
     /// and its row cap (the oldest rows go). A thing reports in one form: once it reported by
     /// trait alias, a plain state is refused (`INVALID_INPUT_DATA`); a plain thing may move to

@@ -95,11 +95,14 @@ enum PostgresSchema {
     /// Thing-IF gateways and the end nodes they relay for; states kept per trait alias; indexes
     /// for the user and thing queries.
     /// Command states as Kii's server sets them (no DELIVERED: when a broker took a command is its
-    /// published_at); tokens a gateway minted for its end node.
+    /// published_at); tokens a gateway minted for its end node; an alias's states in their
+    /// history's order (time, then sequence) for state queries' pages.
     static let version7 = """
         ALTER TABLE commands ADD COLUMN published_at BIGINT;
         UPDATE commands SET state = 'SENDING', published_at = modified_at WHERE state = 'DELIVERED';
         ALTER TABLE tokens ADD COLUMN relayed_by TEXT;
+        DROP INDEX thing_states_alias;
+        CREATE INDEX thing_states_alias ON thing_states(app_id, thing_id, alias, recorded_at, sequence);
         """
 
     static let version6 = """

@@ -80,6 +80,32 @@ extension PostgresStore: ThingStateStore {
         }
     }
 
+    public func aliasStates(
+        appID: AppID, thing: ThingID, alias: String, from: UnixMillis, to: UnixMillis, after position: StatePosition?,
+        limit: Int
+    ) async throws -> [(position: StatePosition, record: ThingStateRecord)] {
+        let after = position ?? StatePosition(recordedAt: UnixMillis(.min), sequence: .min)
+        let lower = max(from, after.recordedAt)
+        return try await read { connection in
+            var states: [(position: StatePosition, record: ThingStateRecord)] = []
+            for row in try await connection.rows(
+                """
+                SELECT sequence, state, recorded_at, alias FROM thing_states
+                WHERE app_id = \(appID) AND thing_id = \(thing) AND alias = \(alias)
+                    AND recorded_at BETWEEN \(lower) AND \(to)
+                    AND (recorded_at, sequence) > (\(after.recordedAt), \(after.sequence))
+                ORDER BY recorded_at, sequence LIMIT \(limit)
+                """)
+            {
+                if let record = try Self.stateRecord(row) {
+                    states.append(
+                        (StatePosition(recordedAt: record.recordedAt, sequence: try row("sequence")), record))
+                }
+            }
+            return states
+        }
+    }
+
     static func stateRecord(_ row: PostgresColumns) throws -> ThingStateRecord? {
         guard let state = try? JSONReader.object(Array(try row("state", as: String.self).utf8)) else { return nil }
         return ThingStateRecord(state: state, recordedAt: try row("recorded_at"), alias: try row("alias"))

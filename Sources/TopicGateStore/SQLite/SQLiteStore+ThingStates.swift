@@ -94,6 +94,32 @@ extension SQLiteStore: ThingStateStore {
         }
     }
 
+    public func aliasStates(
+        appID: AppID, thing: ThingID, alias: String, from: UnixMillis, to: UnixMillis, after position: StatePosition?,
+        limit: Int
+    ) async throws -> [(position: StatePosition, record: ThingStateRecord)] {
+        let after = position ?? StatePosition(recordedAt: UnixMillis(.min), sequence: .min)
+        return try await read { db in
+            try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT sequence, state, recorded_at, alias FROM thing_states INDEXED BY thing_states_alias
+                        WHERE app_id = ? AND thing_id = ? AND alias = ? AND recorded_at BETWEEN ? AND ?
+                            AND (recorded_at > ? OR (recorded_at = ? AND sequence > ?))
+                        ORDER BY recorded_at, sequence LIMIT ?
+                        """),
+                arguments: [
+                    appID.rawValue, thing.rawValue, alias, max(from, after.recordedAt).rawValue, to.rawValue,
+                    after.recordedAt.rawValue, after.recordedAt.rawValue, after.sequence, limit,
+                ]
+            ).compactMap { row in
+                Self.stateRecord(row).map {
+                    (StatePosition(recordedAt: $0.recordedAt, sequence: row["sequence"]), $0)
+                }
+            }
+        }
+    }
+
     static func stateRecord(_ row: Row) -> ThingStateRecord? {
         guard let state = try? JSONReader.object(Array((row["state"] as String).utf8)) else { return nil }
         return ThingStateRecord(state: state, recordedAt: UnixMillis(row["recorded_at"] as Int64), alias: row["alias"])

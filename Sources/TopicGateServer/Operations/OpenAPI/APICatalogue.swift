@@ -450,6 +450,13 @@ enum APICatalogue {
                 method: "get", path: target + "/states/aliases/{alias}", summary: "One trait alias's latest state",
                 tag: "Thing-IF", credentials: anyone, success: [200]),
             Op(
+                method: "post", path: target + "/states/aliases/{alias}/query",
+                summary: "Query one trait alias's state history: ungrouped (paged), grouped by interval, aggregated",
+                tag: "Thing-IF", credentials: anyone,
+                body: json(
+                    object(["query": anyObject], required: ["query"]),
+                    "application/vnd.kii.TraitStateQueryRequest+json"), success: [200]),
+            Op(
                 method: "get", path: target + "/states/aliases/{alias}/history",
                 summary: "One trait alias's state history, oldest first", tag: "Thing-IF", credentials: anyone,
                 query: [("from", integer), ("to", integer), ("limit", integer)], success: [200]),
