@@ -13,6 +13,7 @@ public typealias UserID = Identifier<User>
 public typealias GroupID = Identifier<Group>
 public typealias ThingID = Identifier<Thing>
 public typealias CommandID = Identifier<Command>
+public typealias TriggerID = Identifier<Trigger>
 public typealias PushMessageID = Identifier<PushMessage>
 
 /// The syntax every ID accepted from a client must have.

@@ -4,5 +4,5 @@
 public protocol Store: AppStore, UserStore, TokenStore, GroupStore, ThingStore, TopicStore, InstallationStore,
     OutboxStore,
     CommandStore, ThingStateStore, AccountLinkStore, SecurityAuditStore, JobLeaseStore, AbuseRecordStore, OperatorStore,
-    DeliveryTraceStore, EndNodeStore, QueryStore, StatesCaching
+    DeliveryTraceStore, EndNodeStore, QueryStore, TriggerStore, StatesCaching
 {}

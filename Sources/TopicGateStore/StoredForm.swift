@@ -129,6 +129,25 @@ enum StoredForm {
     }
 
     /// A stored command, or nil when a column does not parse (never written by this store).
+    /// A trigger from its stored columns (its predicate and command as stored JSON); nil when
+    /// they no longer read.
+    static func trigger(
+        id: String, appID: AppID, thing: ThingID, predicate: String, command: String, title: String?,
+        description: String?, metadata: String?, disabled: Bool, disabledReason: String?, lastMatched: Bool?,
+        nextDueAt: UnixMillis?, createdAt: UnixMillis, modifiedAt: UnixMillis
+    ) -> Trigger? {
+        guard let predicateJSON = try? JSONReader.value(Array(predicate.utf8)),
+            let predicate = try? TriggerPredicate(json: predicateJSON),
+            let commandJSON = try? JSONReader.value(Array(command.utf8)),
+            let command = try? TriggerCommand(json: commandJSON, watched: thing)
+        else { return nil }
+        return Trigger(
+            id: TriggerID(id), appID: appID, thing: thing, predicate: predicate, command: command, title: title,
+            description: description, metadata: metadata.flatMap { try? JSONReader.object(Array($0.utf8)) },
+            disabled: disabled, disabledReason: disabledReason, lastMatched: lastMatched, nextDueAt: nextDueAt,
+            createdAt: createdAt, modifiedAt: modifiedAt)
+    }
+
     static func command(
         id: String, appID: AppID, thing: ThingID, issuer: String, request: String, actionResults: String?,
         state: String, createdAt: UnixMillis, modifiedAt: UnixMillis, publishedAt: UnixMillis?

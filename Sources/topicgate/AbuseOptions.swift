@@ -66,6 +66,12 @@ struct AbuseOptions: ParsableArguments {
             valueName: "count"))
     var maxSubscriptions: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Thing-IF triggers one thing may have, or off (env TOPICGATE_MAX_TRIGGERS; default 100).",
+            valueName: "count"))
+    var maxTriggers: String?
+
     func apply(to configuration: inout ServerConfiguration) throws {
         let environment = ProcessInfo.processInfo.environment
         var controls = configuration.abuse
@@ -109,6 +115,7 @@ struct AbuseOptions: ParsableArguments {
         controls.topicsPerPrincipal = try cap(maxTopics, "TOPICGATE_MAX_TOPICS", controls.topicsPerPrincipal)
         controls.subscriptionsPerPrincipal = try cap(
             maxSubscriptions, "TOPICGATE_MAX_SUBSCRIPTIONS", controls.subscriptionsPerPrincipal)
+        controls.triggersPerThing = try cap(maxTriggers, "TOPICGATE_MAX_TRIGGERS", controls.triggersPerThing)
         configuration.abuse = controls
         if let days = try pseudoUserIdleDays
             ?? environment["TOPICGATE_PSEUDO_USER_IDLE_DAYS"].map(ServerOptions.integer)

@@ -93,6 +93,8 @@ public func buildApplication(
                 cleanup: environment.cleanup, idleDays: idleDays, interval: configuration.pseudoUserCleanupInterval,
                 leases: store, gatewayID: configuration.gatewayID, time: time, logger: logger))
     }
+    services.append(
+        TriggerScheduler(triggers: environment.triggers, store: store, time: time, logger: logger))
     // States that things publish on `<mqttTopic>/state` reach the state service.
     let states = environment.states
     brokers?.receiveStates { message in
@@ -169,6 +171,9 @@ func buildRouter(environment: ServerEnvironment) -> Router<TopicGateRequestConte
         things: environment.things, commands: environment.commands, states: environment.states, body: body
     )
     .addRoutes(to: thingIF)
+    let triggers = TriggerController<Context>(triggers: environment.triggers, body: body)
+    triggers.addRoutes(to: thingIF)
+    triggers.addCloudRoutes(to: app)
     let gateways = GatewayController<Context>(gateways: environment.gateways, body: body)
     gateways.addCloudRoutes(to: app)
     gateways.addThingIFRoutes(to: thingIF)

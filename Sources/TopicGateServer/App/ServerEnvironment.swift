@@ -24,6 +24,7 @@ struct ServerEnvironment: Sendable {
     let installations: InstallationService
     let commands: CommandService
     let states: ThingStateService
+    let triggers: TriggerService
     let links: LinkService
     let abuse: AbuseGuard
     let passwords: PasswordCheck
@@ -90,8 +91,11 @@ struct ServerEnvironment: Sendable {
         commands = CommandService(
             store: store, time: time, things: things, gateways: gateways, dispatcher: dispatcher,
             sizeLimit: configuration.push?.sizeLimit, logger: logger)
+        triggers = TriggerService(
+            store: store, things: things, commands: commands, time: time, limit: configuration.abuse.triggersPerThing,
+            logger: logger)
         states = ThingStateService(
-            store: store, time: time, things: things, gateways: gateways,
+            store: store, time: time, things: things, gateways: gateways, triggers: triggers,
             retention: .seconds(configuration.stateRetentionDays * 24 * 3600), abuse: abuse, logger: logger)
         cleanup = PseudoUserCleanup(
             store: store, time: time, revocation: revocation, audit: audit, topicCache: topicCache)

@@ -30,6 +30,8 @@ public struct AbuseControls: Sendable {
     public var installationsPerPrincipal: Int? = 20
     public var topicsPerPrincipal: Int? = 100
     public var subscriptionsPerPrincipal: Int? = 1_000
+    /// Triggers one thing may have (nil: no cap).
+    public var triggersPerThing: Int? = 100
 
     public init() {}
 
@@ -44,6 +46,7 @@ public struct AbuseControls: Sendable {
         controls.installationsPerPrincipal = nil
         controls.topicsPerPrincipal = nil
         controls.subscriptionsPerPrincipal = nil
+        controls.triggersPerThing = nil
         return controls
     }
 }

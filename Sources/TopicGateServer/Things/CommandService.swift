@@ -6,7 +6,7 @@ import TopicGateStore
 /// to its gateway's) through the push pipeline, the thing reports results, and the `commandID`
 /// goes to the issuer's installations only (`CommandRouting`).
 struct CommandService: Sendable {
-    let store: any CommandStore & EndNodeStore & GroupStore
+    let store: any CommandStore & EndNodeStore & GroupStore & TriggerStore
     let time: TimeSource
     let things: ThingService
     /// An end node's commands go to its gateway.
@@ -34,21 +34,53 @@ struct CommandService: Sendable {
                 "send commands to this thing as \(request.issuer): the issuer must be an owner it acts for")
         }
         let now = time.now()
+        // Only a trigger's command carries the trigger's ID.
+        var request = request
+        request.extras["firedByTriggerID"] = nil
         let command = Command(
-            id: CommandID(Secrets.randomAlphanumeric(25)), appID: caller.appID, thing: thing.id, issuer: request.issuer,
-            request: request, createdAt: now, modifiedAt: now)
-        // An end node's command goes to the installations of its gateway, which relays it.
+            id: Self.newID(), appID: caller.appID, thing: thing.id, issuer: request.issuer, request: request,
+            createdAt: now, modifiedAt: now)
+        let store = self.store
+        try await send(command, to: thing) { push in try await store.insertCommand(command, queueing: push) }
+        return command
+    }
+
+    static func newID() -> CommandID { CommandID(Secrets.randomAlphanumeric(25)) }
+
+    /// The command a trigger sends as it fires, stored with the trigger's move (`fireTrigger`):
+    /// false when another gateway fired it first, or it was changed since it was read.
+    func fire(_ command: Command, to thing: Thing, firing: TriggerFiring) async throws -> Bool {
+        let store = self.store
+        do {
+            try await send(command, to: thing) { push in
+                guard try await store.fireTrigger(firing, command: command, queueing: push) else {
+                    throw TriggerTaken()
+                }
+            }
+            return true
+        } catch is TriggerTaken {
+            return false
+        }
+    }
+
+    /// Thrown out of a fired command's write to undo it: the trigger had moved on.
+    private struct TriggerTaken: Error {}
+
+    /// Sends `command` to `thing`'s installations (an end node's to its gateway's, which relays
+    /// it) through the push pipeline, written by `storing` with its push.
+    private func send(_ command: Command, to thing: Thing, storing: @escaping (QueuedPush?) async throws -> Void)
+        async throws
+    {
         let endNode = try await things.endNode(of: thing)
         let payload = JSONWriter.bytes(
             endNode.map { command.gatewayPayload(endNodeVendorThingID: $0.vendorThingID) } ?? command.thingPayload)
         try sizeLimit?.check(payload, field: "actions")
         let message = OutboxMessage(
-            id: PushMessageID(Secrets.randomHex(bytes: 12)), appID: caller.appID, payload: payload,
+            id: PushMessageID(Secrets.randomHex(bytes: 12)), appID: command.appID, payload: payload,
             recipients: [.thing(endNode?.gateway ?? thing.id)],
-            acceptedAt: now, commandID: command.id)
-        try await dispatcher.dispatch(message) { push in try await store.insertCommand(command, queueing: push) }
+            acceptedAt: command.createdAt, commandID: command.id)
+        try await dispatcher.dispatch(message, storing: storing)
         recent.created(command)
-        return command
     }
 
     /// A command, for the thing's owners (and the admin).

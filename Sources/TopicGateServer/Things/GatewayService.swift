@@ -53,7 +53,8 @@ struct GatewayService: Sendable {
     /// Attaching hands the end node's commands to the gateway and lets the gateway mint tokens for
     /// its Thing-IF traffic, so it must give nobody a thing they did not have. It may be done by:
     /// - the admin;
-    /// - a manager of the end node (its owner, or the end node itself), who gives its own thing;
+    /// - a manager of the end node (its owner) who manages the gateway too (`add` asks that
+    ///   first), giving its own thing;
     /// - the gateway itself (its own token, not one it minted), when the end node has no owner
     ///   yet (Kii's sequence: a thing registered with the app's key, then attached by its
     ///   gateway), or when every owner of the gateway already owns the end node and the gateway

@@ -10,6 +10,8 @@ struct ThingStateService: Sendable {
     let things: ThingService
     /// An end node's gateway reports its states too.
     let gateways: GatewayService
+    /// The thing's STATES triggers, evaluated on every state recorded here.
+    let triggers: TriggerService
     /// How long states are kept (ms); the latest is always kept.
     let retention: Duration
     /// The size cap, the per-thing rate and row cap (`AbuseControls`).
@@ -227,10 +229,11 @@ struct ThingStateService: Sendable {
         }
         try await abuse.admitState(appID: appID, thing: thing)
         let now = time ?? self.time.now()
+        let recorded = records.map { ThingStateRecord(state: $0.state, recordedAt: now, alias: $0.alias) }
         try await store.recordState(
-            appID: appID, thing: thing,
-            records.map { ThingStateRecord(state: $0.state, recordedAt: now, alias: $0.alias) },
-            keepSince: now - retention, keepAtMost: abuse.controls.maximumStatesPerThing)
+            appID: appID, thing: thing, recorded, keepSince: now - retention,
+            keepAtMost: abuse.controls.maximumStatesPerThing)
+        await triggers.evaluate(appID: appID, thing: thing, recorded, at: now)
     }
 
     /// The thing itself, its owners and the admin read its state.

@@ -13,6 +13,7 @@ enum PostgresSchema {
         ("v5-quotas", version5),
         ("v6-gateways-traits-queries", version6),
         ("v7-command-states-relays", version7),
+        ("v8-triggers", version8),
     ]
 
     /// Applies the migrations the database has not seen. A transaction-scoped advisory lock makes
@@ -103,6 +104,36 @@ enum PostgresSchema {
         ALTER TABLE tokens ADD COLUMN relayed_by TEXT;
         DROP INDEX thing_states_alias;
         CREATE INDEX thing_states_alias ON thing_states(app_id, thing_id, alias, recorded_at, sequence);
+        """
+
+    /// Thing-IF triggers; the apps' configuration parameters.
+    static let version8 = """
+        CREATE TABLE triggers (
+            app_id TEXT NOT NULL,
+            trigger_id TEXT COLLATE "C" NOT NULL,
+            thing_id TEXT NOT NULL,
+            predicate TEXT NOT NULL,
+            command TEXT NOT NULL,
+            title TEXT,
+            description TEXT,
+            metadata TEXT,
+            disabled BOOLEAN NOT NULL DEFAULT false,
+            disabled_reason TEXT,
+            last_matched BOOLEAN,
+            next_due_at BIGINT,
+            created_at BIGINT NOT NULL,
+            modified_at BIGINT NOT NULL,
+            PRIMARY KEY (app_id, trigger_id),
+            FOREIGN KEY (app_id, thing_id) REFERENCES things(app_id, thing_id) ON DELETE CASCADE
+        );
+        CREATE INDEX triggers_thing ON triggers(app_id, thing_id, trigger_id);
+        CREATE INDEX triggers_due ON triggers(next_due_at) WHERE next_due_at IS NOT NULL AND NOT disabled;
+        CREATE TABLE app_parameters (
+            app_id TEXT NOT NULL REFERENCES apps(app_id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            value TEXT NOT NULL,
+            PRIMARY KEY (app_id, name)
+        );
         """
 
     static let version6 = """

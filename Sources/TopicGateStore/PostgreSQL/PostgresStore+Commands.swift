@@ -3,15 +3,19 @@ public import TopicGateCore
 
 extension PostgresStore: CommandStore {
     public func insertCommand(_ command: Command, queueing push: QueuedPush?) async throws {
-        try await write(
-            """
-            \(queueing: push)INSERT INTO commands (app_id, command_id, thing_id, issuer, request, action_results, state,
-                created_at, modified_at)
-            VALUES (\(command.appID), \(command.id), \(command.thing), \(command.issuer.description),
-                \(JSONWriter.string(.object(command.request.members))),
-                \(command.actionResults.map(JSONWriter.string)), \(command.state.rawValue), \(command.createdAt),
-                \(command.modifiedAt))
-            """)
+        try await write(Self.insertion(of: command, queueing: push))
+    }
+
+    /// The statement that stores `command` and, with it, its push.
+    static func insertion(of command: Command, queueing push: QueuedPush?) -> PostgresQuery {
+        """
+        \(queueing: push)INSERT INTO commands (app_id, command_id, thing_id, issuer, request, action_results, state,
+            created_at, modified_at)
+        VALUES (\(command.appID), \(command.id), \(command.thing), \(command.issuer.description),
+            \(JSONWriter.string(.object(command.request.members))),
+            \(command.actionResults.map(JSONWriter.string)), \(command.state.rawValue), \(command.createdAt),
+            \(command.modifiedAt))
+        """
     }
 
     public func command(appID: AppID, id: CommandID) async throws -> Command? {

@@ -336,8 +336,41 @@ enum SQLiteSchema {
             // is its published_at); tokens a gateway minted for its end node.
             try db.execute(sql: SQLiteSchema.commandStatesRelays)
         }
+        migrator.registerMigration("v15-triggers") { db in
+            // Thing-IF triggers; the apps' configuration parameters.
+            try db.execute(sql: SQLiteSchema.triggers)
+        }
         return migrator
     }
+
+    static let triggers = """
+        CREATE TABLE triggers (
+            app_id TEXT NOT NULL,
+            trigger_id TEXT NOT NULL,
+            thing_id TEXT NOT NULL,
+            predicate TEXT NOT NULL,
+            command TEXT NOT NULL,
+            title TEXT,
+            description TEXT,
+            metadata TEXT,
+            disabled INTEGER NOT NULL DEFAULT 0,
+            disabled_reason TEXT,
+            last_matched INTEGER,
+            next_due_at INTEGER,
+            created_at INTEGER NOT NULL,
+            modified_at INTEGER NOT NULL,
+            PRIMARY KEY (app_id, trigger_id),
+            FOREIGN KEY (app_id, thing_id) REFERENCES things(app_id, thing_id) ON DELETE CASCADE
+        );
+        CREATE INDEX triggers_thing ON triggers(app_id, thing_id, trigger_id);
+        CREATE INDEX triggers_due ON triggers(next_due_at) WHERE next_due_at IS NOT NULL AND disabled = 0;
+        CREATE TABLE app_parameters (
+            app_id TEXT NOT NULL REFERENCES apps(app_id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            value TEXT NOT NULL,
+            PRIMARY KEY (app_id, name)
+        );
+        """
 
     static let commandStatesRelays = """
         ALTER TABLE commands ADD COLUMN published_at INTEGER;

@@ -6,18 +6,22 @@ extension SQLiteStore: CommandStore {
     public func insertCommand(_ command: Command, queueing push: QueuedPush?) async throws {
         try await write { db in
             try Self.queue(push, in: db)
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO commands (app_id, command_id, thing_id, issuer, request, action_results, state,
-                        created_at, modified_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """
-            ).execute(arguments: [
-                command.appID.rawValue, command.id.rawValue, command.thing.rawValue, command.issuer.description,
-                JSONWriter.string(.object(command.request.members)), command.actionResults.map(JSONWriter.string),
-                command.state.rawValue, command.createdAt, command.modifiedAt,
-            ])
+            try Self.insertCommandRow(db, command)
         }
+    }
+
+    static func insertCommandRow(_ db: Database, _ command: Command) throws {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO commands (app_id, command_id, thing_id, issuer, request, action_results, state,
+                    created_at, modified_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [
+            command.appID.rawValue, command.id.rawValue, command.thing.rawValue, command.issuer.description,
+            JSONWriter.string(.object(command.request.members)), command.actionResults.map(JSONWriter.string),
+            command.state.rawValue, command.createdAt, command.modifiedAt,
+        ])
     }
 
     public func command(appID: AppID, id: CommandID) async throws -> Command? {

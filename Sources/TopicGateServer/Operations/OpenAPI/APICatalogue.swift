@@ -115,6 +115,15 @@ enum APICatalogue {
                 method: "get", path: app + "/security-audit", summary: "The security audit trail, newest first (admin)",
                 tag: "Operations", credentials: anyone, query: paging, success: [200]),
             Op(
+                method: "put", path: app + "/configuration/parameters/{name}",
+                summary: "Set an app configuration parameter (admin): allowCreateTaskByPrincipal", tag: "Operations",
+                credentials: anyone,
+                body: Op.Body(mediaTypes: ["text/plain"], schema: string, required: true), success: [204]),
+            Op(
+                method: "get", path: app + "/configuration/parameters/{name}",
+                summary: "An app configuration parameter (admin)", tag: "Operations", credentials: anyone,
+                success: [200]),
+            Op(
                 method: "get", path: app + "/dead-letters", summary: "Pushes that could not be delivered (admin)",
                 tag: "Operations", credentials: anyone, query: paging, success: [200]),
             Op(
@@ -449,6 +458,46 @@ enum APICatalogue {
             Op(
                 method: "get", path: target + "/states/aliases/{alias}", summary: "One trait alias's latest state",
                 tag: "Thing-IF", credentials: anyone, success: [200]),
+            Op(
+                method: "post", path: target + "/triggers",
+                summary:
+                    "Create a trigger: a command sent when the thing's states satisfy a condition, or on a schedule",
+                tag: "Thing-IF", credentials: anyone,
+                body: json(
+                    object(
+                        [
+                            "triggersWhat": ["type": "string", "enum": ["COMMAND"]], "predicate": anyObject,
+                            "command": anyObject, "title": string, "description": string, "metadata": anyObject,
+                        ], required: ["predicate", "command"])), success: [201]),
+            Op(
+                method: "get", path: target + "/triggers", summary: "The thing's triggers, a page at a time",
+                tag: "Thing-IF", credentials: anyone, query: [("bestEffortLimit", integer), ("paginationKey", string)],
+                success: [200]),
+            Op(
+                method: "get", path: target + "/triggers/{trigger}", summary: "A trigger", tag: "Thing-IF",
+                credentials: anyone, success: [200]),
+            Op(
+                method: "patch", path: target + "/triggers/{trigger}",
+                summary: "Change a trigger (the members sent replace theirs)", tag: "Thing-IF", credentials: anyone,
+                body: json(
+                    object([
+                        "triggersWhat": ["type": "string", "enum": ["COMMAND"]], "predicate": anyObject,
+                        "command": anyObject, "title": string, "description": string, "metadata": anyObject,
+                    ])), success: [204]),
+            Op(
+                method: "put", path: target + "/triggers/{trigger}/enable", summary: "Enable a trigger",
+                tag: "Thing-IF", credentials: anyone, success: [204]),
+            Op(
+                method: "put", path: target + "/triggers/{trigger}/disable", summary: "Disable a trigger",
+                tag: "Thing-IF", credentials: anyone, success: [204]),
+            Op(
+                method: "delete", path: target + "/triggers/{trigger}", summary: "Delete a trigger", tag: "Thing-IF",
+                credentials: anyone, success: [204]),
+            Op(
+                method: "get", path: target + "/triggers/{trigger}/results/server-code",
+                summary: "A trigger's server-code results (a command trigger has none)", tag: "Thing-IF",
+                credentials: anyone, query: [("bestEffortLimit", integer), ("paginationKey", string)],
+                success: [200]),
             Op(
                 method: "post", path: target + "/states/aliases/{alias}/query",
                 summary: "Query one trait alias's state history: ungrouped (paged), grouped by interval, aggregated",
