@@ -18,6 +18,9 @@ public struct BenchOptions: Sendable {
     /// States of the one thing the state queries search, and queries of each kind.
     public var stateHistory = 1_000_000
     public var stateQueries = 200
+    /// State reports of each kind the triggers scenario sends, and how many it paces for latency.
+    public var triggerStates = 5_000
+    public var triggerLatencyStates = 2_000
     /// Devices of the connections scenario per holder process and per broker; nil: as many as
     /// the descriptor limit leaves room for, at most 15 000.
     public var devicesPerProcess: Int?
@@ -45,7 +48,7 @@ public struct BenchOptions: Sendable {
         return soak >= .seconds(300) ? .seconds(60) : soak / 5
     }
     /// Scenarios to run (all when empty): send, fanout, commands, authorization, reads, signup,
-    /// queries, statequeries, connections, soak (with `soak` set).
+    /// queries, statequeries, triggers, connections, soak (with `soak` set).
     public var only: Set<String> = []
 
     public init() {}
@@ -69,6 +72,8 @@ public struct BenchOptions: Sendable {
         options.queries = 50
         options.stateHistory = 20_000
         options.stateQueries = 10
+        options.triggerStates = 100
+        options.triggerLatencyStates = 50
         return options
     }
 

@@ -85,6 +85,11 @@ public struct BenchRunner {
                     try await QueryScenario(world: world, options: options).run()
                 }
             }
+            if options.runs("triggers") {
+                rows += try await scenario("triggers") {
+                    try await TriggerScenario(world: world, options: options).run()
+                }
+            }
             if options.runs("statequeries") && !world.postgres {
                 rows += try await scenario("state queries over \(options.stateHistory) states") {
                     try await StateQueryScenario(world: world, options: options).run()

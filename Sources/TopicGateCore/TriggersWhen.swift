@@ -8,12 +8,29 @@ public enum TriggersWhen: String, Sendable, Hashable, CaseIterable {
     /// When the previous and the new state differ in satisfying it.
     case conditionChanged = "CONDITION_CHANGED"
 
+    /// What a new state whose evaluation is `now` needs of the previous evaluation to fire.
+    public enum Requirement: Sendable, Hashable {
+        /// Nothing: it fires.
+        case none
+        /// That the previous evaluation was this (none yet counts as false).
+        case previous(Bool)
+    }
+
+    /// What firing on a state whose evaluation is `now` requires; nil when it cannot fire.
+    public func requirement(now: Bool) -> Requirement? {
+        switch self {
+        case .conditionTrue: now ? Requirement.none : nil
+        case .conditionFalseToTrue: now ? .previous(false) : nil
+        case .conditionChanged: .previous(!now)
+        }
+    }
+
     /// Whether a new state whose evaluation is `now` fires, after `previous` (false before any).
     public func fires(previous: Bool, now: Bool) -> Bool {
-        switch self {
-        case .conditionTrue: now
-        case .conditionFalseToTrue: !previous && now
-        case .conditionChanged: previous != now
+        switch requirement(now: now) {
+        case nil: false
+        case .none?: true
+        case .previous(let required)?: required == previous
         }
     }
 }

@@ -6,8 +6,9 @@ public struct TriggerFiring: Sendable, Hashable {
     public enum Condition: Sendable, Hashable {
         /// A state satisfied a CONDITION_TRUE trigger: every such state fires it.
         case satisfied
-        /// A state moved the trigger's evaluation from `from` (nil before any) to `to`.
-        case moved(from: Bool?, to: Bool)
+        /// A state moved the trigger's evaluation from `from` to `to` (no evaluation yet counts as
+        /// false).
+        case moved(from: Bool, to: Bool)
         /// A timed trigger due at `at`, due next at `next` (nil: never again).
         case due(at: UnixMillis, next: UnixMillis?)
     }

@@ -20,8 +20,9 @@ public protocol TriggerStore: Sendable {
     func stateTriggers(appID: AppID, thing: ThingID) async throws -> [Trigger]
     /// Enabled timed triggers of every app due at `now`, the longest due first, at most `limit`.
     func dueTriggers(now: UnixMillis, limit: Int) async throws -> [Trigger]
-    /// Records a STATES trigger's evaluation of a state that did not fire it.
-    func recordMatch(appID: AppID, id: TriggerID, matched: Bool) async throws
+    /// Records that a state satisfied none of these STATES triggers: their last evaluation
+    /// becomes false (a write only for those whose last one was true).
+    func clearMatches(appID: AppID, ids: [TriggerID]) async throws
     /// Fires the trigger if it is still enabled and as `firing` expects, storing `command` and,
     /// in the same transaction, its push; false when it was not (another gateway fired it first,
     /// or it was changed or disabled).

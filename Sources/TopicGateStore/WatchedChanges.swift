@@ -27,13 +27,16 @@ enum WatchedChanges {
     /// Who belongs to what, owns what or listens where (`StoreChange.relations`): any change of a
     /// membership, an ownership, a subscription, a topic or a group. An end node's attachment to
     /// its gateway is one (its commands go to the gateway); the gateway's report of its
-    /// connection is not. These leave token holders and apps standing.
+    /// connection is not. A thing's triggers are one (what its states fire); a trigger's firing
+    /// (its last evaluation, its next due time) is not. These leave token holders and apps
+    /// standing.
     static func relations(_ change: TableChange) -> Bool {
         switch change {
         case .insert(let table), .delete(let table):
             return membershipTables.contains(table)
         case .update(let table, let columns):
             if table == "end_nodes" { return columns.contains { !quietEndNodeColumns.contains($0) } }
+            if table == "triggers" { return columns.contains { !quietTriggerColumns.contains($0) } }
             return membershipTables.contains(table)
         }
     }
@@ -52,12 +55,14 @@ enum WatchedChanges {
 
     /// Rows whose every change matters: who belongs to what, who owns what, who listens where.
     static let membershipTables: Set<String> = [
-        "group_members", "thing_owners", "subscriptions", "topics", "groups", "end_nodes",
+        "group_members", "thing_owners", "subscriptions", "topics", "groups", "end_nodes", "triggers",
     ]
     /// Rows whose deletion matters (with their tokens, memberships and subscriptions).
     static let principalTables: Set<String> = ["users", "things", "tokens"]
     /// End-node columns that a command's routing does not read (the gateway's connection reports).
     static let quietEndNodeColumns: Set<String> = ["online", "online_modified_at"]
+    /// Trigger columns that a firing moves, which no cached trigger is read for.
+    static let quietTriggerColumns: Set<String> = ["last_matched", "next_due_at"]
     /// Installation columns that a delivery does not read.
     static let quietInstallationColumns: Set<String> = ["last_seen_at", "credentials_expire_at"]
 }

@@ -54,7 +54,8 @@ struct BenchCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "Only these scenarios: send, fanout, commands, authorization, reads, signup, queries (user queries over "
                 + "100 000 users), statequeries (trait state history queries over 1 000 000 states of one thing; "
-                + "SQLite only), connections (which also gives the gateway's memory with that many installations)."))
+                + "SQLite only), triggers (state reports on a thing with 100 triggers), connections (which also gives the gateway's memory with that many installations)."
+        ))
     var only: [String] = []
 
     @OptionGroup(title: "A running gateway (with --broker)") var admin: AdminOptions

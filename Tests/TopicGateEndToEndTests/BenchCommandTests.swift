@@ -38,8 +38,7 @@ struct BenchCommandTests {
         #expect(
             scenarios == [
                 "send → device", "fan-out 20", "commands", "authorization", "reads", "sign-up", "queries",
-                "connections",
-                "memory",
+                "triggers", "statequeries", "connections", "memory",
             ])
         for row in rows {
             #expect((row["topicgate"] as? Double ?? 0) > 0, "\(row)")

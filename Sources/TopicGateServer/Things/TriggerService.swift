@@ -17,6 +17,22 @@ struct TriggerService: Sendable {
     /// Triggers one thing may have (nil: no cap).
     let limit: Int?
     let logger: Logger
+    /// Each thing's enabled STATES triggers, as defined (never their last evaluation, which a
+    /// firing reads and moves in the database), while no trigger of any thing changed.
+    let definitions: AccessFactCache<String, [Trigger]>
+
+    init(
+        store: any TriggerStore & ThingStateStore & UserStore & GroupStore & StatesCaching, things: ThingService,
+        commands: CommandService, time: TimeSource, limit: Int?, logger: Logger
+    ) {
+        self.store = store
+        self.things = things
+        self.commands = commands
+        self.time = time
+        self.limit = limit
+        self.logger = logger
+        definitions = AccessFactCache(generation: store.accessGeneration, capacity: 20_000)
+    }
 
     static let pageLimit = 100
     /// The app configuration parameter that lets principals (not only the admin) create timed
@@ -136,11 +152,16 @@ struct TriggerService: Sendable {
 
     /// Evaluates the thing's STATES triggers on `records`, just stored: those whose condition
     /// reads an alias (or the plain state) that `records` hold. What fires is sent; a trigger that
-    /// cannot fire is logged, never failing the state's report.
+    /// cannot fire is logged, never failing the state's report. The previous evaluation is the
+    /// database's, compared and moved as the trigger fires (`TriggerFiring.Condition.moved`).
     func evaluate(appID: AppID, thing: ThingID, _ records: [ThingStateRecord], at now: UnixMillis) async {
         do {
             let reported = Set(records.map(\.alias))
-            let watching = try await store.stateTriggers(appID: appID, thing: thing).filter { trigger in
+            let all =
+                try await definitions.value("\(appID.rawValue)/\(thing.rawValue)") {
+                    try await store.stateTriggers(appID: appID, thing: thing)
+                } ?? []
+            let watching = all.filter { trigger in
                 guard case .states(let clause, _) = trigger.predicate.rule else { return false }
                 return !clause.aliases.isDisjoint(with: reported)
             }
@@ -152,17 +173,18 @@ struct TriggerService: Sendable {
                 needed.isSubset(of: reported)
                 ? ThingStateSnapshot(records)
                 : ThingStateSnapshot(try await store.latestStates(appID: appID, thing: thing))
+            var unmatched: [TriggerID] = []
             for trigger in watching {
                 guard case .states(let clause, let when) = trigger.predicate.rule else { continue }
                 let matched = clause.matches(snapshot)
-                if when.fires(previous: trigger.lastMatched ?? false, now: matched) {
-                    let condition: TriggerFiring.Condition =
-                        when == .conditionTrue ? .satisfied : .moved(from: trigger.lastMatched, to: matched)
-                    try await fire(trigger, condition, at: now)
-                } else if trigger.lastMatched != matched {
-                    try await store.recordMatch(appID: appID, id: trigger.id, matched: matched)
+                switch when.requirement(now: matched) {
+                case .none?: try await fire(trigger, .satisfied, at: now)
+                case .previous(let previous)?: try await fire(trigger, .moved(from: previous, to: matched), at: now)
+                // Its last evaluation must read false for the next true state to fire it.
+                case nil: if when == .conditionFalseToTrue { unmatched.append(trigger.id) }
                 }
             }
+            try await store.clearMatches(appID: appID, ids: unmatched)
         } catch {
             logger.error(
                 "Triggers not evaluated on a state",

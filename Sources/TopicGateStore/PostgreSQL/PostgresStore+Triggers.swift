@@ -90,9 +90,13 @@ extension PostgresStore: TriggerStore {
         }
     }
 
-    public func recordMatch(appID: AppID, id: TriggerID, matched: Bool) async throws {
+    public func clearMatches(appID: AppID, ids: [TriggerID]) async throws {
+        guard !ids.isEmpty else { return }
         try await write(
-            "UPDATE triggers SET last_matched = \(matched) WHERE app_id = \(appID) AND trigger_id = \(id.rawValue)")
+            """
+            UPDATE triggers SET last_matched = false
+            WHERE app_id = \(appID) AND trigger_id = ANY(\(ids.map(\.rawValue))) AND last_matched
+            """)
     }
 
     public func fireTrigger(_ firing: TriggerFiring, command: Command, queueing push: QueuedPush?) async throws
@@ -110,7 +114,7 @@ extension PostgresStore: TriggerStore {
             claim = """
                 UPDATE triggers SET last_matched = \(to)
                 WHERE app_id = \(appID) AND trigger_id = \(id) AND NOT disabled
-                    AND last_matched IS NOT DISTINCT FROM \(from)
+                    AND COALESCE(last_matched, false) = \(from)
                 RETURNING 1
                 """
         case .due(let at, let next):

@@ -98,11 +98,12 @@ extension SQLiteStore: TriggerStore {
         }
     }
 
-    public func recordMatch(appID: AppID, id: TriggerID, matched: Bool) async throws {
+    public func clearMatches(appID: AppID, ids: [TriggerID]) async throws {
+        guard !ids.isEmpty else { return }
         try await write { db in
-            try db.cachedStatement(
-                sql: "UPDATE triggers SET last_matched = ? WHERE app_id = ? AND trigger_id = ?"
-            ).execute(arguments: [matched, appID.rawValue, id.rawValue])
+            let statement = try db.cachedStatement(
+                sql: "UPDATE triggers SET last_matched = 0 WHERE app_id = ? AND trigger_id = ? AND last_matched = 1")
+            for id in ids { try statement.execute(arguments: [appID.rawValue, id.rawValue]) }
         }
     }
 
@@ -122,7 +123,7 @@ extension SQLiteStore: TriggerStore {
                 try db.cachedStatement(
                     sql: """
                         UPDATE triggers SET last_matched = ? WHERE app_id = ? AND trigger_id = ? AND disabled = 0
-                            AND last_matched IS ?
+                            AND COALESCE(last_matched, 0) = ?
                         """
                 ).execute(arguments: StatementArguments([to] + key + [from]))
             case .due(let at, let next):
