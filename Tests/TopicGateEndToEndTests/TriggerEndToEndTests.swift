@@ -23,6 +23,29 @@ struct TriggerEndToEndTests {
         ]
     }
 
+    /// An owned thing registered through `api`, and a function that makes the admin create a
+    /// trigger on it sending the thing a command as its owner.
+    static func ownedThing(_ api: some KiiAPI, _ vendorThingID: String) async throws -> (
+        thing: (id: String, token: String), owner: (id: String, token: String),
+        create: @Sendable (JSONValue) async throws -> String
+    ) {
+        let admin = try await api.adminToken()
+        let owner = try await api.pseudoUser()
+        let thing = try await api.thing(vendorThingID, token: owner.token)
+        try await api.call(.put, "\(api.app)/things/\(thing.id)/ownership/user:\(owner.id)", token: admin)
+            .expect(.noContent)
+        let triggers = "/thing-if/apps/\(api.appID)/targets/thing:\(thing.id)/triggers"
+        return (
+            thing, owner,
+            { predicate in
+                try await api.call(
+                    .post, triggers, token: admin,
+                    json: Self.trigger(predicate: predicate, issuer: owner.id, target: thing.id)
+                ).expect(.created).require("triggerID")
+            }
+        )
+    }
+
     /// The commands of `thing` that its triggers fired, by trigger ID.
     static func fired(_ api: some KiiAPI, thing: String, token: String) async throws -> [String: Int] {
         let listed = try await api.call(
@@ -94,19 +117,9 @@ struct TriggerEndToEndTests {
             .path
         let server = ServerProcess(dataDirectory: directory, arguments: ["--broker", "none"])
         try await server.start()
-        let admin = try await server.adminToken()
-        let owner = try await server.pseudoUser()
-        let thing = try await server.thing("timer-e2e", token: owner.token)
-        try await server.call(.put, "\(server.app)/things/\(thing.id)/ownership/user:\(owner.id)", token: admin)
-            .expect(.noContent)
-        let triggers = "/thing-if/apps/\(server.appID)/targets/thing:\(thing.id)/triggers"
+        let (thing, owner, create) = try await Self.ownedThing(server, "timer-e2e")
         func once(at time: Int64) async throws -> String {
-            try await server.call(
-                .post, triggers, token: admin,
-                json: Self.trigger(
-                    predicate: ["eventSource": "SCHEDULE_ONCE", "scheduleAt": .int(time)], issuer: owner.id,
-                    target: thing.id)
-            ).expect(.created).require("triggerID")
+            try await create(["eventSource": "SCHEDULE_ONCE", "scheduleAt": .int(time)])
         }
         let soon = try await once(at: Self.now() + 1500)
         #expect(
@@ -138,18 +151,7 @@ struct TriggerEndToEndTests {
     )
     func fleetFiresOnce() async throws {
         try await FleetTests.withTwoGateways { a, b in
-            let admin = try await a.adminToken()
-            let owner = try await a.pseudoUser()
-            let thing = try await a.thing("fleet-trigger", token: owner.token)
-            try await a.call(.put, "\(a.app)/things/\(thing.id)/ownership/user:\(owner.id)", token: admin)
-                .expect(.noContent)
-            let triggers = "/thing-if/apps/\(a.appID)/targets/thing:\(thing.id)/triggers"
-            func create(_ predicate: JSONValue) async throws -> String {
-                try await a.call(
-                    .post, triggers, token: admin,
-                    json: Self.trigger(predicate: predicate, issuer: owner.id, target: thing.id)
-                ).expect(.created).require("triggerID")
-            }
+            let (thing, owner, create) = try await Self.ownedThing(a, "fleet-trigger")
             let minute: Int64 = 60_000
             let created = Self.now()
             let everyMinute = try await create(["eventSource": "SCHEDULE", "schedule": "* * * * *"])
