@@ -20,6 +20,8 @@ struct TriggerService: Sendable {
     /// Each thing's enabled STATES triggers, as defined (never their last evaluation, which a
     /// firing reads and moves in the database), while no trigger of any thing changed.
     let definitions: AccessFactCache<String, [Trigger]>
+    /// Whether each issuing user is enabled (`app/user`), while no user changed.
+    let issuers: AccessFactCache<String, Bool>
 
     init(
         store: any TriggerStore & ThingStateStore & UserStore & GroupStore & StatesCaching, things: ThingService,
@@ -32,6 +34,7 @@ struct TriggerService: Sendable {
         self.limit = limit
         self.logger = logger
         definitions = AccessFactCache(generation: store.accessGeneration, capacity: 20_000)
+        issuers = AccessFactCache(generation: store.identityGeneration, capacity: 20_000)
     }
 
     static let pageLimit = 100
@@ -237,10 +240,12 @@ struct TriggerService: Sendable {
         if reason == nil {
             switch issuer {
             case .user(let id):
-                let user = try await store.user(appID: appID, id: id)
-                if user == nil {
+                let enabled = try await issuers.value("\(appID.rawValue)/\(id.rawValue)") {
+                    try await store.user(appID: appID, id: id).map { !$0.disabled }
+                }
+                if enabled == nil {
                     reason = "\(issuer) no longer exists"
-                } else if user?.disabled == true {
+                } else if enabled == false {
                     reason = "\(issuer) is disabled"
                 }
             case .group(let id):
