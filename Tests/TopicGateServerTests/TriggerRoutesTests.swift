@@ -260,7 +260,7 @@ struct TriggerRoutesTests {
     }
 
     @Test(
-        "A trigger whose issuer no longer owns its target does not fire, and says why; re-enabled and owner again, it fires"
+        "A trigger whose issuer no longer owns its target does not fire, and says why; re-enabled and owner again, it fires; a disabled issuer's trigger does not fire"
     )
     func issuerLosesTheRight() async throws {
         let server = try await TestServer.make(push: true)
@@ -304,6 +304,22 @@ struct TriggerRoutesTests {
             ).expect(.noContent)
             let listed = try await client.call(.get, commands, token: owner.token).expect(.ok)
             #expect(listed.object["commands"]?.arrayValue?.count == 1)
+
+            // A disabled issuer commands nothing either.
+            try await client.call(
+                .put, "\(client.app)/users/\(owner.id)/status", token: admin, json: ["disabled": true]
+            ).expect(.noContent)
+            try await client.call(
+                .put, "\(base)/states", token: sensor.token,
+                contentType: "application/vnd.kii.MultipleTraitState+json",
+                json: ["AirConditionerAlias": ["power": true]]
+            ).expect(.noContent)
+            #expect(
+                try await client.call(.get, commands, token: admin).expect(.ok).object["commands"]?.arrayValue?.count
+                    == 1)
+            let disabled = try await client.call(.get, "\(base)/triggers/\(trigger)", token: admin).expect(.ok)
+            #expect(disabled.object["disabled"] == true)
+            #expect(disabled.string("disabledReason")?.contains("is disabled") == true)
         }
     }
 }
