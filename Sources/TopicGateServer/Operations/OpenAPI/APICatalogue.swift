@@ -29,6 +29,12 @@ enum APICatalogue {
         Op.Body(mediaTypes: mediaTypes + ["application/json"], schema: schema, required: required)
     }
 
+    /// A trigger's members, as created and changed.
+    static let triggerMembers: [String: JSONValue] = [
+        "triggersWhat": ["type": "string", "enum": ["COMMAND"]], "predicate": anyObject, "command": anyObject,
+        "title": string, "description": string, "metadata": anyObject,
+    ]
+
     static let tokenRequest = json(
         object([
             "grant_type": ["type": "string", "enum": ["password", "client_credentials"]], "username": string,
@@ -463,12 +469,7 @@ enum APICatalogue {
                 summary:
                     "Create a trigger: a command sent when the thing's states satisfy a condition, or on a schedule",
                 tag: "Thing-IF", credentials: anyone,
-                body: json(
-                    object(
-                        [
-                            "triggersWhat": ["type": "string", "enum": ["COMMAND"]], "predicate": anyObject,
-                            "command": anyObject, "title": string, "description": string, "metadata": anyObject,
-                        ], required: ["predicate", "command"])), success: [201]),
+                body: json(object(triggerMembers, required: ["predicate", "command"])), success: [201]),
             Op(
                 method: "get", path: target + "/triggers", summary: "The thing's triggers, a page at a time",
                 tag: "Thing-IF", credentials: anyone, query: [("bestEffortLimit", integer), ("paginationKey", string)],
@@ -479,11 +480,7 @@ enum APICatalogue {
             Op(
                 method: "patch", path: target + "/triggers/{trigger}",
                 summary: "Change a trigger (the members sent replace theirs)", tag: "Thing-IF", credentials: anyone,
-                body: json(
-                    object([
-                        "triggersWhat": ["type": "string", "enum": ["COMMAND"]], "predicate": anyObject,
-                        "command": anyObject, "title": string, "description": string, "metadata": anyObject,
-                    ])), success: [204]),
+                body: json(object(triggerMembers)), success: [204]),
             Op(
                 method: "put", path: target + "/triggers/{trigger}/enable", summary: "Enable a trigger",
                 tag: "Thing-IF", credentials: anyone, success: [204]),
