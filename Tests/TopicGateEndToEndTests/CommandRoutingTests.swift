@@ -173,6 +173,27 @@ struct CommandRoutingTests {
         ).expect(.noContent)
         #expect(try await read(first)["commandState"]?.stringValue == "DONE")
 
+        // The admin traces a command's push: whether and when the device got it is the trace's,
+        // under the command's ID, while the command stays SENDING.
+        let admin = try await world.adminToken()
+        let traced = try await world.call(
+            .post, "\(base)/commands?trace=true", token: admin, contentType: "application/json",
+            json: ["actions": [["turnPower": ["power": false]]], "issuer": .string("user:\(owner.id)")]
+        ).expect(.created)
+        let tracedID = try traced.require("commandID")
+        #expect(traced.string("deliveries") == "\(world.app)/push/messages/\(tracedID)/deliveries")
+        #expect(
+            try await eventually {
+                try await world.call(.get, "\(world.app)/push/messages/\(tracedID)/deliveries", token: admin)
+                    .object["deliveries"]?.arrayValue?.first?.objectValue?["state"] == "acknowledged"
+            })
+        #expect(try await read(tracedID)["commandState"]?.stringValue == "SENDING")
+        #expect(
+            try await world.call(
+                .post, "\(base)/commands?trace=true", token: owner.token,
+                json: ["actions": [["turnPower": ["power": false]]], "issuer": .string("user:\(owner.id)")]
+            ).status == .forbidden)
+
         // With its only installation deleted, the thing can never get a command: SEND_FAILED.
         try await world.call(
             .delete, "\(world.app)/installations/\(thing.endpoint.installationID)", token: thing.token

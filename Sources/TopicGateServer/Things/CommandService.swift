@@ -21,8 +21,13 @@ struct CommandService: Sendable {
 
     static let pageLimit = 200
 
-    /// Stores the command (`SENDING`), queues it for the thing, returns it.
-    func create(caller: Caller, thing reference: ThingReference, request: CommandRequest) async throws -> Command {
+    /// Stores the command (`SENDING`), queues it for the thing, returns it. Its push's ID is the
+    /// command's; `traced` (the admin's): each device's outcome is recorded, read back from
+    /// `/push/messages/{commandID}/deliveries`.
+    func create(caller: Caller, thing reference: ThingReference, request: CommandRequest, traced: Bool = false)
+        async throws -> Command
+    {
+        if traced && caller.principal != .admin { throw caller.denied("trace a command's push; only the admin may") }
         let thing = try await things.find(caller: caller, reference: reference)
         let owners = try await things.owners(of: thing)
         let groups = try await things.memberGroups(caller)
@@ -41,7 +46,9 @@ struct CommandService: Sendable {
             id: Self.newID(), appID: caller.appID, thing: thing.id, issuer: request.issuer, request: request,
             createdAt: now, modifiedAt: now)
         let store = self.store
-        try await send(command, to: thing) { push in try await store.insertCommand(command, queueing: push) }
+        try await send(command, to: thing, traced: traced) { push in
+            try await store.insertCommand(command, queueing: push)
+        }
         return command
     }
 
@@ -68,17 +75,18 @@ struct CommandService: Sendable {
 
     /// Sends `command` to `thing`'s installations (an end node's to its gateway's, which relays
     /// it) through the push pipeline, written by `storing` with its push.
-    private func send(_ command: Command, to thing: Thing, storing: @escaping (QueuedPush?) async throws -> Void)
-        async throws
-    {
+    private func send(
+        _ command: Command, to thing: Thing, traced: Bool = false,
+        storing: @escaping (QueuedPush?) async throws -> Void
+    ) async throws {
         let endNode = try await things.endNode(of: thing)
         let payload = JSONWriter.bytes(
             endNode.map { command.gatewayPayload(endNodeVendorThingID: $0.vendorThingID) } ?? command.thingPayload)
         try sizeLimit?.check(payload, field: "actions")
         let message = OutboxMessage(
-            id: PushMessageID(Secrets.randomHex(bytes: 12)), appID: command.appID, payload: payload,
+            id: PushMessageID(command.id.rawValue), appID: command.appID, payload: payload,
             recipients: [.thing(endNode?.gateway ?? thing.id)],
-            acceptedAt: command.createdAt, commandID: command.id)
+            acceptedAt: command.createdAt, commandID: command.id, traced: traced)
         try await dispatcher.dispatch(message, storing: storing)
         recent.created(command)
     }

@@ -34,8 +34,16 @@ struct ThingIFController<Context: CallerRequestContext>: Sendable {
         target.post("commands") { request, context in
             let (caller, thing) = try resolve(context)
             let commandRequest = try await body.decode(CommandRequest.self, from: request)
-            let command = try await commands.create(caller: caller, thing: thing, request: commandRequest)
-            return JSONResponse.created(.object(["commandID": .string(command.id.rawValue)]))
+            // `?trace=true` (the admin's): each device's outcome of the command's push is recorded.
+            let traced = request.uri.queryParameters.get("trace") == "true"
+            let command = try await commands.create(
+                caller: caller, thing: thing, request: commandRequest, traced: traced)
+            var answer: [String: JSONValue] = ["commandID": .string(command.id.rawValue)]
+            if traced {
+                answer["deliveries"] = .string(
+                    "/api/apps/\(caller.appID.rawValue)/push/messages/\(command.id.rawValue)/deliveries")
+            }
+            return JSONResponse.created(.object(answer))
         }
         target.get("commands") { request, context in
             let (caller, thing) = try resolve(context)

@@ -439,7 +439,7 @@ enum APICatalogue {
                 tag: "Thing-IF", credentials: anyone, success: [200]),
             Op(
                 method: "post", path: target + "/commands", summary: "Send a command (thing:ID)", tag: "Thing-IF",
-                credentials: anyone, body: command, success: [201]),
+                credentials: anyone, query: [("trace", boolean)], body: command, success: [201]),
             Op(
                 method: "get", path: target + "/commands", summary: "A thing's commands, newest first", tag: "Thing-IF",
                 credentials: anyone, query: [("bestEffortLimit", integer), ("paginationKey", string)], success: [200]),
