@@ -46,6 +46,20 @@ struct TriggerEndToEndTests {
         )
     }
 
+    /// Waits until a SCHEDULE_ONCE made now with `create`, due in `delay` ms, has fired on
+    /// `thing`: the schedulers take due triggers in due order, so by then they have passed every
+    /// time due before it (what did not fire for an earlier one is not still coming).
+    static func schedulerPassed(
+        _ api: some KiiAPI, thing: String, token: String, create: @Sendable (JSONValue) async throws -> String,
+        delay: Int64 = 500
+    ) async throws {
+        let marker = try await create(["eventSource": "SCHEDULE_ONCE", "scheduleAt": .int(Self.now() + delay)])
+        #expect(
+            try await eventually(timeout: .seconds(20)) {
+                try await Self.fired(api, thing: thing, token: token)[marker] == 1
+            }, "the scheduler did not run")
+    }
+
     /// The commands of `thing` that its triggers fired, by trigger ID.
     static func fired(_ api: some KiiAPI, thing: String, token: String) async throws -> [String: Int] {
         let listed = try await api.call(
@@ -126,8 +140,8 @@ struct TriggerEndToEndTests {
             try await eventually(timeout: .seconds(20)) {
                 try await Self.fired(server, thing: thing.id, token: owner.token)[soon] == 1
             })
-        // Due once: no second command a few scheduler turns later.
-        try await Task.sleep(for: .seconds(2))
+        // Due once: no second command once the scheduler has passed a later due time.
+        try await Self.schedulerPassed(server, thing: thing.id, token: owner.token, create: create)
         #expect(try await Self.fired(server, thing: thing.id, token: owner.token)[soon] == 1)
 
         let due = Self.now() + 4000
@@ -141,8 +155,11 @@ struct TriggerEndToEndTests {
             try await eventually(timeout: .seconds(20)) {
                 try await Self.fired(server, thing: thing.id, token: owner.token)[missed] == 1
             })
-        try await Task.sleep(for: .seconds(2))
-        #expect(try await Self.fired(server, thing: thing.id, token: owner.token) == [soon: 1, missed: 1])
+        try await Self.schedulerPassed(server, thing: thing.id, token: owner.token, create: create)
+        let counts = try await Self.fired(server, thing: thing.id, token: owner.token)
+        #expect(counts[soon] == 1)
+        #expect(counts[missed] == 1)
+        #expect(counts.count == 4, "\(counts)")
         _ = try await server.stop(signal: SIGTERM)
     }
 
@@ -174,17 +191,19 @@ struct TriggerEndToEndTests {
                 try await group.waitForAll()
             }
             #expect(try await Self.fired(a, thing: thing.id, token: owner.token)[onTrue] == 10)
-            // Past the first whole minute after the SCHEDULE's creation by a few scheduler turns;
-            // it fired once for each minute that began since (one, unless the states took long).
+            // Once the schedulers passed the first whole minute after the SCHEDULE's creation, it
+            // fired once for each minute that began since (one, unless the states took long).
             let firstDue = (created / minute + 1) * minute
-            let wait = firstDue + 3000 - Self.now()
-            if wait > 0 { try await Task.sleep(for: .milliseconds(wait)) }
+            try await Self.schedulerPassed(
+                b, thing: thing.id, token: owner.token, create: create, delay: max(firstDue - Self.now(), 0) + 500)
+            let checked = Self.now()
             let counts = try await Self.fired(b, thing: thing.id, token: owner.token)
-            let dues = Int((Self.now() - 2000) / minute - created / minute)
+            let dues = Int(checked / minute - created / minute)
             #expect(dues >= 1)
             #expect(counts[once] == 1)
             #expect(counts[everyMinute] == dues)
             #expect(counts[onTrue] == 10)
+            #expect(counts.count == 4, "\(counts)")
         }
     }
 }
