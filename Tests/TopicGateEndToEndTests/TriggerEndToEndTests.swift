@@ -55,7 +55,7 @@ struct TriggerEndToEndTests {
     ) async throws {
         let marker = try await create(["eventSource": "SCHEDULE_ONCE", "scheduleAt": .int(Self.now() + delay)])
         #expect(
-            try await eventually(timeout: .seconds(20)) {
+            try await eventually(timeout: .milliseconds(delay) + .seconds(20)) {
                 try await Self.fired(api, thing: thing, token: token)[marker] == 1
             }, "the scheduler did not run")
     }

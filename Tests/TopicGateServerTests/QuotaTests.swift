@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 import TopicGateCore
 import TopicGateServer
+import TopicGateStore
 
 /// One identity cannot take what belongs to all: a user or thing holds at most so many live
 /// installations, topics it created and subscriptions; past that, 403 `QUOTA_EXCEEDED` names
@@ -50,6 +51,36 @@ struct QuotaTests {
                 contentType: "application/vnd.kii.InstallationCreationRequest+json",
                 json: ["deviceType": "MQTT", "userID": .string(user.id)]
             ).expect(.created)
+        }
+    }
+
+    @Test(
+        "Onboarding counts against the thing's installation quota: a thing onboarded again and again holds at most the quota, its newest installations"
+    )
+    func onboardingInstallations() async throws {
+        var abuse = AbuseControls()
+        abuse.installationsPerPrincipal = 3
+        let server = try await TestServer.make(push: true, abuse: abuse)
+        try await server.run { client in
+            let owner = try await client.pseudoUser()
+            var installations: [String] = []
+            var thingID = ""
+            for _ in 0..<5 {
+                let onboarded = try await client.call(
+                    .post, "/thing-if/apps/\(client.appID)/onboardings", token: owner.token,
+                    contentType: "application/vnd.kii.OnboardingWithVendorThingIDByOwner+json",
+                    json: [
+                        "vendorThingID": "rebooting-lamp", "thingPassword": "lamp-pass",
+                        "owner": .string("user:\(owner.id)"),
+                    ]
+                ).expect(.ok)
+                thingID = try onboarded.require("thingID")
+                installations.append(
+                    try #require(onboarded.object["mqttEndpoint"]?.objectValue?["installationID"]?.stringValue))
+            }
+            let live = try await server.store.liveInstallations(
+                appID: server.app.id, principals: [.thing(ThingID(thingID))])
+            #expect(Set(live.map(\.id.rawValue)) == Set(installations.suffix(3)))
         }
     }
 

@@ -54,8 +54,20 @@ struct InstallationService: Sendable {
 
     /// A new MQTT installation of a thing for one onboarding, bound to the token that
     /// onboarding issued: revoking that token (a password change) revokes the device.
+    ///
+    /// It counts against the thing's installation quota (`--max-installations`) as any other:
+    /// a thing at the quota makes room by revoking its oldest live installations (kicked, refused
+    /// by the broker), so that a device that onboards at every start is never locked out and the
+    /// thing never holds more than the quota.
     func onboardingInstallation(appID: AppID, thing: ThingID, token: String) async throws -> Installation {
-        try await insert(
+        if let limit = installationLimit {
+            let live = try await store.liveInstallations(appID: appID, principals: [.thing(thing)])
+                .sorted { ($0.createdAt, $0.id.rawValue) < ($1.createdAt, $1.id.rawValue) }
+            for oldest in live.prefix(max(0, live.count - limit + 1)) {
+                try await revocation.revoke(appID: appID, .one(oldest.id))
+            }
+        }
+        return try await insert(
             appID: appID, principal: .thing(thing), deviceType: "MQTT", registrationID: nil, development: false,
             tokenHash: Secrets.sha256(token))
     }

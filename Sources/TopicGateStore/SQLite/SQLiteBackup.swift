@@ -35,7 +35,7 @@ public enum SQLiteBackup {
         let partial = file + ".partial"
         try? FileManager.default.removeItem(atPath: partial)
         do {
-            let copy = try DatabaseQueue(path: partial)
+            let copy = try DatabaseQueue(path: try privateFile(partial))
             try source.backup(to: copy)
             // A backup is one file: no write-ahead log beside it.
             try copy.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = DELETE") }
@@ -107,7 +107,7 @@ public enum SQLiteBackup {
         let partial = databasePath + ".restoring"
         try? manager.removeItem(atPath: partial)
         let source = try openReadOnly(file)
-        let target = try DatabaseQueue(path: partial)
+        let target = try DatabaseQueue(path: try privateFile(partial))
         try source.backup(to: target)
         try target.write { db in
             // No gateway serves the folder now: whatever one had claimed in the outbox when the
@@ -119,6 +119,17 @@ public enum SQLiteBackup {
         try target.close()
         try manager.moveItem(atPath: partial, toPath: databasePath)
         return contents
+    }
+
+    /// `path`, made empty and readable by its owner alone (0600): SQLite then writes the database
+    /// into it, and its journal with the same mode. A backup holds password hashes, emails,
+    /// phone numbers, payloads and states.
+    static func privateFile(_ path: String) throws -> String {
+        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+        else { throw Failure("Cannot create \(path).") }
+        // Whatever the process's umask did to the mode it was created with.
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        return path
     }
 
     private static func openReadOnly(_ path: String) throws -> DatabaseQueue {
