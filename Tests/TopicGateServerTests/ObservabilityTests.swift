@@ -57,11 +57,14 @@ struct ObservabilityTests {
         let token = "scrape-0123456789abcdef"
         let server = try await TestServer.make(metricsToken: token)
         try await server.run { client in
-            // A page of another origin gets nothing it may read, preflight or not.
-            let fromPage = try await client.call(
-                .get, "/metrics", token: token, headers: [.origin: "https://evil.example"])
-            #expect(fromPage.status == .ok)
-            #expect(fromPage.headers[.accessControlAllowOrigin] == nil)
+            // A page of another origin gets nothing it may read, preflight or not, however it
+            // spells the path.
+            for path in ["/metrics", "/metrics/", "//metrics"] {
+                let fromPage = try await client.call(
+                    .get, path, token: token, headers: [.origin: "https://evil.example"])
+                #expect(fromPage.status == .ok, "\(path)")
+                #expect(fromPage.headers[.accessControlAllowOrigin] == nil, "\(path)")
+            }
             let preflight = try await client.call(
                 .options, "/metrics",
                 headers: [.origin: "https://evil.example", .accessControlRequestMethod: "GET"])

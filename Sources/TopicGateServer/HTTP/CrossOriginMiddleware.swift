@@ -11,8 +11,11 @@ struct CrossOriginMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
-        // The metrics are for a scraper, never for a page of another origin.
-        guard let origin = request.headers[.origin], request.uri.path != "/metrics" else {
+        // The metrics are for a scraper, never for a page of another origin: matched as the
+        // router matches the route (`/metrics/`, `//metrics` reach it too).
+        guard let origin = request.headers[.origin],
+            !request.uri.path.split(separator: "/").elementsEqual(["metrics"])
+        else {
             return try await next(request, context)
         }
         if request.method == .options, request.headers[.accessControlRequestMethod] != nil {
