@@ -5,7 +5,14 @@ public import TopicGateCore
 public protocol ThingStore: Sendable {
     func insertThing(_ thing: Thing) async throws
     func thing(appID: AppID, reference: ThingReference) async throws -> Thing?
-    func updateThing(_ thing: Thing) async throws
+    /// Lays `fields` over the thing's fields (the others keep theirs, whatever changed them since
+    /// the thing was read) and sets its modification time; nothing else of the thing is written.
+    func updateThingFields(appID: AppID, id: ThingID, _ fields: ThingFields, at: UnixMillis) async throws
+    /// Sets the thing's vendor thing ID and password hash (a password or vendor-thing-ID change);
+    /// nothing else of the thing is written. `THING_ALREADY_EXISTS` when the vendor thing ID is
+    /// another's.
+    func updateThingCredentials(appID: AppID, id: ThingID, vendorThingID: String, passwordHash: String, at: UnixMillis)
+        async throws
     /// Deletes the thing with its tokens and ownerships.
     func deleteThing(appID: AppID, id: ThingID) async throws -> Bool
     /// False when the owner was an owner already.

@@ -183,9 +183,9 @@ struct AccessGenerationTests {
     func thingUpdates(engine: StoreEngine) async throws {
         #expect(
             try await moves(engine) { store in
-                var thing = try #require(try await store.thing(appID: appID, reference: .id(lamp)))
-                thing.vendorThingID = "v-lamp-2"
-                try await store.updateThing(thing)
+                let thing = try #require(try await store.thing(appID: appID, reference: .id(lamp)))
+                try await store.updateThingCredentials(
+                    appID: appID, id: lamp, vendorThingID: "v-lamp-2", passwordHash: thing.passwordHash, at: 5)
             })
     }
 

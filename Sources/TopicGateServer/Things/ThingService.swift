@@ -55,7 +55,8 @@ struct ThingService: Sendable {
         try await requireManager(caller, thing, to: "update this thing")
         thing.fields = thing.fields.merging(fields)
         thing.modifiedAt = accounts.time.now()
-        try await store.updateThing(thing)
+        // Only the fields sent: a disable or a password change made meanwhile stands.
+        try await store.updateThingFields(appID: thing.appID, id: thing.id, fields, at: thing.modifiedAt)
         return thing
     }
 
@@ -130,7 +131,7 @@ struct ThingService: Sendable {
     /// Thing-IF's thing type (set once: `THING_TYPE_ALREADY_SET` when it would change) or
     /// firmware version, by the thing itself, an owner or the admin.
     func setInformation(caller: Caller, reference: ThingReference, update: ThingInformationUpdate) async throws {
-        var thing = try await find(caller: caller, reference: reference)
+        let thing = try await find(caller: caller, reference: reference)
         try await requireManager(caller, thing, to: "change this thing's \(update.field.rawValue)")
         let current = thing.fields.values[update.field.thingField]?.stringValue
         if update.field == .thingType, let current, current != update.value {
@@ -139,9 +140,9 @@ struct ThingService: Sendable {
                 context: ["thingType": .string(current)])
         }
         guard current != update.value else { return }
-        try thing.fields.set(update.field.thingField, update.value)
-        thing.modifiedAt = accounts.time.now()
-        try await store.updateThing(thing)
+        var changed = ThingFields()
+        try changed.set(update.field.thingField, update.value)
+        try await store.updateThingFields(appID: thing.appID, id: thing.id, changed, at: accounts.time.now())
     }
 
     /// The thing's type or firmware version; Thing-IF's 404 when it has none.
@@ -161,9 +162,9 @@ struct ThingService: Sendable {
     /// Stores the thing's new password (and vendor thing ID), then revokes what the old
     /// credentials gave: its other tokens and installations.
     private func replaceCredentials(caller: Caller, _ thing: Thing) async throws {
-        var thing = thing
-        thing.modifiedAt = accounts.time.now()
-        try await store.updateThing(thing)
+        try await store.updateThingCredentials(
+            appID: thing.appID, id: thing.id, vendorThingID: thing.vendorThingID, passwordHash: thing.passwordHash,
+            at: accounts.time.now())
         try await accounts.revokeOldCredentials(of: .thing(thing.id), caller: caller) {
             .allInstalledWithout($0, keeping: $1)
         }

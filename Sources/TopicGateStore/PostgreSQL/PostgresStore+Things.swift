@@ -28,14 +28,26 @@ extension PostgresStore: ThingStore {
         }
     }
 
-    public func updateThing(_ thing: Thing) async throws {
-        try await write(conflict: { _ in StoredForm.thingConflict(thing.vendorThingID) }) { connection in
+    public func updateThingFields(appID: AppID, id: ThingID, _ fields: ThingFields, at: UnixMillis) async throws {
+        try await write { connection in
             try await connection.run(
                 """
-                UPDATE things SET vendor_thing_id = \(thing.vendorThingID), password_hash = \(thing.passwordHash),
-                    fields = \(JSONWriter.string(.object(thing.fields.values))), disabled = \(thing.disabled),
-                    modified_at = \(thing.modifiedAt)
-                WHERE app_id = \(thing.appID) AND thing_id = \(thing.id)
+                UPDATE things SET fields = (fields::jsonb || \(JSONWriter.string(.object(fields.values)))::jsonb)::text,
+                    modified_at = \(at)
+                WHERE app_id = \(appID) AND thing_id = \(id)
+                """)
+        }
+    }
+
+    public func updateThingCredentials(
+        appID: AppID, id: ThingID, vendorThingID: String, passwordHash: String, at: UnixMillis
+    ) async throws {
+        try await write(conflict: { _ in StoredForm.thingConflict(vendorThingID) }) { connection in
+            try await connection.run(
+                """
+                UPDATE things SET vendor_thing_id = \(vendorThingID), password_hash = \(passwordHash),
+                    modified_at = \(at)
+                WHERE app_id = \(appID) AND thing_id = \(id)
                 """)
         }
     }

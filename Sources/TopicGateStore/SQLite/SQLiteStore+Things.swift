@@ -31,17 +31,25 @@ extension SQLiteStore: ThingStore {
         }
     }
 
-    public func updateThing(_ thing: Thing) async throws {
-        try await write(conflict: { _ in StoredForm.thingConflict(thing.vendorThingID) }) { db in
+    public func updateThingFields(appID: AppID, id: ThingID, _ fields: ThingFields, at: UnixMillis) async throws {
+        try await write { db in
+            try db.cachedStatement(
+                sql:
+                    "UPDATE things SET fields = json_patch(fields, ?), modified_at = ? WHERE app_id = ? AND thing_id = ?"
+            ).execute(arguments: [JSONWriter.string(.object(fields.values)), at, appID.rawValue, id.rawValue])
+        }
+    }
+
+    public func updateThingCredentials(
+        appID: AppID, id: ThingID, vendorThingID: String, passwordHash: String, at: UnixMillis
+    ) async throws {
+        try await write(conflict: { _ in StoredForm.thingConflict(vendorThingID) }) { db in
             try db.cachedStatement(
                 sql: """
-                    UPDATE things SET vendor_thing_id = ?, password_hash = ?, fields = ?, disabled = ?, modified_at = ?
+                    UPDATE things SET vendor_thing_id = ?, password_hash = ?, modified_at = ?
                     WHERE app_id = ? AND thing_id = ?
                     """
-            ).execute(arguments: [
-                thing.vendorThingID, thing.passwordHash, JSONWriter.string(.object(thing.fields.values)),
-                thing.disabled, thing.modifiedAt, thing.appID.rawValue, thing.id.rawValue,
-            ])
+            ).execute(arguments: [vendorThingID, passwordHash, at, appID.rawValue, id.rawValue])
         }
     }
 
