@@ -176,7 +176,8 @@ final class BenchWorld: @unchecked Sendable {
     static let unlimited = [
         "--log-level", "error", "--signup-limit", "off", "--signup-limit-per-app", "off", "--login-failure-limit",
         "off", "--login-failure-limit-per-app", "off", "--max-installations", "off", "--max-topics", "off",
-        "--max-subscriptions", "off", "--max-triggers", "off", "--state-limit", "off", "--mqtt-ws-port", "0",
+        "--max-subscriptions", "off", "--max-triggers", "off", "--state-limit", "off", "--anonymous-token-limit", "off",
+        "--mqtt-ws-port", "0",
     ]
 
     /// Starts the minimal durable write-and-publish handler (`topicgate bench-bound`) on the

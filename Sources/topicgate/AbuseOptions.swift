@@ -12,6 +12,10 @@ struct AbuseOptions: ParsableArguments {
     @Option(help: "New users per app (env TOPICGATE_SIGNUP_LIMIT_PER_APP; default 10000/h).")
     var signupLimitPerApp: String?
 
+    @Option(
+        help: "Anonymous app tokens per client address (env TOPICGATE_ANONYMOUS_TOKEN_LIMIT; default 600/h).")
+    var anonymousTokenLimit: String?
+
     @Option(help: "Failed logins per client address before 429 (env TOPICGATE_LOGIN_FAILURE_LIMIT; default 100/h).")
     var loginFailureLimit: String?
 
@@ -85,6 +89,8 @@ struct AbuseOptions: ParsableArguments {
         }
         controls.signupsPerAddress = try limit(signupLimit, "TOPICGATE_SIGNUP_LIMIT", controls.signupsPerAddress)
         controls.signupsPerApp = try limit(signupLimitPerApp, "TOPICGATE_SIGNUP_LIMIT_PER_APP", controls.signupsPerApp)
+        controls.anonymousTokensPerAddress = try limit(
+            anonymousTokenLimit, "TOPICGATE_ANONYMOUS_TOKEN_LIMIT", controls.anonymousTokensPerAddress)
         controls.loginFailuresPerAddress = try limit(
             loginFailureLimit, "TOPICGATE_LOGIN_FAILURE_LIMIT", controls.loginFailuresPerAddress)
         controls.loginFailuresPerApp = try limit(

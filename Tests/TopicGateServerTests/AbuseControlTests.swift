@@ -22,6 +22,51 @@ struct AbuseControlTests {
             json: ["username": .string(name), "password": .string(password)], headers: from(address))
     }
 
+    @Test(
+        "Anonymous app tokens: a budget per address (429 past it, other addresses and the admin unaffected), each living an hour and refused after"
+    )
+    func anonymousTokens() async throws {
+        let clock = ManualClock()
+        var abuse = AbuseControls()
+        abuse.proxyTrust = .anyPeer
+        abuse.anonymousTokensPerAddress = RateLimit(count: 3, period: .seconds(60))
+        let server = try await TestServer.make(abuse: abuse, clock: clock)
+        try await server.run { client in
+            func anonymous(_ address: String, expiresAt: Int64? = nil) async throws -> TestServer.Reply {
+                var body: [String: JSONValue] = [
+                    "grant_type": "client_credentials", "client_id": .string(client.appID), "client_secret": "dummy",
+                ]
+                if let expiresAt { body["expiresAt"] = .int(expiresAt) }
+                return try await client.call(
+                    .post, "\(client.app)/oauth2/token", json: .object(body), headers: Self.from(address))
+            }
+            var tokens: [String] = []
+            for _ in 0..<3 {
+                let granted = try await anonymous("203.0.113.7", expiresAt: clock.now + 7 * 86_400_000).expect(.ok)
+                #expect((granted.object["expires_in"]?.intValue ?? .max) <= 3600)
+                tokens.append(try granted.require("access_token"))
+            }
+            let limited = try await anonymous("203.0.113.7")
+            #expect(limited.status == .tooManyRequests)
+            #expect(limited.string("access_token") == nil)
+            try await anonymous("198.51.100.7").expect(.ok)
+            _ = try await client.adminToken()
+            // Good for onboarding now; an hour later, refused.
+            let onboarding = "/thing-if/apps/\(client.appID)/onboardings"
+            let media = "application/vnd.kii.onboardingWithVendorThingIDByThing+json"
+            try await client.call(
+                .post, onboarding, token: tokens[0], contentType: media,
+                json: ["vendorThingID": "anon-1", "thingPassword": "anon-pass"]
+            ).expect(.ok)
+            clock.advance(seconds: 3601)
+            let expired = try await client.call(
+                .post, onboarding, token: tokens[1], contentType: media,
+                json: ["vendorThingID": "anon-2", "thingPassword": "anon-pass"])
+            #expect(expired.status == .forbidden)
+            #expect(expired.errorCode == "WRONG_TOKEN")
+        }
+    }
+
     @Test("Sign-ups beyond the per-address and per-app limits answer 429 with Retry-After")
     func signupLimits() async throws {
         let clock = ManualClock()

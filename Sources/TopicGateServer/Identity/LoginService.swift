@@ -74,7 +74,11 @@ struct LoginService: Sendable {
         app: App, _ clientID: String, _ secret: String, expiresAt: UnixMillis?, address: String?
     ) async throws -> JSONValue {
         if clientID != app.clientID, clientID == app.id.rawValue {
-            // An anonymous app token (ebisu sends a dummy secret: the app key is no secret).
+            // An anonymous app token (ebisu sends a dummy secret: the app key is no secret): a
+            // budget per address, and a short life (a device takes one to onboard at once).
+            try await abuse.admitAnonymousToken(address: address)
+            let longest = tokens.time.now() + abuse.controls.anonymousTokenLifetime
+            let expiresAt = min(expiresAt ?? longest, longest)
             let token = try await tokens.issue(appID: app.id, principal: .anonymous, expiresAt: expiresAt)
             return tokens.grantBody(id: app.id.rawValue, token: token, expiresAt: expiresAt)
         }

@@ -12,6 +12,10 @@ public struct AbuseControls: Sendable {
     /// the token endpoint answers 429 until the budget refills.
     public var loginFailuresPerAddress: RateLimit? = RateLimit(count: 100, period: .seconds(3_600))
     public var loginFailuresPerApp: RateLimit? = RateLimit(count: 5_000, period: .seconds(3_600))
+    /// Anonymous app tokens (client credentials with the app ID) per client address.
+    public var anonymousTokensPerAddress: RateLimit? = RateLimit(count: 600, period: .seconds(3_600))
+    /// How long an anonymous app token lives (a device takes one to onboard, at once).
+    public var anonymousTokenLifetime: Duration = .seconds(3_600)
     /// States one thing may report (HTTP or MQTT); past it, 429 (HTTP) or dropped (MQTT).
     public var statesPerThing: RateLimit? = RateLimit(count: 120, period: .seconds(60))
     /// The largest state one report may carry, in bytes of JSON.
@@ -43,6 +47,7 @@ public struct AbuseControls: Sendable {
         controls.loginFailuresPerAddress = nil
         controls.loginFailuresPerApp = nil
         controls.statesPerThing = nil
+        controls.anonymousTokensPerAddress = nil
         controls.installationsPerPrincipal = nil
         controls.topicsPerPrincipal = nil
         controls.subscriptionsPerPrincipal = nil

@@ -22,6 +22,7 @@ final class AbuseGuard: Sendable {
         case link(AppID, provider: String, externalID: String)
         case linkLoginsFromAddress(String)
         case statesOfThing(AppID, ThingID)
+        case anonymousTokensFromAddress(String)
 
         /// The key's name in the ledger (its parts apart by newlines, which no part holds).
         var ledgerKey: String {
@@ -35,6 +36,7 @@ final class AbuseGuard: Sendable {
             case .link(let app, let provider, let externalID): "link\n\(app.rawValue)\n\(provider)\n\(externalID)"
             case .linkLoginsFromAddress(let address): "link-logins-from\n\(address)"
             case .statesOfThing(let app, let thing): "states\n\(app.rawValue)\n\(thing.rawValue)"
+            case .anonymousTokensFromAddress(let address): "anonymous-tokens-from\n\(address)"
             }
         }
     }
@@ -85,11 +87,21 @@ final class AbuseGuard: Sendable {
         }
     }
 
+    /// Counts one anonymous app token for `address`; 429 once its budget is spent.
+    func admitAnonymousToken(address: String?) async throws(KiiError) {
+        guard let limit = controls.anonymousTokensPerAddress, let address else { return }
+        try await take(.anonymousTokensFromAddress(AddressGroup.key(address)), limit, "anonymous app tokens")
+    }
+
     /// Counts one state report of `thing`; 429 once its budget is spent.
     func admitState(appID: AppID, thing: ThingID) async throws(KiiError) {
         guard let limit = controls.statesPerThing else { return }
+        try await take(.statesOfThing(appID, thing), limit, "state reports for this thing")
+    }
+
+    /// Takes one from `key`'s budget; 429 naming `what` once it is spent.
+    private func take(_ key: Key, _ limit: RateLimit, _ what: String) async throws(KiiError) {
         let now = time.now()
-        let key = Key.statesOfThing(appID, thing)
         let waiting = try await step([key], now: now) { records in
             var record = records[key.ledgerKey] ?? AbuseRecord()
             var bucket = record.bucket ?? TokenBucket(limit: limit, now: now)
@@ -98,10 +110,7 @@ final class AbuseGuard: Sendable {
             records[key.ledgerKey] = record
             return waiting
         }
-        if waiting > .zero {
-            throw KiiError.tooManyRequests(
-                "This thing reports its state too often; try again later.", retryAfter: waiting)
-        }
+        if waiting > .zero { throw KiiError.tooManyRequests("Too many \(what); try again later.", retryAfter: waiting) }
     }
 
     /// A password or secret check that has been admitted and not yet decided. Until it ends it
@@ -323,6 +332,7 @@ final class AbuseGuard: Sendable {
         case .loginFailuresFromAddress: controls.loginFailuresPerAddress
         case .loginFailuresInApp, .unknownNameFailuresInApp: controls.loginFailuresPerApp
         case .statesOfThing: controls.statesPerThing
+        case .anonymousTokensFromAddress: controls.anonymousTokensPerAddress
         case .account, .link, .linkLoginsFromAddress: nil
         }
     }
