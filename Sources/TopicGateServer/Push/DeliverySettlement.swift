@@ -4,10 +4,10 @@ import Synchronization
 import TopicGateCore
 import TopicGateStore
 
-/// The bookkeeping of delivered pushes, off the delivery path: the messages' completions run
-/// (a command records when it was published, or fails when it had no device) and the messages leave the outbox, for all that were
-/// delivered in the last few milliseconds (`gather`) at once, while the delivery service goes
-/// on publishing. Done inline, these writes made every next publish (and every request's write,
+/// The bookkeeping of delivered pushes, off the delivery path: the messages' completions run (a
+/// command records when it was published, or fails when it had no device) and the messages
+/// leave the outbox, for all that were delivered in the last few milliseconds (`gather`) at
+/// once, while the delivery service goes on publishing. Done inline, these writes made every next publish (and every request's write,
 /// queued behind them for the disk) wait for their commit.
 ///
 /// Until its settlement is written a delivered message stays reserved in `FreshPushes`, so the

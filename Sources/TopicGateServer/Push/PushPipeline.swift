@@ -18,10 +18,10 @@ import TopicGateStore
 ///    (`FreshPushes`), woken for them. The delivery service also takes, from the outbox, what
 ///    failed, what waited for a broker and what a gateway that died left.
 /// 3. **Acknowledge and settle.** The brokers' acknowledgements settle a message
-///    (`DeliverySettlement`): its completion runs (a command records when it was
-///    published, or fails when it had no device: `PushCompletion`) and it leaves the outbox. A failure is recorded and tried again, alone;
-///    a message that keeps failing, or that the broker refuses, becomes a dead letter (its
-///    command `SEND_FAILED`).
+///    (`DeliverySettlement`): its completion runs (a command records when it was published,
+///    or fails when it had no device: `PushCompletion`) and it leaves the outbox. A failure is
+///    recorded and tried again, alone; a message that keeps failing, or that the broker
+///    refuses, becomes a dead letter (its command `SEND_FAILED`).
 ///
 /// Nothing in the pipeline calls back into the services: they hand a message over and learn
 /// its outcome only through the completion the message names.
