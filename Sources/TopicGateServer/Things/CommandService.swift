@@ -6,7 +6,7 @@ import TopicGateStore
 /// to its gateway's) through the push pipeline, the thing reports results, and the `commandID`
 /// goes to the issuer's installations only (`CommandRouting`).
 struct CommandService: Sendable {
-    let store: any CommandStore & EndNodeStore & GroupStore & TriggerStore
+    let store: any CommandStore & EndNodeStore & GroupStore
     let time: TimeSource
     let things: ThingService
     /// An end node's commands go to its gateway.
@@ -54,28 +54,10 @@ struct CommandService: Sendable {
 
     static func newID() -> CommandID { CommandID(Secrets.randomAlphanumeric(25)) }
 
-    /// The command a trigger sends as it fires, stored with the trigger's move (`fireTrigger`):
-    /// false when another gateway fired it first, or it was changed since it was read.
-    func fire(_ command: Command, to thing: Thing, firing: TriggerFiring) async throws -> Bool {
-        let store = self.store
-        do {
-            try await send(command, to: thing) { push in
-                guard try await store.fireTrigger(firing, command: command, queueing: push) else {
-                    throw TriggerTaken()
-                }
-            }
-            return true
-        } catch is TriggerTaken {
-            return false
-        }
-    }
-
-    /// Thrown out of a fired command's write to undo it: the trigger had moved on.
-    private struct TriggerTaken: Error {}
-
     /// Sends `command` to `thing`'s installations (an end node's to its gateway's, which relays
-    /// it) through the push pipeline, written by `storing` with its push.
-    private func send(
+    /// it) through the push pipeline, written by `storing` with its push (a trigger's command is
+    /// written with the trigger's move, `TriggerService.fire`).
+    func send(
         _ command: Command, to thing: Thing, traced: Bool = false,
         storing: @escaping (QueuedPush?) async throws -> Void
     ) async throws {

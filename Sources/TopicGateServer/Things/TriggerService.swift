@@ -205,7 +205,16 @@ struct TriggerService: Sendable {
         let command = trigger.firedCommand(id: CommandService.newID(), at: now)
         let fired: Bool
         do {
-            fired = try await commands.fire(command, to: target, firing: firing)
+            // Written with the trigger's move only if it is still as read; undone otherwise.
+            let store = self.store
+            try await commands.send(command, to: target) { push in
+                guard try await store.fireTrigger(firing, command: command, queueing: push) else {
+                    throw TriggerTaken()
+                }
+            }
+            fired = true
+        } catch is TriggerTaken {
+            fired = false
         } catch let error as KiiError {
             // The command itself cannot be sent (too large for the broker): it never will be.
             try await store.disableTrigger(
@@ -260,6 +269,9 @@ struct TriggerService: Sendable {
             metadata: ["triggerID": "\(trigger.id)", "reason": "\(reason)"])
         return nil
     }
+
+    /// Thrown out of a fired command's write to undo it: the trigger had moved on.
+    private struct TriggerTaken: Error {}
 
     // MARK: Rules
 
