@@ -20,14 +20,15 @@ public final class ChildProcess: Sendable {
 
     private init(pid: pid_t) { self.pid = pid }
 
-    /// Starts `executable` with `arguments`, standard output and error appended to `logPath`,
+    /// Starts `executable` with `arguments`, standard output and error appended to `logPath`
+    /// (never through a symbolic link: the spawn fails instead),
     /// standard input from /dev/null; `environment` replaces ours when given.
     public static func spawn(
         executable: String, arguments: [String], logPath: String, environment: [String: String]? = nil
     ) throws -> ChildProcess {
         try spawn(executable, arguments, environment) { actions in
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+            posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0o600)
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
         }
     }

@@ -70,7 +70,7 @@ final class BenchWorld: @unchecked Sendable {
     var brokerPID: pid_t? {
         if let given { return given.brokerPID }
         if let pid = brokers.first?.pid { return pid }
-        return (try? String(contentsOfFile: directory + "/broker/mosquitto.pid", encoding: .utf8))
+        return (try? String(contentsOfFile: directory + "/broker/state/mosquitto.pid", encoding: .utf8))
             .flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 

@@ -332,9 +332,11 @@ struct PushOptions: ParsableArguments {
             try brokerConfig ?? environment["TOPICGATE_BROKER_CONFIG"]
             ?? Self.firstExisting(
                 [
-                    // The working directory, then the checkout that built this executable
-                    // (.build/debug/ is a link to .build/<triple>/debug/).
-                    "broker-config/mosquitto.conf", Self.besideExecutable("../../broker-config/mosquitto.conf"),
+                    // The install's own paths only, never the working directory (root starting
+                    // the gateway in a folder another user writes would run that user's lines):
+                    // the checkout that built this executable (.build/debug/ is a link to
+                    // .build/<triple>/debug/), then an installed share folder, then /etc.
+                    Self.besideExecutable("../../broker-config/mosquitto.conf"),
                     Self.besideExecutable("../../../broker-config/mosquitto.conf"),
                     Self.besideExecutable("../share/topicgate/mosquitto.conf"), "/etc/topicgate/mosquitto.conf",
                 ], what: "broker-config/mosquitto.conf (give --broker-config)")
@@ -344,7 +346,7 @@ struct PushOptions: ParsableArguments {
                 [
                     Self.besideExecutable("libTopicGateMosquittoAuth.so"),
                     Self.besideExecutable("../lib/libTopicGateMosquittoAuth.so"),
-                    ".build/debug/libTopicGateMosquittoAuth.so", "/usr/lib/topicgate/libTopicGateMosquittoAuth.so",
+                    "/usr/lib/topicgate/libTopicGateMosquittoAuth.so",
                 ], what: "the broker plugin libTopicGateMosquittoAuth.so (run `swift build`, or give --broker-plugin)")
         return EmbeddedBrokerConfiguration(
             mosquittoPath: mosquittoPath, templatePath: templatePath, pluginPath: pluginPath, port: port,

@@ -76,7 +76,7 @@ struct ServerProcessTests {
             #expect(
                 uid?.count ?? 0 > 2 && uid?[2] == Substring(String(getpwnam("mosquitto")!.pointee.pw_uid)),
                 "effective uid")
-            #expect(try Self.mode(directory + "/broker/mqtt-secret") == 0o600)
+            #expect(try Self.mode(directory + "/broker/mqtt-secret") == 0o640)
         }
         let appID = server.appID
         let token = try await server.pseudoUser().token
@@ -123,7 +123,7 @@ struct ServerProcessTests {
         let server = ServerProcess(dataDirectory: directory)
         await #expect(throws: TestFailure.self) { try await server.start() }
         let output = try String(contentsOfFile: server.outputPath, encoding: .utf8)
-        #expect(output.contains("readable by group or others"))
+        #expect(output.contains("readable or writable by group or others"))
         #expect(output.contains("chmod 600"))
         try? FileManager.default.removeItem(atPath: server.outputPath)
     }
@@ -136,7 +136,7 @@ struct ServerProcessTests {
     /// The embedded broker's pid, from the pid file it writes.
     func brokerPID(_ directory: String) async throws -> pid_t {
         for _ in 0..<100 {
-            if let text = try? String(contentsOfFile: directory + "/broker/mosquitto.pid", encoding: .utf8),
+            if let text = try? String(contentsOfFile: directory + "/broker/state/mosquitto.pid", encoding: .utf8),
                 let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
             {
                 return pid

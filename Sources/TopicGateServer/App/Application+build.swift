@@ -11,6 +11,9 @@ public import TopicGateStore
 /// in both cases (it holds the broker's secret), readable by the gateway's user only, like the
 /// SQLite file.
 public func openStore(configuration: ServerConfiguration) async throws -> any Store {
+    if geteuid() == 0, let refusal = PrivilegedPath.refusal(configuration.dataDirectory, what: "data folder") {
+        throw DataDirectory.Refused(description: refusal)
+    }
     try DataDirectory.prepare(
         configuration.dataDirectory, traversable: EmbeddedBroker.dropsPrivileges(configuration.push))
     if let database = configuration.database {

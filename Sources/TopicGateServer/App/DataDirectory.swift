@@ -5,6 +5,11 @@ import Foundation
 /// journal files and the MQTT secret 0600. `topicgate serve` also sets a 077 umask, so that
 /// nothing it creates later is readable by others.
 public enum DataDirectory {
+    /// A data folder root must not use (see `PrivilegedPath`).
+    public struct Refused: Error, CustomStringConvertible {
+        public let description: String
+    }
+
     /// Creates `path` if needed and takes group and other access away from it.
     /// - Parameter traversable: let other users pass through (not list) the folder, for a
     ///   broker child that runs as its own user in a subfolder.

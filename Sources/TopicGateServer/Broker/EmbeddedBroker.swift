@@ -16,13 +16,8 @@ final class EmbeddedBroker: Service, Sendable {
     let listeners: DeviceListeners
     let logger: Logger
 
-    /// The account the broker drops to when the gateway runs as root (nil: it runs as the
-    /// gateway's own user, or as root when there is no `mosquitto` account).
-    let account: BrokerAccount?
-    /// The folder of the files the broker itself reads and writes after it dropped root: its
-    /// pid file and persistence, and then its own copies of the plugin, the secret and the TLS
-    /// files. `configuration.directory` unless its account cannot reach that folder.
-    let filesDirectory: String
+    /// Its folders and files, and who may write each (see `BrokerFiles`).
+    let files: BrokerFiles
 
     init(
         configuration: EmbeddedBrokerConfiguration, secretFile: String, maximumPacketSize: Int,
@@ -33,16 +28,17 @@ final class EmbeddedBroker: Service, Sendable {
         self.maximumPacketSize = maximumPacketSize
         self.listeners = listeners
         self.logger = logger
-        account = configuration.account
-        filesDirectory = configuration.filesDirectory
+        files = BrokerFiles(
+            directory: configuration.directory, filesDirectory: configuration.filesDirectory,
+            account: configuration.account)
     }
 
-    var configPath: String { configuration.directory + "/mosquitto.conf" }
-    var logPath: String { configuration.directory + "/mosquitto.log" }
-    var pidPath: String { filesDirectory + "/mosquitto.pid" }
+    var configPath: String { files.configPath }
+    var logPath: String { files.logPath }
+    var pidPath: String { files.pidPath }
 
     /// The user the broker runs as when the gateway runs as root: Debian's `mosquitto`
-    /// account (Mosquitto loads its plugins, which read the secret, before it drops to it).
+    /// account (Mosquitto loads its plugins, which read the secret, after it drops to it).
     static let unprivilegedUser = "mosquitto"
 
     /// True when the embedded broker of `push` will drop root privileges to its own user.
@@ -51,11 +47,17 @@ final class EmbeddedBroker: Service, Sendable {
         return broker.account != nil
     }
 
-    /// Writes the instance's configuration file; when running as root, gives the broker's
-    /// account its own copies of what it reads and a folder it owns for what it writes.
+    /// Renders the configuration anew from the template (before every start of the broker, so
+    /// that nothing written into the last one survives); when running as root, gives the
+    /// broker's account read-only copies of what it reads and one folder it owns for what it
+    /// writes.
     func prepare() throws {
         let manager = FileManager.default
         try manager.createDirectory(atPath: configuration.directory, withIntermediateDirectories: true)
+        if geteuid() == 0, let refusal = PrivilegedPath.refusal(configuration.templatePath, what: "broker template") {
+            throw EmbeddedBrokerError(refusal)
+        }
+        try files.prepareFolders()
         var runAsUser: String?
         var brokerSecretFile = secretFile
         // `<secret>.previous`, beside the secret: a rotation in progress (see docs/operations.md).
@@ -64,39 +66,19 @@ final class EmbeddedBroker: Service, Sendable {
         var pluginPath = configuration.pluginPath
         var tls = listeners.tls
         if geteuid() == 0 {
-            if let account {
+            if let account = files.account {
                 runAsUser = account.name
-                if filesDirectory != configuration.directory {
-                    // `topicgate serve` says where. The parent stays root's and readable by all
-                    // (only the broker's folder is private).
-                    try manager.createDirectory(
-                        atPath: (filesDirectory as NSString).deletingLastPathComponent,
-                        withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-                    try manager.createDirectory(
-                        atPath: filesDirectory, withIntermediateDirectories: true,
-                        attributes: [.posixPermissions: 0o700])
-                }
                 // Mosquitto drops to its user before it loads the plugin: the plugin reads its
-                // own copy of the secret, 0600 and owned by that user, in the broker's folder.
-                brokerSecretFile = try copyForBroker(secretFile, as: "mqtt-secret")
-                previousSecretFile = try previousSecretFile.map { try copyForBroker($0, as: "mqtt-secret.previous") }
+                // own copy of the secret, which that user may read but not write.
+                brokerSecretFile = try files.copyForBroker(secretFile, as: "mqtt-secret")
+                previousSecretFile = try previousSecretFile.map {
+                    try files.copyForBroker($0, as: "mqtt-secret.previous")
+                }
                 if !account.canReach((Self.absolute(pluginPath) as NSString).deletingLastPathComponent) {
-                    pluginPath = try copyForBroker(pluginPath, as: "libTopicGateMosquittoAuth.so")
+                    pluginPath = try files.copyForBroker(pluginPath, as: "libTopicGateMosquittoAuth.so")
                 }
                 // Its TLS files likewise: the operator's copies may be readable by root only.
                 tls = try tls.map(copyForBroker)
-                for folder in Set([configuration.directory, filesDirectory]) {
-                    for path in [folder]
-                        + ((try? manager.contentsOfDirectory(atPath: folder)) ?? []).map({
-                            folder + "/" + $0
-                        })
-                    {
-                        guard chown(path, account.uid, account.gid) == 0 else {
-                            throw EmbeddedBrokerError(
-                                "Cannot hand \(path) to the '\(account.name)' user (errno \(errno)).")
-                        }
-                    }
-                }
             } else {
                 runAsUser = "root"
                 logger.warning("No 'mosquitto' user: the embedded broker runs as root")
@@ -109,7 +91,7 @@ final class EmbeddedBroker: Service, Sendable {
         let template = try String(contentsOfFile: configuration.templatePath, encoding: .utf8)
         let config = EmbeddedBrokerConfigFile.render(
             template: template, port: configuration.port, pluginPath: Self.absolute(pluginPath),
-            secretFile: Self.absolute(brokerSecretFile), directory: Self.absolute(filesDirectory),
+            secretFile: Self.absolute(brokerSecretFile), directory: Self.absolute(files.stateDirectory),
             runAsUser: runAsUser, maximumPacketSize: maximumPacketSize, host: listeners.host,
             tls: listeners.tlsPort == nil
                 ? nil
@@ -118,26 +100,15 @@ final class EmbeddedBroker: Service, Sendable {
                         certfile: Self.absolute($0.certificate), keyfile: Self.absolute($0.privateKey),
                         cafile: $0.certificateAuthority.map(Self.absolute))
                 }, tlsPort: listeners.tlsPort ?? 0, previousSecretFile: previousSecretFile.map(Self.absolute))
-        try config.write(toFile: configPath, atomically: true, encoding: .utf8)
+        try files.write(Data(config.utf8), to: configPath, mode: files.account == nil ? 0o600 : 0o640)
     }
 
-    /// A copy of `path` named `name` in the broker's files folder, 0600.
-    private func copyForBroker(_ path: String, as name: String) throws -> String {
-        let target = filesDirectory + "/" + name
-        let contents = try Data(contentsOf: URL(fileURLWithPath: path))
-        try? FileManager.default.removeItem(atPath: target)
-        guard
-            FileManager.default.createFile(atPath: target, contents: contents, attributes: [.posixPermissions: 0o600])
-        else { throw EmbeddedBrokerError("Cannot write \(target) for the broker.") }
-        return target
-    }
-
-    /// Copies of `files` in the broker's files folder, 0600, for the broker's own user.
-    private func copyForBroker(_ files: TLSFiles) throws -> TLSFiles {
+    /// Copies of `files` in the broker's files folder, for the broker's own user.
+    private func copyForBroker(_ tls: TLSFiles) throws -> TLSFiles {
         TLSFiles(
-            certificate: try copyForBroker(files.certificate, as: "tls-certificate.pem"),
-            privateKey: try copyForBroker(files.privateKey, as: "tls-key.pem"),
-            certificateAuthority: try files.certificateAuthority.map { try copyForBroker($0, as: "tls-ca.pem") })
+            certificate: try files.copyForBroker(tls.certificate, as: "tls-certificate.pem"),
+            privateKey: try files.copyForBroker(tls.privateKey, as: "tls-key.pem"),
+            certificateAuthority: try tls.certificateAuthority.map { try files.copyForBroker($0, as: "tls-ca.pem") })
     }
 
     func run() async throws {
@@ -152,6 +123,7 @@ final class EmbeddedBroker: Service, Sendable {
         var firstStart = true
         var delay = Duration.seconds(1)
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            if !firstStart { try prepare() }
             let child = try ChildProcess.spawn(
                 executable: configuration.mosquittoPath, arguments: ["-c", configPath], logPath: logPath)
             logger.info("Broker starting", metadata: ["pid": "\(child.pid)", "port": "\(configuration.port)"])
@@ -202,7 +174,12 @@ final class EmbeddedBroker: Service, Sendable {
 
     /// Stops a Mosquitto whose pid file this directory holds (left by a killed gateway).
     func stopStaleBroker() {
-        guard let text = try? String(contentsOfFile: pidPath, encoding: .utf8),
+        for path in [pidPath, files.legacyPidPath] { stopBroker(pidFile: path) }
+        unlink(files.legacyPidPath)
+    }
+
+    private func stopBroker(pidFile: String) {
+        guard let text = try? String(contentsOfFile: pidFile, encoding: .utf8),
             let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 1,
             let commandLine = try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8),
             commandLine.contains("mosquitto"), commandLine.contains(configPath)

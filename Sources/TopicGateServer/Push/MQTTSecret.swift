@@ -16,6 +16,9 @@ public enum MQTTSecret {
             if !created { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
         }
         guard try DataDirectory.looseBits(path) == 0 else { throw LooseSecretFile(path: path) }
+        if geteuid() == 0, let refusal = PrivilegedPath.refusal(path, what: "MQTT secret") {
+            throw DataDirectory.Refused(description: refusal)
+        }
         // The plugin reads the same file by the same rule (`MQTTSecretText`).
         do {
             return String(
@@ -39,6 +42,6 @@ public struct LooseSecretFile: Error, CustomStringConvertible {
     public let path: String
 
     public var description: String {
-        "The MQTT secret \(path) is readable by group or others; run `chmod 600 \(path)` and start again."
+        "The MQTT secret \(path) is readable or writable by group or others; run `chmod 600 \(path)` and start again."
     }
 }
