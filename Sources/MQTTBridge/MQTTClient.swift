@@ -39,6 +39,8 @@ public final class MQTTClient: @unchecked Sendable {
     /// The Swift-side state shared with libmosquitto's thread.
     private struct State {
         var connected = false
+        /// Connections lost so far (`disconnections`).
+        var disconnections = 0
         var closing = false
         /// Set by `shutdown`, for good: no connect after it.
         var shutDown = false
@@ -145,6 +147,11 @@ public final class MQTTClient: @unchecked Sendable {
 
     /// True while the broker has accepted the current connection.
     public var isConnected: Bool { state.withLock { $0.connected } }
+
+    /// How many times the connection was lost, counted on the network loop's thread when it
+    /// learns it: two readings that differ tell that an answer read after the second may come
+    /// from another connection (another broker, restarted) than a request made before the first.
+    public var disconnections: Int { state.withLock { $0.disconnections } }
 
     /// The broker connection's descriptor (-1 while there is none).
     var socketDescriptor: Int32 { mosquitto_socket(handle) }
@@ -450,7 +457,10 @@ public final class MQTTClient: @unchecked Sendable {
 
     private func didDisconnect(_ rc: Int32) {
         let (wasConnected, expected) = state.withLock { state in
-            defer { state.connected = false }
+            defer {
+                state.connected = false
+                state.disconnections += 1
+            }
             return (state.connected, state.closing || rc == 0)
         }
         if wasConnected { eventSink.yield(.disconnected(expected: expected)) }

@@ -41,6 +41,13 @@ public struct MQTTControlMessage: Sendable, Hashable {
         Array(#"{"commands":[{"command":"presence"},{"command":"features","nonce":"\#(nonce)"}]}"#.utf8)
     }
 
+    /// `{"commands":[{"command":"barrier","id":…}]}`: the plugin answers `{"routed":…}`
+    /// (`RoutingReceipt`) on `topicgate/presence` once every fan-out sent before it is routed
+    /// into its devices' sessions. `id`: letters and digits, at most 64.
+    public static func barrier(id: String) -> [UInt8] {
+        Array(#"{"commands":[{"command":"barrier","id":"\#(id)"}]}"#.utf8)
+    }
+
     /// `{"commands":[{"command":"revoke","username":…,"expiresAt":…},…]}`
     public var payload: [UInt8] {
         let body = Body(commands: revocations.map { Command(username: $0.username, expiresAt: $0.expiresAt.rawValue) })

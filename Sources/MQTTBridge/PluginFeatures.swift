@@ -20,4 +20,7 @@ public struct PluginFeatures: Sendable, Hashable {
 
     /// The plugin publishes fan-outs (`MQTTFanOut`).
     public var fanOut: Bool { names.contains("fanOut") }
+
+    /// The plugin answers routing barriers (`MQTTControlMessage.barrier(id:)`).
+    public var routed: Bool { names.contains("routed") }
 }

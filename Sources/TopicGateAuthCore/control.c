@@ -59,14 +59,27 @@ bool tg_control_asks_presence(const void *payload, size_t payload_len)
     return asks;
 }
 
-bool tg_control_features_nonce(const void *payload, size_t payload_len, char *nonce, size_t capacity)
+/* The string `key` of the command `name`, when it is 1...TG_MAX_NONCE characters a username may
+ * have (so that it can be echoed in JSON as it is), copied to `out`. */
+static bool command_string(const void *payload, size_t payload_len, const char *name, const char *key, char *out,
+                           size_t capacity)
 {
-    if (!payload || !nonce || capacity == 0) return false;
+    if (!payload || !out || capacity == 0) return false;
     cJSON *root = cJSON_ParseWithLength((const char *)payload, payload_len);
-    const cJSON *value = cJSON_GetObjectItemCaseSensitive(command_named(root, "features"), "nonce");
+    const cJSON *value = cJSON_GetObjectItemCaseSensitive(command_named(root, name), key);
     size_t length = cJSON_IsString(value) ? strlen(value->valuestring) : 0;
     bool found = length > 0 && length <= TG_MAX_NONCE && length < capacity && tg_username_valid(value->valuestring);
-    if (found) memcpy(nonce, value->valuestring, length + 1);
+    if (found) memcpy(out, value->valuestring, length + 1);
     cJSON_Delete(root);
     return found;
+}
+
+bool tg_control_features_nonce(const void *payload, size_t payload_len, char *nonce, size_t capacity)
+{
+    return command_string(payload, payload_len, "features", "nonce", nonce, capacity);
+}
+
+bool tg_control_barrier_id(const void *payload, size_t payload_len, char *id, size_t capacity)
+{
+    return command_string(payload, payload_len, "barrier", "id", id, capacity);
 }

@@ -24,6 +24,11 @@
  *   session connected asked for features (so reads them), the changes go instead, gathered
  *   per turn of the broker's loop (TICK), on `topicgate/presence/changes`:
  *   {"changes":["+<username>","-<username>",…]}, at most 500 per message.
+ * - Routing barriers: {"command":"barrier","id":…} on the control topic is answered with
+ *   {"routed":"<id>"} on the presence topic at the end of the loop turn after the one that read
+ *   it: the copies of every fan-out acknowledged before are then in their devices' sessions
+ *   (the start of that turn routed them), where a clean stop saves them. The gateway settles
+ *   a fan-out only then (tg_control_barrier_id).
  *
  * No database, no file writes: every check is O(1) on values in memory. The broker calls
  * every callback from its main thread, so the state below needs no locks.
@@ -71,6 +76,15 @@ struct plugin_state {
     size_t gateway_count;
     size_t gateway_capacity;
     tg_changes *changes;
+    /* Barriers read and not answered yet, each with the loop turn (`turn`) that read it. */
+    struct barrier {
+        char id[TG_MAX_NONCE + 1];
+        unsigned long turn;
+    } *barriers;
+    size_t barrier_count;
+    size_t barrier_capacity;
+    /* Loop turns ended (TICK). */
+    unsigned long turn;
 };
 
 /* Publishes `payload` (a NUL-terminated JSON text) on the presence topic, QoS 1. */
@@ -339,6 +353,40 @@ static void load_revocations(struct plugin_state *state)
                          state->revocation_file);
 }
 
+/* Keeps a barrier read in this loop turn, to be answered at the end of the next one. Without
+ * memory for it, it is never answered: the gateway then sends its fan-outs again (duplicates,
+ * never a loss). */
+static void remember_barrier(struct plugin_state *state, const char *id)
+{
+    if (state->barrier_count == state->barrier_capacity) {
+        size_t capacity = state->barrier_capacity ? state->barrier_capacity * 2 : 16;
+        struct barrier *grown = realloc(state->barriers, capacity * sizeof *grown);
+        if (!grown) return;
+        state->barriers = grown;
+        state->barrier_capacity = capacity;
+    }
+    struct barrier *barrier = &state->barriers[state->barrier_count++];
+    snprintf(barrier->id, sizeof barrier->id, "%s", id);
+    barrier->turn = state->turn;
+}
+
+/* Answers the barriers read in an earlier loop turn than this one: this turn's start routed
+ * what the fan-outs before them handed to the broker. */
+static void answer_barriers(struct plugin_state *state)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < state->barrier_count; i++) {
+        if (state->barriers[i].turn < state->turn) {
+            char payload[TG_MAX_NONCE + 16];
+            snprintf(payload, sizeof payload, "{\"routed\":\"%s\"}", state->barriers[i].id);
+            publish_presence(payload);
+        } else {
+            state->barriers[kept++] = state->barriers[i];
+        }
+    }
+    state->barrier_count = kept;
+}
+
 static int on_control(int event, void *event_data, void *userdata)
 {
     (void)event;
@@ -358,9 +406,11 @@ static int on_control(int event, void *event_data, void *userdata)
         struct gateway_session *session = gateway_session(state, control->client);
         if (session) session->takes_changes = true;
         char payload[TG_MAX_NONCE + 48];
-        snprintf(payload, sizeof payload, "{\"features\":[\"fanOut\"],\"nonce\":\"%s\"}", nonce);
+        snprintf(payload, sizeof payload, "{\"features\":[\"fanOut\",\"routed\"],\"nonce\":\"%s\"}", nonce);
         publish_presence(payload);
     }
+    char id[TG_MAX_NONCE + 1];
+    if (tg_control_barrier_id(control->payload, control->payloadlen, id, sizeof id)) remember_barrier(state, id);
     return applied < 0 ? MOSQ_ERR_INVAL : MOSQ_ERR_SUCCESS;
 }
 
@@ -368,7 +418,10 @@ static int on_tick(int event, void *event_data, void *userdata)
 {
     (void)event;
     (void)event_data;
-    flush_changes(userdata);
+    struct plugin_state *state = userdata;
+    flush_changes(state);
+    answer_barriers(state);
+    state->turn++;
     return MOSQ_ERR_SUCCESS;
 }
 
@@ -462,6 +515,7 @@ fail:
     tg_revocations_free(state->revocations);
     tg_presence_free(state->presence);
     tg_changes_free(state->changes);
+    free(state->barriers);
     free(state->gateways);
     free(state->gateway_username);
     free(state->revocation_file);
@@ -484,6 +538,7 @@ int mosquitto_plugin_cleanup(void *userdata, struct mosquitto_opt *options, int 
     tg_revocations_free(state->revocations);
     tg_presence_free(state->presence);
     tg_changes_free(state->changes);
+    free(state->barriers);
     free(state->gateways);
     free(state->gateway_username);
     free(state->revocation_file);

@@ -85,5 +85,28 @@ struct FanOutTests {
         let answer = PluginFeatures(payload: Array(#"{"features":["fanOut"],"nonce":"a1b2c3"}"#.utf8))
         #expect(answer?.fanOut == true && answer?.nonce == "a1b2c3")
         #expect(PluginFeatures(payload: Array(#"{"connected":"dev-a"}"#.utf8)) == nil)
+        let current = PluginFeatures(payload: Array(#"{"features":["fanOut","routed"],"nonce":"n"}"#.utf8))
+        #expect(current?.routed == true && answer?.routed == false)
+    }
+
+    static func barrier(_ json: String) -> String? {
+        var id = [CChar](repeating: 0, count: 65)
+        let found = Array(json.utf8).withUnsafeBytes { tg_control_barrier_id($0.baseAddress, $0.count, &id, id.count) }
+        return found ? String(decoding: id.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : nil
+    }
+
+    @Test(
+        "A routing barrier is read with its ID, answered as the gateway reads it; IDs that could not be echoed are ignored"
+    )
+    func barriers() {
+        #expect(Self.barrier(String(decoding: MQTTControlMessage.barrier(id: "a1b2x7"), as: UTF8.self)) == "a1b2x7")
+        #expect(Self.barrier(#"{"commands":[{"command":"barrier"}]}"#) == nil)
+        #expect(Self.barrier(#"{"commands":[{"command":"barrier","id":"a\"}"}]}"#) == nil)
+        #expect(
+            Self.barrier(#"{"commands":[{"command":"barrier","id":"\#(String(repeating: "b", count: 65))"}]}"#) == nil)
+        #expect(Self.barrier(#"{"commands":[{"command":"features","nonce":"n"}]}"#) == nil)
+        #expect(RoutingReceipt(payload: Array(#"{"routed":"a1b2x7"}"#.utf8))?.id == "a1b2x7")
+        #expect(RoutingReceipt(payload: Array(#"{"features":["fanOut"],"nonce":"n"}"#.utf8)) == nil)
+        #expect(PluginFeatures(payload: Array(#"{"routed":"a1b2x7"}"#.utf8)) == nil)
     }
 }

@@ -130,6 +130,14 @@ bool tg_control_asks_presence(const void *payload, size_t payload_len);
 #define TG_MAX_NONCE 64
 bool tg_control_features_nonce(const void *payload, size_t payload_len, char *nonce, size_t capacity);
 
+/* True when a control message holds {"command":"barrier","id":"<id>"} (the id as a features
+ * nonce, copied to `id`): the gateway asks to be told once every fan-out it sent before is routed
+ * into its devices' sessions. The broker acknowledges a fan-out when its copies are queued for
+ * its next loop turn; the plugin answers {"routed":"<id>"} on the presence topic at the end of
+ * the turn after the one that read the barrier, when that turn's start has routed them. A
+ * broker stopped cleanly after that saves them with the sessions. */
+bool tg_control_barrier_id(const void *payload, size_t payload_len, char *id, size_t capacity);
+
 /* A fan-out from the gateway on $CONTROL/topicgate/v1/fanout: one payload for many device
  * topics, which the plugin publishes inside the broker (one PUBLISH from the gateway for many
  * devices, where publishing to each device costs the gateway and the broker a packet and a

@@ -30,8 +30,10 @@ final class BrokerLink: Service {
     /// How long a publication may wait for its PUBACK.
     let acknowledgementTimeout: Duration = .seconds(10)
     /// What the plugin was asked on this connection, and whether it answered that it takes
-    /// fan-outs: nil nonce while disconnected.
-    private let pluginFeatures = Mutex<(nonce: String?, fanOut: Bool)>((nil, false))
+    /// fan-outs and answers routing barriers: nil nonce while disconnected.
+    private let pluginFeatures = Mutex<(nonce: String?, fanOut: Bool, routed: Bool)>((nil, false, false))
+    /// When fan-outs are routed into their devices' sessions (settled only then).
+    let routing: RoutingBarrier
 
     init(
         address: BrokerAddress, configuration: PushConfiguration, signer: MQTTCredentialSigner,
@@ -57,6 +59,9 @@ final class BrokerLink: Service {
             link.tlsKeyFile = tls.privateKey
         }
         let client = try MQTTClient(configuration: link)
+        routing = RoutingBarrier(timeout: acknowledgementTimeout, connection: { client.disconnections }) { id in
+            (try? client.startPublishing(MQTTControlMessage.topic, payload: MQTTControlMessage.barrier(id: id))) != nil
+        }
         self.address = address
         self.client = client
         self.maximumPacketSize = configuration.maximumPacketSize
@@ -85,6 +90,13 @@ final class BrokerLink: Service {
                 group.addTask { await self.connectUntilAccepted() }
                 group.addTask { await self.watchConnection() }
                 group.addTask { await self.forwardStates() }
+                group.addTask {
+                    // A barrier unanswered in time (a reply lost without the connection).
+                    while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                        try? await Task.sleep(for: .seconds(1))
+                        self.routing.expire()
+                    }
+                }
             }
         } onCancelOrGracefulShutdown: {
             self.client.shutdown()
@@ -110,7 +122,9 @@ final class BrokerLink: Service {
             switch event {
             case .connected:
                 logger.info("Connected to the broker")
-                pluginFeatures.withLock { $0 = (Secrets.randomHex(bytes: 8), false) }
+                let nonce = Secrets.randomHex(bytes: 8)
+                pluginFeatures.withLock { $0 = (nonce, false, false) }
+                routing.connected(prefix: nonce)
                 await resendRevocations()
                 await subscribeToStates()
                 onConnected()
@@ -119,7 +133,8 @@ final class BrokerLink: Service {
             case .refused(let error):
                 logger.error("The broker refused the gateway's credentials", metadata: ["error": "\(error)"])
             case .disconnected(let expected):
-                pluginFeatures.withLock { $0 = (nil, false) }
+                pluginFeatures.withLock { $0 = (nil, false, false) }
+                routing.disconnected()
                 if !expected { logger.warning("Lost the broker connection; reconnecting") }
             }
         }
@@ -156,6 +171,8 @@ final class BrokerLink: Service {
             if message.topic == PresenceReport.topic || message.topic == PresenceReport.changesTopic {
                 if let report = PresenceReport(payload: message.payload) {
                     presence.record(report, broker: address.name, at: time.now())
+                } else if let receipt = RoutingReceipt(payload: message.payload) {
+                    routing.answered(receipt.id)
                 } else if let features = PluginFeatures(payload: message.payload) {
                     learn(features)
                 }
@@ -172,9 +189,14 @@ final class BrokerLink: Service {
         let answered = pluginFeatures.withLock { state -> Bool in
             guard state.nonce == features.nonce else { return false }
             state.fanOut = features.fanOut
+            state.routed = features.routed
             return true
         }
-        if answered { logger.info("The broker's plugin answered", metadata: ["fanOut": "\(features.fanOut)"]) }
+        if answered {
+            logger.info(
+                "The broker's plugin answered",
+                metadata: ["fanOut": "\(features.fanOut)", "routed": "\(features.routed)"])
+        }
     }
 
     private func resendRevocations() async {
@@ -191,9 +213,15 @@ final class BrokerLink: Service {
     }
 
     /// Hands every publication to libmosquitto in order, each alone or in fan-outs
-    /// (`PublicationPlan`); the pending outcome awaits their acknowledgements.
+    /// (`PublicationPlan`); the pending outcome awaits their acknowledgements and, for fan-outs
+    /// to a plugin that answers routing barriers, their routing into the devices' sessions
+    /// (`RoutingBarrier`): a fan-out acknowledged but not yet routed when the connection ends
+    /// waits for its broker (`.brokerUnavailable`) and goes to it again.
     func start(_ publications: [DevicePublication]) -> PendingDelivery {
-        let plan = PublicationPlan(publications, fanOut: fansOut, maximumPacketSize: maximumPacketSize)
+        let (fanOut, routed) = pluginFeatures.withLock { ($0.fanOut, $0.routed) }
+        let plan = PublicationPlan(
+            publications, fanOut: fanOut && client.isConnected, maximumPacketSize: maximumPacketSize)
+        var confirmsRouting = false
         var failed: [Int: DeliveryFailure] = [:]
         var started: [(indices: [Int], publication: MQTTPublication)] = []
         for step in plan.steps {
@@ -214,6 +242,7 @@ final class BrokerLink: Service {
                     payload: publications[indices[0]].payload, topics: indices.map { publications[$0].topic })
                 do {
                     started.append((indices, try client.startPublishing(MQTTFanOut.topic, payload: fanOut.bytes)))
+                    confirmsRouting = confirmsRouting || routed
                 } catch {
                     for index in indices { failed[index] = .unacknowledged }
                 }
@@ -221,6 +250,10 @@ final class BrokerLink: Service {
         }
         let client = self.client
         let timeout = acknowledgementTimeout
+        let routing = confirmsRouting ? self.routing : nil
+        // The connection they go out on: acknowledged on a later one (libmosquitto sent them
+        // again to a restarted broker), what the first had was lost.
+        let connection = client.disconnections
         return PendingDelivery { [failed, started] done in
             // One deadline for the whole batch (a timer per publication was a sixth of the
             // gateway's time in a large fan-out).
@@ -229,7 +262,22 @@ final class BrokerLink: Service {
                 for position in positions {
                     for index in started[position].indices { failures[index] = .unacknowledged }
                 }
-                done(failures)
+                guard let routing, positions.count < started.count else { return done(failures) }
+                routing.afterRouting(connection: connection) { [failures] outcome in
+                    var failures = failures
+                    let failure: DeliveryFailure? =
+                        switch outcome {
+                        case .routed: nil
+                        case .lost: .brokerUnavailable
+                        case .timedOut: .unacknowledged
+                        }
+                    if let failure {
+                        for (position, step) in started.enumerated() where !positions.contains(position) {
+                            for index in step.indices { failures[index] = failure }
+                        }
+                    }
+                    done(failures)
+                }
             }
         }
     }
