@@ -90,6 +90,9 @@ public final class MQTTClient: @unchecked Sendable {
         try MQTTError.check(mosquitto_threaded_set(handle, true), "mark the client threaded")
         try MQTTError.check(
             mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311), "set protocol version")
+        // Small packets go out at once: a PUBACK, or a routing barrier behind a fan-out, held by
+        // Nagle's algorithm until the broker's delayed ACK (40 ms) would stall what follows.
+        try MQTTError.check(mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1), "set TCP_NODELAY")
         if configuration.usesTLS {
             try MQTTError.check(
                 mosquitto_tls_set(

@@ -40,14 +40,15 @@ struct BrokerFleet: DeviceLink {
         let pending = Dictionary(grouping: publications.indices, by: { publications[$0].broker }).map {
             name, indices in start(publications, indices, on: name)
         }
-        return PendingDelivery(awaiting: {
-            await withTaskGroup(of: [Int: DeliveryFailure].self) { group in
-                for broker in pending { group.addTask { await broker.failures() } }
-                var all: [Int: DeliveryFailure] = [:]
-                for await failures in group { all.merge(failures) { first, _ in first } }
-                return all
-            }
-        })
+        return PendingDelivery(
+            awaiting: {
+                await withTaskGroup(of: [Int: DeliveryFailure].self) { group in
+                    for broker in pending { group.addTask { await broker.failures() } }
+                    var all: [Int: DeliveryFailure] = [:]
+                    for await failures in group { all.merge(failures) { first, _ in first } }
+                    return all
+                }
+            }, whenRouted: PendingDelivery.allRouted(pending.map(\.whenRouted)))
     }
 
     /// The publications at `indices` (nil: all), handed to broker `name`: their failures, by
@@ -59,7 +60,7 @@ struct BrokerFleet: DeviceLink {
                     uniqueKeysWithValues: (indices ?? Array(publications.indices)).map { ($0, .brokerUnavailable) }))
         }
         let pending = link.start(indices.map { $0.map { publications[$0] } } ?? publications)
-        return PendingDelivery { done in
+        return PendingDelivery(whenSettled: { done in
             pending.whenSettled { failures in
                 // Unacknowledged because the connection dropped: the broker is down, not stalled.
                 let down = !link.isReady
@@ -72,7 +73,7 @@ struct BrokerFleet: DeviceLink {
                             )
                         }))
             }
-        }
+        }, whenRouted: pending.whenRouted)
     }
 
     func revoke(_ installations: [Installation]) async {

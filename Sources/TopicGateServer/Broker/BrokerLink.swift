@@ -213,10 +213,10 @@ final class BrokerLink: Service {
     }
 
     /// Hands every publication to libmosquitto in order, each alone or in fan-outs
-    /// (`PublicationPlan`); the pending outcome awaits their acknowledgements and, for fan-outs
+    /// (`PublicationPlan`); the pending outcome awaits their acknowledgements, then, for fan-outs
     /// to a plugin that answers routing barriers, their routing into the devices' sessions
-    /// (`RoutingBarrier`): a fan-out acknowledged but not yet routed when the connection ends
-    /// waits for its broker (`.brokerUnavailable`) and goes to it again.
+    /// (`RoutingBarrier`, `PendingDelivery.whenRouted`): false when the connection ended first
+    /// (the broker may have stopped before routing them) or the answer did not come.
     func start(_ publications: [DevicePublication]) -> PendingDelivery {
         let (fanOut, routed) = pluginFeatures.withLock { ($0.fanOut, $0.routed) }
         let plan = PublicationPlan(
@@ -254,7 +254,8 @@ final class BrokerLink: Service {
         // The connection they go out on: acknowledged on a later one (libmosquitto sent them
         // again to a restarted broker), what the first had was lost.
         let connection = client.disconnections
-        return PendingDelivery { [failed, started] done in
+        let routingOutcome = PendingDelivery.RoutingOutcome()
+        return PendingDelivery(whenSettled: { [failed, started] done in
             // One deadline for the whole batch (a timer per publication was a sixth of the
             // gateway's time in a large fan-out).
             client.whenAcknowledged(started.map(\.publication), timeout: timeout) { positions in
@@ -262,24 +263,16 @@ final class BrokerLink: Service {
                 for position in positions {
                     for index in started[position].indices { failures[index] = .unacknowledged }
                 }
-                guard let routing, positions.count < started.count else { return done(failures) }
-                routing.afterRouting(connection: connection) { [failures] outcome in
-                    var failures = failures
-                    let failure: DeliveryFailure? =
-                        switch outcome {
-                        case .routed: nil
-                        case .lost: .brokerUnavailable
-                        case .timedOut: .unacknowledged
-                        }
-                    if let failure {
-                        for (position, step) in started.enumerated() where !positions.contains(position) {
-                            for index in step.indices { failures[index] = failure }
-                        }
+                if let routing, positions.count < started.count {
+                    routing.afterRouting(connection: connection) { outcome in
+                        routingOutcome.resolve(outcome == .routed)
                     }
-                    done(failures)
+                } else {
+                    routingOutcome.resolve(true)
                 }
+                done(failures)
             }
-        }
+        }, whenRouted: routingOutcome.whenRouted)
     }
 
     func revoke(_ installations: [Installation]) async {

@@ -10,6 +10,10 @@ import TopicGateStore
 /// once, while the delivery service goes on publishing. Done inline, these writes made every next publish (and every request's write,
 /// queued behind them for the disk) wait for their commit.
 ///
+/// A delivered message is settled only once its publications are routed into their devices'
+/// sessions (`PendingDelivery.whenRouted`): one that was not (its broker's connection dropped
+/// first) is released instead, and this gateway's next outbox claim delivers it again.
+///
 /// Until its settlement is written a delivered message stays reserved in `FreshPushes`, so the
 /// outbox claims of this gateway never take it again; after a crash before the settlement it is
 /// delivered once more on recovery (at least once, as before: payloads carry `pushMessageID`).
@@ -19,9 +23,13 @@ final class DeliverySettlement: Service, Sendable {
         var commands = SettledCommands()
         /// What is being written now.
         var writing: Set<PushMessageID> = []
+        /// Acknowledged, waiting to be routed.
+        var routing: Set<PushMessageID> = []
     }
 
     let store: any OutboxStore
+    /// Wakes the delivery service to read the outbox again (messages released for redelivery).
+    let redeliver: @Sendable () -> Void
     let completion: any PushCompletion
     let fresh: FreshPushes
     let time: TimeSource
@@ -33,9 +41,10 @@ final class DeliverySettlement: Service, Sendable {
 
     init(
         store: any OutboxStore, completion: any PushCompletion, fresh: FreshPushes, time: TimeSource, logger: Logger,
-        gather: Duration = .milliseconds(10)
+        gather: Duration = .milliseconds(10), redeliver: @escaping @Sendable () -> Void = {}
     ) {
         self.store = store
+        self.redeliver = redeliver
         self.completion = completion
         self.fresh = fresh
         self.time = time
@@ -43,20 +52,41 @@ final class DeliverySettlement: Service, Sendable {
         self.gather = gather
     }
 
-    /// `messages` were delivered (and `commands`, by app, with them): they are settled soon.
-    func settle(messages: [PushMessageID], commands: SettledCommands) {
+    /// `messages` were delivered (and `commands`, by app, with them): they are settled soon,
+    /// once `routed` says their publications are in the devices' sessions; when it says they
+    /// may not be, they are released for another delivery.
+    func settle(
+        messages: [PushMessageID], commands: SettledCommands,
+        once routed: PendingDelivery.Routed = PendingDelivery.alreadyRouted
+    ) {
         guard !messages.isEmpty || !commands.isEmpty else { return }
         fresh.reserve(ids: messages)
-        state.withLock { state in
-            state.messages.formUnion(messages)
-            state.commands.merge(commands)
+        state.withLock { state in state.routing.formUnion(messages) }
+        routed { [self] routed in
+            state.withLock { state in
+                state.routing.subtract(messages)
+                if routed {
+                    state.messages.formUnion(messages)
+                    state.commands.merge(commands)
+                }
+            }
+            if routed {
+                wakeup.signal()
+            } else {
+                logger.notice(
+                    "Pushes a broker acknowledged may not have reached their sessions; delivering them again",
+                    metadata: ["messages": "\(messages.count)"])
+                fresh.release(messages)
+                redeliver()
+            }
         }
-        wakeup.signal()
     }
 
     /// Whether `id` waits for its settlement (then it must stay reserved).
     func holds(_ id: PushMessageID) -> Bool {
-        state.withLock { state in state.writing.contains(id) || state.messages.contains(id) }
+        state.withLock { state in
+            state.writing.contains(id) || state.messages.contains(id) || state.routing.contains(id)
+        }
     }
 
     /// Writes what waits: the completions of the commands, then the messages leave the outbox;

@@ -78,7 +78,8 @@ struct PushDeliveryService: Service {
         self.outboxLease = outboxLease
         self.presence = presence
         settlement = DeliverySettlement(
-            store: store, completion: completion, fresh: fresh, time: time, logger: logger)
+            store: store, completion: completion, fresh: fresh, time: time, logger: logger,
+            redeliver: { [wakeup] in wakeup.signal() })
     }
 
     func run() async throws {
@@ -310,7 +311,8 @@ struct PushDeliveryService: Service {
         try await store.postponeMessages(ids: waiting.map { batch[$0].id }, until: now + brokerRetry)
         let commands = SettledCommands(
             of: batch, settled: delivered, publishedTo: acknowledged.subtracting(refused.keys))
-        settlement.settle(messages: delivered.map { batch[$0].id }, commands: commands)
+        settlement.settle(
+            messages: delivered.map { batch[$0].id }, commands: commands, once: started.pending.whenRouted)
         guard failed.isEmpty else {
             let giveUp = failed.filter { alone && batch[$0].attempts + 1 >= deadLetterAfter }
             try await store.recordFailedAttempt(ids: failed.subtracting(giveUp).map { batch[$0].id })
@@ -344,7 +346,8 @@ struct PushDeliveryService: Service {
                 fresh.handOver(
                     StartedBatch(
                         messages: started.messages, publications: started.publications, owners: started.owners,
-                        targets: started.targets, pending: .settled(failures)))
+                        targets: started.targets,
+                        pending: .settled(failures, whenRouted: started.pending.whenRouted)))
                 wakeup.signal()
                 return
             }
@@ -352,7 +355,8 @@ struct PushDeliveryService: Service {
             settlement.settle(
                 messages: started.messages.map(\.id),
                 commands: SettledCommands(
-                    of: started.messages, settled: started.messages.indices, publishedTo: Set(started.owners)))
+                    of: started.messages, settled: started.messages.indices, publishedTo: Set(started.owners)),
+                once: started.pending.whenRouted)
             release(started.messages)
         }
     }
