@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
+import Logging
 import ProcessSupport
 import TopicGateCore
 import TopicGateServer
@@ -98,7 +99,10 @@ struct ServeCommand: AsyncParsableCommand {
         }
         // Flushed now, so the credentials show at once even when piped to a file or `tee`.
         fflush(nil)
-        let application = try await buildApplication(configuration: configuration, store: store)
-        try await application.runService()
+        let drain = GatewayDrain()
+        let application = try await buildApplication(configuration: configuration, store: store, drain: drain)
+        var logger = Logger(label: "topicgate")
+        logger.logLevel = configuration.logLevel
+        try await GatewayShutdown.run(application, drain: drain, drainTime: configuration.drainTime, logger: logger)
     }
 }

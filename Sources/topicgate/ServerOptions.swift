@@ -75,6 +75,13 @@ struct ServerOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
+            "Seconds SIGTERM lets the gateway serve on while /ready answers 503, so that a load balancer checking "
+                + "/ready takes it out first; SIGINT stops at once (env TOPICGATE_DRAIN_TIME; default 0).",
+            valueName: "seconds"))
+    var drainTime: String?
+
+    @Option(
+        help: ArgumentHelp(
             "Seconds an API connection may stay open with no request (a WebSocket one: before its first byte), or off "
                 + "(env TOPICGATE_IDLE_TIMEOUT; default 60).",
             valueName: "seconds"))
@@ -195,6 +202,12 @@ struct ServerOptions: ParsableArguments {
         }
         func count(_ flag: String?, _ variable: String, _ current: Int?) throws -> Int? {
             try Self.countOrOff(flag ?? environment[variable], variable: variable, current: current)
+        }
+        if let text = drainTime ?? environment["TOPICGATE_DRAIN_TIME"] {
+            guard let seconds = Int(text), (0...300).contains(seconds) else {
+                throw ValidationError("The drain time is 0 to 300 seconds, not '\(text)' (TOPICGATE_DRAIN_TIME).")
+            }
+            configuration.drainTime = .seconds(seconds)
         }
         configuration.idleTimeout = try count(idleTimeout, "TOPICGATE_IDLE_TIMEOUT", 60).map { .seconds($0) }
         configuration.readTimeout = try count(readTimeout, "TOPICGATE_READ_TIMEOUT", 30).map { .seconds($0) }

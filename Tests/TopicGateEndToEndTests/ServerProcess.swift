@@ -130,6 +130,9 @@ final class ServerProcess: KiiAPI, @unchecked Sendable {
 
     var isRunning: Bool { process?.isRunning ?? false }
 
+    /// Sends `signal` without waiting for the process to end.
+    func send(signal: Int32) { process?.send(signal) }
+
     /// True when the server ended because one of its ports was taken before it could bind it.
     var lostItsPort: Bool {
         !isRunning

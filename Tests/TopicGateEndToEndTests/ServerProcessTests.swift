@@ -111,6 +111,36 @@ struct ServerProcessTests {
         #expect(kill(second, 0) != 0)
     }
 
+    @Test("SIGTERM with --drain-time: /ready answers 503 draining while requests are still served, then it stops")
+    func drainsOnSigterm() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-drain-\(UUID().uuidString)")
+            .path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = ServerProcess(dataDirectory: directory, arguments: ["--drain-time", "3", "--broker", "none"])
+        try await server.start()
+        #expect(try await server.call(.get, "/ready").status == .ok)
+        let sent = ContinuousClock.now
+        server.send(signal: SIGTERM)
+        #expect(try await eventually { try await server.call(.get, "/ready").status == .serviceUnavailable })
+        let ready = try await server.call(.get, "/ready")
+        #expect(
+            ready.object["status"]?.stringValue == "draining" && ready.object["errorCode"]?.stringValue == "NOT_READY")
+        // Still serving: a sign-up works during the drain.
+        #expect(
+            try await server.call(.post, "\(server.app)/users", contentType: "application/json", body: "{}").status
+                == .created)
+        #expect(server.isRunning)
+        #expect(try await server.stop(signal: SIGTERM) == 0, "a second SIGTERM stops it at once")
+        #expect(ContinuousClock.now - sent < .seconds(3))
+
+        // Without a second signal it stops by itself once the drain is over.
+        try await server.start()
+        let again = ContinuousClock.now
+        server.send(signal: SIGTERM)
+        #expect(try await eventually(timeout: .seconds(15)) { !server.isRunning })
+        #expect(ContinuousClock.now - again >= .seconds(3))
+    }
+
     @Test("serve refuses an MQTT secret file that group or others can read, and says how to fix it")
     func looseSecretRefused() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-loose-\(UUID().uuidString)")

@@ -29,9 +29,10 @@ public func openStore(configuration: ServerConfiguration) async throws -> any St
 /// pipeline (started in that order, stopped in reverse, the HTTP server last up and first
 /// down). The executable and the tests both call this, with values, never environment.
 /// `dispatcher` replaces the push pipeline (the router tests record sends with one of their own).
+/// `drain`: set while the gateway drains before a stop (`GatewayShutdown`); `/ready` says so.
 public func buildApplication(
     configuration: ServerConfiguration, store: any Store, dispatcher: (any PushDispatcher)? = nil,
-    time: TimeSource = .system
+    time: TimeSource = .system, drain: GatewayDrain = GatewayDrain()
 ) async throws -> some ApplicationProtocol {
     var logger = Logger(label: "topicgate", metadataProvider: RequestID.metadataProvider)
     logger.logLevel = configuration.logLevel
@@ -109,7 +110,7 @@ public func buildApplication(
             total: configuration.maximumConnections, perAddress: configuration.maximumConnectionsPerAddress),
         readTimeout: configuration.readTimeout.map { .nanoseconds(Int64($0.nanoseconds)) })
     return Application(
-        router: buildRouter(environment: environment),
+        router: buildRouter(environment: environment, drain: drain),
         server: try configuration.tls.map { try .tls(channel, tlsConfiguration: $0.serverConfiguration()) } ?? channel,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "TopicGate"),
         services: services,
@@ -120,7 +121,9 @@ public func buildApplication(
 /// then the app's routes under `/api/apps/{appID}` and `/thing-if/apps/{appID}`, where
 /// `CallerMiddleware` puts the caller in the context, and the login routes, whose caller is
 /// always anonymous.
-func buildRouter(environment: ServerEnvironment) -> Router<TopicGateRequestContext> {
+func buildRouter(environment: ServerEnvironment, drain: GatewayDrain = GatewayDrain()) -> Router<
+    TopicGateRequestContext
+> {
     typealias Context = TopicGateRequestContext
     let router = Router(context: Context.self)
     router.add(middleware: RequestTracingMiddleware(metrics: environment.metrics))
@@ -130,7 +133,7 @@ func buildRouter(environment: ServerEnvironment) -> Router<TopicGateRequestConte
     let location = environment.location
 
     let operations = OperationsService(store: environment.store)
-    HealthController(operations: operations, link: environment.brokerLink).addRoutes(to: router)
+    HealthController(operations: operations, link: environment.brokerLink, drain: drain).addRoutes(to: router)
     MetricsController(
         metrics: environment.metrics, counted: ScrapeCounts(store: environment.store), link: environment.brokerLink,
         token: environment.configuration.metricsToken

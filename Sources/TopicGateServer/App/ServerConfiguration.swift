@@ -36,6 +36,9 @@ public struct ServerConfiguration: Sendable {
     public var crossOrigin: CrossOriginPolicy = .anyOrigin
     /// HTTPS for the API (`--tls-cert`, `--tls-key`); nil serves plain HTTP.
     public var tls: TLSFiles?
+    /// How long SIGTERM lets the gateway serve on while `/ready` answers 503 before it stops
+    /// (`--drain-time`; `GatewayShutdown`).
+    public var drainTime: Duration = .zero
     /// An API connection with no request for this long is closed (`--idle-timeout`).
     public var idleTimeout: Duration? = .seconds(60)
     /// A request must be read whole within this of its first byte (`--read-timeout`).

@@ -60,20 +60,21 @@ struct BrokerFleet: DeviceLink {
                     uniqueKeysWithValues: (indices ?? Array(publications.indices)).map { ($0, .brokerUnavailable) }))
         }
         let pending = link.start(indices.map { $0.map { publications[$0] } } ?? publications)
-        return PendingDelivery(whenSettled: { done in
-            pending.whenSettled { failures in
-                // Unacknowledged because the connection dropped: the broker is down, not stalled.
-                let down = !link.isReady
-                done(
-                    Dictionary(
-                        uniqueKeysWithValues: failures.map { offset, failure in
-                            (
-                                indices?[offset] ?? offset,
-                                down && failure == .unacknowledged ? .brokerUnavailable : failure
-                            )
-                        }))
-            }
-        }, whenRouted: pending.whenRouted)
+        return PendingDelivery(
+            whenSettled: { done in
+                pending.whenSettled { failures in
+                    // Unacknowledged because the connection dropped: the broker is down, not stalled.
+                    let down = !link.isReady
+                    done(
+                        Dictionary(
+                            uniqueKeysWithValues: failures.map { offset, failure in
+                                (
+                                    indices?[offset] ?? offset,
+                                    down && failure == .unacknowledged ? .brokerUnavailable : failure
+                                )
+                            }))
+                }
+            }, whenRouted: pending.whenRouted)
     }
 
     func revoke(_ installations: [Installation]) async {

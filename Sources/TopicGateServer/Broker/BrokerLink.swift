@@ -255,24 +255,25 @@ final class BrokerLink: Service {
         // again to a restarted broker), what the first had was lost.
         let connection = client.disconnections
         let routingOutcome = PendingDelivery.RoutingOutcome()
-        return PendingDelivery(whenSettled: { [failed, started] done in
-            // One deadline for the whole batch (a timer per publication was a sixth of the
-            // gateway's time in a large fan-out).
-            client.whenAcknowledged(started.map(\.publication), timeout: timeout) { positions in
-                var failures = failed
-                for position in positions {
-                    for index in started[position].indices { failures[index] = .unacknowledged }
-                }
-                if let routing, positions.count < started.count {
-                    routing.afterRouting(connection: connection) { outcome in
-                        routingOutcome.resolve(outcome == .routed)
+        return PendingDelivery(
+            whenSettled: { [failed, started] done in
+                // One deadline for the whole batch (a timer per publication was a sixth of the
+                // gateway's time in a large fan-out).
+                client.whenAcknowledged(started.map(\.publication), timeout: timeout) { positions in
+                    var failures = failed
+                    for position in positions {
+                        for index in started[position].indices { failures[index] = .unacknowledged }
                     }
-                } else {
-                    routingOutcome.resolve(true)
+                    if let routing, positions.count < started.count {
+                        routing.afterRouting(connection: connection) { outcome in
+                            routingOutcome.resolve(outcome == .routed)
+                        }
+                    } else {
+                        routingOutcome.resolve(true)
+                    }
+                    done(failures)
                 }
-                done(failures)
-            }
-        }, whenRouted: routingOutcome.whenRouted)
+            }, whenRouted: routingOutcome.whenRouted)
     }
 
     func revoke(_ installations: [Installation]) async {

@@ -2,12 +2,15 @@ import Hummingbird
 import TopicGateCore
 import TopicGateStore
 
-/// `GET /health` (the process answers) and `GET /ready` (the database answers and, with push
-/// on, the gateway is connected to the broker): for load balancers, Compose and Kubernetes.
+/// `GET /health` (the process answers) and `GET /ready` (the database answers, with push on the
+/// gateway is connected to the broker, and it is not draining before a stop): for load
+/// balancers, Compose and Kubernetes.
 struct HealthController<Context: RequestContext>: Sendable {
     let operations: OperationsService
     /// The gateway's broker link; nil when push is off.
     let link: (any DeviceLink)?
+    /// Set from SIGTERM until the stop (`GatewayShutdown`).
+    let drain: GatewayDrain
 
     func addRoutes(to router: Router<Context>) {
         router.get("health") { _, _ in
@@ -26,10 +29,15 @@ struct HealthController<Context: RequestContext>: Sendable {
             if let connections = link?.brokerConnections, !connections.isEmpty {
                 body["brokers"] = .object(connections.mapValues { .string($0 ? "connected" : "disconnected") })
             }
-            guard database && broker else {
+            let draining = drain.isDraining
+            guard database && broker && !draining else {
                 body["errorCode"] = .string("NOT_READY")
+                if draining { body["status"] = .string("draining") }
                 body["message"] = .string(
-                    !database ? "The database does not answer." : "The gateway is not connected to the MQTT broker.")
+                    draining
+                        ? "The gateway is stopping: it answers the requests it gets until then, but takes no new ones."
+                        : !database
+                            ? "The database does not answer." : "The gateway is not connected to the MQTT broker.")
                 return JSONResponse.make(status: .serviceUnavailable, body: .object(body))
             }
             body["status"] = .string("ready")
