@@ -50,7 +50,7 @@ struct BrokerPrivilegeTests {
         }
 
         let world = try await PushWorld.started(embedded: true, directory: directory)
-        let first = try await brokerPID(directory)
+        let first = try await world.embeddedBrokerPID()
         #expect(try uid(of: first) == mosquitto.pw_uid, "the broker runs as mosquitto")
         let config = try String(contentsOfFile: broker + "/mosquitto.conf", encoding: .utf8)
         #expect(config.contains("\nuser mosquitto\n") && !config.contains("user root"), "\(config)")
@@ -82,7 +82,7 @@ struct BrokerPrivilegeTests {
         defer { victims.remove() }
         let world = try await PushWorld.started(embedded: true)
         let broker = world.directory + "/broker"
-        let first = try await brokerPID(world.directory)
+        let first = try await world.embeddedBrokerPID()
         #expect(try uid(of: first) == mosquitto.pw_uid)
         // As mosquitto: every way to change what root reads or appends to is refused.
         for script in [
@@ -106,7 +106,7 @@ struct BrokerPrivilegeTests {
         var second = first
         for _ in 0..<200 where second == first || kill(second, 0) != 0 {
             try await Task.sleep(for: .milliseconds(50))
-            second = (try? await brokerPID(world.directory)) ?? first
+            second = (try? await world.embeddedBrokerPID()) ?? first
         }
         #expect(second != first, "the gateway restarted its broker")
         #expect(try uid(of: second) == mosquitto.pw_uid, "the restarted broker runs as mosquitto")
@@ -169,18 +169,6 @@ struct BrokerPrivilegeTests {
         let process = try ChildProcess.spawn(
             executable: "/usr/sbin/runuser", arguments: ["-u", "mosquitto", "--", "/bin/sh", "-c", script])
         return await process.exit()
-    }
-
-    func brokerPID(_ directory: String) async throws -> pid_t {
-        for _ in 0..<100 {
-            if let text = try? String(contentsOfFile: directory + "/broker/state/mosquitto.pid", encoding: .utf8),
-                let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), kill(pid, 0) == 0
-            {
-                return pid
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        throw TestFailure("no running broker's pid file in \(directory)/broker/state")
     }
 
     /// The effective uid of process `pid`.

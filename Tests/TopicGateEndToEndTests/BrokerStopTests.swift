@@ -40,7 +40,6 @@ struct BrokerStopTests {
                     let reply = try await world.send(topic, token: token, message: "\(sender)-\(count)")
                     if reply.status == .created, let id = reply.object["pushMessageID"]?.stringValue {
                         tally.accepted.withLock { _ = $0.insert(id) }
-                        tally.when.withLock { $0[id] = ContinuousClock.now }
                     } else {
                         Issue.record("a send was answered \(reply.status)")
                     }
@@ -50,14 +49,12 @@ struct BrokerStopTests {
                 }
             }
         }
-        let begin = ContinuousClock.now
         for _ in 0..<2 {
             try await Task.sleep(for: .seconds(2))
-            let broker = try await brokerPID(world.directory)
+            let broker = try await world.embeddedBrokerPID()
             kill(broker, SIGTERM)
-            print("SIGTERM at", ContinuousClock.now - begin)
             // The gateway starts it again; sends go on meanwhile (into the outbox).
-            #expect(try await eventually(timeout: .seconds(30)) { (try? await brokerPID(world.directory)) != broker })
+            #expect(try await eventually(timeout: .seconds(30)) { (try? await world.embeddedBrokerPID()) != broker })
         }
         try await Task.sleep(for: .seconds(2))
         tally.sending.withLock { $0 = false }
@@ -66,33 +63,14 @@ struct BrokerStopTests {
         #expect(sent.count > 300, "the load was real: \(sent.count) sends")
 
         var away: [(MQTTClient, ReceivedMessages)] = []
-        for endpoint in endpoints.suffix(3) {
-            let device = try world.device(endpoint, cleanSession: false)
-            let received = ReceivedMessages(device)
-            try await device.connect(timeout: .seconds(10))
-            try await device.subscribe(endpoint.topic)
-            away.append((device, received))
+        for endpoint in endpoints.suffix(3) { away.append(try await world.returningDevice(endpoint)) }
+        let devices = (connected + away).enumerated().map { index, device in
+            (name: "device \(index) (\(index < 3 ? "connected" : "away"))", client: device.0, received: device.1)
         }
-        var lost = 0
-        var duplicates = 0
-        // One deadline for all: what is missing then is lost.
-        let deadline = ContinuousClock.now + .seconds(45)
-        for (index, (device, received)) in (connected + away).enumerated() {
-            var ids: [String] = []
-            repeat {
-                ids = received.all.compactMap { $0.object["pushMessageID"]?.stringValue }
-                if sent.isSubset(of: Set(ids)) { break }
-                try await Task.sleep(for: .milliseconds(100))
-            } while ContinuousClock.now < deadline
-            let missing = sent.subtracting(ids)
-            #expect(missing.count == 0, "device \(index) (\(index < 3 ? "connected" : "away")) lost \(missing.count)")
-            lost += missing.count
-            let times = tally.when.withLock { when in missing.compactMap { when[$0] }.map { $0 - begin }.sorted() }
-            if !times.isEmpty { print("device \(index) missing sent at", times.first!, "...", times.last!) }
-            duplicates += ids.count - Set(ids).count
-            device.shutdown()
-        }
-        print("BrokerStopTests: \(sent.count) sends to 6 devices, 2 SIGTERMs: \(lost) lost, \(duplicates) duplicates")
+        let count = try await DeliveryCount.check(devices, sent: sent)
+        print(
+            "BrokerStopTests: \(sent.count) sends to 6 devices, 2 SIGTERMs: \(count.lost) lost, \(count.duplicates) "
+                + "duplicates")
         try await world.stop()
     }
 
@@ -100,18 +78,5 @@ struct BrokerStopTests {
     final class Tally: Sendable {
         let accepted = Mutex<Set<String>>([])
         let sending = Mutex(true)
-        let when = Mutex<[String: ContinuousClock.Instant]>([:])
-    }
-
-    func brokerPID(_ directory: String) async throws -> pid_t {
-        for _ in 0..<200 {
-            if let text = try? String(contentsOfFile: directory + "/broker/state/mosquitto.pid", encoding: .utf8),
-                let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), kill(pid, 0) == 0
-            {
-                return pid
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        throw TestFailure("no running broker's pid file in \(directory)/broker/state")
     }
 }

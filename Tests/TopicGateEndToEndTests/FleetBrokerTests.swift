@@ -23,8 +23,9 @@ struct FleetBrokerTests {
         }
     }
 
-    /// Runs `body` with a new fleet, and stops everything afterwards, whether it threw or not.
-    static func withFleet(_ body: (Fleet) async throws -> Void) async throws {
+    /// Runs `body` with a new fleet (its gateways with `more` flags), and stops everything
+    /// afterwards, whether it threw or not.
+    static func withFleet(_ more: [String] = [], _ body: (Fleet) async throws -> Void) async throws {
         let url = try await TestPostgres.shared.newDatabase()
         let one = try BrokerProcess()
         // The second broker shares the first one's secret: any broker verifies any device.
@@ -35,9 +36,10 @@ struct FleetBrokerTests {
         try await one.start()
         try await two.start()
         let brokers = "mqtt://127.0.0.1:\(one.port)?name=one,mqtt://127.0.0.1:\(two.port)?name=two"
-        let arguments = [
-            "--database", url, "--broker", brokers, "--mqtt-secret-file", one.secretFile, "--outbox-lease", "2",
-        ]
+        let arguments =
+            [
+                "--database", url, "--broker", brokers, "--mqtt-secret-file", one.secretFile, "--outbox-lease", "2",
+            ] + more
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-\(UUID().uuidString)").path
         let a = ServerProcess(dataDirectory: base + "-a", arguments: arguments)
         let b = ServerProcess(dataDirectory: base + "-b", arguments: arguments, credentialsOf: a)

@@ -1,7 +1,5 @@
 import Foundation
 import HTTPTypes
-import HummingbirdTesting
-import NIOCore
 import ProcessSupport
 import TestSupport
 import TopicGateCore
@@ -76,18 +74,9 @@ final class LoadBalancer: KiiAPI, @unchecked Sendable {
 
     func execute(
         _ method: HTTPRequest.Method, _ path: String, token: String?, contentType: String?, body: String?,
-        headers extra: HTTPFields
+        headers: HTTPFields
     ) async throws -> APIReply {
-        var headers = extra
-        if let token { headers[.authorization] = "Bearer \(token)" }
-        if let contentType { headers[.contentType] = contentType }
-        let request = TestClient.Request(
-            path, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
-        let response = try await TestClient.withClient(host: "127.0.0.1", port: port) { client in
-            try await client.execute(request)
-        }
-        return APIReply(
-            status: response.head.status, headers: response.head.headerFields,
-            body: response.body.map { Array($0.readableBytesView) } ?? [])
+        try await ServerProcess.execute(
+            port: port, method, path, token: token, contentType: contentType, body: body, headers: headers)
     }
 }

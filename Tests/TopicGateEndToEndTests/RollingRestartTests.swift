@@ -21,27 +21,15 @@ struct RollingRestartTests {
 
     @Test("Gateways, then brokers, restarted one by one with SIGTERM under load: every send answered 201, none lost")
     func rollingRestart() async throws {
-        let url = try await TestPostgres.shared.newDatabase()
-        let one = try BrokerProcess()
-        let secondDirectory = one.directory + "-two"
-        try FileManager.default.createDirectory(atPath: secondDirectory, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: one.secretFile, toPath: secondDirectory + "/mqtt-secret")
-        let two = try BrokerProcess(directory: secondDirectory)
-        try await one.start()
-        try await two.start()
-        let arguments = [
-            "--database", url, "--broker",
-            "mqtt://127.0.0.1:\(one.port)?name=one,mqtt://127.0.0.1:\(two.port)?name=two",
-            "--mqtt-secret-file", one.secretFile, "--outbox-lease", "2", "--drain-time", "1",
-        ]
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("rolling-\(UUID().uuidString)").path
-        let a = ServerProcess(dataDirectory: base + "-a", arguments: arguments)
-        let b = ServerProcess(dataDirectory: base + "-b", arguments: arguments, credentialsOf: a)
-        try await a.start()
-        try await b.start()
+        try await FleetBrokerTests.withFleet(["--drain-time", "1"]) { fleet in
+            try await restartOneByOne(fleet)
+        }
+    }
+
+    func restartOneByOne(_ fleet: FleetBrokerTests.Fleet) async throws {
+        let (a, b, one, two) = (fleet.a, fleet.b, fleet.one, fleet.two)
         let balancer = LoadBalancer([a, b])
         try await balancer.start()
-        defer { Task { await balancer.stop() } }
 
         // A member's four devices, two on each broker: on each, one stays connected and one is
         // away with a persistent session until the restarts are over.
@@ -107,35 +95,14 @@ struct RollingRestartTests {
         #expect(sent.count > 200, "the load was real: \(sent.count) sends")
 
         var away: [(MQTTClient, ReceivedMessages)] = []
-        for endpoint in endpoints.suffix(2) {
-            let device = try balancer.device(endpoint, cleanSession: false)
-            let received = ReceivedMessages(device)
-            try await device.connect(timeout: .seconds(10))
-            try await device.subscribe(endpoint.topic)
-            away.append((device, received))
+        for endpoint in endpoints.suffix(2) { away.append(try await balancer.returningDevice(endpoint)) }
+        let devices = (connected + away).enumerated().map { index, device in
+            (name: "device \(index) (\(index < 2 ? "connected" : "away"))", client: device.0, received: device.1)
         }
-        let deadline = ContinuousClock.now + .seconds(45)
-        var lost = 0
-        var duplicates = 0
-        for (index, (device, received)) in (connected + away).enumerated() {
-            var ids: [String] = []
-            repeat {
-                ids = received.all.compactMap { $0.object["pushMessageID"]?.stringValue }
-                if sent.isSubset(of: Set(ids)) { break }
-                try await Task.sleep(for: .milliseconds(100))
-            } while ContinuousClock.now < deadline
-            let missing = sent.subtracting(ids)
-            #expect(missing.count == 0, "device \(index) (\(index < 2 ? "connected" : "away")) lost \(missing.count)")
-            lost += missing.count
-            duplicates += ids.count - Set(ids).count
-            device.shutdown()
-        }
+        let count = try await DeliveryCount.check(devices, sent: sent)
         print(
             "RollingRestartTests: \(sent.count) sends through HAProxy, 2 gateways and 2 brokers restarted: "
-                + "\(refused.count) not 201, \(lost) lost, \(duplicates) duplicates")
-        _ = try? await a.stop(signal: SIGTERM)
-        _ = try? await b.stop(signal: SIGTERM)
-        try? await one.stop()
-        try? await two.stop()
+                + "\(refused.count) not 201, \(count.lost) lost, \(count.duplicates) duplicates")
+        await balancer.stop()
     }
 }

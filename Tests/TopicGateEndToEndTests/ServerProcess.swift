@@ -144,6 +144,15 @@ final class ServerProcess: KiiAPI, @unchecked Sendable {
         _ method: HTTPRequest.Method, _ path: String, token: String?, contentType: String?, body: String?,
         headers extra: HTTPFields
     ) async throws -> APIReply {
+        try await Self.execute(
+            port: port, method, path, token: token, contentType: contentType, body: body, headers: extra)
+    }
+
+    /// One request to 127.0.0.1:`port` on a connection of its own.
+    static func execute(
+        port: Int, _ method: HTTPRequest.Method, _ path: String, token: String?, contentType: String?, body: String?,
+        headers extra: HTTPFields
+    ) async throws -> APIReply {
         var headers = extra
         if let token { headers[.authorization] = "Bearer \(token)" }
         if let contentType { headers[.contentType] = contentType }
