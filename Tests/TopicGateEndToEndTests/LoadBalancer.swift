@@ -5,9 +5,9 @@ import TestSupport
 import TopicGateCore
 
 /// A real HAProxy (Debian's package) in front of gateways, as an operator runs a fleet: round
-/// robin, an active health check on `GET /ready` every 100 ms (a gateway that answers 503 once
-/// is out, two 200s bring it back), and a request whose connection to a gateway failed is sent
-/// to another. Requests through it are a `KiiAPI` of the gateways' app.
+/// robin, an active health check on `GET /ready` every 200 ms (a gateway that answers 503 twice
+/// is out, two 200s bring it back; a check may take 2 s on a loaded machine), and a request
+/// whose connection to a gateway failed is sent to another. Requests through it are a `KiiAPI` of the gateways' app.
 final class LoadBalancer: KiiAPI, @unchecked Sendable {
     // @unchecked: the process is set once, by `start`, before any request.
     let port = FreePort.next()
@@ -47,7 +47,8 @@ final class LoadBalancer: KiiAPI, @unchecked Sendable {
             balance roundrobin
             option httpchk GET /ready
             http-check expect status 200
-            default-server inter 100ms fall 1 rise 2
+            timeout check 2s
+            default-server inter 200ms fall 2 rise 2
         \(gateways.enumerated().map { "    server g\($0.offset) 127.0.0.1:\($0.element.port) check" }.joined(separator: "\n"))
 
         """

@@ -21,7 +21,7 @@ struct RollingRestartTests {
 
     @Test("Gateways, then brokers, restarted one by one with SIGTERM under load: every send answered 201, none lost")
     func rollingRestart() async throws {
-        try await FleetBrokerTests.withFleet(["--drain-time", "1"]) { fleet in
+        try await FleetBrokerTests.withFleet(["--drain-time", "2"]) { fleet in
             try await restartOneByOne(fleet)
         }
     }
@@ -60,7 +60,9 @@ struct RollingRestartTests {
                         if reply.status == .created, let id = reply.object["pushMessageID"]?.stringValue {
                             tally.accepted.withLock { _ = $0.insert(id) }
                         } else {
-                            tally.refused.withLock { $0.append("\(reply.status)") }
+                            tally.refused.withLock {
+                                $0.append("\(reply.status): \(String(decoding: reply.body.prefix(200), as: UTF8.self))")
+                            }
                         }
                     } catch {
                         tally.refused.withLock { $0.append("\(error)") }

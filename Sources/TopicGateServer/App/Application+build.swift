@@ -49,10 +49,14 @@ public func buildApplication(
         signer = pushSigner
         let wakeup = Wakeup()
         if case .embedded(let embedded) = push.broker {
-            services.append(
-                EmbeddedBroker(
-                    configuration: embedded, secretFile: push.secretFile, maximumPacketSize: push.maximumPacketSize,
-                    listeners: push.listeners, logger: logger))
+            let broker = EmbeddedBroker(
+                configuration: embedded, secretFile: push.secretFile, maximumPacketSize: push.maximumPacketSize,
+                listeners: push.listeners, logger: logger)
+            // What can be refused before anything starts is refused here (a template others may
+            // write, a missing plugin, a folder it cannot make), not by a service that stops the
+            // others midway through their start.
+            try broker.prepare()
+            services.append(broker)
         }
         // One link per broker; new installations go to the broker that serves fewest.
         let fleet = BrokerFleet(

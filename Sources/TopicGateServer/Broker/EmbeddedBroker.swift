@@ -112,6 +112,17 @@ final class EmbeddedBroker: Service, Sendable {
     }
 
     func run() async throws {
+        do {
+            try await start()
+        } catch {
+            // Said at once: the gateway stops because of it, and the stop may cut the final
+            // report short.
+            logger.critical("The embedded broker cannot run: \(error)")
+            throw error
+        }
+    }
+
+    private func start() async throws {
         try prepare()
         stopStaleBroker()
         // Another program on the port would answer the probe below in the broker's place.
