@@ -63,12 +63,8 @@ struct BrokerStopTests {
         for sender in senders { try await sender.value }
         let sent = tally.accepted.withLock { $0 }
 
-        var away: [(MQTTClient, ReceivedMessages)] = []
-        for endpoint in endpoints.suffix(3) { away.append(try await world.returningDevice(endpoint)) }
-        let devices = (connected + away).enumerated().map { index, device in
-            (name: "device \(index) (\(index < 3 ? "connected" : "away"))", client: device.0, received: device.1)
-        }
-        let count = try await DeliveryCount.check(devices, sent: sent)
+        let count = try await DeliveryCount.check(
+            connected: connected, away: Array(endpoints.suffix(3)), through: world, sent: sent)
         print(
             "BrokerStopTests: \(sent.count) sends to 6 devices, 2 SIGTERMs: \(count.lost) lost, \(count.duplicates) "
                 + "duplicates")

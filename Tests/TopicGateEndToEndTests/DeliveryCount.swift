@@ -11,6 +11,22 @@ struct DeliveryCount {
     var lost = 0
     var duplicates = 0
 
+    /// The devices at `away` come back through `api` (`returningDevice`), then `check` counts
+    /// what they and the `connected` ones got of `sent`.
+    static func check(
+        connected: [(MQTTClient, ReceivedMessages)], away: [PushWorld.Endpoint], through api: some KiiAPI,
+        sent: Set<String>
+    ) async throws -> DeliveryCount {
+        var devices = connected.enumerated().map { index, device in
+            (name: "connected device \(index)", client: device.0, received: device.1)
+        }
+        for (index, endpoint) in away.enumerated() {
+            let (client, received) = try await api.returningDevice(endpoint)
+            devices.append((name: "away device \(index)", client: client, received: received))
+        }
+        return try await check(devices, sent: sent)
+    }
+
     /// Waits up to `timeout` in all for each device in `devices` (named for the message) to
     /// have every ID in `sent`; records an issue for each device that lacks some, and shuts the
     /// devices down.

@@ -90,12 +90,8 @@ struct RollingRestartTests {
         let refused = tally.refused.withLock { $0 }
         #expect(refused.isEmpty, "requests not answered 201: \(refused.prefix(5)) (\(refused.count))")
 
-        var away: [(MQTTClient, ReceivedMessages)] = []
-        for endpoint in endpoints.suffix(2) { away.append(try await balancer.returningDevice(endpoint)) }
-        let devices = (connected + away).enumerated().map { index, device in
-            (name: "device \(index) (\(index < 2 ? "connected" : "away"))", client: device.0, received: device.1)
-        }
-        let count = try await DeliveryCount.check(devices, sent: sent)
+        let count = try await DeliveryCount.check(
+            connected: connected, away: Array(endpoints.suffix(2)), through: balancer, sent: sent)
         print(
             "RollingRestartTests: \(sent.count) sends through HAProxy, 2 gateways and 2 brokers restarted: "
                 + "\(refused.count) not 201, \(count.lost) lost, \(count.duplicates) duplicates")

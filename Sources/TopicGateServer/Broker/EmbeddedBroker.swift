@@ -122,8 +122,9 @@ final class EmbeddedBroker: Service, Sendable {
         }
     }
 
+    /// `buildApplication` prepared the first start before anything ran; each restart prepares
+    /// again.
     private func start() async throws {
-        try prepare()
         stopStaleBroker()
         // Another program on the port would answer the probe below in the broker's place.
         if TCPProbe.accepts(host: listeners.localHost, port: configuration.port) {
