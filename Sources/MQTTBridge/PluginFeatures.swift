@@ -23,4 +23,8 @@ public struct PluginFeatures: Sendable, Hashable {
 
     /// The plugin answers routing barriers (`MQTTControlMessage.barrier(id:)`).
     public var routed: Bool { names.contains("routed") }
+
+    /// The plugin answers a barrier only once the broker wrote its persistence file after
+    /// routing what the barrier covers (`{"saved":"<id>"}`): a crash can no longer lose it.
+    public var saved: Bool { names.contains("saved") }
 }

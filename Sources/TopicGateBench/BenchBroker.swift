@@ -20,6 +20,10 @@ struct BenchBroker: Sendable {
             if line.hasPrefix("listener ") { return "listener \(port) 127.0.0.1" }
             if line.hasPrefix("pid_file ") { return "pid_file \(directory)/mosquitto.pid" }
             if line.hasPrefix("persistence_location ") { return "persistence_location \(directory)/" }
+            if line.hasPrefix("plugin_opt_persistence_file ") {
+                let file = line.split(separator: "/").last.map(String.init) ?? "mosquitto.db"
+                return "plugin_opt_persistence_file \(directory)/\(file)"
+            }
             if line.hasPrefix("plugin_opt_revocation_file ") {
                 return "plugin_opt_revocation_file \(directory)/revocations"
             }

@@ -29,11 +29,19 @@
  *   it: the copies of every fan-out acknowledged before are then in their devices' sessions
  *   (the start of that turn routed them), where a clean stop saves them. The gateway settles
  *   a fan-out only then (tg_control_barrier_id).
+ * - Saves on request (saves.c): with plugin_opt_persistence_file, a routed barrier is not
+ *   answered yet; the plugin asks the broker to write its persistence file (SIGUSR1, at most
+ *   20 times a second, one save for every barrier routed meanwhile) and answers
+ *   {"saved":"<id>"} once the file changed: a crash of the broker can no longer lose what the
+ *   barrier covers. Feature "saved". A device with a persistent session that subscribes gets
+ *   its session saved soon the same way (no answer), so a crash does not take the subscription.
  *
- * No database, no file writes: every check is O(1) on values in memory. The broker calls
+ * No database: every check is O(1) on values in memory; the only files written are the
+ * revocations (on a change) and, by the broker, its persistence file. The broker calls
  * every callback from its main thread, so the state below needs no locks.
  */
 #include "topicgate_mosquitto_auth.h"
+#include "saves.h"
 #include "topicgate_auth.h"
 
 #include <cjson/cJSON.h>
@@ -85,6 +93,8 @@ struct plugin_state {
     size_t barrier_capacity;
     /* Loop turns ended (TICK). */
     unsigned long turn;
+    /* Barriers routed wait for a save (plugin_opt_persistence_file); NULL: answered when routed. */
+    tg_saves *saves;
 };
 
 /* Publishes `payload` (a NUL-terminated JSON text) on the presence topic, QoS 1. */
@@ -284,13 +294,17 @@ static int on_acl_check(int event, void *event_data, void *userdata)
     if (!username) return MOSQ_ERR_ACL_DENIED;
     if (is_gateway(state, username)) return MOSQ_ERR_SUCCESS;
     if (tg_revocations_contains(state->revocations, username, now_seconds())) return MOSQ_ERR_ACL_DENIED;
-    return tg_device_may(username, (tg_access)check->access, check->topic) ? MOSQ_ERR_SUCCESS : MOSQ_ERR_ACL_DENIED;
+    if (!tg_device_may(username, (tg_access)check->access, check->topic)) return MOSQ_ERR_ACL_DENIED;
+    /* A persistent session's subscription is saved soon, so a crash does not take it. */
+    if (check->access == MOSQ_ACL_SUBSCRIBE && state->saves && !mosquitto_client_clean_session(check->client))
+        tg_saves_want(state->saves);
+    return MOSQ_ERR_SUCCESS;
 }
 
 static void kick(const char *username, void *context)
 {
     (void)context;
-    mosquitto_log_printf(MOSQ_LOG_INFO, "topicgate-auth: revoked %s", username);
+    mosquitto_log_printf(MOSQ_LOG_NOTICE, "topicgate-auth: revoked %s", username);
     mosquitto_kick_client_by_username(username, false);
 }
 
@@ -349,7 +363,7 @@ static void load_revocations(struct plugin_state *state)
     if (!text) return;
     size_t loaded = tg_revocations_load(state->revocations, text, length, now_seconds());
     free(text);
-    mosquitto_log_printf(MOSQ_LOG_INFO, "topicgate-auth: %zu revocation(s) kept from %s", loaded,
+    mosquitto_log_printf(MOSQ_LOG_NOTICE, "topicgate-auth: %zu revocation(s) kept from %s", loaded,
                          state->revocation_file);
 }
 
@@ -370,16 +384,23 @@ static void remember_barrier(struct plugin_state *state, const char *id)
     barrier->turn = state->turn;
 }
 
-/* Answers the barriers read in an earlier loop turn than this one: this turn's start routed
- * what the fan-outs before them handed to the broker. */
+/* {"saved":"<id>"} when a save holds what barrier `id` covers, else {"routed":"<id>"}. */
+static void answer_barrier(const char *id, bool saved)
+{
+    char payload[TG_MAX_NONCE + 16];
+    snprintf(payload, sizeof payload, "{\"%s\":\"%s\"}", saved ? "saved" : "routed", id);
+    publish_presence(payload);
+}
+
+/* The barriers read in an earlier loop turn than this one are routed (this turn's start routed
+ * what the fan-outs before them handed to the broker): answered now, or after the next save. */
 static void answer_barriers(struct plugin_state *state)
 {
     size_t kept = 0;
     for (size_t i = 0; i < state->barrier_count; i++) {
         if (state->barriers[i].turn < state->turn) {
-            char payload[TG_MAX_NONCE + 16];
-            snprintf(payload, sizeof payload, "{\"routed\":\"%s\"}", state->barriers[i].id);
-            publish_presence(payload);
+            if (!state->saves || !tg_saves_add(state->saves, state->barriers[i].id))
+                answer_barrier(state->barriers[i].id, false);
         } else {
             state->barriers[kept++] = state->barriers[i];
         }
@@ -405,8 +426,9 @@ static int on_control(int event, void *event_data, void *userdata)
     if (tg_control_features_nonce(control->payload, control->payloadlen, nonce, sizeof nonce)) {
         struct gateway_session *session = gateway_session(state, control->client);
         if (session) session->takes_changes = true;
-        char payload[TG_MAX_NONCE + 48];
-        snprintf(payload, sizeof payload, "{\"features\":[\"fanOut\",\"routed\"],\"nonce\":\"%s\"}", nonce);
+        char payload[TG_MAX_NONCE + 64];
+        snprintf(payload, sizeof payload, "{\"features\":[\"fanOut\",\"routed\"%s],\"nonce\":\"%s\"}",
+                 state->saves ? ",\"saved\"" : "", nonce);
         publish_presence(payload);
     }
     char id[TG_MAX_NONCE + 1];
@@ -421,6 +443,7 @@ static int on_tick(int event, void *event_data, void *userdata)
     struct plugin_state *state = userdata;
     flush_changes(state);
     answer_barriers(state);
+    if (state->saves) tg_saves_tick(state->saves, answer_barrier);
     state->turn++;
     return MOSQ_ERR_SUCCESS;
 }
@@ -476,11 +499,13 @@ int mosquitto_plugin_init(mosquitto_plugin_id_t *identifier, void **userdata, st
     const char *gateway_username = DEFAULT_GATEWAY_USERNAME;
     const char *revocation_file = NULL;
     const char *previous_secret_file = NULL;
+    const char *persistence_file = NULL;
     for (int i = 0; i < option_count; i++) {
         if (strcmp(options[i].key, "secret_file") == 0) secret_file = options[i].value;
         if (strcmp(options[i].key, "gateway_username") == 0) gateway_username = options[i].value;
         if (strcmp(options[i].key, "revocation_file") == 0) revocation_file = options[i].value;
         if (strcmp(options[i].key, "previous_secret_file") == 0) previous_secret_file = options[i].value;
+        if (strcmp(options[i].key, "persistence_file") == 0) persistence_file = options[i].value;
     }
     int rc = MOSQ_ERR_INVAL;
     if (!secret_file) {
@@ -497,8 +522,9 @@ int mosquitto_plugin_init(mosquitto_plugin_id_t *identifier, void **userdata, st
     state->presence = tg_presence_new();
     state->changes = tg_changes_new();
     state->revocation_file = revocation_file ? strdup(revocation_file) : NULL;
+    state->saves = persistence_file ? tg_saves_new(persistence_file) : NULL;
     if (!state->gateway_username || !state->revocations || !state->presence || !state->changes ||
-        (revocation_file && !state->revocation_file))
+        (revocation_file && !state->revocation_file) || (persistence_file && !state->saves))
         goto fail;
     load_revocations(state);
     if ((rc = mosquitto_callback_register(identifier, MOSQ_EVT_BASIC_AUTH, on_basic_auth, NULL, state)) ||
@@ -509,12 +535,13 @@ int mosquitto_plugin_init(mosquitto_plugin_id_t *identifier, void **userdata, st
         (rc = mosquitto_callback_register(identifier, MOSQ_EVT_TICK, on_tick, NULL, state)))
         goto fail;
     *userdata = state;
-    mosquitto_log_printf(MOSQ_LOG_INFO, "topicgate-auth: loaded; gateway account is '%s'", state->gateway_username);
+    mosquitto_log_printf(MOSQ_LOG_NOTICE, "topicgate-auth: loaded; gateway account is '%s'", state->gateway_username);
     return MOSQ_ERR_SUCCESS;
 fail:
     tg_revocations_free(state->revocations);
     tg_presence_free(state->presence);
     tg_changes_free(state->changes);
+    tg_saves_free(state->saves);
     free(state->barriers);
     free(state->gateways);
     free(state->gateway_username);
@@ -538,6 +565,7 @@ int mosquitto_plugin_cleanup(void *userdata, struct mosquitto_opt *options, int 
     tg_revocations_free(state->revocations);
     tg_presence_free(state->presence);
     tg_changes_free(state->changes);
+    tg_saves_free(state->saves);
     free(state->barriers);
     free(state->gateways);
     free(state->gateway_username);

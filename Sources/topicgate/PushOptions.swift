@@ -93,6 +93,13 @@ struct PushOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
+            "How long a device may stay away and still get the pushes sent meanwhile, in hours or days (96h, 4d): the "
+                + "embedded broker then drops its session with what waits in it (env TOPICGATE_PUSH_LIFE; default 4d).",
+            valueName: "life"))
+    var pushLife: String?
+
+    @Option(
+        help: ArgumentHelp(
             "compact (57 characters, fits every Kii SDK) or jwt (an HS256 JWT with EMQX's acl claim, for an "
                 + "EMQX-style broker; too long for Kii's C thing SDK) (env TOPICGATE_MQTT_CREDENTIAL_FORM; default "
                 + "compact).",
@@ -214,6 +221,14 @@ struct PushOptions: ParsableArguments {
                 throw ValidationError("The MQTT packet limit is from 4096 to 268435455 bytes.")
             }
             push.maximumPacketSize = size
+        }
+        if let text = pushLife ?? environment["TOPICGATE_PUSH_LIFE"] {
+            guard let life = PushLife(parsing: text) else {
+                throw ValidationError(
+                    "The push life is a whole number of hours or days, 1h to 365d (96h, 4d), not '\(text)' "
+                        + "(TOPICGATE_PUSH_LIFE).")
+            }
+            push.life = life
         }
         if let form = mqttCredentialForm ?? environment["TOPICGATE_MQTT_CREDENTIAL_FORM"] {
             guard let parsed = MQTTCredentialForm(rawValue: form.lowercased()) else {

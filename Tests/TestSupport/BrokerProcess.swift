@@ -21,6 +21,8 @@ public final class BrokerProcess: @unchecked Sendable {
     /// False: a Mosquitto without TopicGate's plugin, open to anyone (a broker whose plugin
     /// knows nothing of what the gateway asks it).
     public let loadsPlugin: Bool
+    /// Lines after the rendered configuration (a later setting wins in Mosquitto's).
+    public let appendedConfig: String
     private var process: ChildProcess?
 
     /// The repository's root, found from this file.
@@ -33,9 +35,10 @@ public final class BrokerProcess: @unchecked Sendable {
     /// A broker in a fresh folder (or in `directory`, sharing its secret file).
     public init(
         directory: String? = nil, tls: EmbeddedBrokerConfigFile.TLSListener? = nil,
-        requiresClientCertificate: Bool = false, loadsPlugin: Bool = true
+        requiresClientCertificate: Bool = false, loadsPlugin: Bool = true, appendedConfig: String = ""
     ) throws {
         self.loadsPlugin = loadsPlugin
+        self.appendedConfig = appendedConfig
         self.tls = tls
         self.requiresClientCertificate = requiresClientCertificate
         self.tlsPort = tls == nil ? 0 : FreePort.next()
@@ -74,7 +77,7 @@ public final class BrokerProcess: @unchecked Sendable {
                 template: template, port: port, pluginPath: Self.pluginPath, secretFile: secretFile,
                 directory: directory, runAsUser: geteuid() == 0 ? "root" : nil, tls: tls, tlsPort: tlsPort)
                 // The TLS listener is the last one: this applies to it.
-                + (requiresClientCertificate ? "\nrequire_certificate true\n" : "")
+                + (requiresClientCertificate ? "\nrequire_certificate true\n" : "") + appendedConfig
         let configPath = directory + "/mosquitto.conf"
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
         let process = try ChildProcess.spawn(

@@ -86,7 +86,9 @@ struct FanOutTests {
         #expect(answer?.fanOut == true && answer?.nonce == "a1b2c3")
         #expect(PluginFeatures(payload: Array(#"{"connected":"dev-a"}"#.utf8)) == nil)
         let current = PluginFeatures(payload: Array(#"{"features":["fanOut","routed"],"nonce":"n"}"#.utf8))
-        #expect(current?.routed == true && answer?.routed == false)
+        #expect(current?.routed == true && answer?.routed == false && current?.saved == false)
+        let saving = PluginFeatures(payload: Array(#"{"features":["fanOut","routed","saved"],"nonce":"n"}"#.utf8))
+        #expect(saving?.saved == true)
     }
 
     static func barrier(_ json: String) -> String? {
@@ -105,7 +107,10 @@ struct FanOutTests {
         #expect(
             Self.barrier(#"{"commands":[{"command":"barrier","id":"\#(String(repeating: "b", count: 65))"}]}"#) == nil)
         #expect(Self.barrier(#"{"commands":[{"command":"features","nonce":"n"}]}"#) == nil)
-        #expect(RoutingReceipt(payload: Array(#"{"routed":"a1b2x7"}"#.utf8))?.id == "a1b2x7")
+        #expect(
+            RoutingReceipt(payload: Array(#"{"routed":"a1b2x7"}"#.utf8)) == RoutingReceipt(id: "a1b2x7", saved: false))
+        #expect(
+            RoutingReceipt(payload: Array(#"{"saved":"a1b2x8"}"#.utf8)) == RoutingReceipt(id: "a1b2x8", saved: true))
         #expect(RoutingReceipt(payload: Array(#"{"features":["fanOut"],"nonce":"n"}"#.utf8)) == nil)
         #expect(PluginFeatures(payload: Array(#"{"routed":"a1b2x7"}"#.utf8)) == nil)
     }

@@ -6,14 +6,18 @@ import TestSupport
 import Testing
 import TopicGateCore
 
-/// A broker stopped cleanly (SIGTERM: what systemd, Docker and Kubernetes send) while sends
-/// pour in: every push answered 201 reaches every device, the connected ones and the ones away
-/// with a persistent session. The broker acknowledges a fan-out before its copies are routed
-/// into the sessions; the gateway settles it only after the plugin says they are.
-@Suite("Pushes through a broker stopped under load")
+/// A broker stopped cleanly (SIGTERM: what systemd, Docker and Kubernetes send) or killed
+/// (SIGKILL: a crash) while sends pour in: every push answered 201 reaches every device, the
+/// connected ones and the ones away with a persistent session. The broker acknowledges a
+/// fan-out before its copies are routed into the sessions, and keeps them in memory until it
+/// writes its persistence file; the gateway settles a push only after the plugin says the broker
+/// wrote it (`{"saved":…}`), and sends again what a restarted broker may have lost.
+@Suite("Pushes through a broker stopped or killed under load")
 struct BrokerStopTests {
-    @Test("Embedded broker stopped with SIGTERM twice under send load: nothing answered 201 is lost, connected or away")
-    func sigtermUnderLoad() async throws {
+    @Test(
+        "Embedded broker stopped (SIGTERM) or killed (SIGKILL) twice under send load: nothing answered 201 is lost, connected or away",
+        arguments: [SIGTERM, SIGKILL])
+    func stoppedUnderLoad(signal: Int32) async throws {
         let world = try await PushWorld.started(embedded: true)
         let scene = try await world.subscribedMember()
         var endpoints = [scene.endpoint]
@@ -54,7 +58,7 @@ struct BrokerStopTests {
         for _ in 0..<2 {
             try await tally.waitForMore(40)
             let broker = try await world.embeddedBrokerPID()
-            kill(broker, SIGTERM)
+            kill(broker, signal)
             // The gateway starts it again; sends go on meanwhile (into the outbox).
             #expect(try await eventually(timeout: .seconds(30)) { (try? await world.embeddedBrokerPID()) != broker })
         }
@@ -66,8 +70,36 @@ struct BrokerStopTests {
         let count = try await DeliveryCount.check(
             connected: connected, away: Array(endpoints.suffix(3)), through: world, sent: sent)
         print(
-            "BrokerStopTests: \(sent.count) sends to 6 devices, 2 SIGTERMs: \(count.lost) lost, \(count.duplicates) "
-                + "duplicates")
+            "BrokerStopTests: \(sent.count) sends to 6 devices, 2 \(signal == SIGKILL ? "SIGKILLs" : "SIGTERMs"): "
+                + "\(count.lost) lost, \(count.duplicates) duplicates")
+        try await world.stop()
+    }
+
+    @Test(
+        "An away device's 50 pushes, settled, outlive a crash of the embedded broker: the device comes back to all of them"
+    )
+    func awayDeviceThroughCrash() async throws {
+        let world = try await PushWorld.started(embedded: true)
+        let scene = try await world.subscribedMember()
+        // Subscribed with a persistent session, then away.
+        try await world.connectedDevice(scene.endpoint, cleanSession: false).shutdown()
+        var sent: Set<String> = []
+        for index in 0..<50 {
+            sent.insert(try await world.push(scene.topic, token: scene.owner.token, message: "\(index)"))
+        }
+        // Settled: the outbox is empty, so nothing would be sent again. Before, the broker had
+        // them in memory only until its next autosave, 30 s away: a crash lost all 50.
+        let admin = try await world.adminToken()
+        #expect(
+            try await eventually(timeout: .seconds(20)) {
+                try await world.call(.get, "\(world.app)/overview", token: admin).object["outboxDepth"] == 0
+            })
+        let broker = try await world.embeddedBrokerPID()
+        kill(broker, SIGKILL)
+        #expect(try await eventually(timeout: .seconds(30)) { (try? await world.embeddedBrokerPID()) != broker })
+
+        let count = try await DeliveryCount.check(connected: [], away: [scene.endpoint], through: world, sent: sent)
+        #expect(count.duplicates == 0)
         try await world.stop()
     }
 }

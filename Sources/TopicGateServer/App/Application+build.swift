@@ -51,7 +51,7 @@ public func buildApplication(
         if case .embedded(let embedded) = push.broker {
             let broker = EmbeddedBroker(
                 configuration: embedded, secretFile: push.secretFile, maximumPacketSize: push.maximumPacketSize,
-                listeners: push.listeners, logger: logger)
+                listeners: push.listeners, pushLife: push.life, logger: logger)
             // What can be refused before anything starts is refused here (a template others may
             // write, a missing plugin, a folder it cannot make), not by a service that stops the
             // others midway through their start.

@@ -31,7 +31,8 @@ final class BrokerLink: Service {
     let acknowledgementTimeout: Duration = .seconds(10)
     /// What the plugin was asked on this connection, and whether it answered that it takes
     /// fan-outs and answers routing barriers: nil nonce while disconnected.
-    private let pluginFeatures = Mutex<(nonce: String?, fanOut: Bool, routed: Bool)>((nil, false, false))
+    private let pluginFeatures = Mutex<(nonce: String?, fanOut: Bool, routed: Bool, saved: Bool)>(
+        (nil, false, false, false))
     /// When fan-outs are routed into their devices' sessions (settled only then).
     let routing: RoutingBarrier
 
@@ -123,7 +124,7 @@ final class BrokerLink: Service {
             case .connected:
                 logger.info("Connected to the broker")
                 let nonce = Secrets.randomHex(bytes: 8)
-                pluginFeatures.withLock { $0 = (nonce, false, false) }
+                pluginFeatures.withLock { $0 = (nonce, false, false, false) }
                 routing.connected(prefix: nonce)
                 await resendRevocations()
                 await subscribeToStates()
@@ -133,7 +134,7 @@ final class BrokerLink: Service {
             case .refused(let error):
                 logger.error("The broker refused the gateway's credentials", metadata: ["error": "\(error)"])
             case .disconnected(let expected):
-                pluginFeatures.withLock { $0 = (nil, false, false) }
+                pluginFeatures.withLock { $0 = (nil, false, false, false) }
                 routing.disconnected()
                 if !expected { logger.warning("Lost the broker connection; reconnecting") }
             }
@@ -190,12 +191,19 @@ final class BrokerLink: Service {
             guard state.nonce == features.nonce else { return false }
             state.fanOut = features.fanOut
             state.routed = features.routed
+            state.saved = features.saved
             return true
         }
-        if answered {
-            logger.info(
-                "The broker's plugin answered",
-                metadata: ["fanOut": "\(features.fanOut)", "routed": "\(features.routed)"])
+        guard answered else { return }
+        logger.info(
+            "The broker's plugin answered",
+            metadata: [
+                "fanOut": "\(features.fanOut)", "routed": "\(features.routed)", "saved": "\(features.saved)",
+            ])
+        if !features.saved {
+            logger.warning(
+                "The broker does not save on request (no plugin_opt_persistence_file, or persistence off): a crash of it loses the pushes it queued for away devices since its last autosave",
+                metadata: ["broker": "\(address.name)"])
         }
     }
 
@@ -214,11 +222,12 @@ final class BrokerLink: Service {
 
     /// Hands every publication to libmosquitto in order, each alone or in fan-outs
     /// (`PublicationPlan`); the pending outcome awaits their acknowledgements, then, for fan-outs
-    /// to a plugin that answers routing barriers, their routing into the devices' sessions
+    /// to a plugin that answers routing barriers, their routing into the devices' sessions, and
+    /// for any publication to a plugin that saves on request, the broker's save of them
     /// (`RoutingBarrier`, `PendingDelivery.whenRouted`): false when the connection ended first
-    /// (the broker may have stopped before routing them) or the answer did not come.
+    /// (the broker may have stopped or crashed before) or the answer did not come.
     func start(_ publications: [DevicePublication]) -> PendingDelivery {
-        let (fanOut, routed) = pluginFeatures.withLock { ($0.fanOut, $0.routed) }
+        let (fanOut, routed, saved) = pluginFeatures.withLock { ($0.fanOut, $0.routed, $0.saved) }
         let plan = PublicationPlan(
             publications, fanOut: fanOut && client.isConnected, maximumPacketSize: maximumPacketSize)
         var confirmsRouting = false
@@ -234,6 +243,8 @@ final class BrokerLink: Service {
                 do {
                     started.append(
                         ([index], try client.startPublishing(publication.topic, payload: publication.payload)))
+                    // Routed when acknowledged, but saved only by a barrier's save.
+                    confirmsRouting = confirmsRouting || saved
                 } catch {
                     failed[index] = .unacknowledged
                 }

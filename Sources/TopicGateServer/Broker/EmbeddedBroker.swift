@@ -12,6 +12,8 @@ final class EmbeddedBroker: Service, Sendable {
     let secretFile: String
     /// Written into the configuration: the gateway and the broker agree on it.
     let maximumPacketSize: Int
+    /// How long an away device's session, with its waiting pushes, is kept.
+    let pushLife: PushLife
     /// The address its listeners bind to, and its TLS listener (`--mqtt-host`, `--mqtt-tls-*`).
     let listeners: DeviceListeners
     let logger: Logger
@@ -21,9 +23,10 @@ final class EmbeddedBroker: Service, Sendable {
 
     init(
         configuration: EmbeddedBrokerConfiguration, secretFile: String, maximumPacketSize: Int,
-        listeners: DeviceListeners = DeviceListeners(), logger: Logger
+        listeners: DeviceListeners = DeviceListeners(), pushLife: PushLife = .default, logger: Logger
     ) {
         self.configuration = configuration
+        self.pushLife = pushLife
         self.secretFile = secretFile
         self.maximumPacketSize = maximumPacketSize
         self.listeners = listeners
@@ -99,7 +102,8 @@ final class EmbeddedBroker: Service, Sendable {
                     EmbeddedBrokerConfigFile.TLSListener(
                         certfile: Self.absolute($0.certificate), keyfile: Self.absolute($0.privateKey),
                         cafile: $0.certificateAuthority.map(Self.absolute))
-                }, tlsPort: listeners.tlsPort ?? 0, previousSecretFile: previousSecretFile.map(Self.absolute))
+                }, tlsPort: listeners.tlsPort ?? 0, previousSecretFile: previousSecretFile.map(Self.absolute),
+            persistentClientExpiration: pushLife.brokerSetting)
         try files.write(Data(config.utf8), to: configPath, mode: files.account == nil ? 0o600 : 0o640)
     }
 

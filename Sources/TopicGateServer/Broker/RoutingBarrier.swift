@@ -10,6 +10,11 @@ import Synchronization
 /// One barrier is in flight at a time; what was acknowledged meanwhile waits for the next one,
 /// so the barriers cost one small message per broker round trip, not one per fan-out.
 ///
+/// A plugin that saves on request (`PluginFeatures.saved`) answers a barrier later, once the
+/// broker wrote its persistence file after routing: then a crash of the broker cannot lose what
+/// the barrier covers either, direct publications included (they are routed when acknowledged,
+/// but saved only then).
+///
 /// Waiters learn `.routed`, or `.lost` when the connection ended first (the broker may have
 /// stopped before routing: the publications go again to it once it is back), or `.timedOut`.
 /// Each waiter names the connection its publications went out on (`MQTTClient.disconnections`

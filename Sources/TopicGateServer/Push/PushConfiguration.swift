@@ -38,6 +38,8 @@ public struct PushConfiguration: Sendable {
     /// The broker's `max_packet_size` (the embedded broker is started with it): sends and
     /// commands whose payload would not fit are refused when they are made.
     public var maximumPacketSize: Int = 262_144
+    /// How long a device may stay away and still get what was sent meanwhile.
+    public var life = PushLife.default
 
     /// What the broker's packet limit leaves for one push's payload.
     public var sizeLimit: PushSizeLimit { PushSizeLimit(maximumPacketSize: maximumPacketSize) }
