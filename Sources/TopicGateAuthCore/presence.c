@@ -11,6 +11,8 @@
 typedef struct tg_presence_user {
     struct tg_presence_user *next;
     size_t sessions;
+    /* Of them, clean ones (tg_presence_mark_clean). */
+    size_t clean_sessions;
     char username[];
 } tg_presence_user;
 
@@ -18,6 +20,7 @@ typedef struct tg_presence_session {
     struct tg_presence_session *next;
     const void *client;
     tg_presence_user *user;
+    bool clean;
 } tg_presence_session;
 
 struct tg_presence {
@@ -144,6 +147,7 @@ int tg_presence_connect(tg_presence *p, const void *client, const char *username
         }
         memcpy(user->username, username, len + 1);
         user->sessions = 0;
+        user->clean_sessions = 0;
         user->next = NULL;
         *user_link = user;
         p->user_count++;
@@ -151,6 +155,7 @@ int tg_presence_connect(tg_presence *p, const void *client, const char *username
     user->sessions++;
     session->client = client;
     session->user = user;
+    session->clean = false;
     tg_presence_session **session_link = &p->sessions[hash_pointer(client) & (p->session_buckets - 1)];
     session->next = *session_link;
     *session_link = session;
@@ -167,6 +172,7 @@ int tg_presence_disconnect(tg_presence *p, const void *client, char *username, s
     *session_link = session->next;
     p->session_count--;
     tg_presence_user *user = session->user;
+    if (session->clean) user->clean_sessions--;
     free(session);
     if (username && capacity > 0) {
         strncpy(username, user->username, capacity - 1);
@@ -183,6 +189,22 @@ int tg_presence_disconnect(tg_presence *p, const void *client, char *username, s
 }
 
 size_t tg_presence_online(const tg_presence *p) { return p ? p->user_count : 0; }
+
+void tg_presence_mark_clean(tg_presence *p, const void *client)
+{
+    if (!p || !client) return;
+    tg_presence_session *session = *find_session(p, client);
+    if (!session || session->clean) return;
+    session->clean = true;
+    session->user->clean_sessions++;
+}
+
+bool tg_presence_only_clean(const tg_presence *p, const char *username)
+{
+    if (!p || !username) return false;
+    const tg_presence_user *user = *find_user(p, username);
+    return user && user->clean_sessions == user->sessions;
+}
 
 size_t tg_presence_each(const tg_presence *p, tg_presence_fn fn, void *context)
 {

@@ -33,8 +33,11 @@
  *   answered yet; the plugin asks the broker to write its persistence file (SIGUSR1, at most
  *   20 times a second, one save for every barrier routed meanwhile) and answers
  *   {"saved":"<id>"} once the file changed: a crash of the broker can no longer lose what the
- *   barrier covers. Feature "saved". A device with a persistent session that subscribes gets
- *   its session saved soon the same way (no answer), so a crash does not take the subscription.
+ *   barrier covers. Feature "saved". Only publications to devices that may keep them need a
+ *   save: a barrier after publications only to devices online with clean sessions (which no
+ *   broker saves) is answered when routed, or with a save under way. A device with a
+ *   persistent session that subscribes gets its session saved soon the same way (no answer),
+ *   so a crash does not take the subscription.
  *
  * No database: every check is O(1) on values in memory; the only files written are the
  * revocations (on a change) and, by the broker, its persistence file. The broker calls
@@ -88,6 +91,8 @@ struct plugin_state {
     struct barrier {
         char id[TG_MAX_NONCE + 1];
         unsigned long turn;
+        /* A publication before it needs a save not asked for yet (tg_saves_is_dirty). */
+        bool needs_save;
     } *barriers;
     size_t barrier_count;
     size_t barrier_capacity;
@@ -239,6 +244,13 @@ static bool is_gateway(const struct plugin_state *state, const char *username)
     return username && strcmp(username, state->gateway_username) == 0;
 }
 
+/* A publication to `topic` from the gateway: it needs a save unless its device is online with
+ * clean sessions only (a broker saves no clean session). */
+static void note_publication(struct plugin_state *state, const char *topic)
+{
+    if (state->saves && !tg_presence_only_clean(state->presence, topic)) tg_saves_dirty(state->saves);
+}
+
 static int on_basic_auth(int event, void *event_data, void *userdata)
 {
     (void)event;
@@ -269,7 +281,9 @@ static int on_basic_auth(int event, void *event_data, void *userdata)
         mosquitto_log_printf(MOSQ_LOG_NOTICE, "topicgate-auth: refused %s: client ID must equal the username", username);
         return MOSQ_ERR_AUTH;
     }
-    if (tg_presence_connect(state->presence, auth->client, username) == 1) publish_change(state, true, username);
+    int sessions = tg_presence_connect(state->presence, auth->client, username);
+    if (mosquitto_client_clean_session(auth->client)) tg_presence_mark_clean(state->presence, auth->client);
+    if (sessions == 1) publish_change(state, true, username);
     return MOSQ_ERR_SUCCESS;
 }
 
@@ -292,7 +306,10 @@ static int on_acl_check(int event, void *event_data, void *userdata)
     struct plugin_state *state = userdata;
     const char *username = mosquitto_client_username(check->client);
     if (!username) return MOSQ_ERR_ACL_DENIED;
-    if (is_gateway(state, username)) return MOSQ_ERR_SUCCESS;
+    if (is_gateway(state, username)) {
+        if (check->access == MOSQ_ACL_WRITE && tg_username_valid(check->topic)) note_publication(state, check->topic);
+        return MOSQ_ERR_SUCCESS;
+    }
     if (tg_revocations_contains(state->revocations, username, now_seconds())) return MOSQ_ERR_ACL_DENIED;
     if (!tg_device_may(username, (tg_access)check->access, check->topic)) return MOSQ_ERR_ACL_DENIED;
     /* A persistent session's subscription is saved soon, so a crash does not take it. */
@@ -382,6 +399,7 @@ static void remember_barrier(struct plugin_state *state, const char *id)
     struct barrier *barrier = &state->barriers[state->barrier_count++];
     snprintf(barrier->id, sizeof barrier->id, "%s", id);
     barrier->turn = state->turn;
+    barrier->needs_save = state->saves && tg_saves_is_dirty(state->saves);
 }
 
 /* {"saved":"<id>"} when a save holds what barrier `id` covers, else {"routed":"<id>"}. */
@@ -393,14 +411,21 @@ static void answer_barrier(const char *id, bool saved)
 }
 
 /* The barriers read in an earlier loop turn than this one are routed (this turn's start routed
- * what the fan-outs before them handed to the broker): answered now, or after the next save. */
+ * what the fan-outs before them handed to the broker): answered now, after the next save (one
+ * went before them to a device that may keep it), or with the save under way. One that cannot
+ * be kept for lack of memory is never answered: the gateway sends its publications again. */
 static void answer_barriers(struct plugin_state *state)
 {
     size_t kept = 0;
     for (size_t i = 0; i < state->barrier_count; i++) {
-        if (state->barriers[i].turn < state->turn) {
-            if (!state->saves || !tg_saves_add(state->saves, state->barriers[i].id))
-                answer_barrier(state->barriers[i].id, false);
+        const struct barrier *barrier = &state->barriers[i];
+        if (barrier->turn < state->turn) {
+            if (!state->saves)
+                answer_barrier(barrier->id, false);
+            else if (barrier->needs_save)
+                tg_saves_add(state->saves, barrier->id);
+            else if (tg_saves_follow(state->saves, barrier->id) == 0)
+                answer_barrier(barrier->id, false);
         } else {
             state->barriers[kept++] = state->barriers[i];
         }
@@ -449,6 +474,7 @@ static int on_tick(int event, void *event_data, void *userdata)
 }
 
 struct fanout_outcome {
+    struct plugin_state *state;
     long failed;
     int last_error;
 };
@@ -456,6 +482,7 @@ struct fanout_outcome {
 static void publish_to_device(const char *topic, const void *payload, size_t payload_len, void *context)
 {
     struct fanout_outcome *outcome = context;
+    note_publication(outcome->state, topic);
     int rc = mosquitto_broker_publish_copy(NULL, topic, (int)payload_len, payload, 1, false, NULL);
     if (rc != MOSQ_ERR_SUCCESS) {
         outcome->failed++;
@@ -469,7 +496,7 @@ static int on_fanout(int event, void *event_data, void *userdata)
     struct mosquitto_evt_control *control = event_data;
     struct plugin_state *state = userdata;
     if (!is_gateway(state, mosquitto_client_username(control->client))) return MOSQ_ERR_ACL_DENIED;
-    struct fanout_outcome outcome = {0, MOSQ_ERR_SUCCESS};
+    struct fanout_outcome outcome = {state, 0, MOSQ_ERR_SUCCESS};
     long topics = tg_fanout_each(control->payload, control->payloadlen, publish_to_device, &outcome);
     if (topics < 0) {
         mosquitto_log_printf(MOSQ_LOG_ERR, "topicgate-auth: refused a malformed fan-out of %u bytes",

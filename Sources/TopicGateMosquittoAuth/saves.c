@@ -17,8 +17,10 @@
 #include <sys/stat.h>
 #include <time.h>
 
-/* How long a requested save may take before its barriers are answered as routed only. */
+/* How long a requested save may take before its barriers are answered as routed only, and
+ * how long barriers are then answered so before a save is asked for again. */
 #define SAVE_PATIENCE_SECONDS 5
+#define SAVE_RETRY_SECONDS 60
 /* The least time between two requests: each save writes the whole file, so barriers routed
  * meanwhile wait and share the next one: at most 20 saves a second, and no more than a fifth
  * of the broker's time spent saving (the gap is at least four times the last save). */
@@ -50,13 +52,17 @@ struct tg_saves {
     bool asked_before;
     /* A save is wanted without a barrier (a persistent session subscribed). */
     bool wanted;
+    /* A publication since the last request needs a save. */
+    bool dirty;
     /* How long the last save took, from the request to the change seen. */
     long long last_save_nanoseconds;
     struct identity before;
     struct timespec requested_at;
-    /* The broker has no handler for SIGUSR1 (built without persistence), or a save did not
-     * come: never asked again. */
+    /* The broker has no handler for SIGUSR1 (built without persistence): never asked. */
     bool unavailable;
+    /* A save did not come: none is asked for before this time. */
+    bool failing;
+    struct timespec failed_at;
 };
 
 static struct identity identity_of(const char *path)
@@ -148,6 +154,16 @@ bool tg_saves_add(tg_saves *saves, const char *id) { return group_add(&saves->wa
 
 void tg_saves_want(tg_saves *saves) { saves->wanted = true; }
 
+void tg_saves_dirty(tg_saves *saves) { saves->dirty = true; }
+
+bool tg_saves_is_dirty(const tg_saves *saves) { return saves->dirty; }
+
+int tg_saves_follow(tg_saves *saves, const char *id)
+{
+    if (!saves->requested) return 0;
+    return group_add(&saves->saving, id) ? 1 : -1;
+}
+
 /* Swaps the waiting group into the save about to be asked for. */
 static void begin_saving(tg_saves *saves)
 {
@@ -169,14 +185,17 @@ void tg_saves_tick(tg_saves *saves, tg_saves_answer_fn answer)
             mosquitto_log_printf(MOSQ_LOG_ERR,
                                  "topicgate-auth: asked for a save, %s did not change in %d s: is persistence on, and "
                                  "is plugin_opt_persistence_file persistence_location + persistence_file? Pushes are "
-                                 "answered as routed, not saved, until the broker restarts",
-                                 saves->file, SAVE_PATIENCE_SECONDS);
+                                 "answered as routed, not saved, for %d s",
+                                 saves->file, SAVE_PATIENCE_SECONDS, SAVE_RETRY_SECONDS);
             saves->requested = false;
-            saves->unavailable = true;
+            saves->failing = true;
+            saves->failed_at = now;
             group_answer(&saves->saving, false, answer);
         }
     }
-    if (saves->unavailable) {
+    if (saves->failing && nanoseconds_between(saves->failed_at, now) >= SAVE_RETRY_SECONDS * 1000000000LL)
+        saves->failing = false;
+    if (saves->unavailable || saves->failing) {
         saves->wanted = false;
         group_answer(&saves->waiting, false, answer);
         return;
@@ -195,6 +214,7 @@ void tg_saves_tick(tg_saves *saves, tg_saves_answer_fn answer)
     }
     begin_saving(saves);
     saves->wanted = false;
+    saves->dirty = false;
     saves->before = identity_of(saves->file);
     saves->requested_at = now;
     saves->requested = true;

@@ -15,13 +15,25 @@ void tg_saves_free(tg_saves *saves);
 
 /* Called with each barrier's ID once a save that began after it was routed has ended
  * (`saved` true), or when the broker did not save within a few seconds (`saved` false: the
- * barrier is answered as routed only, an error is logged, and from then on every barrier is
- * answered as routed until the broker restarts). */
+ * barrier is answered as routed only, an error is logged, and for the next minute every barrier
+ * is answered as routed, without asking for a save). */
 typedef void (*tg_saves_answer_fn)(const char *id, bool saved);
 
-/* A barrier whose fan-outs are routed into their sessions, to be answered after the next save.
- * False when out of memory. */
+/* A publication went to a device that may keep it across a restart (not online with clean
+ * sessions only): barriers read from now until the next save is asked for need that save. */
+void tg_saves_dirty(tg_saves *saves);
+
+/* True when a barrier read now needs a save of its own (tg_saves_add), false when every
+ * publication before it that needs one is covered by a save asked for already
+ * (tg_saves_follow). */
+bool tg_saves_is_dirty(const tg_saves *saves);
+
+/* A routed barrier that needs a save, answered after the next one. False when out of memory. */
 bool tg_saves_add(tg_saves *saves, const char *id);
+
+/* A routed barrier that needs no save of its own: answered with the save under way, if one is
+ * (1), else not taken (0: answer it now); -1 when out of memory. */
+int tg_saves_follow(tg_saves *saves, const char *id);
 
 /* A device with a persistent session subscribed: its session is saved soon too (no answer), so
  * that a crash after it does not take the subscription, and with it what is sent to the device

@@ -31,6 +31,28 @@ struct PresenceTests {
         #expect(tg_presence_online(presence) == 0)
     }
 
+    @Test("Only a device online with clean sessions only needs no save: offline, persistent or mixed, it does")
+    func cleanSessions() {
+        let presence = tg_presence_new()!
+        defer { tg_presence_free(presence) }
+        #expect(!tg_presence_only_clean(presence, "dev-a"))
+        _ = tg_presence_connect(presence, Self.client(1), "dev-a")
+        #expect(!tg_presence_only_clean(presence, "dev-a"))
+        tg_presence_mark_clean(presence, Self.client(1))
+        tg_presence_mark_clean(presence, Self.client(1))
+        #expect(tg_presence_only_clean(presence, "dev-a"))
+        // A persistent session taking over: not clean only until the clean one is gone and back.
+        _ = tg_presence_connect(presence, Self.client(2), "dev-a")
+        #expect(!tg_presence_only_clean(presence, "dev-a"))
+        _ = Self.disconnect(presence, Self.client(2))
+        #expect(tg_presence_only_clean(presence, "dev-a"))
+        _ = Self.disconnect(presence, Self.client(1))
+        #expect(!tg_presence_only_clean(presence, "dev-a"))
+        // Marking a client that never authenticated changes nothing.
+        tg_presence_mark_clean(presence, Self.client(9))
+        #expect(tg_presence_online(presence) == 0)
+    }
+
     @Test("A client that never authenticated here (a refused CONNECT with a device's name) changes nothing")
     func strangers() {
         let presence = tg_presence_new()!

@@ -79,6 +79,33 @@ struct BrokerSaveTests {
         try await broker.stop()
     }
 
+    @Test(
+        "Pushes only to devices online with clean sessions need no save: the barrier is answered as routed, nothing written"
+    )
+    func cleanSessionsNeedNoSave() async throws {
+        let broker = try BrokerProcess()
+        try await broker.start()
+        let device = try broker.deviceClient("dev-save-clean", cleanSession: true)
+        let got = ReceivedMessages(device)
+        try await device.connect(timeout: .seconds(5))
+        try await device.subscribe("dev-save-clean")
+        let (gateway, received) = try await Self.gateway(on: broker)
+        try await gateway.publish("dev-save-clean", payload: Array("to a clean session".utf8))
+        #expect(
+            try await Self.barrier("clean", through: gateway, received) == RoutingReceipt(id: "clean", saved: false))
+        #expect(await got.wait(for: 1).count == 1)
+        // A broker saves no clean session: nothing was asked of it.
+        #expect(!FileManager.default.fileExists(atPath: broker.directory + "/mosquitto.db"))
+        // The same device away: a push to it may be kept, so the next barrier waits for a save.
+        device.shutdown()
+        #expect(try await eventually { !broker.log.isEmpty && broker.log.contains("dev-save-clean disconnected") })
+        try await gateway.publish("dev-save-clean", payload: Array("while away".utf8))
+        #expect(
+            try await Self.barrier("away", through: gateway, received) == RoutingReceipt(id: "away", saved: true))
+        gateway.shutdown()
+        try await broker.stop()
+    }
+
     @Test("A persistent session's subscription is saved soon after it is made: a SIGKILL then does not take it")
     func subscriptionOutlivesCrash() async throws {
         let broker = try BrokerProcess()
@@ -105,18 +132,28 @@ struct BrokerSaveTests {
         try await broker.stop()
     }
 
-    @Test("A broker that does not save: the plugin says so in its features' absence, and answers barriers as routed")
+    @Test(
+        "A broker that does not save: barriers are answered as routed after the plugin's patience, with an error logged"
+    )
     func brokerThatDoesNotSave() async throws {
         // The plugin is told a file, but the broker keeps nothing (a later setting wins).
         let broker = try BrokerProcess(appendedConfig: "\npersistence false\n")
         try await broker.start()
         let (gateway, received) = try await Self.gateway(on: broker)
+        // To a device that is not online: it may have a session that keeps it, so a save is due.
+        try await gateway.publish("dev-save-nobody", payload: Array("kept?".utf8))
         let started = ContinuousClock.now
         #expect(
             try await Self.barrier("lonely", through: gateway, received) == RoutingReceipt(id: "lonely", saved: false))
         // Answered after the plugin's patience (5 s), not left waiting for the gateway's timeout.
         #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(ContinuousClock.now - started >= .seconds(4))
         #expect(broker.log.contains("did not change"))
+        // For the next minute, barriers are answered at once, without asking again.
+        try await gateway.publish("dev-save-nobody", payload: Array("kept?".utf8))
+        let again = ContinuousClock.now
+        #expect(try await Self.barrier("next", through: gateway, received) == RoutingReceipt(id: "next", saved: false))
+        #expect(ContinuousClock.now - again < .seconds(2))
         gateway.shutdown()
         try await broker.stop()
     }

@@ -172,6 +172,12 @@ int tg_presence_connect(tg_presence *p, const void *client, const char *username
 int tg_presence_disconnect(tg_presence *p, const void *client, char *username, size_t capacity);
 /* How many usernames are online. */
 size_t tg_presence_online(const tg_presence *p);
+/* The client's session keeps nothing once it ends (MQTT clean session). */
+void tg_presence_mark_clean(tg_presence *p, const void *client);
+/* True when `username` is online and each of its sessions is clean: what is sent to it dies
+ * with its connection whatever the broker saves (a broker saves no clean session), so it
+ * needs no save. False for a username offline (it may have a persistent session). */
+bool tg_presence_only_clean(const tg_presence *p, const char *username);
 typedef void (*tg_presence_fn)(const char *username, void *context);
 /* Calls `fn` for each online username; returns how many. */
 size_t tg_presence_each(const tg_presence *p, tg_presence_fn fn, void *context);

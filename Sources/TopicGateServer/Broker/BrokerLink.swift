@@ -29,10 +29,20 @@ final class BrokerLink: Service {
     let maximumPacketSize: Int
     /// How long a publication may wait for its PUBACK.
     let acknowledgementTimeout: Duration = .seconds(10)
-    /// What the plugin was asked on this connection, and whether it answered that it takes
-    /// fan-outs and answers routing barriers: nil nonce while disconnected.
-    private let pluginFeatures = Mutex<(nonce: String?, fanOut: Bool, routed: Bool, saved: Bool)>(
-        (nil, false, false, false))
+    /// What the plugin was asked on this connection, and what it answered: nil nonce while
+    /// disconnected; `known` once it answered, or once it had time to and said nothing.
+    private let pluginFeatures = Mutex(PluginState())
+    /// How long a new connection waits for the plugin's features before it delivers without
+    /// them (a plugin that does not know the request never answers).
+    let featuresGrace: Duration = .seconds(2)
+
+    private struct PluginState {
+        var nonce: String?
+        var fanOut = false
+        var routed = false
+        var saved = false
+        var known = false
+    }
     /// When fan-outs are routed into their devices' sessions (settled only then).
     let routing: RoutingBarrier
 
@@ -75,7 +85,9 @@ final class BrokerLink: Service {
         self.presence = presence
     }
 
-    var isReady: Bool { client.isConnected }
+    /// Connected, and what the plugin does is known: a publication handed over before that
+    /// would be settled on the broker's acknowledgement alone, before a save.
+    var isReady: Bool { client.isConnected && pluginFeatures.withLock { $0.known } }
 
     /// True once the broker's plugin said, on this connection, that it takes fan-outs.
     var fansOut: Bool { client.isConnected && pluginFeatures.withLock { $0.fanOut } }
@@ -124,20 +136,43 @@ final class BrokerLink: Service {
             case .connected:
                 logger.info("Connected to the broker")
                 let nonce = Secrets.randomHex(bytes: 8)
-                pluginFeatures.withLock { $0 = (nonce, false, false, false) }
+                pluginFeatures.withLock { $0 = PluginState(nonce: nonce) }
                 routing.connected(prefix: nonce)
                 await resendRevocations()
                 await subscribeToStates()
-                onConnected()
-                // After the outbox is woken: presence is for operators, deliveries come first.
                 await followPresence()
+                // Deliveries wait for the plugin's features: until then a publication would be
+                // settled on its acknowledgement, which a crash of the broker can undo.
+                await waitForFeatures(nonce: nonce)
+                onConnected()
             case .refused(let error):
                 logger.error("The broker refused the gateway's credentials", metadata: ["error": "\(error)"])
             case .disconnected(let expected):
-                pluginFeatures.withLock { $0 = (nil, false, false, false) }
+                pluginFeatures.withLock { $0 = PluginState() }
                 routing.disconnected()
                 if !expected { logger.warning("Lost the broker connection; reconnecting") }
             }
+        }
+    }
+
+    /// Returns once the plugin answered the features request `nonce`, or `featuresGrace` passed
+    /// (then deliveries go without what it would have said), or the connection changed.
+    private func waitForFeatures(nonce: String) async {
+        let deadline = ContinuousClock.now + featuresGrace
+        while ContinuousClock.now < deadline, !Task.isCancelled {
+            let waiting = pluginFeatures.withLock { $0.nonce == nonce && !$0.known }
+            if !waiting { return }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        let silent = pluginFeatures.withLock { state -> Bool in
+            guard state.nonce == nonce, !state.known else { return false }
+            state.known = true
+            return true
+        }
+        if silent {
+            logger.warning(
+                "The broker's plugin did not say what it does: pushes are settled on the broker's acknowledgement alone"
+            )
         }
     }
 
@@ -192,6 +227,7 @@ final class BrokerLink: Service {
             state.fanOut = features.fanOut
             state.routed = features.routed
             state.saved = features.saved
+            state.known = true
             return true
         }
         guard answered else { return }
