@@ -172,6 +172,9 @@ struct TriggerEndToEndTests {
             let minute: Int64 = 60_000
             let created = Self.now()
             let everyMinute = try await create(["eventSource": "SCHEDULE", "schedule": "* * * * *"])
+            // The gateway took its creation time between the two (on a loaded machine the request
+            // may cross a minute's start, and then the first due time is the minute after).
+            let createdBy = Self.now()
             let once = try await create(["eventSource": "SCHEDULE_ONCE", "scheduleAt": .int(Self.now() + 1000)])
             let onTrue = try await create([
                 "eventSource": "STATES", "triggersWhen": "CONDITION_TRUE",
@@ -193,15 +196,15 @@ struct TriggerEndToEndTests {
             #expect(try await Self.fired(a, thing: thing.id, token: owner.token)[onTrue] == 10)
             // Once the schedulers passed the first whole minute after the SCHEDULE's creation, it
             // fired once for each minute that began since (one, unless the states took long).
-            let firstDue = (created / minute + 1) * minute
+            let firstDue = (createdBy / minute + 1) * minute
             try await Self.schedulerPassed(
                 b, thing: thing.id, token: owner.token, create: create, delay: max(firstDue - Self.now(), 0) + 500)
             let checked = Self.now()
             let counts = try await Self.fired(b, thing: thing.id, token: owner.token)
-            let dues = Int(checked / minute - created / minute)
-            #expect(dues >= 1)
+            let dues = Int(checked / minute - createdBy / minute)...Int(checked / minute - created / minute)
+            #expect(dues.lowerBound >= 1)
             #expect(counts[once] == 1)
-            #expect(counts[everyMinute] == dues)
+            #expect(dues.contains(counts[everyMinute] ?? 0), "\(counts[everyMinute] ?? 0) fired, \(dues) due")
             #expect(counts[onTrue] == 10)
             #expect(counts.count == 4, "\(counts)")
         }
