@@ -47,7 +47,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let scheme = configuration.tls == nil ? "http" : "https"
         print(
-            "TopicGate listening on \(scheme)://\(configuration.host):\(configuration.port), data in "
+            "TopicGate \(TopicGateVersion.current) listening on \(scheme)://\(configuration.host):\(configuration.port), data in "
                 + "\(configuration.storeDescription)"
         )
         print(

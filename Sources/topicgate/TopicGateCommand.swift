@@ -1,4 +1,5 @@
 import ArgumentParser
+import TopicGateCore
 
 /// `topicgate`: the server and the operator's tools.
 @main
@@ -6,6 +7,7 @@ struct TopicGateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "topicgate",
         abstract: "A self-hosted push-and-ACL backend that speaks the Kii Cloud wire protocol.",
+        version: TopicGateVersion.current,
         subcommands: [
             ServeCommand.self, AppsCommand.self, BackupCommand.self, RestoreCommand.self, ACLCommand.self,
             TopicsCommand.self, PrincipalsCommand.self,

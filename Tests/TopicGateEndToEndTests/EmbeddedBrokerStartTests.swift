@@ -110,7 +110,13 @@ struct EmbeddedBrokerStartTests {
     func portInUse() async throws {
         let holder = try PortHolder()
         let text = try await failedStart([], mqttPort: holder.port)
-        #expect(text.contains("Port \(holder.port) on 127.0.0.1 is already in use by another program"), "\(text)")
+        // The holder is this test process: named with its pid, and the two ways out.
+        let name = try String(contentsOfFile: "/proc/self/comm", encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        #expect(
+            text.contains("Port \(holder.port) on 127.0.0.1 is already in use by \(name) (pid \(getpid())"), "\(text)")
+        #expect(text.contains("make run ARGS=\"--mqtt-port \(holder.port + 1)\""), "\(text)")
+        #expect(text.contains("or stop it (kill \(getpid()))"), "\(text)")
         withExtendedLifetime(holder) {}
     }
 

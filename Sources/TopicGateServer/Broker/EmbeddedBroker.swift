@@ -133,8 +133,8 @@ final class EmbeddedBroker: Service, Sendable {
         // Another program on the port would answer the probe below in the broker's place.
         if TCPProbe.accepts(host: listeners.localHost, port: configuration.port) {
             throw EmbeddedBrokerError(
-                "Port \(configuration.port) on \(listeners.localHost) is already in use by another program; give the "
-                    + "embedded broker another one with --mqtt-port.")
+                Self.portTaken(
+                    configuration.port, host: listeners.localHost, holder: PortHolder.find(port: configuration.port)))
         }
         var firstStart = true
         var delay = Duration.seconds(1)
@@ -175,6 +175,22 @@ final class EmbeddedBroker: Service, Sendable {
             try? await Task.sleep(for: delay)
             delay = min(delay * 2, .seconds(30))
         }
+    }
+
+    /// One sentence: who holds the port, and the two ways out (another port, or stop that
+    /// program: a system Mosquitto that Debian's package started is the usual one).
+    static func portTaken(_ port: Int, host: String, holder: PortHolder?) -> String {
+        let another =
+            "give the embedded broker another port (make run ARGS=\"--mqtt-port \(port + 1)\", or "
+            + "topicgate serve --mqtt-port \(port + 1))"
+        guard let holder else {
+            return "Port \(port) on \(host) is already in use by another program: \(another), or stop that program."
+        }
+        let stop =
+            holder.unit.map { "sudo systemctl disable --now \($0.replacingOccurrences(of: ".service", with: ""))" }
+            ?? "kill \(holder.pid)"
+        return "Port \(port) on \(host) is already in use by \(holder.name) (pid \(holder.pid)"
+            + (holder.unit.map { ", systemd's \($0)" } ?? "") + "): \(another), or stop it (\(stop))."
     }
 
     /// Waits until the broker accepts connections (true) or exits or takes too long (false).

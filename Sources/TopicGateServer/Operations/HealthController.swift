@@ -14,7 +14,7 @@ struct HealthController<Context: RequestContext>: Sendable {
 
     func addRoutes(to router: Router<Context>) {
         router.get("health") { _, _ in
-            JSONResponse.ok(.object(["status": .string("ok")]))
+            JSONResponse.ok(.object(["status": .string("ok"), "version": .string(TopicGateVersion.current)]))
         }
         router.get("ready") { _, _ in
             let database = await operations.databaseAnswers()

@@ -9,6 +9,8 @@ enum APICatalogue {
     static let thingIF = "/thing-if/apps/{appID}"
     /// Who may call an API route: it authenticates whatever it is given, then decides.
     static let anyone: [Op.Credential] = [.bearer, .basic, .none]
+    /// The app's admin: its token, or its client ID and secret.
+    static let admin: [Op.Credential] = [.bearer, .basic]
 
     // MARK: Schemas
 
@@ -102,44 +104,44 @@ enum APICatalogue {
             Op(
                 method: "get", path: app + "/overview",
                 summary: "Counts of the app, outbox depth, dead letters and this gateway's totals (admin)",
-                tag: "Operations", credentials: anyone, success: [200]),
+                tag: "Operations", credentials: admin, success: [200]),
             Op(
                 method: "get", path: app + "/principal-search",
                 summary: "Users, groups and things by ID, login name, email, phone, name or vendor thing ID (admin)",
-                tag: "Operations", credentials: anyone, query: [("q", string), ("limit", integer)], success: [200]),
+                tag: "Operations", credentials: admin, query: [("q", string), ("limit", integer)], success: [200]),
             Op(
                 method: "get", path: app + "/principals/{principal}/access",
                 summary:
                     "A user's or thing's groups, things or owners, devices and usable topics; a group's members, "
                     + "things and topics (admin)",
-                tag: "Operations", credentials: anyone, query: [("topics", boolean)], success: [200]),
+                tag: "Operations", credentials: admin, query: [("topics", boolean)], success: [200]),
             Op(
                 method: "get", path: app + "/topic-search",
                 summary: "Topics of every scope by name, scope owner or creator (admin)", tag: "Topics",
-                credentials: anyone, query: [("q", string), ("limit", integer)], success: [200]),
+                credentials: admin, query: [("q", string), ("limit", integer)], success: [200]),
             Op(
                 method: "get", path: app + "/security-audit", summary: "The security audit trail, newest first (admin)",
-                tag: "Operations", credentials: anyone, query: paging, success: [200]),
+                tag: "Operations", credentials: admin, query: paging, success: [200]),
             Op(
                 method: "put", path: app + "/configuration/parameters/{name}",
                 summary: "Set an app configuration parameter (admin): allowCreateTaskByPrincipal", tag: "Operations",
-                credentials: anyone,
+                credentials: admin,
                 body: Op.Body(mediaTypes: ["text/plain"], schema: string, required: true), success: [204]),
             Op(
                 method: "get", path: app + "/configuration/parameters/{name}",
-                summary: "An app configuration parameter (admin)", tag: "Operations", credentials: anyone,
+                summary: "An app configuration parameter (admin)", tag: "Operations", credentials: admin,
                 success: [200]),
             Op(
                 method: "get", path: app + "/dead-letters", summary: "Pushes that could not be delivered (admin)",
-                tag: "Operations", credentials: anyone, query: paging, success: [200]),
+                tag: "Operations", credentials: admin, query: paging, success: [200]),
             Op(
                 method: "get", path: app + "/push/messages/{message}/deliveries",
                 summary:
                     "How far a traced push got toward each device: pending, acknowledged, offline or failed (admin)",
-                tag: "Operations", credentials: anyone, success: [200]),
+                tag: "Operations", credentials: admin, success: [200]),
             Op(
                 method: "post", path: app + "/pseudo-user-cleanup", summary: "Remove idle pseudo users (admin)",
-                tag: "Operations", credentials: anyone,
+                tag: "Operations", credentials: admin,
                 body: json(object(["idleDays": integer, "dryRun": boolean], required: ["idleDays"])), success: [200]),
         ]
     }
@@ -162,7 +164,7 @@ enum APICatalogue {
                     "application/vnd.kii.RegistrationRequest+json", required: false), success: [201]),
             Op(
                 method: "post", path: app + "/users/query", summary: "Query users with Kii's clauses (admin)",
-                tag: "Identity", credentials: anyone,
+                tag: "Identity", credentials: admin,
                 body: json(query("userQuery"), "application/vnd.kii.UserQueryRequest+json"), success: [200]),
             Op(
                 method: "get", path: app + "/users/{user}", summary: "A user (me, an ID, LOGIN_NAME:, EMAIL:, PHONE:)",
@@ -184,7 +186,7 @@ enum APICatalogue {
                     "application/vnd.kii.ChangePasswordRequest+json"), success: [204]),
             Op(
                 method: "put", path: app + "/users/{user}/status", summary: "Disable or enable a user (admin)",
-                tag: "Identity", credentials: anyone, body: json(object(["disabled": boolean], required: ["disabled"])),
+                tag: "Identity", credentials: admin, body: json(object(["disabled": boolean], required: ["disabled"])),
                 success: [204]),
             Op(
                 method: "post", path: app + "/oauth2/revoke",
@@ -195,7 +197,7 @@ enum APICatalogue {
             Op(
                 method: "delete", path: app + "/users/{user}/tokens",
                 summary: "Revoke every token of a user, and the devices installed with them (admin)", tag: "Identity",
-                credentials: anyone, success: [204]),
+                credentials: admin, success: [204]),
         ]
     }
 
@@ -299,7 +301,7 @@ enum APICatalogue {
                 success: [204]),
             Op(
                 method: "put", path: thing + "/status", summary: "Disable or enable a thing (admin)", tag: "Things",
-                credentials: anyone, body: json(object(["disabled": boolean], required: ["disabled"])), success: [204]),
+                credentials: admin, body: json(object(["disabled": boolean], required: ["disabled"])), success: [204]),
             Op(
                 method: "put", path: thing + "/password", summary: "Change a thing's password", tag: "Things",
                 credentials: anyone,
@@ -572,7 +574,7 @@ enum APICatalogue {
                 method: "get", path: topic + "/acl-who-can",
                 summary:
                     "Who may subscribe or send: the principals that pass, and the rules that admit everyone (admin)",
-                tag: "Topic ACLs", credentials: anyone, query: [("action", actionSchema)], success: [200]),
+                tag: "Topic ACLs", credentials: admin, query: [("action", actionSchema)], success: [200]),
             Op(
                 method: "get", path: topic + "/push/subscriptions",
                 summary: "The subscribed users and things, and whether each still receives sends",

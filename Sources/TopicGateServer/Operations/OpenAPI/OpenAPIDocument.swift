@@ -27,7 +27,7 @@ public enum OpenAPIDocument {
             "openapi": "3.1.0",
             "info": [
                 "title": "TopicGate",
-                "version": "1.0",
+                "version": .string(TopicGateVersion.current),
                 "description": .string(
                     "A self-hosted backend that speaks the Kii Cloud wire protocol: users (pseudo and normal), groups, "
                         + "things, topics with ACLs, MQTT push and Thing-IF. Every error is a Kii error body; OAuth "
