@@ -22,7 +22,8 @@ COPY Sources ./Sources
 # The manifest names the test targets' folders; they are not built.
 COPY Tests ./Tests
 COPY broker-config ./broker-config
-# The Swift runtime linked in, so the runtime stage needs no Swift.
+# The Swift runtime linked in (the plugin links it statically whatever the flags: Package.swift),
+# so the runtime stage needs no Swift; FoundationNetworking still needs libcurl4.
 RUN swift build -c release --static-swift-stdlib \
     && bin="$(swift build -c release --static-swift-stdlib --show-bin-path)" \
     && install -D -m 0755 "$bin/topicgate" /staging/usr/bin/topicgate \
@@ -34,7 +35,7 @@ FROM debian:bookworm-slim AS runtime
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
        mosquitto mosquitto-clients libsqlite3-0 libssl3 libcjson1 libmosquitto1 \
-       libstdc++6 ca-certificates tzdata curl \
+       libstdc++6 libcurl4 ca-certificates tzdata curl \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=build /staging/ /
 # One account for the gateway and, when it runs in this image, the broker. The folders exist

@@ -86,7 +86,10 @@ let package = Package(
         /// The broker plugin's glue to Mosquitto's plugin API v5.
         .target(
             name: "TopicGateMosquittoAuth",
-            dependencies: ["TopicGateAuthCore"]
+            dependencies: ["TopicGateAuthCore"],
+            // Plain C: the Swift runtime the package manager links every library with is dropped,
+            // so the broker loads the plugin without any Swift on the machine.
+            linkerSettings: [.unsafeFlags(["-static-stdlib"])]
         ),
         .target(
             name: "MQTTBridge",

@@ -114,6 +114,30 @@ struct ContainerImageTests {
         }
     }
 
+    @Test(
+        "The broker plugin links no Swift runtime: each library it needs comes from a package the runtime stage installs"
+    )
+    func pluginRuntimeClosure() async throws {
+        let plugin = BrokerProcess.pluginPath
+        let (status, dynamic) = try await Self.run("/usr/bin/readelf", ["-d", plugin])
+        #expect(status == 0, "\(dynamic)")
+        let needed = try Regex(#"\(NEEDED\)\s+Shared library: \[([^\]]+)\]"#)
+        let libraries = dynamic.matches(of: needed).map { String($0.output[1].substring ?? "") }
+        #expect(!libraries.isEmpty)
+        #expect(!libraries.contains { $0.hasPrefix("libswift") || $0.hasPrefix("libFoundation") }, "\(libraries)")
+        #expect(!dynamic.contains("/swift/"), "a run path into the Swift toolchain: \(dynamic)")
+        // Each library's package (dpkg -S), and the runtime stage installs it or Debian's slim
+        // image has it (libc6, libgcc-s1).
+        let runtime = try #require(try Self.stages().last).aptPackages.union(["libc6", "libgcc-s1"])
+        for library in libraries {
+            let (found, owner) = try await Self.run("/usr/bin/dpkg", ["-S", "*/" + library])
+            #expect(found == 0, "no package holds \(library)")
+            let packages = Set(
+                owner.split(separator: "\n").compactMap { $0.split(separator: ":").first.map(String.init) })
+            #expect(!packages.isDisjoint(with: runtime), "\(library) comes from \(packages.sorted()), not installed")
+        }
+    }
+
     @Test("Dependencies resolve in a layer before the sources; the image runs unprivileged with a health check")
     func buildShape() throws {
         let stages = try Self.stages()
