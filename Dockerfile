@@ -1,7 +1,11 @@
 # TopicGate's container image: the gateway, its broker plugin and Mosquitto, on Debian slim.
 #
 #   docker build -t topicgate .
-#   docker run -p 8080:8080 -p 1883:1883 -v topicgate-data:/data topicgate
+#   docker run -p 8080:8080 -p 1883:1883 -v topicgate-data:/data \
+#     -e TOPICGATE_MQTT_PUBLIC_HOST=mqtt.example.com topicgate
+#
+# TOPICGATE_MQTT_PUBLIC_HOST is the host devices are told to connect to (without it, the
+# container's hostname, which they cannot reach).
 #
 # With no --broker the gateway starts the image's Mosquitto as its child (the embedded
 # default); docker-compose.yml runs the broker as a service of its own from this same image.
