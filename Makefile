@@ -9,7 +9,7 @@ APT_PACKAGES := $(BUILD_APT_PACKAGES) $(RUN_APT_PACKAGES)
 # And what the tests need besides: Python (the API fuzzer, the browser test's page server),
 # the openssl command (test certificates, a TLS client), Chromium and its WebDriver (the browser
 # tests: a web app on another origin, and the operator console driven by keyboard and mouse).
-TEST_APT_PACKAGES := python3 python3-venv openssl chromium chromium-driver postgresql haproxy
+TEST_APT_PACKAGES := python3 python3-venv openssl chromium chromium-driver postgresql haproxy systemd
 SWIFT ?= swift
 TOPICGATE := .build/debug/topicgate
 # The API fuzzer the tests run (PyPI), in a virtual environment of its own.
@@ -19,7 +19,33 @@ SCHEMATHESIS_VERSION := 4.32.5
 COMPOSE_VENV := .build/compose-venv
 COMPOSE_VERSION := 1.29.2
 
-.PHONY: run test build bench fuzz lint format deps test-deps fuzz-deps compose-deps clean
+# `make install`: where (PREFIX, and DESTDIR for a staging root), from which build.
+PREFIX ?= /usr/local
+DESTDIR ?=
+CONFIGURATION ?= release
+BUILT := .build/$(CONFIGURATION)
+INSTALLED := $(DESTDIR)$(PREFIX)/bin/topicgate $(DESTDIR)$(PREFIX)/lib/topicgate/libTopicGateMosquittoAuth.so \
+	$(DESTDIR)$(PREFIX)/share/topicgate/mosquitto.conf $(DESTDIR)$(PREFIX)/lib/systemd/system/topicgate.service
+
+.PHONY: run test build bench fuzz lint format deps test-deps fuzz-deps compose-deps clean install uninstall
+
+## install: copy a build (swift build -c release first) to PREFIX (/usr/local): the binary, the
+##          broker plugin and template it finds from there, and a systemd unit
+##          (systemctl enable --now topicgate); DESTDIR=/stage for a staging root
+install:
+	@test -x $(BUILT)/topicgate -a -f $(BUILT)/libTopicGateMosquittoAuth.so || \
+		{ echo "No $(CONFIGURATION) build in $(BUILT): run swift build -c $(CONFIGURATION) first." >&2; exit 1; }
+	install -D -m 0755 $(BUILT)/topicgate $(DESTDIR)$(PREFIX)/bin/topicgate
+	install -D -m 0644 $(BUILT)/libTopicGateMosquittoAuth.so $(DESTDIR)$(PREFIX)/lib/topicgate/libTopicGateMosquittoAuth.so
+	install -D -m 0644 broker-config/mosquitto.conf $(DESTDIR)$(PREFIX)/share/topicgate/mosquitto.conf
+	mkdir -p $(DESTDIR)$(PREFIX)/lib/systemd/system
+	sed 's|@bindir@|$(PREFIX)/bin|g' packaging/topicgate.service > $(DESTDIR)$(PREFIX)/lib/systemd/system/topicgate.service
+	chmod 0644 $(DESTDIR)$(PREFIX)/lib/systemd/system/topicgate.service
+
+## uninstall: remove what install copied (the data in /var/lib/topicgate stays)
+uninstall:
+	rm -f $(INSTALLED)
+	-rmdir $(DESTDIR)$(PREFIX)/lib/topicgate $(DESTDIR)$(PREFIX)/share/topicgate 2>/dev/null
 
 ## run: install what is missing, build, and serve on 127.0.0.1:8080 with ./data/topicgate.sqlite
 ##      and its own Mosquitto on 127.0.0.1:1883 (ARGS="--port 9090 --mqtt-port 11883" to change)

@@ -361,6 +361,7 @@ struct PushOptions: ParsableArguments {
                 [
                     Self.besideExecutable("libTopicGateMosquittoAuth.so"),
                     Self.besideExecutable("../lib/libTopicGateMosquittoAuth.so"),
+                    Self.besideExecutable("../lib/topicgate/libTopicGateMosquittoAuth.so"),
                     "/usr/lib/topicgate/libTopicGateMosquittoAuth.so",
                 ], what: "the broker plugin libTopicGateMosquittoAuth.so (run `swift build`, or give --broker-plugin)")
         return EmbeddedBrokerConfiguration(

@@ -18,6 +18,7 @@ final class ServerProcess: KiiAPI, @unchecked Sendable {
     let dataDirectory: String
     /// Extra `serve` flags, e.g. `--broker mqtt://127.0.0.1:port`.
     let arguments: [String]
+    let executablePath: String
     private var process: ChildProcess?
 
     /// The executable the package built beside the tests.
@@ -32,7 +33,12 @@ final class ServerProcess: KiiAPI, @unchecked Sendable {
 
     /// `credentialsOf`: another gateway on the same database, whose first start printed the
     /// default app's credentials.
-    init(dataDirectory: String, arguments: [String] = [], credentialsOf other: ServerProcess? = nil) {
+    /// `executable`: another `topicgate` than the one the package built (an installed copy).
+    init(
+        dataDirectory: String, arguments: [String] = [], credentialsOf other: ServerProcess? = nil,
+        executable: String? = nil
+    ) {
+        self.executablePath = executable ?? Self.executable.path
         self.credentialsPath = other?.outputPath ?? dataDirectory + ".stdout"
         self.port = FreePort.next()
         self.mqttPort = FreePort.next()
@@ -83,7 +89,7 @@ final class ServerProcess: KiiAPI, @unchecked Sendable {
         // data: a server orphaned by a crashed test run must not hold the test runner's pipe open
         // (swift test would wait for it for ever).
         process = try ChildProcess.spawn(
-            executable: Self.executable.path,
+            executable: executablePath,
             arguments: [
                 "serve", "--port", "\(port)", "--data-dir", dataDirectory, "--bcrypt-cost", "4", "--log-level", "error",
                 "--mqtt-port", "\(mqttPort)",
