@@ -138,6 +138,68 @@ struct ContainerImageTests {
         }
     }
 
+    /// The libraries an ELF file names as NEEDED (readelf -d).
+    static func neededLibraries(of file: String) async throws -> [String] {
+        let (status, dynamic) = try await run("/usr/bin/readelf", ["-d", file])
+        #expect(status == 0, "\(dynamic)")
+        let needed = try Regex(#"\(NEEDED\)\s+Shared library: \[([^\]]+)\]"#)
+        return dynamic.matches(of: needed).map { String($0.output[1].substring ?? "") }
+    }
+
+    /// The Debian packages of the system libraries `binary` needs itself or through the Swift
+    /// runtime it loads, which the image links in statically (so those needs become the
+    /// binary's own).
+    static func systemLibraryPackages(of binary: String) async throws -> Set<String> {
+        let (status, text) = try await run("/usr/bin/ldd", [binary])
+        #expect(status == 0, "\(text)")
+        var paths: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            if words.count >= 3, words[1] == "=>", words[2].hasPrefix("/") {
+                paths[String(words[0])] = String(words[2])
+            }
+        }
+        var libraries: Set<String> = []
+        var waiting = [binary]
+        var seen: Set<String> = []
+        while let file = waiting.popLast() {
+            guard seen.insert(file).inserted else { continue }
+            for library in try await neededLibraries(of: file) {
+                if let path = paths[library], path.contains("/swift/") {
+                    waiting.append(path)
+                } else if !library.hasPrefix("libswift") && !library.hasPrefix("libFoundation") {
+                    libraries.insert(library)
+                }
+            }
+        }
+        var packages: Set<String> = []
+        for library in libraries {
+            let (found, owner) = try await run("/usr/bin/dpkg", ["-S", "*/" + library])
+            #expect(found == 0, "no package holds \(library)")
+            for entry in owner.split(separator: "\n") {
+                if let package = entry.split(separator: ":").first { packages.insert(String(package)) }
+            }
+        }
+        return packages
+    }
+
+    @Test(
+        "Every library the gateway and the plugin load comes with the runtime stage's packages, and each package there is needed"
+    )
+    func runtimeClosure() async throws {
+        let needed = try await Self.systemLibraryPackages(of: ServerProcess.executable.path)
+            .union(try await Self.systemLibraryPackages(of: BrokerProcess.pluginPath))
+        #expect(needed.contains("libcurl4") && needed.contains("libsqlite3-0"), "\(needed.sorted())")
+        // Each named in the runtime stage, or in Debian's slim image already.
+        let runtime = try #require(try Self.stages().last).aptPackages
+        let missing = needed.subtracting(runtime).subtracting(["libc6", "libgcc-s1"])
+        #expect(missing.isEmpty, "not named in the runtime stage: \(missing.sorted())")
+        // Nothing there by accident: each package is a library loaded, or a program the image runs.
+        let programs: Set<String> = ["mosquitto", "mosquitto-clients", "ca-certificates", "tzdata", "curl"]
+        let unexplained = runtime.subtracting(needed).subtracting(programs)
+        #expect(unexplained.isEmpty, "installed for no reason: \(unexplained.sorted())")
+    }
+
     @Test("Dependencies resolve in a layer before the sources; the image runs unprivileged with a health check")
     func buildShape() throws {
         let stages = try Self.stages()
