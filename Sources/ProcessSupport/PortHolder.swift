@@ -40,9 +40,12 @@ public struct PortHolder: Sendable, Equatable {
     }
 
     /// The inodes of the sockets listening on `port` in a `/proc/net/tcp`-style table.
+    /// Read to its end: `String(contentsOfFile:)` stops after the first page of a `/proc` table,
+    /// which holds only the first few dozen sockets.
     static func listeningInodes(in table: String, port: Int) -> [String] {
-        guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { return [] }
-        return listeningInodes(table: text, port: port)
+        guard let file = FileHandle(forReadingAtPath: table), let data = try? file.readToEnd() else { return [] }
+        try? file.close()
+        return listeningInodes(table: String(decoding: data, as: UTF8.self), port: port)
     }
 
     /// The same, from the table's text: columns `sl local_address rem_address st … inode`, the
