@@ -91,9 +91,9 @@ struct BrokerLinkFanOutTests {
             running.cancel()
             for (device, _) in devices { device.shutdown() }
         }
-        #expect(try await eventually { link.isReady })
-        // Long enough for an answer to the request the link sends when it connects.
-        try await Task.sleep(for: .milliseconds(500))
+        // Ready only once the plugin answered what it does or had its time to (BrokerLink's
+        // featuresGrace): no answer can come later and turn fan-outs on.
+        #expect(try await eventually(timeout: .seconds(30)) { link.isReady })
         #expect(!link.fansOut)
         #expect(await link.start(Self.publications("plain", to: names)).failures().isEmpty)
         for (_, received) in devices { #expect(await received.wait(for: 1).map(\.text) == ["plain"]) }

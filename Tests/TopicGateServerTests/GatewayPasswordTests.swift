@@ -33,7 +33,8 @@ struct GatewayPasswordTests {
             logger: Logger(label: "test"), onConnected: {})
         let running = Task { try await link.run() }
         defer { running.cancel() }
-        #expect(try await eventually { link.isReady })
+        // Ready once connected and the plugin said what it does (a loaded machine takes a while).
+        #expect(try await eventually(timeout: .seconds(30)) { link.isReady })
 
         // The password of that first CONNECT has expired (the plugin checks expiry at CONNECT,
         // to the second): a copy of it is refused now.
@@ -52,7 +53,7 @@ struct GatewayPasswordTests {
         try await broker.stop(signal: SIGTERM)
         #expect(try await eventually { !link.isReady })
         try await broker.start()
-        #expect(try await eventually(timeout: .seconds(20)) { link.isReady })
+        #expect(try await eventually(timeout: .seconds(30)) { link.isReady })
         let devices = try await BrokerLinkFanOutTests.devices(["dev-gwpass"], on: broker)
         defer { for (device, _) in devices { device.shutdown() } }
         #expect(await link.start(BrokerLinkFanOutTests.publications("after", to: ["dev-gwpass"])).failures().isEmpty)
