@@ -21,7 +21,8 @@ struct PresenceEndToEndTests {
         func device() async throws -> [String: JSONValue] {
             let access = try await world.call(.get, "\(world.app)/principals/user:\(dora.id)/access", token: admin)
                 .expect(.ok)
-            return access.object["installations"]?.arrayValue?.first?.objectValue ?? [:]
+            let installations = access.object["installations"]?.arrayValue?.compactMap(\.objectValue) ?? []
+            return installations.first { $0["installationID"]?.stringValue == endpoint.installationID } ?? [:]
         }
         func devicesOnline() async throws -> Int64? {
             try await world.call(.get, "\(world.app)/overview", token: admin).expect(.ok).object["devicesOnline"]?
@@ -40,8 +41,13 @@ struct PresenceEndToEndTests {
         let impostor = try world.device(endpoint, password: "wrong-password")
         await #expect(throws: (any Error).self) { try await impostor.connect(timeout: .seconds(5)) }
         impostor.shutdown()
-        try await Task.sleep(for: .milliseconds(300))
+        // A marker: a second device of Dora's connects after the refusal; once the gateway
+        // counts it, any report the refusal made would have come before.
+        let marker = try await world.connectedDevice(try await world.install(token: dora.token))
+        #expect(try await eventually { try await devicesOnline() == 2 })
         #expect(try await device()["online"] == true)
+        marker.shutdown()
+        #expect(try await eventually { try await devicesOnline() == 1 })
 
         // It leaves: offline, last seen when it left.
         let beforeLeaving = Int64(Date().timeIntervalSince1970 * 1000) - 1000
