@@ -48,8 +48,6 @@ struct tg_saves {
     /* Covered by the save under way. */
     struct group saving;
     bool requested;
-    /* A save was asked for before (`requested_at` is its time). */
-    bool asked_before;
     /* A save is wanted without a barrier (a persistent session subscribed). */
     bool wanted;
     /* A publication since the last request needs a save. */
@@ -57,6 +55,7 @@ struct tg_saves {
     /* How long the last save took, from the request to the change seen. */
     long long last_save_nanoseconds;
     struct identity before;
+    /* When the last save was asked for (zero before the first: long enough ago). */
     struct timespec requested_at;
     /* The broker has no handler for SIGUSR1 (built without persistence): never asked. */
     bool unavailable;
@@ -173,6 +172,13 @@ static void begin_saving(tg_saves *saves)
     saves->waiting.count = 0;
 }
 
+/* The waiting barriers answered as routed only, and no save wanted any more. */
+static void answer_unsaved(tg_saves *saves, tg_saves_answer_fn answer)
+{
+    saves->wanted = false;
+    group_answer(&saves->waiting, false, answer);
+}
+
 void tg_saves_tick(tg_saves *saves, tg_saves_answer_fn answer)
 {
     struct timespec now = monotonic_now();
@@ -196,20 +202,18 @@ void tg_saves_tick(tg_saves *saves, tg_saves_answer_fn answer)
     if (saves->failing && nanoseconds_between(saves->failed_at, now) >= SAVE_RETRY_SECONDS * 1000000000LL)
         saves->failing = false;
     if (saves->unavailable || saves->failing) {
-        saves->wanted = false;
-        group_answer(&saves->waiting, false, answer);
+        answer_unsaved(saves, answer);
         return;
     }
     if (saves->requested || (saves->waiting.count == 0 && !saves->wanted)) return;
     long long gap = saves->last_save_nanoseconds * SAVE_GAP_FACTOR;
     if (gap < SAVE_GAP_NANOSECONDS) gap = SAVE_GAP_NANOSECONDS;
-    if (saves->asked_before && nanoseconds_between(saves->requested_at, now) < gap) return;
+    if (nanoseconds_between(saves->requested_at, now) < gap) return;
     if (!broker_saves_on_signal()) {
         mosquitto_log_printf(MOSQ_LOG_ERR, "topicgate-auth: this broker does not save on SIGUSR1 (built without "
                                            "persistence?): pushes are answered as routed, not saved");
         saves->unavailable = true;
-        saves->wanted = false;
-        group_answer(&saves->waiting, false, answer);
+        answer_unsaved(saves, answer);
         return;
     }
     begin_saving(saves);
@@ -218,6 +222,5 @@ void tg_saves_tick(tg_saves *saves, tg_saves_answer_fn answer)
     saves->before = identity_of(saves->file);
     saves->requested_at = now;
     saves->requested = true;
-    saves->asked_before = true;
     raise(SIGUSR1);
 }
