@@ -22,8 +22,6 @@ public struct PushLife: Sendable, Hashable {
         guard hours <= 365 * 24 else { return nil }
     }
 
-    public var duration: Duration { .seconds(hours * 3600) }
-
     /// The value of Mosquitto's `persistent_client_expiration`.
     public var brokerSetting: String { "\(hours)h" }
 }
