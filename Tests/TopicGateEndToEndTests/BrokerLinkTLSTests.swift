@@ -25,9 +25,10 @@ struct BrokerLinkTLSTests {
             tls: .init(certfile: server.certificate, keyfile: server.privateKey, cafile: client.certificate),
             requiresClientCertificate: true)
         // Devices use the broker's plain port; the gateway only its TLS one.
+        // The gateway's warnings are read: each failed attempt to connect says so.
         func world(trusting authority: String) throws -> PushWorld {
             try PushWorld(
-                arguments: ["--mqtt-public-ports", "\(broker.port),0,0,0"], broker: broker,
+                arguments: ["--mqtt-public-ports", "\(broker.port),0,0,0", "--log-level", "warning"], broker: broker,
                 link: [
                     "--broker", "mqtts://localhost:\(broker.tlsPort)", "--mqtt-secret-file", broker.secretFile,
                     "--broker-tls-ca", authority, "--broker-tls-cert", client.certificate, "--broker-tls-key",
@@ -48,18 +49,28 @@ struct BrokerLinkTLSTests {
         _ = try await trusting.server.stop(signal: SIGTERM)
         try await broker.stop()
 
-        // The same broker, the gateway trusting another CA: no link, so no delivery.
+        // The same broker, the gateway trusting another CA: no link, so no delivery. The waits
+        // are the gateway's own account: its failed attempts to connect, counted in its log,
+        // and its outbox, which still holds the push after two more attempts failed.
         let wary = try world(trusting: stranger.certificate)
         try await wary.start()
-        try await Task.sleep(for: .seconds(3))
+        func failedAttempts() -> Int {
+            let log = (try? String(contentsOfFile: wary.server.outputPath, encoding: .utf8)) ?? ""
+            return log.components(separatedBy: "Cannot connect to the broker yet").count - 1
+        }
+        #expect(try await eventually { failedAttempts() >= 1 })
         #expect(try await wary.call(.get, "/ready").status == .serviceUnavailable)
         let other = try await wary.subscribedMember()
         let otherDevice = try await wary.connectedDevice(other.endpoint)
         defer { otherDevice.shutdown() }
         let nothing = ReceivedMessages(otherDevice)
-        _ = try await wary.send(other.topic, token: other.owner.token, message: "never")
-        try await Task.sleep(for: .seconds(2))
-        #expect(await nothing.wait(for: 1, timeout: .milliseconds(100)).isEmpty)
+        try await wary.send(other.topic, token: other.owner.token, message: "never").expect(.created)
+        let attempts = failedAttempts()
+        #expect(try await eventually(timeout: .seconds(30)) { failedAttempts() >= attempts + 2 })
+        let metrics = try await wary.server.metricsText()
+        #expect(PushMetricsTests.sample(metrics, "topicgate_outbox_depth") == 1, "\(metrics)")
+        #expect(PushMetricsTests.sample(metrics, "topicgate_pushes_published_total") ?? 0 == 0)
+        #expect(nothing.all.isEmpty)
         _ = try await wary.server.stop(signal: SIGTERM)
         try await broker.stop()
     }

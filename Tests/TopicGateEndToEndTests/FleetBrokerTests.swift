@@ -139,18 +139,26 @@ struct FleetBrokerTests {
 
             // Gateway B kept the owner's devices (it sent to them above); the device deleted
             // through A is no recipient of B's either: nothing is published on its topic, watched
-            // with the gateways' own credentials (which may read any topic), while the owner's
-            // other device receives.
+            // on broker two with the gateways' own credentials (which may read any topic), while
+            // the owner's other device receives. The push has left the outbox (every publication
+            // of it acknowledged) before a marker goes through B to the outsider's device on the
+            // same broker, which the watcher reads too: anything B published to the deleted device
+            // would come before it.
             let watcher = try fleet.two.gatewayClient(clientID: "watcher-\(UUID().uuidString.prefix(8))")
             defer { watcher.shutdown() }
             try await watcher.connect(timeout: .seconds(5))
             try await watcher.subscribe(ownerTwo.topic)
+            try await watcher.subscribe(outsiderTwo.topic)
             let watched = ReceivedMessages(watcher)
             try await b.send(topic, token: owner.token, message: "after the delete").expect(.created)
             let kept = await inboxes[0].wait(for: 4)
             #expect(kept.last?.object["msg"]?.stringValue == "after the delete")
-            try await Task.sleep(for: .seconds(1))
-            #expect(watched.all.isEmpty, "B published to the deleted device")
+            #expect(
+                try await eventually {
+                    PushMetricsTests.sample(try await b.metricsText(), "topicgate_outbox_depth") == 0
+                })
+            let afterDelete = try await b.marker(to: outsider)
+            #expect(await watched.before(marker: afterDelete) == [], "B published to the deleted device")
         }
     }
 
