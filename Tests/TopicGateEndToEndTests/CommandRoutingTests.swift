@@ -33,12 +33,15 @@ struct CommandRoutingTests {
         // Groups: A (owner u0; members u1, u2) and B (owner u3; members u2, u4).
         let groupA = try await world.group(owner: users[0].token, members: [users[1].id, users[2].id])
         let groupB = try await world.group(owner: users[3].token, members: [users[2].id, users[4].id])
-        var members: [String: [String]] = [:]
+        // A group's owner is one of its members (Kii's groups): the expected recipients are
+        // written from how the groups were made, not read from the gateway; its list must agree.
+        let members: [String: [String]] = [
+            groupA: [users[0].id, users[1].id, users[2].id], groupB: [users[3].id, users[2].id, users[4].id],
+        ]
         for (group, owner) in [(groupA, users[0]), (groupB, users[3])] {
             let listed = try await world.call(.get, "\(world.app)/groups/\(group)/members", token: owner.token)
-            members[group] = (listed.object["members"]?.arrayValue ?? []).compactMap {
-                $0.objectValue?["userID"]?.stringValue
-            }
+            let ids = (listed.object["members"]?.arrayValue ?? []).compactMap { $0.objectValue?["userID"]?.stringValue }
+            #expect(Set(ids) == Set(members[group] ?? []), "the members of \(group)")
         }
         // Things: t0 owned by u0 and group A; t1 owned by u3 and group B.
         let t0 = try await world.onboardThing("t0-\(seed)", owner: users[0])
