@@ -159,8 +159,56 @@ struct AbuseControlTests {
                     #expect(try await login(name, "wrong", from: "192.0.2.\(100 + number)").status == .badRequest)
                 }
             }
+            // docs/security.md: "each check of an existing account waits one second".
+            let began = ContinuousClock.now
             #expect(try await login("gina", "password123", from: "192.0.2.150").status == .ok)
+            #expect(ContinuousClock.now - began >= .milliseconds(1_000), "the check was not slowed")
             #expect(try await login("gina", "wrong", from: "192.0.2.151").status == .badRequest)
+        }
+    }
+
+    @Test(
+        "Wrong client secrets spend their address's budget (then 429, the right secret too), never the app's; users' failures never lock the admin out"
+    )
+    func adminGuessesSpendTheAddress() async throws {
+        var abuse = AbuseControls()
+        abuse.proxyTrust = .anyPeer
+        abuse.loginFailuresPerAddress = RateLimit(count: 3, period: .seconds(3600))
+        abuse.loginFailuresPerApp = RateLimit(count: 3, period: .seconds(3600))
+        let server = try await TestServer.make(abuse: abuse)
+        try await server.run { client in
+            let credentials = try await client.adminCredentials()
+            func admin(_ secret: String, from address: String) async throws -> TestServer.Reply {
+                try await client.call(
+                    .post, "\(client.app)/oauth2/token", contentType: "application/json",
+                    json: [
+                        "grant_type": "client_credentials", "client_id": .string(credentials.clientID),
+                        "client_secret": .string(secret),
+                    ], headers: Self.from(address))
+            }
+            // Three wrong secrets from one address spend its budget: the right secret from there
+            // is refused too, and from another address it is not.
+            for _ in 0..<3 {
+                let wrong = try await admin("wrong-secret", from: "203.0.113.7")
+                #expect(wrong.status == .badRequest, "\(wrong.status) \(wrong.object)")
+                #expect(wrong.object["errorCode"] == "invalid_client", "\(wrong.object)")
+            }
+            let limited = try await admin(credentials.clientSecret, from: "203.0.113.7")
+            #expect(limited.status == .tooManyRequests)
+            #expect(limited.headers[.retryAfter] != nil)
+            #expect(try await admin(credentials.clientSecret, from: "198.51.100.7").status == .ok)
+            // Three more wrong secrets, one from each of three addresses: had they spent the app's
+            // budget (3), a login for an unknown name would now answer 429.
+            for number in 0..<3 {
+                _ = try await admin("wrong-secret", from: "192.0.2.\(number)")
+            }
+            #expect(try await Self.login(client, "nobody", "guess", from: "192.0.2.50").status == .badRequest)
+            // Users' failures spend the app's budgets (unknown names: then 429); the admin still gets in.
+            for number in 51..<53 {
+                _ = try await Self.login(client, "nobody-\(number)", "guess", from: "192.0.2.\(number)")
+            }
+            #expect(try await Self.login(client, "nobody-99", "guess", from: "192.0.2.99").status == .tooManyRequests)
+            #expect(try await admin(credentials.clientSecret, from: "192.0.2.100").status == .ok)
         }
     }
 
@@ -186,7 +234,9 @@ struct AbuseControlTests {
         }
     }
 
-    @Test("Five wrong passwords lock the login name, doubling; the right password is refused while locked")
+    @Test(
+        "Five wrong passwords lock the login name for 30 s, each failure after a lock doubles it up to an hour; the right password is refused while locked"
+    )
     func loginLockout() async throws {
         let clock = ManualClock()
         let server = try await TestServer.make(clock: clock)
@@ -206,7 +256,19 @@ struct AbuseControlTests {
             #expect(locked.status == .badRequest)
             #expect(locked.string("error_description") == "The login name is locked")
             #expect(locked.headers[.retryAfter] == "30")
-            clock.advance(seconds: 31)
+            // docs/security.md: 30 s, doubling with each failure after a lock, up to an hour.
+            var lock: Int64 = 30
+            for expected: Int64 in [60, 120, 240, 480, 960, 1_920, 3_600, 3_600] {
+                clock.advance(seconds: lock - 1)
+                #expect(try await login("erin", "password123").status == .badRequest, "still locked")
+                clock.advance(seconds: 2)
+                #expect(try await login("erin", "wrong-password").status == .badRequest)
+                let again = try await login("erin", "password123")
+                #expect(again.string("error_description") == "The login name is locked")
+                #expect(again.headers[.retryAfter] == "\(expected)", "after the \(lock) s lock")
+                lock = expected
+            }
+            clock.advance(seconds: 3_601)
             #expect(try await login("erin", "password123").status == .ok)
         }
     }
