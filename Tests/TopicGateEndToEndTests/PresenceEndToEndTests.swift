@@ -39,7 +39,8 @@ struct PresenceEndToEndTests {
         // Someone offers the device's username and client ID with a wrong password: refused,
         // and the device stays online.
         let impostor = try world.device(endpoint, password: "wrong-password")
-        await #expect(throws: (any Error).self) { try await impostor.connect(timeout: .seconds(5)) }
+        let refusal = await #expect(throws: MQTTError.self) { try await impostor.connect(timeout: .seconds(5)) }
+        #expect(refusal?.code == .connectionRefused && refusal?.returnCode == 5, "\(String(describing: refusal))")
         impostor.shutdown()
         // A marker: a second device of Dora's connects after the refusal; once the gateway
         // counts it, any report the refusal made would have come before.

@@ -73,7 +73,8 @@ struct PushEndToEndTests {
 
         let other = try await world.call(
             .get, "\(world.app)/installations/\(endpoint.installationID)/mqtt-endpoint", token: b.token)
-        #expect(other.status == .forbidden || other.status == .notFound)
+        #expect(
+            other.status == .forbidden && other.object["errorCode"] == "UNAUTHORIZED", "\(other.status) \(other.text)")
         #expect(other.object["password"] == nil)
         let unknown = try await world.call(.get, "\(world.app)/installations/nope/mqtt-endpoint", token: a.token)
         #expect(unknown.status == .notFound)

@@ -38,9 +38,11 @@ struct RevocationRestartTests {
         while ContinuousClock.now < until {
             let client = try world.device(endpoint)
             attempts += 1
-            await #expect(throws: MQTTError.self, "attempt \(attempts) was let in") {
+            let refusal = await #expect(throws: MQTTError.self, "attempt \(attempts) was let in") {
                 try await client.connect(timeout: .seconds(3))
             }
+            // Refused as not authorised (CONNACK 5), not a timeout or a broker still starting.
+            #expect(refusal?.code == .connectionRefused && refusal?.returnCode == 5, "\(String(describing: refusal))")
             client.shutdown()
             try await Task.sleep(for: .milliseconds(200))
         }

@@ -233,15 +233,22 @@ struct AccessGenerationTests {
     }
 
     @Test(
-        "A write that changed nothing watched, or rolled back, leaves it where it was", arguments: StoreEngine.allCases)
+        "A write that changed nothing watched, or was refused, leaves it where it was", arguments: StoreEngine.allCases)
     func unchanged(engine: StoreEngine) async throws {
         // Removing a member who is not one deletes no row.
         #expect(try await !moves(engine) { _ = try await $0.removeMember(appID: appID, group: group, user: bob) })
-        // A second subscription of the same subscriber is refused inside its transaction.
+        // A second subscription of the same subscriber changes no row.
         let (store, generation) = try await newStore(engine)
-        _ = try await store.subscribe(appID: appID, address: news, subscriber: .user(ann), at: 2)
+        #expect(try await store.subscribe(appID: appID, address: news, subscriber: .user(ann), at: 2))
         let before = generation.current
-        _ = try? await store.subscribe(appID: appID, address: news, subscriber: .user(ann), at: 3)
+        #expect(try await !store.subscribe(appID: appID, address: news, subscriber: .user(ann), at: 3))
+        #expect(generation.current == before)
+        // A subscription to a topic that does not exist is refused inside its transaction.
+        let missing = TopicAddress(scope: .app, name: TopicName(rawValue: "missing")!)
+        let refusal = await #expect(throws: KiiError.self) {
+            _ = try await store.subscribe(appID: appID, address: missing, subscriber: .user(ann), at: 4)
+        }
+        #expect(refusal?.code == .topicNotFound)
         #expect(generation.current == before)
     }
 }
