@@ -135,4 +135,48 @@ struct DocumentationTests {
             }
         }
     }
+
+    @Test(
+        "Every rule of docs/security.md has a row in docs/testing.md's promises table, and every test it names exists")
+    func promisesAreTraceable() throws {
+        let testing = try ContainerImageTests.file("docs/testing.md")
+        let table = try #require(testing.range(of: "## Promises and the tests that show them")).upperBound
+        let rows = testing[table...].split(separator: "\n").filter { $0.hasPrefix("| ") && !$0.hasPrefix("| promise") }
+        let promises = rows.compactMap {
+            $0.split(separator: "|").first.map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        let security = try ContainerImageTests.file("docs/security.md")
+        let sections = security.split(separator: "\n").filter { $0.hasPrefix("## ") }.map { String($0.dropFirst(3)) }
+        #expect(sections.count >= 8)
+        for section in sections {
+            #expect(promises.contains("security.md: \(section)"), "no row for security.md's '\(section)'")
+        }
+        #expect(promises.contains { $0.hasPrefix("push.md 2") } && promises.contains { $0.hasPrefix("push.md 3") })
+
+        // Every named test: a function marked @Test in the suite's own file.
+        var sources: [String: String] = [:]
+        let tests = Self.repository.appendingPathComponent("Tests").path
+        let enumerator = FileManager.default.enumerator(atPath: tests)
+        while let name = enumerator?.nextObject() as? String {
+            guard name.hasSuffix(".swift"), let text = try? String(contentsOfFile: tests + "/" + name, encoding: .utf8)
+            else { continue }
+            for match in text.matches(of: /\nstruct ([A-Za-z]+Tests)\b/) { sources[String(match.1)] = text }
+        }
+        var named = 0
+        for row in rows {
+            for match in row.matches(of: /`([A-Z][A-Za-z]+Tests)\.([a-zA-Z]+)`/) {
+                named += 1
+                let (suite, test) = (String(match.1), String(match.2))
+                guard let text = sources[suite] else {
+                    Issue.record("docs/testing.md names \(suite), which no test file declares")
+                    continue
+                }
+                // The attribute, possibly over several lines, right before the function.
+                let marked = text.contains(
+                    try Regex("@Test(\\([^@]*?\\))?\\s*(\\n\\s*)?func \(test)\\("))
+                #expect(marked, "docs/testing.md names \(suite).\(test), which is not a test of \(suite)")
+            }
+        }
+        #expect(named >= 40)
+    }
 }
