@@ -458,7 +458,11 @@ static int on_control(int event, void *event_data, void *userdata)
     }
     char id[TG_MAX_NONCE + 1];
     if (tg_control_barrier_id(control->payload, control->payloadlen, id, sizeof id)) remember_barrier(state, id);
-    return applied < 0 ? MOSQ_ERR_INVAL : MOSQ_ERR_SUCCESS;
+    /* As a malformed fan-out: logged, and the gateway keeps its connection. */
+    if (applied < 0)
+        mosquitto_log_printf(MOSQ_LOG_ERR, "topicgate-auth: ignored a malformed control message of %u bytes",
+                             (unsigned)control->payloadlen);
+    return MOSQ_ERR_SUCCESS;
 }
 
 static int on_tick(int event, void *event_data, void *userdata)
@@ -498,10 +502,12 @@ static int on_fanout(int event, void *event_data, void *userdata)
     if (!is_gateway(state, mosquitto_client_username(control->client))) return MOSQ_ERR_ACL_DENIED;
     struct fanout_outcome outcome = {state, 0, MOSQ_ERR_SUCCESS};
     long topics = tg_fanout_each(control->payload, control->payloadlen, publish_to_device, &outcome);
+    /* Dropped and logged, the gateway's connection kept: closing it would make the gateway send
+     * the same fan-out again after its reconnect, for ever, and hold up every other delivery. */
     if (topics < 0) {
         mosquitto_log_printf(MOSQ_LOG_ERR, "topicgate-auth: refused a malformed fan-out of %u bytes",
                              (unsigned)control->payloadlen);
-        return MOSQ_ERR_INVAL;
+        return MOSQ_ERR_SUCCESS;
     }
     if (outcome.failed > 0)
         mosquitto_log_printf(MOSQ_LOG_ERR, "topicgate-auth: %ld of %ld fan-out publications failed (%d)", outcome.failed,

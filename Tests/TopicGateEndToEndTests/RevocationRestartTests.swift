@@ -53,4 +53,43 @@ struct RevocationRestartTests {
         fresh.shutdown()
         try await world.stop()
     }
+
+    @Test(
+        "The plugin's file deleted while the broker is down: the gateway sends its revocations again on reconnect, and the credentials are refused"
+    )
+    func resentOnReconnect() async throws {
+        let world = try await PushWorld.started()
+        do {
+            let user = try await world.pseudoUser()
+            let endpoint = try await world.install(token: user.token)
+            let device = try await world.connectedDevice(endpoint)
+            var events = device.connectionEvents.makeAsyncIterator()
+            #expect(await events.next() == .connected)
+            try await world.call(.delete, "\(world.app)/installations/\(endpoint.installationID)", token: user.token)
+                .expect(.noContent)
+            #expect(await events.next() == .disconnected(expected: false))
+            device.shutdown()
+            let file = world.broker.directory + "/revocations"
+            func fileNames(_ username: String) -> Bool {
+                (try? String(contentsOfFile: file, encoding: .utf8))?.contains(username) == true
+            }
+            #expect(try await eventually { fileNames(endpoint.username) })
+
+            // The broker dies and comes back without the plugin's file: only the gateway knows.
+            try await world.broker.stop(signal: SIGKILL)
+            try FileManager.default.removeItem(atPath: file)
+            #expect(try await eventually { try await world.call(.get, "/ready").status == .serviceUnavailable })
+            try await world.broker.start()
+            // The plugin writes its file again when the revocation arrives: the gateway re-sent it.
+            #expect(try await eventually(timeout: .seconds(30)) { fileNames(endpoint.username) })
+            let client = try world.device(endpoint)
+            let refusal = await #expect(throws: MQTTError.self) { try await client.connect(timeout: .seconds(5)) }
+            #expect(refusal?.code == .connectionRefused && refusal?.returnCode == 5, "\(String(describing: refusal))")
+            client.shutdown()
+        } catch {
+            try await world.stop()
+            throw error
+        }
+        try await world.stop()
+    }
 }
