@@ -92,4 +92,52 @@ struct RevocationRestartTests {
         }
         try await world.stop()
     }
+
+    @Test(
+        "An endpoint request racing the installation's deletion hands out no credentials the broker would take: 404, or a password refused and covered by the revocation"
+    )
+    func endpointRacingRevocation() async throws {
+        let world = try await PushWorld.started()
+        do {
+            let file = world.broker.directory + "/revocations"
+            var (handedOut, refusedAtOnce) = (0, 0)
+            for _ in 0..<20 {
+                let user = try await world.pseudoUser()
+                let endpoint = try await world.install(token: user.token)
+                let path = "\(world.app)/installations/\(endpoint.installationID)"
+                async let asked = world.call(.get, "\(path)/mqtt-endpoint", token: user.token)
+                async let deleted = world.call(.delete, path, token: user.token)
+                let (answer, deletion) = try await (asked, deleted)
+                #expect(deletion.status == .noContent)
+                guard answer.status == .ok else {
+                    #expect(answer.status == .notFound && answer.object["errorCode"] == "INSTALLATION_NOT_FOUND")
+                    refusedAtOnce += 1
+                    continue
+                }
+                handedOut += 1
+                // Handed out before the revocation: the revocation must outlast this password.
+                let password = try #require(answer.object["password"]?.stringValue)
+                let expiry = try #require(Int64(password.split(separator: ".")[1]))
+                func revokedUntil() -> Int64? {
+                    let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+                    for line in text.split(separator: "\n") {
+                        let fields = line.split(separator: " ")
+                        if fields.count == 2, String(fields[0]) == endpoint.username { return Int64(fields[1]) }
+                    }
+                    return nil
+                }
+                #expect(try await eventually { revokedUntil() != nil })
+                #expect((revokedUntil() ?? 0) >= expiry, "the revocation ends before the password it raced")
+                let device = try world.device(endpoint, password: password)
+                let refusal = await #expect(throws: MQTTError.self) { try await device.connect(timeout: .seconds(5)) }
+                #expect(refusal?.code == .connectionRefused && refusal?.returnCode == 5)
+                device.shutdown()
+            }
+            print("endpoint requests racing a deletion: \(handedOut) answered first, \(refusedAtOnce) refused")
+        } catch {
+            try await world.stop()
+            throw error
+        }
+        try await world.stop()
+    }
 }
