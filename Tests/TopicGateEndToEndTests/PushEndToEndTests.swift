@@ -244,6 +244,41 @@ struct PushEndToEndTests {
         try await world.stop()
     }
 
+    @Test(
+        "A broker frozen (SIGSTOP) for longer than three acknowledgement timeouts: the pushes sent meanwhile wait, no attempt spent, and arrive after SIGCONT; none is a dead letter"
+    )
+    func frozenBroker() async throws {
+        let world = try await PushWorld.started()
+        do {
+            let scene = try await world.subscribedMember()
+            let device = try await world.connectedDevice(scene.endpoint, cleanSession: false)
+            defer { device.shutdown() }
+            let received = ReceivedMessages(device)
+            try await world.push(scene.topic, token: scene.owner.token, message: "before")
+            #expect(await received.wait(for: 1).count == 1)
+
+            world.broker.send(signal: SIGSTOP)
+            var accepted: Set<String> = []
+            for i in 0..<5 {
+                accepted.insert(try await world.push(scene.topic, token: scene.owner.token, message: "frozen \(i)"))
+            }
+            // Three acknowledgement timeouts (10 s each) and more, the broker answering nothing.
+            try await Task.sleep(for: .seconds(35))
+            world.broker.send(signal: SIGCONT)
+            let all = await received.wait(for: 6, timeout: .seconds(60))
+            let delivered = Set(all.compactMap { $0.object["pushMessageID"]?.stringValue })
+            #expect(accepted.isSubset(of: delivered), "missing \(accepted.subtracting(delivered).count) of 5")
+            let admin = try await world.adminToken()
+            let letters = try await world.call(.get, "\(world.app)/dead-letters", token: admin)
+            #expect(letters.object["deadLetters"]?.arrayValue?.isEmpty == true, "\(letters.text)")
+        } catch {
+            world.broker.send(signal: SIGCONT)
+            try await world.stop()
+            throw error
+        }
+        try await world.stop()
+    }
+
     @Test("Gateway killed with a non-empty outbox: after a restart the messages are delivered")
     func gatewayCrash() async throws {
         let world = try await PushWorld.started()

@@ -307,20 +307,40 @@ final class BrokerLink: Service {
                 // One deadline for the whole batch (a timer per publication was a sixth of the
                 // gateway's time in a large fan-out).
                 client.whenAcknowledged(started.map(\.publication), timeout: timeout) { positions in
-                    var failures = failed
-                    for position in positions {
-                        for index in started[position].indices { failures[index] = .unacknowledged }
-                    }
-                    if let routing, positions.count < started.count {
-                        routing.afterRouting(connection: connection) { outcome in
-                            routingOutcome.resolve(outcome == .routed)
+                    let settle: @Sendable (Bool) -> Void = { answering in
+                        var failures = failed
+                        for position in positions {
+                            for index in started[position].indices {
+                                failures[index] = answering ? .unacknowledged : .brokerUnavailable
+                            }
                         }
-                    } else {
-                        routingOutcome.resolve(true)
+                        if let routing, positions.count < started.count {
+                            routing.afterRouting(connection: connection) { outcome in
+                                routingOutcome.resolve(outcome == .routed)
+                            }
+                        } else {
+                            routingOutcome.resolve(true)
+                        }
+                        done(failures)
                     }
-                    done(failures)
+                    guard !positions.isEmpty else { return settle(true) }
+                    Self.probe(client, timeout: Self.probeTimeout, answered: settle)
                 }
             }, whenRouted: routingOutcome.whenRouted)
+    }
+
+    /// A topic no device may read, for `probe`.
+    static let probeTopic = "topicgate/probe"
+    static let probeTimeout: Duration = .seconds(5)
+
+    /// Whether the broker answers at all: an empty QoS 1 publication on `probeTopic`,
+    /// acknowledged within `timeout`. A broker that answers it but left a publication
+    /// unacknowledged stalled on that one (an attempt for its message); a broker that answers
+    /// nothing (frozen, or its connection half-open) is unavailable, which costs no attempt: its
+    /// pushes wait for it instead of becoming dead letters.
+    static func probe(_ client: MQTTClient, timeout: Duration, answered: @escaping @Sendable (Bool) -> Void) {
+        guard let probe = try? client.startPublishing(probeTopic, payload: []) else { return answered(false) }
+        client.whenAcknowledged([probe], timeout: timeout) { missing in answered(missing.isEmpty) }
     }
 
     func revoke(_ installations: [Installation]) async {
