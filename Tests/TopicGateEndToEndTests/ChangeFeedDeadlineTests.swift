@@ -68,8 +68,12 @@ struct ChangeFeedDeadlineTests {
         }
         #expect(enforced, "B still allowed the send 5 s after the revoke, its feed silent")
         print("ChangeFeedDeadlineTests: refused through B \(ContinuousClock.now - revoked) after the revoke")
-        // And it stays refused while the feed is silent (B reads through).
+        // And it stays refused while the feed is silent: B reads through, and says so.
         for _ in 0..<3 { #expect(try await b.send(topic, token: sender.token).status == .forbidden) }
+        func trusted() async throws -> Double? {
+            PushMetricsTests.sample(try await b.metricsText(), "topicgate_caches_trusted")
+        }
+        #expect(try await trusted() == 0)
 
         // The feed is back: B trusts its caches again, and a new grant through A reaches it.
         try FileManager.default.removeItem(atPath: flag)
@@ -83,5 +87,8 @@ struct ChangeFeedDeadlineTests {
             try await eventually(timeout: .seconds(5)) {
                 try await b.send(topic, token: sender.token).status == .forbidden
             })
+        // Trusting its caches again, not reading the database for ever: B's own word, and A's.
+        #expect(try await eventually(timeout: .seconds(10)) { try await trusted() == 1 })
+        #expect(PushMetricsTests.sample(try await a.metricsText(), "topicgate_caches_trusted") == 1)
     }
 }

@@ -140,7 +140,7 @@ func buildRouter(environment: ServerEnvironment, drain: GatewayDrain = GatewayDr
     HealthController(operations: operations, link: environment.brokerLink, drain: drain).addRoutes(to: router)
     MetricsController(
         metrics: environment.metrics, counted: ScrapeCounts(store: environment.store), link: environment.brokerLink,
-        token: environment.configuration.metricsToken
+        token: environment.configuration.metricsToken, caching: environment.store.caching
     )
     .addRoutes(to: router)
     OpenAPIController().addRoutes(to: router)

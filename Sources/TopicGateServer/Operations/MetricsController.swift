@@ -17,6 +17,9 @@ struct MetricsController<Context: RequestContext>: Sendable {
     let link: (any DeviceLink)?
     /// The bearer token a scrape must present; nil: none is asked for.
     let token: String?
+    /// How the store's facts are kept: shared by several gateways, the caches are trusted only
+    /// while the change feed is heard (`topicgate_caches_trusted`).
+    var caching: StoreCaching? = nil
     func addRoutes(to router: Router<Context>) {
         router.get("metrics") { request, _ in
             if let token {
@@ -29,9 +32,11 @@ struct MetricsController<Context: RequestContext>: Sendable {
                 }
             }
             let counts = try await counted.read()
+            var trusted: Bool?
+            if case .sharedGenerations(let generations) = caching { trusted = generations.access.isTrusted }
             let bytes = metrics.exposition(
                 outboxDepth: counts.outboxDepth, deadLetters: counts.deadLetters, brokerConnected: link?.isReady,
-                commandStates: counts.commandStates)
+                cachesTrusted: trusted, commandStates: counts.commandStates)
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))

@@ -18,6 +18,8 @@ final class ServerMetrics: Sendable {
     private let deadLetters: CoreMetrics.Gauge
     /// Made on the first scrape with push on: without a broker there is no such gauge.
     private let mqttConnected = Mutex<CoreMetrics.Gauge?>(nil)
+    /// Made on the first scrape on a store shared by several gateways.
+    private let cachesTrusted = Mutex<CoreMetrics.Gauge?>(nil)
     private let commands: [CommandState: CoreMetrics.Gauge]
     /// The request counters by route, method and status, and the timers by route and method,
     /// made on a route's first request and kept (routes are few: the router's patterns).
@@ -125,9 +127,10 @@ final class ServerMetrics: Sendable {
     func totals(appID: AppID) -> GatewayTotals { summed.withLock { $0[appID] ?? GatewayTotals() } }
 
     /// The exposition text, after setting the gauges read at scrape time.
-    func exposition(outboxDepth: Int, deadLetters: Int, brokerConnected: Bool?, commandStates: [CommandState: Int])
-        -> [UInt8]
-    {
+    func exposition(
+        outboxDepth: Int, deadLetters: Int, brokerConnected: Bool?, cachesTrusted trusted: Bool? = nil,
+        commandStates: [CommandState: Int]
+    ) -> [UInt8] {
         self.outboxDepth.record(outboxDepth)
         self.deadLetters.record(deadLetters)
         if let brokerConnected {
@@ -138,6 +141,15 @@ final class ServerMetrics: Sendable {
                 return made
             }
             gauge.record(brokerConnected ? 1 : 0)
+        }
+        if let trusted {
+            let gauge = cachesTrusted.withLock { gauge in
+                if let gauge { return gauge }
+                let made = CoreMetrics.Gauge(label: "topicgate_caches_trusted", factory: factory)
+                gauge = made
+                return made
+            }
+            gauge.record(trusted ? 1 : 0)
         }
         for (state, gauge) in commands { gauge.record(commandStates[state] ?? 0) }
         return registry.emitToBuffer()
