@@ -85,14 +85,23 @@ struct PushDeliveryIsolationTests {
         return (service, link)
     }
 
-    /// A new SQLite store (in the returned folder) with its default app, one user, and an MQTT
-    /// device of that user per (topic, broker).
+    /// A new store with its default app, one user, and an MQTT device of that user per (topic,
+    /// broker): a SQLite file in the returned folder, or with `TOPICGATE_TEST_STORE=postgres` a
+    /// fresh database of the tests' PostgreSQL server, as `TestServer`'s.
     static func storeWithUser(devices: [(topic: String, broker: String?)]) async throws
         -> (store: any Store, app: App, user: User, directory: String)
     {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-push-\(UUID().uuidString)")
             .path
-        let store = try await openStore(configuration: ServerConfiguration(dataDirectory: directory))
+        var configuration = ServerConfiguration(dataDirectory: directory)
+        if ProcessInfo.processInfo.environment["TOPICGATE_TEST_STORE"] == "postgres" {
+            configuration.database = PostgresLocation(url: try await TestPostgres.shared.newDatabase())
+        }
+        let store = try await openStore(configuration: configuration)
+        // As in a gateway whose change feed is heard (no feed runs here): its caches trusted.
+        if case .sharedGenerations(let generations) = store.caching {
+            for generation in generations.all { generation.trust() }
+        }
         let (app, _) = try await AppRegistry(store: store).defaultApp()
         let user = User(id: UserID("u1"), appID: app.id, createdAt: 1, modifiedAt: 1)
         try await store.insertUser(user)
