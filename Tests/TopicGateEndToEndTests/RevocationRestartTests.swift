@@ -10,9 +10,9 @@ import TopicGateCore
 /// the first on, before and after the gateway has reconnected and sent its revocations again.
 @Suite("Revocations across a broker restart")
 struct RevocationRestartTests {
-    @Test("Delete an installation, kill -9 the broker, restart it: the credentials are refused every time")
-    func refusedFromTheFirstConnect() async throws {
-        let world = try await PushWorld.started()
+    /// A device connected, then its installation deleted: kicked, and written down in the
+    /// plugin's revocation file. Its endpoint.
+    static func revokedDevice(in world: PushWorld) async throws -> PushWorld.Endpoint {
         let user = try await world.pseudoUser()
         let endpoint = try await world.install(token: user.token)
         let device = try await world.connectedDevice(endpoint)
@@ -22,12 +22,18 @@ struct RevocationRestartTests {
             .expect(.noContent)
         #expect(await events.next() == .disconnected(expected: false))
         device.shutdown()
-        // The plugin wrote it down before the broker dies.
         let file = world.broker.directory + "/revocations"
         #expect(
             try await eventually {
                 (try? String(contentsOfFile: file, encoding: .utf8))?.contains(endpoint.username) == true
             })
+        return endpoint
+    }
+
+    @Test("Delete an installation, kill -9 the broker, restart it: the credentials are refused every time")
+    func refusedFromTheFirstConnect() async throws {
+        let world = try await PushWorld.started()
+        let endpoint = try await Self.revokedDevice(in: world)
 
         world.broker.send(signal: SIGKILL)
         try await world.broker.stop(signal: SIGKILL)
@@ -60,20 +66,11 @@ struct RevocationRestartTests {
     func resentOnReconnect() async throws {
         let world = try await PushWorld.started()
         do {
-            let user = try await world.pseudoUser()
-            let endpoint = try await world.install(token: user.token)
-            let device = try await world.connectedDevice(endpoint)
-            var events = device.connectionEvents.makeAsyncIterator()
-            #expect(await events.next() == .connected)
-            try await world.call(.delete, "\(world.app)/installations/\(endpoint.installationID)", token: user.token)
-                .expect(.noContent)
-            #expect(await events.next() == .disconnected(expected: false))
-            device.shutdown()
+            let endpoint = try await Self.revokedDevice(in: world)
             let file = world.broker.directory + "/revocations"
             func fileNames(_ username: String) -> Bool {
                 (try? String(contentsOfFile: file, encoding: .utf8))?.contains(username) == true
             }
-            #expect(try await eventually { fileNames(endpoint.username) })
 
             // The broker dies and comes back without the plugin's file: only the gateway knows.
             try await world.broker.stop(signal: SIGKILL)

@@ -127,30 +127,24 @@ final class ServerMetrics: Sendable {
     func totals(appID: AppID) -> GatewayTotals { summed.withLock { $0[appID] ?? GatewayTotals() } }
 
     /// The exposition text, after setting the gauges read at scrape time.
+    /// The gauge `held` keeps, made under `label` the first time.
+    private func gauge(_ held: borrowing Mutex<CoreMetrics.Gauge?>, _ label: String) -> CoreMetrics.Gauge {
+        held.withLock { gauge in
+            if let gauge { return gauge }
+            let made = CoreMetrics.Gauge(label: label, factory: factory)
+            gauge = made
+            return made
+        }
+    }
+
     func exposition(
         outboxDepth: Int, deadLetters: Int, brokerConnected: Bool?, cachesTrusted trusted: Bool? = nil,
         commandStates: [CommandState: Int]
     ) -> [UInt8] {
         self.outboxDepth.record(outboxDepth)
         self.deadLetters.record(deadLetters)
-        if let brokerConnected {
-            let gauge = mqttConnected.withLock { gauge in
-                if let gauge { return gauge }
-                let made = CoreMetrics.Gauge(label: "topicgate_mqtt_connected", factory: factory)
-                gauge = made
-                return made
-            }
-            gauge.record(brokerConnected ? 1 : 0)
-        }
-        if let trusted {
-            let gauge = cachesTrusted.withLock { gauge in
-                if let gauge { return gauge }
-                let made = CoreMetrics.Gauge(label: "topicgate_caches_trusted", factory: factory)
-                gauge = made
-                return made
-            }
-            gauge.record(trusted ? 1 : 0)
-        }
+        if let brokerConnected { gauge(mqttConnected, "topicgate_mqtt_connected").record(brokerConnected ? 1 : 0) }
+        if let trusted { gauge(cachesTrusted, "topicgate_caches_trusted").record(trusted ? 1 : 0) }
         for (state, gauge) in commands { gauge.record(commandStates[state] ?? 0) }
         return registry.emitToBuffer()
     }
