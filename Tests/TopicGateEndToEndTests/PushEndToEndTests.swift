@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import MQTTBridge
+import ProcessSupport
 import TestSupport
 import Testing
 import TopicGateCore
@@ -273,6 +274,59 @@ struct PushEndToEndTests {
             #expect(letters.object["deadLetters"]?.arrayValue?.isEmpty == true, "\(letters.text)")
         } catch {
             world.broker.send(signal: SIGCONT)
+            try await world.stop()
+            throw error
+        }
+        try await world.stop()
+    }
+
+    @Test(
+        "A push a live broker never acknowledges (a proxy drops its PUBLISH) is retried alone and dead-lettered after three attempts; the others arrive"
+    )
+    func unacknowledgedPushIsDeadLettered() async throws {
+        let broker = try BrokerProcess()
+        let proxyPort = FreePort.next()
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Proxy/dropping_proxy.py").path
+        let log = broker.directory + "/proxy.log"
+        let proxy = try ChildProcess.spawn(
+            executable: "/usr/bin/env", arguments: ["python3", script, "\(proxyPort)", "\(broker.port)", "drop-me"],
+            logPath: log)
+        defer { proxy.killNow() }
+        #expect(try await eventually { TCPProbe.accepts(host: "127.0.0.1", port: proxyPort) })
+        // The gateway reaches the broker through the proxy; devices connect to it directly.
+        let world = try PushWorld(
+            arguments: ["--mqtt-public-ports", "\(broker.port),0,0,0"], broker: broker,
+            link: ["--broker", "mqtt://127.0.0.1:\(proxyPort)", "--mqtt-secret-file", broker.secretFile])
+        try await world.start()
+        do {
+            let scene = try await world.subscribedMember()
+            let device = try await world.connectedDevice(scene.endpoint)
+            defer { device.shutdown() }
+            let received = ReceivedMessages(device)
+            let dropped = try await world.push(scene.topic, token: scene.owner.token, message: "drop-me")
+            _ = try await world.push(scene.topic, token: scene.owner.token, message: "fine-1")
+            #expect(await received.wait(for: 1, timeout: .seconds(30)).first?.object["msg"] == "fine-1")
+            // Three attempts of 10 s each, the broker answering the probe after each.
+            let admin = try await world.adminToken()
+            #expect(
+                try await eventually(timeout: .seconds(90)) {
+                    let letters = try await world.call(.get, "\(world.app)/dead-letters", token: admin)
+                    return letters.object["deadLetters"]?.arrayValue?.isEmpty == false
+                })
+            let letters = try await world.call(.get, "\(world.app)/dead-letters", token: admin)
+            let letter = letters.object["deadLetters"]?.arrayValue?.first?.objectValue
+            #expect(letter?["pushMessageID"]?.stringValue == dropped)
+            #expect(
+                letter?["reason"]?.stringValue == "not acknowledged by the broker after 3 attempts", "\(letters.text)")
+            // Each attempt went out and was dropped (the first perhaps by the request itself, too).
+            #expect(
+                (try String(contentsOfFile: log, encoding: .utf8)).components(separatedBy: "dropped").count - 1 >= 3)
+            // Delivery flows on; the dropped push never reached the device.
+            _ = try await world.push(scene.topic, token: scene.owner.token, message: "fine-2")
+            let all = await received.wait(for: 2, timeout: .seconds(30))
+            #expect(all.compactMap { $0.object["msg"]?.stringValue } == ["fine-1", "fine-2"])
+        } catch {
             try await world.stop()
             throw error
         }

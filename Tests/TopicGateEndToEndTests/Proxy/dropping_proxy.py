@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""A TCP proxy for the tests: forwards 127.0.0.1:LISTEN to 127.0.0.1:TARGET, reading the
+client's side as MQTT packets and dropping every PUBLISH whose bytes hold MARKER, whole and
+silently: the broker never sees it, so it is never acknowledged, while every other packet
+(other publications, pings, probes) goes through. A broker that answers everything but one
+message, as no real broker can be made to behave.
+
+    dropping_proxy.py LISTEN TARGET MARKER
+"""
+import socket
+import sys
+import threading
+
+listen_port, target_port, marker = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3].encode()
+
+
+def packets(buffer):
+    """Splits whole MQTT packets off the front of buffer: (packets, rest)."""
+    found = []
+    while len(buffer) >= 2:
+        remaining, multiplier, index = 0, 1, 1
+        while True:
+            if index >= len(buffer):
+                return found, buffer
+            byte = buffer[index]
+            remaining += (byte & 0x7F) * multiplier
+            multiplier *= 128
+            index += 1
+            if byte & 0x80 == 0:
+                break
+        end = index + remaining
+        if end > len(buffer):
+            return found, buffer
+        found.append(buffer[:end])
+        buffer = buffer[end:]
+    return found, buffer
+
+
+def filtered(source, destination):
+    buffer = b""
+    try:
+        while True:
+            data = source.recv(65536)
+            if not data:
+                break
+            whole, buffer = packets(buffer + data)
+            for packet in whole:
+                if packet[0] >> 4 == 3 and marker in packet:
+                    print("dropped a PUBLISH of", len(packet), "bytes", flush=True)
+                    continue
+                destination.sendall(packet)
+    except OSError:
+        pass
+    finally:
+        try:
+            destination.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+
+def pump(source, destination):
+    try:
+        while True:
+            data = source.recv(65536)
+            if not data:
+                break
+            destination.sendall(data)
+    except OSError:
+        pass
+    finally:
+        try:
+            destination.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+
+server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+server.bind(("127.0.0.1", listen_port))
+server.listen(64)
+print("listening", flush=True)
+while True:
+    client, _ = server.accept()
+    try:
+        upstream = socket.create_connection(("127.0.0.1", target_port))
+    except OSError:
+        client.close()
+        continue
+    threading.Thread(target=filtered, args=(client, upstream), daemon=True).start()
+    threading.Thread(target=pump, args=(upstream, client), daemon=True).start()
