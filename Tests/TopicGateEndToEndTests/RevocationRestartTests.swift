@@ -22,12 +22,19 @@ struct RevocationRestartTests {
             .expect(.noContent)
         #expect(await events.next() == .disconnected(expected: false))
         device.shutdown()
-        let file = world.broker.directory + "/revocations"
-        #expect(
-            try await eventually {
-                (try? String(contentsOfFile: file, encoding: .utf8))?.contains(endpoint.username) == true
-            })
+        #expect(try await eventually { revokedUntil(endpoint.username, in: world) != nil })
         return endpoint
+    }
+
+    /// Until when the plugin's revocation file (`<username> <expiresAt>` lines) refuses
+    /// `username`; nil when the file does not name it.
+    static func revokedUntil(_ username: String, in world: PushWorld) -> Int64? {
+        let text = (try? String(contentsOfFile: world.broker.directory + "/revocations", encoding: .utf8)) ?? ""
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            if fields.count == 2, String(fields[0]) == username { return Int64(fields[1]) }
+        }
+        return nil
     }
 
     @Test("Delete an installation, kill -9 the broker, restart it: the credentials are refused every time")
@@ -68,9 +75,6 @@ struct RevocationRestartTests {
         do {
             let endpoint = try await Self.revokedDevice(in: world)
             let file = world.broker.directory + "/revocations"
-            func fileNames(_ username: String) -> Bool {
-                (try? String(contentsOfFile: file, encoding: .utf8))?.contains(username) == true
-            }
 
             // The broker dies and comes back without the plugin's file: only the gateway knows.
             try await world.broker.stop(signal: SIGKILL)
@@ -78,7 +82,8 @@ struct RevocationRestartTests {
             #expect(try await eventually { try await world.call(.get, "/ready").status == .serviceUnavailable })
             try await world.broker.start()
             // The plugin writes its file again when the revocation arrives: the gateway re-sent it.
-            #expect(try await eventually(timeout: .seconds(30)) { fileNames(endpoint.username) })
+            #expect(
+                try await eventually(timeout: .seconds(30)) { Self.revokedUntil(endpoint.username, in: world) != nil })
             let client = try world.device(endpoint)
             let refusal = await #expect(throws: MQTTError.self) { try await client.connect(timeout: .seconds(5)) }
             #expect(refusal?.code == .connectionRefused && refusal?.returnCode == 5, "\(String(describing: refusal))")
@@ -96,7 +101,6 @@ struct RevocationRestartTests {
     func endpointRacingRevocation() async throws {
         let world = try await PushWorld.started()
         do {
-            let file = world.broker.directory + "/revocations"
             var (handedOut, refusedAtOnce) = (0, 0)
             for _ in 0..<20 {
                 let user = try await world.pseudoUser()
@@ -115,16 +119,10 @@ struct RevocationRestartTests {
                 // Handed out before the revocation: the revocation must outlast this password.
                 let password = try #require(answer.object["password"]?.stringValue)
                 let expiry = try #require(Int64(password.split(separator: ".")[1]))
-                func revokedUntil() -> Int64? {
-                    let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
-                    for line in text.split(separator: "\n") {
-                        let fields = line.split(separator: " ")
-                        if fields.count == 2, String(fields[0]) == endpoint.username { return Int64(fields[1]) }
-                    }
-                    return nil
-                }
-                #expect(try await eventually { revokedUntil() != nil })
-                #expect((revokedUntil() ?? 0) >= expiry, "the revocation ends before the password it raced")
+                #expect(try await eventually { Self.revokedUntil(endpoint.username, in: world) != nil })
+                #expect(
+                    (Self.revokedUntil(endpoint.username, in: world) ?? 0) >= expiry,
+                    "the revocation ends before the password it raced")
                 let device = try world.device(endpoint, password: password)
                 let refusal = await #expect(throws: MQTTError.self) { try await device.connect(timeout: .seconds(5)) }
                 #expect(refusal?.code == .connectionRefused && refusal?.returnCode == 5)

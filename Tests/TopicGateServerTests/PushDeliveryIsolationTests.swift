@@ -94,9 +94,7 @@ struct PushDeliveryIsolationTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-push-\(UUID().uuidString)")
             .path
         var configuration = ServerConfiguration(dataDirectory: directory)
-        if ProcessInfo.processInfo.environment["TOPICGATE_TEST_STORE"] == "postgres" {
-            configuration.database = PostgresLocation(url: try await TestPostgres.shared.newDatabase())
-        }
+        try await TestServer.placeStore(&configuration)
         let store = try await openStore(configuration: configuration)
         // As in a gateway whose change feed is heard (no feed runs here): its caches trusted.
         if case .sharedGenerations(let generations) = store.caching {

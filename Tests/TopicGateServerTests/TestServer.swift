@@ -22,6 +22,16 @@ struct TestServer {
     let dispatcher: RecordingPushDispatcher
     let time: TimeSource
 
+    /// Where `configuration`'s store is, by the pass: with `TOPICGATE_TEST_STORE=postgres` a
+    /// fresh database of the tests' PostgreSQL server, else a migrated SQLite file in its folder.
+    static func placeStore(_ configuration: inout ServerConfiguration) async throws {
+        if ProcessInfo.processInfo.environment["TOPICGATE_TEST_STORE"] == "postgres" {
+            configuration.database = PostgresLocation(url: try await TestPostgres.shared.newDatabase())
+        } else {
+            try MigratedSQLite.place(at: configuration.databasePath)
+        }
+    }
+
     /// `push: true` configures MQTT push with a broker that is never started (the router test
     /// runs no services): installations and endpoints work, nothing is delivered; `brokers`
     /// names several such brokers instead (`<name>.example.com` for devices). `abuse` replaces
@@ -50,11 +60,7 @@ struct TestServer {
                     })
             }
         }
-        if ProcessInfo.processInfo.environment["TOPICGATE_TEST_STORE"] == "postgres" {
-            configuration.database = PostgresLocation(url: try await TestPostgres.shared.newDatabase())
-        } else {
-            try MigratedSQLite.place(at: configuration.databasePath)
-        }
+        try await placeStore(&configuration)
         let store = try await openStore(configuration: configuration)
         let (app, secret) = try await AppRegistry(store: store).defaultApp()
         return TestServer(

@@ -7,9 +7,9 @@ message, as no real broker can be made to behave.
 
     dropping_proxy.py LISTEN TARGET MARKER
 """
-import socket
 import sys
-import threading
+
+from tcp_proxy import serve
 
 listen_port, target_port, marker = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3].encode()
 
@@ -36,55 +36,22 @@ def packets(buffer):
     return found, buffer
 
 
-def filtered(source, destination):
+def dropping():
+    """A filter of one connection's client side: whole packets on, those to drop left out."""
     buffer = b""
-    try:
-        while True:
-            data = source.recv(65536)
-            if not data:
-                break
-            whole, buffer = packets(buffer + data)
-            for packet in whole:
-                if packet[0] >> 4 == 3 and marker in packet:
-                    print("dropped a PUBLISH of", len(packet), "bytes", flush=True)
-                    continue
-                destination.sendall(packet)
-    except OSError:
-        pass
-    finally:
-        try:
-            destination.shutdown(socket.SHUT_WR)
-        except OSError:
-            pass
+
+    def forward(data):
+        nonlocal buffer
+        whole, buffer = packets(buffer + data)
+        kept = []
+        for packet in whole:
+            if packet[0] >> 4 == 3 and marker in packet:
+                print("dropped a PUBLISH of", len(packet), "bytes", flush=True)
+                continue
+            kept.append(packet)
+        return b"".join(kept)
+
+    return forward
 
 
-def pump(source, destination):
-    try:
-        while True:
-            data = source.recv(65536)
-            if not data:
-                break
-            destination.sendall(data)
-    except OSError:
-        pass
-    finally:
-        try:
-            destination.shutdown(socket.SHUT_WR)
-        except OSError:
-            pass
-
-
-server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-server.bind(("127.0.0.1", listen_port))
-server.listen(64)
-print("listening", flush=True)
-while True:
-    client, _ = server.accept()
-    try:
-        upstream = socket.create_connection(("127.0.0.1", target_port))
-    except OSError:
-        client.close()
-        continue
-    threading.Thread(target=filtered, args=(client, upstream), daemon=True).start()
-    threading.Thread(target=pump, args=(upstream, client), daemon=True).start()
+serve(listen_port, target_port, dropping, lambda: lambda data: data)
