@@ -48,7 +48,12 @@ struct PresenceChangesBrokerTests {
             try await device.connect(timeout: .seconds(5))
             devices.append(device)
         }
-        for device in devices.prefix(5) { device.shutdown() }
+        #expect(try await eventually { Self.changes(received).count >= 20 })
+        // One at a time, each seen before the next (the broker's order is the one asserted).
+        for (seen, device) in devices.prefix(5).enumerated() {
+            device.shutdown()
+            #expect(try await eventually { Self.changes(received).count >= 21 + seen })
+        }
         let expected = (0..<20).map { ("dev-p\($0)", true) } + (0..<5).map { ("dev-p\($0)", false) }
         #expect(try await eventually { Self.changes(received).count >= 25 })
         let seen = Self.changes(received)
@@ -60,7 +65,12 @@ struct PresenceChangesBrokerTests {
         defer { older.shutdown() }
         let olderReceived = ReceivedMessages(older)
         try await Self.follow(older, asking: false)
-        for device in devices.suffix(15) { device.shutdown() }
+        // One at a time, each seen before the next: separate clients' disconnects reach the
+        // broker in no set order, and the order asserted is the broker's.
+        for (seen, device) in devices.suffix(15).enumerated() {
+            device.shutdown()
+            #expect(try await eventually { Self.changes(olderReceived).count >= seen + 1 })
+        }
         #expect(try await eventually { Self.changes(olderReceived).count >= 15 })
         #expect(Self.changes(olderReceived).map(\.0) == (5..<20).map { "dev-p\($0)" })
         #expect(Self.changes(olderReceived).allSatisfy { !$0.1 && !$0.2 })

@@ -42,7 +42,7 @@ struct PasswordGuessingTests {
     @Test(
         "A thing locked at the token endpoint is locked for onboarding and ownership claims too, right password or not")
     func thingPasswordLockedEverywhere() async throws {
-        let server = try await TestServer.make(abuse: Self.trusting())
+        let server = try await TestServer.make(abuse: Self.trusting(), clock: ManualClock())
         try await server.run { client in
             let thing = try await client.thing("lamp-9", password: "right-password")
             for _ in 0..<5 {
@@ -110,7 +110,7 @@ struct PasswordGuessingTests {
 
     @Test("Forty concurrent wrong passwords for one name: at most five are evaluated")
     func concurrentGuessesStopAtTheLock() async throws {
-        let server = try await TestServer.make(abuse: Self.trusting())
+        let server = try await TestServer.make(abuse: Self.trusting(), clock: ManualClock())
         try await server.run { client in
             _ = try await client.normalUser("bob")
             let replies = try await withThrowingTaskGroup(of: String?.self) { group in
