@@ -284,21 +284,8 @@ struct PushEndToEndTests {
         "A push a live broker never acknowledges (a proxy drops its PUBLISH) is retried alone and dead-lettered after three attempts; the others arrive"
     )
     func unacknowledgedPushIsDeadLettered() async throws {
-        let broker = try BrokerProcess()
-        let proxyPort = FreePort.next()
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("Proxy/dropping_proxy.py").path
-        let log = broker.directory + "/proxy.log"
-        let proxy = try ChildProcess.spawn(
-            executable: "/usr/bin/env", arguments: ["python3", script, "\(proxyPort)", "\(broker.port)", "drop-me"],
-            logPath: log)
+        let (world, proxy, log) = try await Self.behindProxy("dropping_proxy.py", "drop-me")
         defer { proxy.killNow() }
-        #expect(try await eventually { TCPProbe.accepts(host: "127.0.0.1", port: proxyPort) })
-        // The gateway reaches the broker through the proxy; devices connect to it directly.
-        let world = try PushWorld(
-            arguments: ["--mqtt-public-ports", "\(broker.port),0,0,0"], broker: broker,
-            link: ["--broker", "mqtt://127.0.0.1:\(proxyPort)", "--mqtt-secret-file", broker.secretFile])
-        try await world.start()
         do {
             let scene = try await world.subscribedMember()
             let device = try await world.connectedDevice(scene.endpoint)
@@ -331,6 +318,82 @@ struct PushEndToEndTests {
             throw error
         }
         try await world.stop()
+    }
+
+    @Test("A connection lost in the middle of a send is a broker down: the push waits, costs no attempt, arrives")
+    func outageDuringSend() async throws {
+        // The network goes away with the push in flight and stays away for longer than three
+        // acknowledgement timeouts (10 s each, and the 5 s probe after one).
+        let (world, proxy, log) = try await Self.behindProxy("outage_proxy.py", "cut-me", "45")
+        defer { proxy.killNow() }
+        do {
+            let scene = try await world.subscribedMember()
+            let device = try await world.connectedDevice(scene.endpoint)
+            defer { device.shutdown() }
+            let received = ReceivedMessages(device)
+            let admin = try await world.adminToken()
+            let sent = try await world.call(
+                .post, "\(scene.topic)/push/messages?trace=true", token: admin,
+                contentType: "application/vnd.kii.SendPushMessageRequest+json", json: ["data": ["msg": "cut-me"]]
+            ).expect(.created)
+            let messageID = try sent.require("pushMessageID")
+            let deliveries = try sent.require("deliveries")
+            func traced() async throws -> [String: JSONValue]? {
+                let reply = try await world.call(.get, deliveries, token: admin).expect(.ok)
+                return reply.object["deliveries"]?.arrayValue?.first?.objectValue
+            }
+            // Its acknowledgement timed out on a lost connection: waiting for the broker, no attempt.
+            #expect(
+                try await eventually(timeout: .seconds(30)) {
+                    try await traced()?["detail"] == "its broker is down; waiting for it"
+                })
+            #expect(try String(contentsOfFile: log, encoding: .utf8).contains("outage: cut"))
+            while try !String(contentsOfFile: log, encoding: .utf8).contains("outage over") {
+                let row = try await traced()
+                #expect(row?["state"] == "pending" && row?["detail"] == "its broker is down; waiting for it")
+                try await Task.sleep(for: .seconds(1))
+            }
+            // The network back: it arrives, and no attempt was spent on the outage.
+            let first = await received.wait(for: 1, timeout: .seconds(60)).first?.object
+            #expect(first?["pushMessageID"]?.stringValue == messageID)
+            #expect(try await eventually(timeout: .seconds(30)) { try await traced()?["state"] == "acknowledged" })
+            let letters = try await world.call(.get, "\(world.app)/dead-letters", token: admin).expect(.ok)
+            #expect(letters.object["deadLetters"]?.arrayValue?.isEmpty == true, "\(letters.text)")
+            // A failed attempt is a failed publication; what a broker that was down never had is none.
+            let metrics = try await world.server.metricsText()
+            #expect(PushMetricsTests.sample(metrics, "topicgate_pushes_failed_total") == 0)
+            #expect((PushMetricsTests.sample(metrics, "topicgate_pushes_acknowledged_total") ?? 0) >= 1)
+        } catch {
+            try await world.stop()
+            throw error
+        }
+        try await world.stop()
+    }
+
+    /// A started world whose gateway reaches its broker through the test proxy `script`,
+    /// given `arguments` after the ports; devices connect to the broker directly.
+    private static func behindProxy(_ script: String, _ arguments: String...) async throws -> (
+        PushWorld, ChildProcess, log: String
+    ) {
+        let broker = try BrokerProcess()
+        let proxyPort = FreePort.next()
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Proxy/" + script).path
+        let log = broker.directory + "/proxy.log"
+        let proxy = try ChildProcess.spawn(
+            executable: "/usr/bin/env", arguments: ["python3", path, "\(proxyPort)", "\(broker.port)"] + arguments,
+            logPath: log)
+        do {
+            #expect(try await eventually { TCPProbe.accepts(host: "127.0.0.1", port: proxyPort) })
+            let world = try PushWorld(
+                arguments: ["--mqtt-public-ports", "\(broker.port),0,0,0"], broker: broker,
+                link: ["--broker", "mqtt://127.0.0.1:\(proxyPort)", "--mqtt-secret-file", broker.secretFile])
+            try await world.start()
+            return (world, proxy, log)
+        } catch {
+            proxy.killNow()
+            throw error
+        }
     }
 
     @Test("Gateway killed with a non-empty outbox: after a restart the messages are delivered")

@@ -9,31 +9,9 @@ message, as no real broker can be made to behave.
 """
 import sys
 
-from tcp_proxy import serve
+from tcp_proxy import packets, serve
 
 listen_port, target_port, marker = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3].encode()
-
-
-def packets(buffer):
-    """Splits whole MQTT packets off the front of buffer: (packets, rest)."""
-    found = []
-    while len(buffer) >= 2:
-        remaining, multiplier, index = 0, 1, 1
-        while True:
-            if index >= len(buffer):
-                return found, buffer
-            byte = buffer[index]
-            remaining += (byte & 0x7F) * multiplier
-            multiplier *= 128
-            index += 1
-            if byte & 0x80 == 0:
-                break
-        end = index + remaining
-        if end > len(buffer):
-            return found, buffer
-        found.append(buffer[:end])
-        buffer = buffer[end:]
-    return found, buffer
 
 
 def dropping():

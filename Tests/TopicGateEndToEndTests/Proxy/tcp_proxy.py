@@ -1,8 +1,46 @@
 """What the tests' TCP proxies share: accept on 127.0.0.1:LISTEN, connect each client to
 127.0.0.1:TARGET, and copy both ways, each chunk through a filter of that connection and
-direction that returns the bytes to pass on (b"" for none)."""
+direction that returns the bytes to pass on (b"" for none). `cut()` closes every connection
+open; while `admit()` says no, a new client is closed as soon as it is accepted. `packets`
+splits an MQTT byte stream into whole packets, for filters that look at them."""
 import socket
 import threading
+
+_open = set()
+_lock = threading.Lock()
+
+
+def packets(buffer):
+    """Splits whole MQTT packets off the front of buffer: (packets, rest)."""
+    found = []
+    while len(buffer) >= 2:
+        remaining, multiplier, index = 0, 1, 1
+        while True:
+            if index >= len(buffer):
+                return found, buffer
+            byte = buffer[index]
+            remaining += (byte & 0x7F) * multiplier
+            multiplier *= 128
+            index += 1
+            if byte & 0x80 == 0:
+                break
+        end = index + remaining
+        if end > len(buffer):
+            return found, buffer
+        found.append(buffer[:end])
+        buffer = buffer[end:]
+    return found, buffer
+
+
+def cut():
+    """Closes both ends of every connection open, as a network that goes away."""
+    with _lock:
+        sockets = list(_open)
+    for sock in sockets:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
 
 
 def pump(source, destination, forward):
@@ -23,7 +61,7 @@ def pump(source, destination, forward):
             pass
 
 
-def serve(listen_port, target_port, outbound, inbound):
+def serve(listen_port, target_port, outbound, inbound, admit=lambda: True):
     """outbound() and inbound() make each connection's filters: client to target, and back."""
     server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -32,10 +70,15 @@ def serve(listen_port, target_port, outbound, inbound):
     print("listening", flush=True)
     while True:
         client, _ = server.accept()
+        if not admit():
+            client.close()
+            continue
         try:
             upstream = socket.create_connection(("127.0.0.1", target_port))
         except OSError:
             client.close()
             continue
+        with _lock:
+            _open.update((client, upstream))
         threading.Thread(target=pump, args=(client, upstream, outbound()), daemon=True).start()
         threading.Thread(target=pump, args=(upstream, client, inbound()), daemon=True).start()
