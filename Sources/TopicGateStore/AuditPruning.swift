@@ -8,13 +8,13 @@ import TopicGateCore
 /// most a minute.
 final class AuditPruning: Sendable {
     /// How far apart two prunings are, in the changes' times.
-    static let interval: Int64 = 60_000
+    static let interval: Duration = .seconds(60)
     private let last = Mutex<UnixMillis?>(nil)
 
     /// Whether a change at `time` prunes (and if so, the next one within a minute does not).
     func isDue(at time: UnixMillis) -> Bool {
         last.withLock { last in
-            if let previous = last, time >= previous, time.rawValue - previous.rawValue < Self.interval { return false }
+            if let previous = last, time >= previous, time - previous < Self.interval { return false }
             last = time
             return true
         }

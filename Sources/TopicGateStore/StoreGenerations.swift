@@ -9,6 +9,9 @@ public struct StoreGenerations: Sendable {
     public let identity: AccessGeneration
     /// Which devices a push goes to (`WatchedChanges.installations`).
     public let installations: AccessGeneration
+    /// Topics and their ACLs, told change by change rather than by a generation: a send's
+    /// decision reads one topic, which one change of another topic need not drop.
+    public let topics = TopicChangeSignal()
 
     /// `trusted: false` for generations that wait for their change feed to be heard.
     public init(trusted: Bool) {

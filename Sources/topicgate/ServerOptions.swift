@@ -191,7 +191,7 @@ struct ServerOptions: ParsableArguments {
         configuration.publicBaseURL = publicURL ?? environment["TOPICGATE_PUBLIC_URL"]
         if let days = try stateRetentionDays ?? environment["TOPICGATE_STATE_RETENTION_DAYS"].map(Self.integer) {
             guard days >= 1 else { throw ValidationError("States are kept at least 1 day.") }
-            configuration.stateRetentionDays = Int64(days)
+            configuration.stateRetention = .days(days)
         }
         if let origins = corsOrigins ?? environment["TOPICGATE_CORS_ORIGINS"] {
             guard let policy = CrossOriginPolicy(parsing: origins) else {

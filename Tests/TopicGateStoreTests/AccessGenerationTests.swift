@@ -1,4 +1,6 @@
 import Foundation
+import Synchronization
+import TestSupport
 import Testing
 import TopicGateCore
 import TopicGateStore
@@ -250,5 +252,62 @@ struct AccessGenerationTests {
         }
         #expect(refusal?.code == .topicNotFound)
         #expect(generation.current == before)
+    }
+
+    /// What `change` told the topic cache (`StoreGenerations.topics`) by the time it returned.
+    func told(_ engine: StoreEngine, _ change: (any Store) async throws -> Void) async throws -> Set<TopicChange> {
+        let (store, _) = try await newStore(engine)
+        let heard = Mutex<Set<TopicChange>>([])
+        store.caching.generations.topics.listen { change in heard.withLock { _ = $0.insert(change) } }
+        try await change(store)
+        return heard.withLock { $0 }
+    }
+
+    @Test(
+        "A topic created, deleted or its ACL changed tells the topic cache which, before returning; a principal deleted tells it all",
+        arguments: StoreEngine.allCases)
+    func topicChanges(engine: StoreEngine) async throws {
+        let hot = TopicAddress(scope: .app, name: TopicName(rawValue: "hot")!)
+        #expect(
+            try await told(engine) {
+                try await $0.insertTopic(Topic(appID: appID, address: hot, creator: .admin, createdAt: 2), entries: [])
+            } == [.topic(appID, hot)])
+        #expect(
+            try await told(engine) {
+                _ = try await $0.applyACLChanges(
+                    appID: appID, address: news, changes: [ACLChange(.grant, ACLEntry(.send, .user(bob)))],
+                    actor: .admin, at: 2)
+            } == [.topic(appID, news)])
+        #expect(
+            try await told(engine) { _ = try await $0.deleteTopic(appID: appID, address: news) } == [
+                .topic(appID, news)
+            ])
+        // Its topics and every entry naming it go with a user, a group or a thing.
+        #expect(try await told(engine) { _ = try await $0.deleteUser(appID: appID, id: ann) } == [.all])
+        #expect(try await told(engine) { _ = try await $0.deleteGroup(appID: appID, id: group) } == [.all])
+        #expect(try await told(engine) { _ = try await $0.deleteThing(appID: appID, id: lamp) } == [.all])
+        // What leaves every topic's entries as they were tells it nothing.
+        #expect(
+            try await told(engine) {
+                _ = try await $0.subscribe(appID: appID, address: news, subscriber: .user(ann), at: 2)
+            } == [])
+        #expect(try await told(engine) { _ = try await $0.addMember(appID: appID, group: group, user: bob) } == [])
+    }
+
+    @Test("Another process's commit on the same SQLite file tells the topic cache all, soon")
+    func foreignTopicChange() async throws {
+        let location = try await StoreEngine.sqlite.newLocation()
+        let mine = try await StoreEngine.sqlite.open(location)
+        try await mine.insertApp(
+            App(id: appID, key: "key", clientID: "client", clientSecretHash: "hash", name: "test", createdAt: 1))
+        try await mine.insertTopic(Topic(appID: appID, address: news, creator: .admin, createdAt: 1), entries: [])
+        let heard = Mutex<Set<TopicChange>>([])
+        mine.caching.generations.topics.listen { change in heard.withLock { _ = $0.insert(change) } }
+        // The CLI, or a second gateway, on the same file.
+        let other = try await StoreEngine.sqlite.open(location)
+        _ = try await other.applyACLChanges(
+            appID: appID, address: news, changes: [ACLChange(.grant, ACLEntry(.send, .anyAuthenticated))],
+            actor: .admin, at: 2)
+        #expect(try await eventually(timeout: .seconds(5)) { heard.withLock { $0.contains(.all) } })
     }
 }

@@ -11,8 +11,8 @@ struct AuditPruningTests {
         #expect(pruning.isDue(at: 10))
         #expect(!pruning.isDue(at: 10))
         #expect(!pruning.isDue(at: 12))
-        #expect(!pruning.isDue(at: UnixMillis(10 + AuditPruning.interval - 1)))
-        #expect(pruning.isDue(at: UnixMillis(10 + AuditPruning.interval)))
+        #expect(!pruning.isDue(at: UnixMillis(10 + 59_999)))
+        #expect(pruning.isDue(at: UnixMillis(10 + 60_000)))
         // A clock set back does not hold pruning off until it catches up.
         #expect(pruning.isDue(at: 5))
     }

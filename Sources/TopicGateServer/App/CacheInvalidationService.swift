@@ -81,8 +81,8 @@ struct CacheInvalidationService: Service {
 
     private func apply(_ change: StoreChange) {
         switch change {
-        case .topic(let app, let address): topics.invalidate(app, address)
-        case .principalDeleted: topics.invalidateAll()
+        case .topic(let app, let address): generations.topics.announce(.topic(app, address))
+        case .principalDeleted: generations.topics.announce(.all)
         case .app(let app): apps.forget(app)
         case .access:
             generations.identity.advance()
@@ -91,7 +91,7 @@ struct CacheInvalidationService: Service {
         case .installations: generations.installations.advance()
         case .heartbeat: break
         case .unknown:
-            topics.invalidateAll()
+            generations.topics.announce(.all)
             apps.forgetAll()
             for generation in generations.all { generation.advance() }
         }

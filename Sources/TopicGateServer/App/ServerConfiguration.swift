@@ -24,8 +24,8 @@ public struct ServerConfiguration: Sendable {
     public var maximumBodySize: Int
     /// The host name that clients should use to reach this server (Location headers).
     public var publicBaseURL: String?
-    /// Days thing states are kept (the latest is always kept).
-    public var stateRetentionDays: Int64 = 30
+    /// How long thing states are kept (the latest is always kept).
+    public var stateRetention: Duration = .days(30)
     /// Rate limits and lockouts against abuse of sign-up and login.
     public var abuse = AbuseControls()
     /// Remove pseudo users idle for this many days, on a schedule inside `serve`; nil: never.

@@ -65,16 +65,16 @@ struct ServerEnvironment: Sendable {
         login = LoginService(
             store: store, passwords: passwords, tokens: tokens, abuse: abuse, audit: audit, revocation: revocation,
             adminTokenTTL: configuration.adminTokenTTL)
-        topicCache = TopicCache()
+        topicCache = TopicCache(told: store.caching.generations.topics)
         let status = PrincipalStatus(store: store, time: time, revocation: revocation, audit: audit)
         let accounts = AccountServices(
             newPasswords: newPasswords, passwords: passwords, tokens: tokens, time: time, revocation: revocation,
-            audit: audit, abuse: abuse, status: status, topicCache: topicCache)
+            audit: audit, abuse: abuse, status: status)
         users = UserService(
             store: store, accounts: accounts,
             // A kept user is about 700 bytes: the 20 000 most recently read stay under 15 MB.
             readable: AccessFactCache(generation: store.accessGeneration, capacity: 20_000))
-        groups = GroupService(store: store, time: time, topicCache: topicCache)
+        groups = GroupService(store: store, time: time)
         let facts = AccessFacts(store: store)
         things = ThingService(
             store: store, accounts: accounts, facts: facts)
@@ -96,9 +96,9 @@ struct ServerEnvironment: Sendable {
             logger: logger)
         states = ThingStateService(
             store: store, time: time, things: things, gateways: gateways, triggers: triggers,
-            retention: .seconds(configuration.stateRetentionDays * 24 * 3600), abuse: abuse, logger: logger)
+            retention: configuration.stateRetention, abuse: abuse, logger: logger)
         cleanup = PseudoUserCleanup(
-            store: store, time: time, revocation: revocation, audit: audit, topicCache: topicCache)
+            store: store, time: time, revocation: revocation, audit: audit)
         topics = TopicService(
             store: store, time: time, cache: topicCache, facts: facts,
             dispatcher: dispatcher, users: users, logger: logger, metrics: metrics,

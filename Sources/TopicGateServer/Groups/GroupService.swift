@@ -6,8 +6,6 @@ import TopicGateStore
 struct GroupService: Sendable {
     let store: any GroupStore & UserStore
     let time: TimeSource
-    /// Cleared when a group goes: its topics and every ACL entry naming it go with it.
-    let topicCache: TopicCache
 
     /// Creates a group; `id` given for `PUT /groups/{id}`. Returns it and the members that do
     /// not exist (they are left out, as Kii's `notFoundUsers` reports).
@@ -49,7 +47,6 @@ struct GroupService: Sendable {
         let group = try await find(caller: caller, id: id)
         try requireOwner(caller, group, to: "delete this group")
         _ = try await store.deleteGroup(appID: caller.appID, id: id)
-        topicCache.invalidateAll()
     }
 
     func rename(caller: Caller, id: GroupID, name: String) async throws {

@@ -15,8 +15,6 @@ struct AccountServices: Sendable {
     let audit: SecurityAudit
     let abuse: AbuseGuard
     let status: PrincipalStatus
-    /// Cleared when an account goes: its topics and every ACL entry naming it go with it.
-    let topicCache: TopicCache
 
     /// Counts a sign-up from the caller's address against its limit (the admin's are not).
     func admitSignup(_ caller: Caller) async throws {

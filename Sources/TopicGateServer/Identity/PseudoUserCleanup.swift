@@ -11,7 +11,6 @@ struct PseudoUserCleanup: Sendable {
     let time: TimeSource
     let revocation: DeviceRevocation
     let audit: SecurityAudit
-    let topicCache: TopicCache
 
     /// At most this many users per run, so one run never holds the database for long.
     static let batchLimit = 1_000
@@ -42,7 +41,7 @@ struct PseudoUserCleanup: Sendable {
     /// `dryRun`, removes them.
     func run(appID: AppID?, idleDays: Int, dryRun: Bool, actor: String) async throws -> Report {
         guard idleDays >= 1 else { throw KiiError.invalidInput("'idleDays' must be at least 1.", field: "idleDays") }
-        let cutoff = time.now() - .seconds(Int64(idleDays) * 86_400)
+        let cutoff = time.now() - .days(idleDays)
         let idle = try await store.idlePseudoUsers(appID: appID, lastSeenBefore: cutoff, limit: Self.batchLimit)
         guard !dryRun else { return Report(idleDays: idleDays, cutoff: cutoff, dryRun: true, users: idle) }
         var removed: [User] = []
@@ -58,7 +57,6 @@ struct PseudoUserCleanup: Sendable {
                 detail: "idle since \(current.lastSeenAt), \(idleDays) days or more")
             removed.append(current)
         }
-        if !removed.isEmpty { topicCache.invalidateAll() }
         return Report(idleDays: idleDays, cutoff: cutoff, dryRun: false, users: removed)
     }
 }

@@ -151,7 +151,6 @@ struct UserService: Sendable {
         let user = try await resolveForChange(caller: caller, reference: reference, to: "delete this user")
         try await accounts.revocation.revoke(appID: caller.appID, .principal(.user(user.id)))
         _ = try await store.deleteUser(appID: caller.appID, id: user.id)
-        accounts.topicCache.invalidateAll()
     }
 
     func isSelfOrAdmin(_ caller: Caller, _ id: UserID) -> Bool {

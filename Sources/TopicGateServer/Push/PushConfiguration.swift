@@ -46,7 +46,7 @@ public struct PushConfiguration: Sendable {
 
     public init(
         broker: Broker, secretFile: String, gatewayUsername: String = "topicgate", advertisedHost: String,
-        credentialTTL: Duration = .seconds(30 * 24 * 3600)
+        credentialTTL: Duration = .days(30)
     ) {
         self.broker = broker
         self.secretFile = secretFile

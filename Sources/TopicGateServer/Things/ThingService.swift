@@ -101,7 +101,6 @@ struct ThingService: Sendable {
         try await requireController(caller, thing, to: "delete this thing")
         try await accounts.revocation.revoke(appID: caller.appID, .principal(.thing(thing.id)))
         _ = try await store.deleteThing(appID: caller.appID, id: thing.id)
-        accounts.topicCache.invalidateAll()
     }
 
     /// Sets a new thing password and revokes the thing's other tokens and every installation

@@ -1,10 +1,12 @@
 import Synchronization
 import TopicGateCore
+import TopicGateStore
 
 /// Topics with their ACL entries, kept in memory so that a decision on the send path needs no
-/// database round trip once a topic is loaded. Every change made through this process
-/// invalidates its key before the change's response is sent, so a decision is never made on
-/// entries older than the last change that returned.
+/// database round trip once a topic is loaded. The store tells it of every change
+/// (`TopicChangeSignal`): this gateway's own before the write returns, so a decision is never
+/// made on entries older than the last change that returned; the others' as soon as it
+/// learns of them.
 ///
 /// A read that raced with a change must not put the old entries back after the change's
 /// invalidation: each key has a generation that every invalidation moves on, a reader takes
@@ -42,6 +44,20 @@ final class TopicCache: Sendable {
     let capacity: Int
 
     init(capacity: Int = 100_000) { self.capacity = capacity }
+
+    /// A cache that `signal` tells of every change (its store's `StoreGenerations.topics`).
+    convenience init(told signal: TopicChangeSignal, capacity: Int = 100_000) {
+        self.init(capacity: capacity)
+        signal.listen { [weak self] change in self?.forget(change) }
+    }
+
+    /// Drops what `change` may have made stale.
+    func forget(_ change: TopicChange) {
+        switch change {
+        case .topic(let appID, let address): invalidate(appID, address)
+        case .all: invalidateAll()
+        }
+    }
 
     func get(_ appID: AppID, _ address: TopicAddress) -> (Topic, [ACLEntry])? {
         guard trusted.load(ordering: .acquiring) else { return nil }
@@ -87,7 +103,7 @@ final class TopicCache: Sendable {
     }
 
     /// Forgets everything: after a user, group or thing is deleted, which deletes its topics
-    /// and every entry naming it.
+    /// and every entry naming it, and when trust is lost or regained.
     func invalidateAll() {
         state.withLock { $0.forgetAll() }
     }

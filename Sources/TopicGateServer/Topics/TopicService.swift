@@ -38,13 +38,11 @@ struct TopicService: Sendable {
         }
         let topic = Topic(appID: caller.appID, address: address, creator: caller.principal, createdAt: time.now())
         try await store.insertTopic(topic, entries: DefaultACL.entries(scope: scope.scope, creator: caller.principal))
-        cache.invalidate(caller.appID, address)
     }
 
     func delete(caller: Caller, scope reference: TopicScopeReference, name: String) async throws {
         let loaded = try await manageable(caller: caller, reference, name, to: "delete this topic")
         _ = try await store.deleteTopic(appID: caller.appID, address: loaded.topic.address)
-        cache.invalidate(caller.appID, loaded.topic.address)
     }
 
     /// True when the topic exists; asked by one who may list the scope or use the topic.
@@ -95,7 +93,6 @@ struct TopicService: Sendable {
     ) async throws -> [ACLEntry] {
         let loaded = try await manageable(caller: caller, reference, name, to: "change this topic's ACL")
         try Self.checkRemovable(changes, loaded)
-        defer { cache.invalidate(caller.appID, loaded.topic.address) }
         let after = try await store.applyACLChanges(
             appID: caller.appID, address: loaded.topic.address, changes: changes, actor: caller.principal,
             at: time.now())

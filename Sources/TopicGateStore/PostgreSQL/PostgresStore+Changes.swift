@@ -9,6 +9,12 @@ extension PostgresStore: StoreChangeFeed {
 
     static func notify(_ connection: PostgresConnection, _ change: StoreChange) async throws {
         try await connection.run(ChangeNotice(channel: changeChannel, change: change))
+        // This gateway's topic cache is told before the write returns, not by the feed.
+        switch change {
+        case .topic(let app, let address): TransactionChanges.current?.note(.topic(app, address))
+        case .principalDeleted: TransactionChanges.current?.note(.all)
+        default: break
+        }
     }
 
     public func sendHeartbeat() async throws {

@@ -8,6 +8,8 @@ final class TransactionChanges: Sendable {
 
     private let changed = Mutex<(access: Bool, identity: Bool, installations: Bool)>((false, false, false))
     private let commitAsked = Atomic<Bool>(false)
+    /// What the transaction changed among topics (`PostgresStore.notify`).
+    private let topics = Mutex<[TopicChange]>([])
 
     /// Set once the commit is asked for (or the statements commit on their own): from then on
     /// what was noted may have committed.
@@ -41,11 +43,17 @@ final class TransactionChanges: Sendable {
         return (identity ? [.access] : access ? [.relations] : []) + (installations ? [.installations] : [])
     }
 
-    /// Moves on the generations of what was noted.
+    /// A change among topics, announced by `advance`.
+    func note(_ change: TopicChange) {
+        topics.withLock { $0.append(change) }
+    }
+
+    /// Moves on the generations of what was noted, and tells the topic cache.
     func advance(_ generations: StoreGenerations) {
         let changed = changed.withLock { $0 }
         if changed.identity { generations.identity.advance() }
         if changed.access { generations.access.advance() }
         if changed.installations { generations.installations.advance() }
+        for change in topics.withLock({ $0 }) { generations.topics.announce(change) }
     }
 }

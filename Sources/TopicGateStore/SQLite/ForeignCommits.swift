@@ -3,12 +3,15 @@ import GRDB
 /// Commits made on the same file by another process (the CLI's `apps reset-secret`, a second
 /// process), noticed within `interval`: SQLite's `PRAGMA data_version` on a connection moves
 /// only when another connection committed, and the writer's connection is the only one of this
-/// process that commits. Each move advances `generations`, so the caches keyed on them drop
-/// what they kept and read the database again.
+/// process that commits. Each move advances `generations` and tells the topic cache, so the
+/// caches drop what they kept and read the database again.
 final class ForeignCommits: Sendable {
     private let task: Task<Void, Never>
 
-    init(pool: DatabasePool, generations: [AccessGeneration], interval: Duration = .milliseconds(200)) {
+    init(
+        pool: DatabasePool, generations: [AccessGeneration], topics: TopicChangeSignal,
+        interval: Duration = .milliseconds(200)
+    ) {
         task = Task.detached(priority: .utility) {
             var seen: Int?
             while !Task.isCancelled {
@@ -20,6 +23,7 @@ final class ForeignCommits: Sendable {
                 else { continue }
                 if let seen, seen != version {
                     for generation in generations { generation.advance() }
+                    topics.announce(.all)
                 }
                 seen = version
             }

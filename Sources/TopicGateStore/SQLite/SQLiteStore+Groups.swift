@@ -54,7 +54,9 @@ extension SQLiteStore: GroupStore {
     }
 
     public func deleteGroup(appID: AppID, id: GroupID) async throws -> Bool {
-        try await write { db in
+        // Its topics and every entry naming it are gone.
+        defer { topicsChanged(.all) }
+        return try await write { db in
             try db.cachedStatement(
                 sql: "DELETE FROM thing_owners WHERE app_id = ? AND owner_kind = 'group' AND owner_id = ?"
             ).execute(arguments: [appID.rawValue, id.rawValue])

@@ -54,7 +54,9 @@ extension SQLiteStore: ThingStore {
     }
 
     public func deleteThing(appID: AppID, id: ThingID) async throws -> Bool {
-        try await write { db in
+        // Its topics and every entry naming it are gone.
+        defer { topicsChanged(.all) }
+        return try await write { db in
             try db.cachedStatement(
                 sql: "DELETE FROM tokens WHERE app_id = ? AND principal_kind = 'thing' AND principal_id = ?"
             ).execute(arguments: [appID.rawValue, id.rawValue])

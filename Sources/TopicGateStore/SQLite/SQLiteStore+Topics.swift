@@ -21,6 +21,7 @@ extension SQLiteStore: TopicStore {
                 ).execute(arguments: [topicID, entry.action.rawValue, entry.subject.description, entry.isDefault])
             }
         }
+        topicsChanged(.topic(topic.appID, topic.address))
     }
 
     public func topic(appID: AppID, address: TopicAddress) async throws -> (Topic, [ACLEntry])? {
@@ -34,6 +35,7 @@ extension SQLiteStore: TopicStore {
 
     public func deleteTopic(appID: AppID, address: TopicAddress) async throws -> Bool {
         let (kind, id) = StoredForm.columns(address.scope)
+        defer { topicsChanged(.topic(appID, address)) }
         return try await changesRow(
             "DELETE FROM topics WHERE app_id = ? AND scope_kind = ? AND scope_id = ? AND name = ?",
             [appID.rawValue, kind, id, address.name.rawValue])
@@ -58,6 +60,7 @@ extension SQLiteStore: TopicStore {
     ) async throws -> [ACLEntry] {
         let time = time.rawValue
         let (kind, id) = StoredForm.columns(address.scope)
+        defer { topicsChanged(.topic(appID, address)) }
         return try await write { db in
             let topicID = try Self.existingTopicID(db, appID, address)
             let plan = try ACLChangePlan(entries: try Self.entries(db, topicID: topicID), changes: changes)

@@ -65,7 +65,9 @@ extension SQLiteStore: UserStore {
     }
 
     public func deleteUser(appID: AppID, id: UserID) async throws -> Bool {
-        try await write { db in
+        // Its topics and every entry naming it are gone.
+        defer { topicsChanged(.all) }
+        return try await write { db in
             let app = appID.rawValue
             let user = id.rawValue
             try db.cachedStatement(

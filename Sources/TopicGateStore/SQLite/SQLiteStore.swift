@@ -41,7 +41,13 @@ public final class SQLiteStore: Sendable {
                 extent: .databaseLifetime)
         }
         caching = .generations(generations)
-        foreignCommits = ForeignCommits(pool: pool, generations: generations.all)
+        foreignCommits = ForeignCommits(pool: pool, generations: generations.all, topics: generations.topics)
+    }
+
+    /// Tells the gateway's topic cache, once the write that made `change` returned (committed or
+    /// failed: told either way, which costs at most a read).
+    func topicsChanged(_ change: TopicChange) {
+        caching.generations.topics.announce(change)
     }
 
     /// Runs `updates` in a write transaction (shared with the writes that wait alongside, each
