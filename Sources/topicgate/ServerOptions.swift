@@ -146,7 +146,7 @@ struct ServerOptions: ParsableArguments {
         {
             return kept
         }
-        let id = ServerConfiguration.newGatewayID()
+        let id = GatewayIdentity.generated()
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         try (id + "\n").write(toFile: path, atomically: true, encoding: .utf8)
         return id

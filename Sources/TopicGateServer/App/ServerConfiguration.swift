@@ -61,7 +61,7 @@ public struct ServerConfiguration: Sendable {
     public var metricsToken: String?
     /// This gateway among the gateways of one database (outbox claims, scheduled jobs' leases):
     /// unique per process unless set.
-    public var gatewayID = ServerConfiguration.newGatewayID()
+    public var gatewayID = GatewayIdentity.generated()
     /// How long a gateway's claim on outbox messages keeps the other gateways off them: after a
     /// gateway dies, what it had claimed is delivered by another within this time.
     public var outboxLease: Duration = .seconds(30)
@@ -88,14 +88,4 @@ public struct ServerConfiguration: Sendable {
 
     /// Where the data is, for people (a PostgreSQL URL without its password).
     public var storeDescription: String { database?.description ?? databasePath }
-
-    /// `host-pid-random`: names a gateway process in the logs and the outbox's claims.
-    public static func newGatewayID() -> String {
-        // gethostname: the machine's name as set, without a DNS lookup.
-        var name = [CChar](repeating: 0, count: 256)
-        let host =
-            gethostname(&name, name.count - 1) == 0
-            ? String(cString: name).split(separator: ".").first.map(String.init) ?? "gateway" : "gateway"
-        return "\(host)-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
-    }
 }

@@ -23,7 +23,7 @@ struct GroupService: Sendable {
             throw caller.denied("create groups")
         }
         guard try await store.user(appID: caller.appID, id: owner) != nil else {
-            throw UserService.notFound(appID: caller.appID, field: "userID", value: owner.rawValue)
+            throw KiiError.userNotFound(appID: caller.appID, field: "userID", value: owner.rawValue)
         }
         if let id, !IDSyntax.isWellFormed(id.rawValue) {
             throw KiiError.invalidInput("A group ID is 1 to 128 letters, digits, '-', '_' and '.'.", field: "groupID")
@@ -62,7 +62,7 @@ struct GroupService: Sendable {
         var group = try await find(caller: caller, id: id)
         try requireOwner(caller, group, to: "change this group's owner")
         guard try await store.user(appID: caller.appID, id: request.owner) != nil else {
-            throw UserService.notFound(appID: caller.appID, field: "userID", value: request.owner.rawValue)
+            throw KiiError.userNotFound(appID: caller.appID, field: "userID", value: request.owner.rawValue)
         }
         group.owner = request.owner
         group.modifiedAt = time.now()
@@ -73,7 +73,7 @@ struct GroupService: Sendable {
         let group = try await find(caller: caller, id: id)
         try requireOwner(caller, group, to: "add members to this group")
         guard try await store.user(appID: caller.appID, id: user) != nil else {
-            throw UserService.notFound(appID: caller.appID, field: "userID", value: user.rawValue)
+            throw KiiError.userNotFound(appID: caller.appID, field: "userID", value: user.rawValue)
         }
         _ = try await store.addMember(appID: caller.appID, group: id, user: user)
     }

@@ -19,7 +19,7 @@ extension Parameters {
     func userReference(appID: AppID) throws -> UserReference {
         let segment = try decoded("user")
         guard let reference = UserReference(pathSegment: segment) else {
-            throw UserService.notFound(appID: appID, field: "userID", value: segment)
+            throw KiiError.userNotFound(appID: appID, field: "userID", value: segment)
         }
         return reference
     }
@@ -27,7 +27,7 @@ extension Parameters {
     func userID(_ name: String, appID: AppID) throws -> UserID {
         let segment = try require(name)
         guard IDSyntax.isWellFormed(segment) else {
-            throw UserService.notFound(appID: appID, field: "userID", value: segment)
+            throw KiiError.userNotFound(appID: appID, field: "userID", value: segment)
         }
         return UserID(segment)
     }

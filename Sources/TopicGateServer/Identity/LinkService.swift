@@ -135,7 +135,7 @@ struct LinkService: Sendable {
             try await audit.record(
                 .linkLoginLocked, appID: app.id, actor: "anonymous", account: account, address: address,
                 detail: "locked for \(wait.components.seconds) s more")
-            throw LoginService.locked(retryAfter: wait)
+            throw KiiError.loginLocked(retryAfter: wait)
         } catch .busy {
             throw AbuseGuard.busy()
         } catch .unavailable {

@@ -138,14 +138,6 @@ struct LoginService: Sendable {
             subjectID: stored.principal.principalID, address: caller.address, detail: "one token")
     }
 
-    /// A locked login name or external ID, answered as Kii does (400, "The login name is
-    /// locked"), with how long the lock lasts in `retryAfter` and `Retry-After`.
-    static func locked(retryAfter: Duration) -> KiiError {
-        var error = KiiError.oauth(.invalidGrant, "The login name is locked")
-        error.setRetryAfter(retryAfter)
-        return error
-    }
-
     static func wrongCredentials() -> KiiError {
         KiiError.oauth(.invalidGrant, "The username or password is wrong.")
     }

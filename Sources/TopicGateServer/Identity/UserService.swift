@@ -68,7 +68,9 @@ struct UserService: Sendable {
             } else {
                 try await resolve(caller: caller, reference: reference)
             }
-        guard let user else { throw Self.notFound(appID: caller.appID, field: "userID", value: id?.rawValue ?? "") }
+        guard let user else {
+            throw KiiError.userNotFound(appID: caller.appID, field: "userID", value: id?.rawValue ?? "")
+        }
         return isSelfOrAdmin(caller, user.id) ? user.json : user.publicJSON
     }
 
@@ -193,15 +195,7 @@ struct UserService: Sendable {
             found = try await store.user(appID: caller.appID, address: address)
             (field, value) = ("address", "\(address)")
         }
-        guard let found else { throw Self.notFound(appID: caller.appID, field: field, value: value) }
+        guard let found else { throw KiiError.userNotFound(appID: caller.appID, field: field, value: value) }
         return found
-    }
-
-    static func notFound(appID: AppID, field: String, value: String) -> KiiError {
-        KiiError(
-            .userNotFound, "The user was not found.",
-            context: [
-                "field": .string(field), "value": .string(value), "appID": .string(appID.rawValue),
-            ])
     }
 }

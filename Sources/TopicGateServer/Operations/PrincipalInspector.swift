@@ -66,7 +66,7 @@ struct PrincipalInspector: Sendable {
         switch principal {
         case .user(let id):
             guard let user = try await store.user(appID: appID, id: id) else {
-                throw UserService.notFound(appID: appID, field: "userID", value: id.rawValue)
+                throw KiiError.userNotFound(appID: appID, field: "userID", value: id.rawValue)
             }
             name = user.shownName
             disabled = user.disabled

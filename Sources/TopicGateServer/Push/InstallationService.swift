@@ -34,7 +34,7 @@ struct InstallationService: Sendable {
                 principal = .thing(thingID)
             } else if let userID = request.userID {
                 guard try await store.user(appID: caller.appID, id: userID) != nil else {
-                    throw UserService.notFound(appID: caller.appID, field: "userID", value: userID.rawValue)
+                    throw KiiError.userNotFound(appID: caller.appID, field: "userID", value: userID.rawValue)
                 }
                 principal = .user(userID)
             } else {

@@ -61,7 +61,7 @@ struct PushDeliveryService: Service {
     init(
         store: any OutboxStore & DeliveryTraceStore, devices: LiveEndpoints, link: any DeviceLink, wakeup: Wakeup,
         time: TimeSource, logger: Logger, metrics: ServerMetrics, completion: any PushCompletion,
-        fresh: FreshPushes = FreshPushes(), gatewayID: String = ServerConfiguration.newGatewayID(),
+        fresh: FreshPushes = FreshPushes(), gatewayID: String = GatewayIdentity.generated(),
         outboxLease: Duration = .seconds(30), presence: DevicePresence? = nil, lookupChunk: Int = 2_000
     ) {
         self.lookupChunk = max(1, lookupChunk)

@@ -114,7 +114,7 @@ struct PasswordCheck: Sendable {
     static func locked(retryAfter: Duration, style: Style) -> KiiError {
         switch style {
         case .oauth:
-            return LoginService.locked(retryAfter: retryAfter)
+            return KiiError.loginLocked(retryAfter: retryAfter)
         case .api:
             return KiiError.tooManyRequests(
                 "Too many wrong passwords for this account: it is locked; try again later.",

@@ -291,7 +291,7 @@ struct ThingService: Sendable {
         switch owner {
         case .user(let id):
             guard try await store.user(appID: caller.appID, id: id) != nil else {
-                throw UserService.notFound(appID: caller.appID, field: "userID", value: id.rawValue)
+                throw KiiError.userNotFound(appID: caller.appID, field: "userID", value: id.rawValue)
             }
         case .group(let id):
             guard try await store.group(appID: caller.appID, id: id) != nil else {
