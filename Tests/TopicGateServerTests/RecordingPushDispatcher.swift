@@ -21,6 +21,9 @@ public final class RecordingPushDispatcher: PushDispatcher {
         }
     }
 
+    /// Nothing was delivered, so nothing was traced.
+    public func trace(of messageID: PushMessageID, appID: AppID) async throws -> [DeviceDelivery] { [] }
+
     /// The recorded messages, oldest first.
     public var messages: [OutboxMessage] { recorded.withLock { $0 } }
 }

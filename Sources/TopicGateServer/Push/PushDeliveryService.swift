@@ -361,6 +361,23 @@ struct PushDeliveryService: Service {
         }
     }
 
+    /// Starts the trace of `message` (the admin's test push): every MQTT device of its
+    /// recipients, pending, before the message is written; `trace` records what each becomes.
+    func beginTrace(_ message: OutboxMessage) async throws {
+        let endpoints = try await devices.uncached(
+            appID: message.appID, principals: message.recipients.map(\.principal))
+        let now = time.now()
+        try await store.recordDeliveries(
+            endpoints.map {
+                DeviceDelivery(messageID: message.id, appID: message.appID, endpoint: $0, state: .pending, at: now)
+            }, replacing: false)
+    }
+
+    /// How far a traced message got toward each device.
+    func trace(of messageID: PushMessageID, appID: AppID) async throws -> [DeviceDelivery] {
+        try await store.deliveries(appID: appID, messageID: messageID)
+    }
+
     /// Records each device's outcome of the traced messages in `batch`: acknowledged while the
     /// device was online or offline, refused, or pending (to be tried again; failed when this
     /// was the last try of a message tried alone).

@@ -9,6 +9,9 @@ public protocol PushDispatcher: Sendable {
     /// as the `QueuedPush` it is given, or nil when there is nothing to queue (no recipients,
     /// push off): the record is written either way. Returns once the write is on disk.
     func dispatch(_ message: OutboxMessage, storing record: ((QueuedPush?) async throws -> Void)?) async throws
+
+    /// How far the traced message `messageID` got toward each device (`OutboxMessage.traced`).
+    func trace(of messageID: PushMessageID, appID: AppID) async throws -> [DeviceDelivery]
 }
 
 extension PushDispatcher {

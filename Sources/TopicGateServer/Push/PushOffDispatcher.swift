@@ -8,4 +8,7 @@ struct PushOffDispatcher: PushDispatcher {
     func dispatch(_ message: OutboxMessage, storing record: ((QueuedPush?) async throws -> Void)?) async throws {
         try await record?(nil)
     }
+
+    /// No trace: no device could have had it.
+    func trace(of messageID: PushMessageID, appID: AppID) async throws -> [DeviceDelivery] { [] }
 }

@@ -23,6 +23,9 @@ import TopicGateStore
 ///    recorded and tried again, alone; a message that keeps failing, or that the broker
 ///    refuses, becomes a dead letter (its command `SEND_FAILED`).
 ///
+/// A traced message (the admin's test push) records each device's way there: pending when
+/// dispatched, then what the broker made of it (`trace(of:appID:)`).
+///
 /// Nothing in the pipeline calls back into the services: they hand a message over and learn
 /// its outcome only through the completion the message names.
 final class PushPipeline: PushDispatcher {
@@ -65,6 +68,10 @@ final class PushPipeline: PushDispatcher {
                 outboxLease: lease, presence: presence))
     }
 
+    func trace(of messageID: PushMessageID, appID: AppID) async throws -> [DeviceDelivery] {
+        try await delivery.trace(of: messageID, appID: appID)
+    }
+
     /// What runs for the pipeline: the settlement before the delivery service, so that it is
     /// stopped after it and settles what the last deliveries left.
     var services: [any Service] { [delivery.settlement, delivery] }
@@ -74,6 +81,7 @@ final class PushPipeline: PushDispatcher {
             try await record?(nil)
             return
         }
+        if message.traced { try await delivery.beginTrace(message) }
         guard let record else { return try await enqueue(message) }
         try await claim([message]) { claim in try await record(QueuedPush(message: message, claim: claim)) }
     }

@@ -15,7 +15,7 @@ struct PushTraceController<Context: CallerRequestContext>: Sendable {
                 throw caller.denied("read a push's deliveries; only the admin may")
             }
             let messageID = PushMessageID(try context.parameters.require("message"))
-            let deliveries = try await topics.store.deliveries(appID: caller.appID, messageID: messageID)
+            let deliveries = try await topics.deliveries(of: messageID, appID: caller.appID)
             let names = try await topics.names(appID: caller.appID, of: Array(Set(deliveries.map(\.principal))))
             let counts = Dictionary(
                 uniqueKeysWithValues: DeliveryState.allCases.map { state in

@@ -6,8 +6,7 @@ import TopicGateStore
 /// explanations), subscriptions and sends. Every subscribe and send is decided by
 /// `AccessPolicy` over the cached entries.
 struct TopicService: Sendable {
-    let store:
-        any DeliveryTraceStore & GroupStore & InstallationStore & OperatorStore & ThingStore & TopicStore & UserStore
+    let store: any GroupStore & OperatorStore & ThingStore & TopicStore & UserStore
     let time: TimeSource
     let cache: TopicCache
     let facts: AccessFacts
@@ -184,8 +183,8 @@ struct TopicService: Sendable {
     // MARK: Sending
 
     /// Sends `request` to the topic's subscribers that pass SUBSCRIBE; returns the push message
-    /// ID. `traced` (the admin's test push): each device's outcome is recorded (`deliveries`),
-    /// starting with every MQTT device of the recipients as pending.
+    /// ID. `traced` (the admin's test push): the push core records each device's way there
+    /// (`deliveries`).
     func send(
         caller: Caller, scope reference: TopicScopeReference, name: String, request: PushMessageRequest,
         traced: Bool = false
@@ -213,16 +212,13 @@ struct TopicService: Sendable {
             id: message.id, appID: message.appID, payload: JSONWriter.bytes(message.mqttPayload),
             recipients: recipients, acceptedAt: message.sentAt, traced: traced)
         try sizeLimit?.check(outgoing.payload, field: "data")
-        if traced && !recipients.isEmpty {
-            let devices = try await store.pushEndpoints(appID: caller.appID, principals: recipients.map(\.principal))
-            let now = time.now()
-            try await store.recordDeliveries(
-                devices.map {
-                    DeviceDelivery(messageID: message.id, appID: caller.appID, endpoint: $0, state: .pending, at: now)
-                }, replacing: false)
-        }
         try await dispatcher.dispatch(outgoing)
         return message.id.rawValue
+    }
+
+    /// How far the traced push `messageID` got toward each device.
+    func deliveries(of messageID: PushMessageID, appID: AppID) async throws -> [DeviceDelivery] {
+        try await dispatcher.trace(of: messageID, appID: appID)
     }
 
     // MARK: Helpers
