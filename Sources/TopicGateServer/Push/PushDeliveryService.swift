@@ -361,6 +361,35 @@ struct PushDeliveryService: Service {
         }
     }
 
+    /// Admits fresh `messages`: reserves them among the fresh pushes, runs `write` with this
+    /// gateway's claim on them (its ID and the lease's end), then publishes those with at most
+    /// `publishedHereUpTo` recipients on the caller's task (when the broker is connected and
+    /// not too many published batches wait for their outcome), leaving their outcome to the
+    /// brokers' answers (`follow`), and hands the others to this service's loop, waking it;
+    /// releases them all when the write fails.
+    func admit(
+        _ messages: [OutboxMessage], publishedHereUpTo: Int, _ write: (OutboxClaim) async throws -> Void
+    ) async throws {
+        fresh.reserve(messages)
+        do {
+            try await write(OutboxClaim(gateway: gatewayID, leaseUntil: time.now() + outboxLease))
+        } catch {
+            fresh.release(messages.map(\.id))
+            throw error
+        }
+        let publishedHere = { (message: OutboxMessage) in message.recipients.count <= publishedHereUpTo }
+        let here = messages.filter(publishedHere)
+        if !here.isEmpty, link.isReady, fresh.mayStart, let started = try? await start(here) {
+            follow(started)
+            let others = messages.filter { !publishedHere($0) }
+            guard !others.isEmpty else { return }
+            fresh.handOver(others)
+        } else {
+            fresh.handOver(messages)
+        }
+        wakeup.signal()
+    }
+
     /// Starts the trace of `message` (the admin's test push): every MQTT device of its
     /// recipients, pending, before the message is written; `trace` records what each becomes.
     func beginTrace(_ message: OutboxMessage) async throws {

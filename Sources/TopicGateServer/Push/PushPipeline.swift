@@ -131,31 +131,9 @@ final class PushPipeline: PushDispatcher {
         try await claim(messages) { claim in try await delivery.store.enqueue(messages, claim: claim) }
     }
 
-    /// Reserves `messages` among the fresh pushes, runs `write` with this gateway's claim on them
-    /// (its ID and the lease's end), then publishes those with few recipients (when the broker is
-    /// connected and not too many published batches wait for their outcome), leaving their
-    /// outcome to the brokers' answers (`PushDeliveryService.follow`), and hands the others to
-    /// the delivery service, waking it; releases them all when the write fails.
+    /// Reserves `messages`, writes them with `write` and publishes or hands them over
+    /// (`PushDeliveryService.admit`); those with few recipients are published by this task.
     private func claim(_ messages: [OutboxMessage], _ write: (OutboxClaim) async throws -> Void) async throws {
-        let fresh = delivery.fresh
-        fresh.reserve(messages)
-        do {
-            try await write(
-                OutboxClaim(gateway: delivery.gatewayID, leaseUntil: delivery.time.now() + delivery.outboxLease))
-        } catch {
-            fresh.release(messages.map(\.id))
-            throw error
-        }
-        let publishedHere = { (message: OutboxMessage) in message.recipients.count <= self.publishedHereUpTo }
-        let here = messages.filter(publishedHere)
-        if !here.isEmpty, delivery.link.isReady, fresh.mayStart, let started = try? await delivery.start(here) {
-            delivery.follow(started)
-            let others = messages.filter { !publishedHere($0) }
-            guard !others.isEmpty else { return }
-            fresh.handOver(others)
-        } else {
-            fresh.handOver(messages)
-        }
-        delivery.wakeup.signal()
+        try await delivery.admit(messages, publishedHereUpTo: publishedHereUpTo, write)
     }
 }
