@@ -38,7 +38,7 @@ struct APIFuzzTests {
             .path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        do {
+        try await world.stopping {
             // Real values the generator may pick for path parameters, so that requests reach
             // past "not found" into the handlers.
             let user = try await world.pseudoUser()
@@ -106,11 +106,7 @@ struct APIFuzzTests {
             // The server is still there and healthy.
             #expect(try await world.call(.get, "/ready").status == .ok)
             print("API fuzzing: \(requests) requests, 0 server errors, every error a Kii error body")
-        } catch {
-            try await world.stop()
-            throw error
         }
-        try await world.stop()
     }
 
     /// One request of the fixed corpus.

@@ -19,7 +19,7 @@ struct PoisonPushTests {
     @Test("A send or a command larger than the broker's packet limit is refused with 400 naming the limit")
     func refusedAtAcceptance() async throws {
         let world = try await PushWorld.started()
-        do {
+        try await world.stopping {
             let scene = try await world.subscribedMember()
             let sent = try await world.call(
                 .post, "\(scene.topic)/push/messages", token: scene.owner.token,
@@ -45,18 +45,14 @@ struct PoisonPushTests {
             try await world.push(scene.topic, token: scene.owner.token, message: "after")
             #expect(await received.wait(for: 1).first?.object["msg"] == "after")
             device.shutdown()
-        } catch {
-            try await world.stop()
-            throw error
         }
-        try await world.stop()
     }
 
     @Test(
         "A push of exactly 262 007 bytes reaches the device through the embedded Mosquitto; one byte more is refused")
     func largestPushArrives() async throws {
         let world = try await PushWorld.started(embedded: true)
-        do {
+        try await world.stopping {
             let scene = try await world.subscribedMember()
             let device = try await world.connectedDevice(scene.endpoint)
             defer { device.shutdown() }
@@ -76,18 +72,14 @@ struct PoisonPushTests {
             #expect(arrived.count == 2)
             #expect(arrived.last?.payload.count == 262_007)
             #expect(arrived.last?.object["msg"]?.stringValue == largest)
-        } catch {
-            try await world.stop()
-            throw error
         }
-        try await world.stop()
     }
 
     @Test(
         "An oversized message already in the outbox becomes a dead letter; later pushes arrive; it survives no restart")
     func oversizedOutboxMessageIsDeadLettered() async throws {
         let world = try await PushWorld.started()
-        do {
+        try await world.stopping {
             let scene = try await world.subscribedMember()
             // A message accepted before the limit existed: written straight into the outbox of
             // the stopped gateway.
@@ -120,10 +112,6 @@ struct PoisonPushTests {
             // which may come just after the device has it.
             #expect(try await eventually { try await store.pendingMessageCount() == 0 })
             device.shutdown()
-        } catch {
-            try await world.stop()
-            throw error
         }
-        try await world.stop()
     }
 }

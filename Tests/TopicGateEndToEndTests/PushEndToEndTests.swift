@@ -286,7 +286,7 @@ struct PushEndToEndTests {
     func unacknowledgedPushIsDeadLettered() async throws {
         let (world, proxy, log) = try await Self.behindProxy("dropping_proxy.py", "drop-me")
         defer { proxy.killNow() }
-        do {
+        try await world.stopping {
             let scene = try await world.subscribedMember()
             let device = try await world.connectedDevice(scene.endpoint)
             defer { device.shutdown() }
@@ -313,11 +313,7 @@ struct PushEndToEndTests {
             _ = try await world.push(scene.topic, token: scene.owner.token, message: "fine-2")
             let all = await received.wait(for: 2, timeout: .seconds(30))
             #expect(all.compactMap { $0.object["msg"]?.stringValue } == ["fine-1", "fine-2"])
-        } catch {
-            try await world.stop()
-            throw error
         }
-        try await world.stop()
     }
 
     @Test("A connection lost in the middle of a send is a broker down: the push waits, costs no attempt, arrives")
@@ -326,7 +322,7 @@ struct PushEndToEndTests {
         // acknowledgement timeouts (10 s each, and the 5 s probe after one).
         let (world, proxy, log) = try await Self.behindProxy("outage_proxy.py", "cut-me", "45")
         defer { proxy.killNow() }
-        do {
+        try await world.stopping {
             let scene = try await world.subscribedMember()
             let device = try await world.connectedDevice(scene.endpoint)
             defer { device.shutdown() }
@@ -363,11 +359,7 @@ struct PushEndToEndTests {
             let metrics = try await world.server.metricsText()
             #expect(PushMetricsTests.sample(metrics, "topicgate_pushes_failed_total") == 0)
             #expect((PushMetricsTests.sample(metrics, "topicgate_pushes_acknowledged_total") ?? 0) >= 1)
-        } catch {
-            try await world.stop()
-            throw error
         }
-        try await world.stop()
     }
 
     /// A started world whose gateway reaches its broker through the test proxy `script`,

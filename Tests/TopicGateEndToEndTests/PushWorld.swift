@@ -127,6 +127,19 @@ final class PushWorld: KiiAPI, @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: directory)
         try? FileManager.default.removeItem(atPath: server.outputPath)
     }
+
+    /// Runs `body`, then stops the world, whether `body` threw or not.
+    func stopping<T>(_ body: () async throws -> T) async throws -> T {
+        let value: T
+        do {
+            value = try await body()
+        } catch {
+            try await stop()
+            throw error
+        }
+        try await stop()
+        return value
+    }
 }
 
 extension MQTTMessage {

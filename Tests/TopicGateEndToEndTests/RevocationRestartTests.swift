@@ -72,7 +72,7 @@ struct RevocationRestartTests {
     )
     func resentOnReconnect() async throws {
         let world = try await PushWorld.started()
-        do {
+        try await world.stopping {
             let endpoint = try await Self.revokedDevice(in: world)
             let file = world.broker.directory + "/revocations"
 
@@ -88,11 +88,7 @@ struct RevocationRestartTests {
             let refusal = await #expect(throws: MQTTError.self) { try await client.connect(timeout: .seconds(5)) }
             #expect(refusal?.code == .connectionRefused && refusal?.returnCode == 5, "\(String(describing: refusal))")
             client.shutdown()
-        } catch {
-            try await world.stop()
-            throw error
         }
-        try await world.stop()
     }
 
     @Test(
@@ -100,7 +96,7 @@ struct RevocationRestartTests {
     )
     func endpointRacingRevocation() async throws {
         let world = try await PushWorld.started()
-        do {
+        try await world.stopping {
             var (handedOut, refusedAtOnce) = (0, 0)
             for _ in 0..<20 {
                 let user = try await world.pseudoUser()
@@ -129,10 +125,6 @@ struct RevocationRestartTests {
                 device.shutdown()
             }
             print("endpoint requests racing a deletion: \(handedOut) answered first, \(refusedAtOnce) refused")
-        } catch {
-            try await world.stop()
-            throw error
         }
-        try await world.stop()
     }
 }

@@ -12,7 +12,7 @@ struct ThingPasswordRevocationTests {
     @Test("An attacker who onboarded with the old password is kicked, cannot reconnect and receives no command")
     func passwordChangeRevokesOnboardedDevices() async throws {
         let world = try await PushWorld.started()
-        do {
+        try await world.stopping {
             let owner = try await world.pseudoUser()
             let thing = try await world.onboardThing("lamp-stolen", owner: owner)
             // The attacker knows the password and onboards as the thing.
@@ -79,10 +79,6 @@ struct ThingPasswordRevocationTests {
             let reconnect = try world.device(stolenEndpoint)
             defer { reconnect.shutdown() }
             await #expect(throws: MQTTError.self) { try await reconnect.connect(timeout: .seconds(5)) }
-        } catch {
-            try await world.stop()
-            throw error
         }
-        try await world.stop()
     }
 }

@@ -9,27 +9,16 @@ message, as no real broker can be made to behave.
 """
 import sys
 
-from tcp_proxy import packets, serve
+from tcp_proxy import is_publish_holding, packet_filter, serve
 
 listen_port, target_port, marker = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3].encode()
 
 
-def dropping():
-    """A filter of one connection's client side: whole packets on, those to drop left out."""
-    buffer = b""
-
-    def forward(data):
-        nonlocal buffer
-        whole, buffer = packets(buffer + data)
-        kept = []
-        for packet in whole:
-            if packet[0] >> 4 == 3 and marker in packet:
-                print("dropped a PUBLISH of", len(packet), "bytes", flush=True)
-                continue
-            kept.append(packet)
-        return b"".join(kept)
-
-    return forward
+def keep(packet):
+    if is_publish_holding(packet, marker):
+        print("dropped a PUBLISH of", len(packet), "bytes", flush=True)
+        return False
+    return True
 
 
-serve(listen_port, target_port, dropping, lambda: lambda data: data)
+serve(listen_port, target_port, lambda: packet_filter(keep), lambda: lambda data: data)

@@ -11,7 +11,7 @@ import sys
 import threading
 import time
 
-from tcp_proxy import cut, packets, serve
+from tcp_proxy import cut, is_publish_holding, packet_filter, serve
 
 listen_port, target_port, marker = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3].encode()
 seconds = float(sys.argv[4])
@@ -23,25 +23,17 @@ def down():
     return began is not None and time.monotonic() - began < seconds
 
 
-def watching():
-    """A filter of one connection's client side: whole packets on, until the marker."""
-    buffer = b""
-
-    def forward(data):
-        nonlocal buffer
-        whole, buffer = packets(buffer + data)
-        kept = []
-        for packet in whole:
-            if state["began"] is None and packet[0] >> 4 == 3 and marker in packet:
-                state["began"] = time.monotonic()
-                print("outage: cut with a PUBLISH of", len(packet), "bytes in flight", flush=True)
-                threading.Timer(seconds, lambda: print("outage over", flush=True)).start()
-                cut()
-                return b""
-            kept.append(packet)
-        return b"".join(kept) if not down() else b""
-
-    return forward
+def keep(packet):
+    """Every packet while the network is up; the marked PUBLISH takes it down, unsent."""
+    if state["began"] is None and is_publish_holding(packet, marker):
+        state["began"] = time.monotonic()
+        print("outage: cut with a PUBLISH of", len(packet), "bytes in flight", flush=True)
+        threading.Timer(seconds, lambda: print("outage over", flush=True)).start()
+        cut()
+        return False
+    return not down()
 
 
-serve(listen_port, target_port, watching, lambda: lambda data: b"" if down() else data, admit=lambda: not down())
+serve(
+    listen_port, target_port, lambda: packet_filter(keep), lambda: lambda data: b"" if down() else data,
+    admit=lambda: not down())

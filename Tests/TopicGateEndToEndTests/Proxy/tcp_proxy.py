@@ -1,8 +1,8 @@
 """What the tests' TCP proxies share: accept on 127.0.0.1:LISTEN, connect each client to
 127.0.0.1:TARGET, and copy both ways, each chunk through a filter of that connection and
 direction that returns the bytes to pass on (b"" for none). `cut()` closes every connection
-open; while `admit()` says no, a new client is closed as soon as it is accepted. `packets`
-splits an MQTT byte stream into whole packets, for filters that look at them."""
+open; while `admit()` says no, a new client is closed as soon as it is accepted.
+`packet_filter` makes a filter that looks at whole MQTT packets."""
 import socket
 import threading
 
@@ -30,6 +30,23 @@ def packets(buffer):
         found.append(buffer[:end])
         buffer = buffer[end:]
     return found, buffer
+
+
+def packet_filter(keep):
+    """A filter of one connection's client side: whole MQTT packets on, each one `keep(packet)`
+    refuses left out (a packet split across reads waits for its rest)."""
+    buffer = b""
+
+    def forward(data):
+        nonlocal buffer
+        whole, buffer = packets(buffer + data)
+        return b"".join(packet for packet in whole if keep(packet))
+
+    return forward
+
+
+def is_publish_holding(packet, marker):
+    return packet[0] >> 4 == 3 and marker in packet
 
 
 def cut():
