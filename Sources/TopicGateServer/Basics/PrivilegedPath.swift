@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// What a gateway running as root refuses to trust: a file or folder another user could have
 /// written. The broker's template becomes a configuration root's Mosquitto reads; the data

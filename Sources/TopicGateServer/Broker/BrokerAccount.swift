@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Glibc
 
 /// The account the embedded broker runs as when the gateway runs as root (Debian's
 /// `mosquitto`), and the folder of the files that account must read and write itself.

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// The embedded broker's files on disk, and who may write each.
 ///
