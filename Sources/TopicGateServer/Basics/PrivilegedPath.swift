@@ -1,5 +1,5 @@
 import Foundation
-import Glibc
+import ProcessSupport
 
 /// What a gateway running as root refuses to trust: a file or folder another user could have
 /// written. The broker's template becomes a configuration root's Mosquitto reads; the data
@@ -9,20 +9,18 @@ enum PrivilegedPath {
     /// Why root must not use `path` (nil when it may): it is writable by every user, owned by
     /// another user, or (for a file) in a folder every user may write without the sticky bit.
     static func refusal(_ path: String, what: String) -> String? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        if info.st_mode & S_IWOTH != 0 {
+        guard let info = FileStatus(path) else { return nil }
+        if info.mode & S_IWOTH != 0 {
             return "The \(what) \(path) is writable by every user; as root the gateway will not use it. "
                 + "Run `chmod o-w \(path)`, check what it holds, and start again."
         }
-        if info.st_uid != 0 {
-            return "The \(what) \(path) belongs to uid \(info.st_uid), not root; as root the gateway will not use "
+        if info.owner != 0 {
+            return "The \(what) \(path) belongs to uid \(info.owner), not root; as root the gateway will not use "
                 + "it. Run `chown root \(path)`, check what it holds, and start again."
         }
         let folder = (path as NSString).deletingLastPathComponent
-        var parent = stat()
-        if info.st_mode & S_IFMT != S_IFDIR, !folder.isEmpty, stat(folder, &parent) == 0,
-            parent.st_mode & S_IWOTH != 0, parent.st_mode & S_ISVTX == 0
+        if !info.isDirectory, !folder.isEmpty, let parent = FileStatus(folder),
+            parent.mode & S_IWOTH != 0, parent.mode & S_ISVTX == 0
         {
             return "The \(what) \(path) is in \(folder), which every user may write; as root the gateway will "
                 + "not use it. Move it to a folder of root's, or run `chmod o-w \(folder)`."

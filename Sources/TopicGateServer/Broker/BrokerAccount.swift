@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import Glibc
+import ProcessSupport
 
 /// The account the embedded broker runs as when the gateway runs as root (Debian's
 /// `mosquitto`), and the folder of the files that account must read and write itself.
@@ -41,12 +41,11 @@ struct BrokerAccount: Sendable {
         var prefix = ""
         for component in ([""] + Self.absolute(path).split(separator: "/").map(String.init)) {
             prefix = component.isEmpty ? "/" : (prefix == "/" ? "/" : prefix + "/") + component
-            var info = stat()
             // A folder not made yet is created by root with the parent's reach: stop here.
-            guard stat(prefix, &info) == 0 else { return true }
-            let mode = info.st_mode
+            guard let info = FileStatus(prefix) else { return true }
+            let mode = info.mode
             let allowed =
-                if info.st_uid == uid { mode & S_IXUSR != 0 } else if groups.contains(info.st_gid) {
+                if info.owner == uid { mode & S_IXUSR != 0 } else if groups.contains(info.group) {
                     mode & S_IXGRP != 0
                 } else { mode & S_IXOTH != 0 }
             if !allowed { return false }

@@ -1,5 +1,5 @@
 import Foundation
-import Glibc
+import ProcessSupport
 
 /// The embedded broker's files on disk, and who may write each.
 ///
@@ -50,15 +50,14 @@ struct BrokerFiles: Sendable {
             try Self.ownedFolder(directory, owner: 0, group: 0, mode: 0o700)
         }
         try Self.ownedFolder(filesDirectory, owner: 0, group: account.gid, mode: 0o750)
-        var info = stat()
-        if lstat(stateDirectory, &info) == 0, info.st_mode & S_IFMT != S_IFDIR {
+        if let info = FileStatus(stateDirectory, followingLinks: false), !info.isDirectory {
             // Planted in the days the broker owned the folder: a link, a file. Not followed.
             unlink(stateDirectory)
         }
         try Self.ownedFolder(stateDirectory, owner: account.uid, group: account.gid, mode: 0o700)
         moveLegacyState()
-        if lstat(logPath, &info) == 0,
-            info.st_mode & S_IFMT != S_IFREG || info.st_uid != 0 || info.st_nlink != 1
+        if let info = FileStatus(logPath, followingLinks: false),
+            !info.isRegularFile || info.owner != 0 || info.links != 1
         {
             unlink(logPath)
         }
@@ -102,9 +101,10 @@ struct BrokerFiles: Sendable {
     /// moved into it (a rename, which follows no link); its stale pid file is left for
     /// `EmbeddedBroker.stopStaleBroker` and removed after.
     private func moveLegacyState() {
-        var info = stat()
         for name in ["mosquitto.db", "revocations"]
-        where lstat(filesDirectory + "/" + name, &info) == 0 && lstat(stateDirectory + "/" + name, &info) != 0 {
+        where FileStatus(filesDirectory + "/" + name, followingLinks: false) != nil
+            && FileStatus(stateDirectory + "/" + name, followingLinks: false) == nil
+        {
             rename(filesDirectory + "/" + name, stateDirectory + "/" + name)
         }
     }
