@@ -1,5 +1,5 @@
 /// An accepted push that could not be delivered: the broker refused it, or it failed
-/// `PushDeliveryService.deadLetterAfter` times on its own. It leaves the outbox so that the
+/// `PushPipeline.deadLetterAfter` times on its own. It leaves the outbox so that the
 /// messages behind it flow on, and stays here for the admin to read.
 public struct DeadLetter: Sendable, Hashable {
     public var message: OutboxMessage

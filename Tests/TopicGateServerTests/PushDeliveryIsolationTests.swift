@@ -76,9 +76,9 @@ struct PushDeliveryIsolationTests {
 
     /// A delivery service of gateway `gw-1` on `store`, with `fresh` as its fresh pushes, over a
     /// new `PickyLink`.
-    static func service(on store: any Store, fresh: FreshPushes) -> (PushDeliveryService, PickyLink) {
+    static func service(on store: any Store, fresh: FreshPushes) -> (PushPipeline, PickyLink) {
         let link = PickyLink()
-        let service = PushDeliveryService(
+        let service = PushPipeline(
             store: store, devices: LiveEndpoints(store: store), link: link, wakeup: Wakeup(), time: .system,
             logger: Logger(label: "test"),
             metrics: ServerMetrics(), completion: CommandDelivery(store: store), fresh: fresh, gatewayID: "gw-1")
@@ -124,11 +124,11 @@ struct PushDeliveryIsolationTests {
         }
         try await store.enqueue([message("a", "poison"), message("b", "fine-1"), message("c", "fine-2")])
         let link = PickyLink()
-        let service = PushDeliveryService(
+        let service = PushPipeline(
             store: store, devices: LiveEndpoints(store: store), link: link, wakeup: Wakeup(), time: .system,
             logger: Logger(label: "test"),
             metrics: ServerMetrics(), completion: CommandDelivery(store: store))
-        var outcomes: [PushDeliveryService.Outcome] = []
+        var outcomes: [PushPipeline.Outcome] = []
         for _ in 0..<4 { outcomes.append(await service.deliverBatch()) }
         #expect(outcomes == [.failed, .failed, .more, .idle])
         #expect(link.delivered == ["fine-1", "fine-2"])
@@ -172,7 +172,7 @@ struct PushDeliveryIsolationTests {
             message("c", "fine", command: "c-nobody", to: .thing(ThingID("no-devices"))),
         ])
         let completion = RecordingCompletion()
-        let service = PushDeliveryService(
+        let service = PushPipeline(
             store: store, devices: LiveEndpoints(store: store), link: PickyLink(), wakeup: Wakeup(),
             time: .system, logger: Logger(label: "test"), metrics: ServerMetrics(), completion: completion)
         #expect(await service.deliverBatch() == .failed)
@@ -201,7 +201,7 @@ struct PushDeliveryIsolationTests {
         try await store.enqueue([message("a", "fine"), message("p", "poison")])
         let presence = DevicePresence()
         presence.record(.connected("topic-1"), broker: "b", at: 1)
-        let service = PushDeliveryService(
+        let service = PushPipeline(
             store: store, devices: LiveEndpoints(store: store), link: PickyLink(), wakeup: Wakeup(), time: .system,
             logger: Logger(label: "test"),
             metrics: ServerMetrics(), completion: CommandDelivery(store: store), presence: presence)
@@ -260,7 +260,7 @@ struct PushDeliveryIsolationTests {
         ])
         let link = TwoBrokers()
         link.down = ["b"]
-        let service = PushDeliveryService(
+        let service = PushPipeline(
             store: store, devices: LiveEndpoints(store: store), link: link, wakeup: Wakeup(),
             time: clock.timeSource, logger: Logger(label: "test"),
             metrics: ServerMetrics(), completion: CommandDelivery(store: store))
@@ -292,7 +292,8 @@ struct PushDeliveryIsolationTests {
         let fresh = FreshPushes()
         let (service, link) = Self.service(on: store, fresh: fresh)
         // Nothing published by the writing task: all handed over.
-        let pipeline = PushPipeline(delivery: service, publishedHereUpTo: 0)
+        var pipeline = service
+        pipeline.publishedHereUpTo = 0
         for (id, text) in [("a", "fine-1"), ("b", "poison"), ("c", "fine-2")] {
             try await pipeline.dispatch(
                 OutboxMessage(
@@ -355,12 +356,12 @@ struct PushDeliveryIsolationTests {
     /// ("fine-1"), "b" ("poison") and "c" ("fine-2") written to the user, one request each.
     static func threeWritten(
         through link: EagerLink, store: any Store, app: App, user: User, fresh: FreshPushes
-    ) async throws -> (PushDeliveryService, PushPipeline) {
-        let service = PushDeliveryService(
+    ) async throws -> (PushPipeline, PushPipeline) {
+        let service = PushPipeline(
             store: store, devices: LiveEndpoints(store: store), link: link, wakeup: Wakeup(), time: .system,
             logger: Logger(label: "test"), metrics: ServerMetrics(), completion: CommandDelivery(store: store),
             fresh: fresh, gatewayID: "gw-1")
-        let pipeline = PushPipeline(delivery: service)
+        let pipeline = service
         for (id, text) in [("a", "fine-1"), ("b", "poison"), ("c", "fine-2")] {
             try await pipeline.dispatch(
                 OutboxMessage(
@@ -411,7 +412,8 @@ struct PushDeliveryIsolationTests {
         let fresh = FreshPushes()
         let (service, link) = Self.service(on: store, fresh: fresh)
         let settlement = service.settlement
-        let pipeline = PushPipeline(delivery: service, publishedHereUpTo: 0)
+        var pipeline = service
+        pipeline.publishedHereUpTo = 0
         // One from memory, one only in the outbox (another gateway's, whose lease ran out).
         try await pipeline.dispatch(
             OutboxMessage(
@@ -448,7 +450,8 @@ struct PushDeliveryIsolationTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let fresh = FreshPushes()
         let (service, link) = Self.service(on: store, fresh: fresh)
-        let pipeline = PushPipeline(delivery: service, publishedHereUpTo: 0)
+        var pipeline = service
+        pipeline.publishedHereUpTo = 0
         try await pipeline.dispatch(
             OutboxMessage(
                 id: "a", appID: app.id, payload: Array("fine-1".utf8), recipients: [.user(user.id)], acceptedAt: 1))
@@ -480,7 +483,7 @@ struct PushDeliveryIsolationTests {
         try await store.insertUser(bob)
         let link = PickyLink()
         let devices = LiveEndpoints(store: store)
-        let service = PushDeliveryService(
+        let service = PushPipeline(
             store: store, devices: devices, link: link, wakeup: Wakeup(), time: .system, logger: Logger(label: "test"),
             metrics: ServerMetrics(), completion: CommandDelivery(store: store))
         /// Queues a push to the user and bob, delivers it, and gives the topics it went to.
@@ -571,7 +574,7 @@ extension PushDeliveryIsolationTests {
                 acceptedAt: 1),
         ])
         let link = ChunkLink(failing: ["chunk-t7"])
-        let service = PushDeliveryService(
+        let service = PushPipeline(
             store: store, devices: LiveEndpoints(store: store, capacity: capacity), link: link, wakeup: Wakeup(),
             time: .system,
             logger: Logger(label: "test"), metrics: ServerMetrics(), completion: CommandDelivery(store: store),

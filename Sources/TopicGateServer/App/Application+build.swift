@@ -79,9 +79,9 @@ public func buildApplication(
         brokers = fleet
         services.append(PresenceKeeper(presence: presence, store: store, logger: logger))
         let pipeline = PushPipeline(
-            store: store, link: fleet, completion: CommandDelivery(store: store), wakeup: wakeup,
-            gatewayID: configuration.gatewayID, lease: configuration.outboxLease, time: time, logger: logger,
-            metrics: metrics, presence: presence)
+            store: store, devices: LiveEndpoints(store: store), link: fleet, wakeup: wakeup, time: time,
+            logger: logger, metrics: metrics, completion: CommandDelivery(store: store),
+            gatewayID: configuration.gatewayID, outboxLease: configuration.outboxLease, presence: presence)
         services += pipeline.services
         if dispatcher == nil { pushDispatcher = pipeline }
     }

@@ -42,7 +42,7 @@ final class FreshPushes: Sendable {
     /// Whether a request may publish what it wrote itself.
     var mayStart: Bool { state.withLock { $0.started.count + $0.followed < startedCapacity } }
 
-    /// A batch a request published whose acknowledgements are awaited (`PushDeliveryService.follow`).
+    /// A batch a request published whose acknowledgements are awaited (`PushPipeline.follow`).
     func follow() {
         state.withLock { $0.followed += 1 }
     }

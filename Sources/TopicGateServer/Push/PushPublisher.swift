@@ -4,7 +4,7 @@ import TopicGateStore
 /// The stateless part of delivery: a batch's recipients → their devices' publications → the
 /// brokers, whose outcomes come back as a `PendingDelivery`. It keeps nothing of its own
 /// (the devices it reads are kept by `LiveEndpoints`); the push core decides what to publish
-/// and what the outcomes mean (`PushDeliveryService`).
+/// and what the outcomes mean (`PushPipeline`).
 struct PushPublisher: Sendable {
     /// The recipients' devices, kept in memory on the embedded store.
     let devices: LiveEndpoints

@@ -1,7 +1,7 @@
 import TopicGateCore
 
-/// Outbox messages whose publications are with the brokers already (`PushDeliveryService.start`),
-/// waiting for their outcome to be recorded (`PushDeliveryService.finish`).
+/// Outbox messages whose publications are with the brokers already (`PushPipeline.start`),
+/// waiting for their outcome to be recorded (`PushPipeline.finish`).
 struct StartedBatch: Sendable {
     let messages: [OutboxMessage]
     let publications: [DevicePublication]
