@@ -76,12 +76,15 @@ struct PushDeliveryIsolationTests {
 
     /// A delivery service of gateway `gw-1` on `store`, with `fresh` as its fresh pushes, over a
     /// new `PickyLink`.
-    static func service(on store: any Store, fresh: FreshPushes) -> (PushPipeline, PickyLink) {
+    static func service(
+        on store: any Store, fresh: FreshPushes, publishedHereUpTo: Int = PushPipeline.fewRecipients
+    ) -> (PushPipeline, PickyLink) {
         let link = PickyLink()
         let service = PushPipeline(
             store: store, devices: LiveEndpoints(store: store), link: link, wakeup: Wakeup(), time: .system,
             logger: Logger(label: "test"),
-            metrics: ServerMetrics(), completion: CommandDelivery(store: store), fresh: fresh, gatewayID: "gw-1")
+            metrics: ServerMetrics(), completion: CommandDelivery(store: store), fresh: fresh, gatewayID: "gw-1",
+            publishedHereUpTo: publishedHereUpTo)
         return (service, link)
     }
 
@@ -290,12 +293,10 @@ struct PushDeliveryIsolationTests {
         let (store, app, user, directory) = try await Self.storeWithUser(devices: [("topic-1", nil)])
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let fresh = FreshPushes()
-        let (service, link) = Self.service(on: store, fresh: fresh)
         // Nothing published by the writing task: all handed over.
-        var pipeline = service
-        pipeline.publishedHereUpTo = 0
+        let (service, link) = Self.service(on: store, fresh: fresh, publishedHereUpTo: 0)
         for (id, text) in [("a", "fine-1"), ("b", "poison"), ("c", "fine-2")] {
-            try await pipeline.dispatch(
+            try await service.dispatch(
                 OutboxMessage(
                     id: PushMessageID(id), appID: app.id, payload: Array(text.utf8), recipients: [.user(user.id)],
                     acceptedAt: 1))
@@ -324,7 +325,7 @@ struct PushDeliveryIsolationTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let fresh = FreshPushes(startedCapacity: 2)
         let link = EagerLink()
-        let (service, pipeline) = try await Self.threeWritten(
+        let service = try await Self.threeWritten(
             through: link, store: store, app: app, user: user, fresh: fresh)
         // Answered at once, none holds the cap: each published by its own request.
         #expect(link.published.withLock { $0 } == ["fine-1", "poison", "fine-2"])
@@ -343,7 +344,7 @@ struct PushDeliveryIsolationTests {
 
         // A fan-out (more than a few recipients) is left to the service to publish.
         let others = (1...PushPipeline.fewRecipients).map { Subscriber.user(UserID("other-\($0)")) }
-        try await pipeline.dispatch(
+        try await service.dispatch(
             OutboxMessage(
                 id: "d", appID: app.id, payload: Array("fan-out".utf8), recipients: [.user(user.id)] + others,
                 acceptedAt: 1))
@@ -352,23 +353,22 @@ struct PushDeliveryIsolationTests {
         #expect(link.published.withLock { $0 }.last == "fan-out")
     }
 
-    /// A delivery service on `link` and a pipeline that publishes what it writes, with "a"
-    /// ("fine-1"), "b" ("poison") and "c" ("fine-2") written to the user, one request each.
+    /// A pipeline on `link` that publishes what it writes, with "a" ("fine-1"), "b" ("poison")
+    /// and "c" ("fine-2") written to the user, one request each.
     static func threeWritten(
         through link: EagerLink, store: any Store, app: App, user: User, fresh: FreshPushes
-    ) async throws -> (PushPipeline, PushPipeline) {
+    ) async throws -> PushPipeline {
         let service = PushPipeline(
             store: store, devices: LiveEndpoints(store: store), link: link, wakeup: Wakeup(), time: .system,
             logger: Logger(label: "test"), metrics: ServerMetrics(), completion: CommandDelivery(store: store),
             fresh: fresh, gatewayID: "gw-1")
-        let pipeline = service
         for (id, text) in [("a", "fine-1"), ("b", "poison"), ("c", "fine-2")] {
-            try await pipeline.dispatch(
+            try await service.dispatch(
                 OutboxMessage(
                     id: PushMessageID(id), appID: app.id, payload: Array(text.utf8), recipients: [.user(user.id)],
                     acceptedAt: 1))
         }
-        return (service, pipeline)
+        return service
     }
 
     @Test(
@@ -379,7 +379,7 @@ struct PushDeliveryIsolationTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let fresh = FreshPushes(startedCapacity: 2)
         let link = EagerLink(holding: true)
-        let (service, _) = try await Self.threeWritten(
+        let service = try await Self.threeWritten(
             through: link, store: store, app: app, user: user, fresh: fresh)
         let settlement = service.settlement
         // Two published and unanswered: the third, past the cap, is left to the service.
@@ -410,12 +410,10 @@ struct PushDeliveryIsolationTests {
         let (store, app, user, directory) = try await Self.storeWithUser(devices: [("topic-1", nil)])
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let fresh = FreshPushes()
-        let (service, link) = Self.service(on: store, fresh: fresh)
+        let (service, link) = Self.service(on: store, fresh: fresh, publishedHereUpTo: 0)
         let settlement = service.settlement
-        var pipeline = service
-        pipeline.publishedHereUpTo = 0
         // One from memory, one only in the outbox (another gateway's, whose lease ran out).
-        try await pipeline.dispatch(
+        try await service.dispatch(
             OutboxMessage(
                 id: "a", appID: app.id, payload: Array("fine-1".utf8), recipients: [.user(user.id)], acceptedAt: 1))
         try await store.enqueue(
@@ -449,10 +447,8 @@ struct PushDeliveryIsolationTests {
         let (store, app, user, directory) = try await Self.storeWithUser(devices: [("topic-1", nil)])
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let fresh = FreshPushes()
-        let (service, link) = Self.service(on: store, fresh: fresh)
-        var pipeline = service
-        pipeline.publishedHereUpTo = 0
-        try await pipeline.dispatch(
+        let (service, link) = Self.service(on: store, fresh: fresh, publishedHereUpTo: 0)
+        try await service.dispatch(
             OutboxMessage(
                 id: "a", appID: app.id, payload: Array("fine-1".utf8), recipients: [.user(user.id)], acceptedAt: 1))
         #expect(await service.deliverBatch(checkingOutbox: false) == .more)

@@ -78,7 +78,7 @@ struct PushPipeline: Service, PushDispatcher {
     /// A message with at most this many recipients is published by the task that wrote it; a
     /// fan-out to more reaches its devices sooner from the loop, which publishes while the
     /// writing task answers its request.
-    var publishedHereUpTo: Int
+    let publishedHereUpTo: Int
     static let fewRecipients = 8
     /// The outbox's group commit (`dispatch`).
     private let writes = GroupWrites()
@@ -90,7 +90,7 @@ struct PushPipeline: Service, PushDispatcher {
     /// acknowledged it while the device was online.
     let presence: DevicePresence?
     /// Where delivered messages are settled (completed, removed from the outbox) off the
-    /// delivery path; it runs as a service of its own (`PushPipeline.services`).
+    /// delivery path; it runs as a service of its own (`services`).
     let settlement: DeliverySettlement
 
     init(
@@ -130,14 +130,14 @@ struct PushPipeline: Service, PushDispatcher {
         }
         if message.traced { try await beginTrace(message) }
         guard let record else { return try await writes.add(message, writingWith: writeAndAdmit) }
-        try await admit([message], publishedHereUpTo: publishedHereUpTo) { claim in
+        try await admit([message]) { claim in
             try await record(QueuedPush(message: message, claim: claim))
         }
     }
 
     /// Writes `messages` in one transaction and publishes or hands them over.
     @Sendable private func writeAndAdmit(_ messages: [OutboxMessage]) async throws {
-        try await admit(messages, publishedHereUpTo: publishedHereUpTo) { claim in
+        try await admit(messages) { claim in
             try await store.enqueue(messages, claim: claim)
         }
     }
@@ -332,7 +332,7 @@ struct PushPipeline: Service, PushDispatcher {
     /// brokers' answers (`follow`), and hands the others to this service's loop, waking it;
     /// releases them all when the write fails.
     func admit(
-        _ messages: [OutboxMessage], publishedHereUpTo: Int, _ write: (OutboxClaim) async throws -> Void
+        _ messages: [OutboxMessage], _ write: (OutboxClaim) async throws -> Void
     ) async throws {
         fresh.reserve(messages)
         do {
