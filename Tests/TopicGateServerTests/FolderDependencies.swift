@@ -15,9 +15,9 @@ struct FolderDependencies {
                 owner[String(match.1)] = owner[String(match.1)] ?? folder
             }
         }
-        var uses: [String: [String: Set<String>]] = [:]
+        // Every folder, also one that uses none.
+        var uses = Dictionary(uniqueKeysWithValues: Set(files.map(\.0)).map { ($0, [String: Set<String>]()) })
         for (folder, text) in files {
-            uses[folder, default: [:]] = uses[folder] ?? [:]
             // Simple word boundaries: Unicode's would keep `Secrets.groupID` one word.
             for match in Self.code(text).matches(of: /\b[A-Z][A-Za-z0-9]*\b/.wordBoundaryKind(.simple)) {
                 let name = String(match.0)
