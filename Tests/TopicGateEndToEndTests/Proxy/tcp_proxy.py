@@ -78,6 +78,24 @@ def pump(source, destination, forward):
             pass
 
 
+def connect(client, upstream, outbound, inbound):
+    """Copies both ways until both directions end, then closes the pair (and `cut` forgets it)."""
+    with _lock:
+        _open.update((client, upstream))
+    pumps = [
+        threading.Thread(target=pump, args=(client, upstream, outbound), daemon=True),
+        threading.Thread(target=pump, args=(upstream, client, inbound), daemon=True),
+    ]
+    for thread in pumps:
+        thread.start()
+    for thread in pumps:
+        thread.join()
+    with _lock:
+        _open.difference_update((client, upstream))
+    client.close()
+    upstream.close()
+
+
 def serve(listen_port, target_port, outbound, inbound, admit=lambda: True):
     """outbound() and inbound() make each connection's filters: client to target, and back."""
     server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -95,7 +113,4 @@ def serve(listen_port, target_port, outbound, inbound, admit=lambda: True):
         except OSError:
             client.close()
             continue
-        with _lock:
-            _open.update((client, upstream))
-        threading.Thread(target=pump, args=(client, upstream, outbound()), daemon=True).start()
-        threading.Thread(target=pump, args=(upstream, client, inbound()), daemon=True).start()
+        threading.Thread(target=connect, args=(client, upstream, outbound(), inbound()), daemon=True).start()
