@@ -12,8 +12,11 @@ final class ForeignCommits: Sendable {
         pool: DatabasePool, generations: [AccessGeneration], topics: TopicChangeSignal,
         interval: Duration = .milliseconds(200)
     ) {
+        // Where the file stood when the store opened, read now: another process's commit an
+        // instant later is noticed however late the first turn of the loop comes.
+        let opened = try? pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
         task = Task.detached(priority: .utility) {
-            var seen: Int?
+            var seen = opened ?? nil
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
                 guard
