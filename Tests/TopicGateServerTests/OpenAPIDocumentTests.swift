@@ -33,10 +33,10 @@ struct OpenAPIDocumentTests {
                 }.joined(separator: "/")
                 return "\(route.method.rawValue.lowercased()) /\(path)"
             })
-        let documented = Set(APICatalogue.operations.map { "\($0.method) \($0.path)" })
+        let documented = Set(APIRoutes.operations.map { "\($0.method) \($0.path)" })
         #expect(served.subtracting(documented).sorted() == [], "served but not documented")
         #expect(documented.subtracting(served).sorted() == [], "documented but not served")
-        #expect(documented.count == APICatalogue.operations.count, "an operation is listed twice")
+        #expect(documented.count == APIRoutes.operations.count, "an operation is listed twice")
         #expect(served.count > 100)
     }
 
@@ -44,7 +44,7 @@ struct OpenAPIDocumentTests {
     func shape() throws {
         let document = try #require(OpenAPIDocument.json().objectValue)
         #expect(document["openapi"] == "3.1.0")
-        let ids = APICatalogue.operations.map(OpenAPIDocument.operationID)
+        let ids = APIRoutes.operations.map(OpenAPIDocument.operationID)
         #expect(Set(ids).count == ids.count)
         #expect(
             document["components"]?.objectValue?["securitySchemes"]?.objectValue?.keys.sorted() == ["basic", "bearer"])

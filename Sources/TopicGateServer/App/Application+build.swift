@@ -150,13 +150,14 @@ func buildRouter(environment: ServerEnvironment, drain: GatewayDrain = GatewayDr
     tokens.addRoutes(to: router)
     let links = LinkController<Context>(links: environment.links, body: body, location: location)
 
-    let login = router.group("api/apps/:appID")
-        .add(middleware: CallerMiddleware(authenticator: environment.authenticator, readsCredentials: false))
+    let api = APIRouter(
+        router, authenticated: CallerMiddleware<Context>(authenticator: environment.authenticator),
+        anonymous: CallerMiddleware(authenticator: environment.authenticator, readsCredentials: false))
+    let login = api.login
     tokens.addLoginRoutes(to: login)
     links.addLoginRoutes(to: login)
 
-    let authenticated = CallerMiddleware<Context>(authenticator: environment.authenticator)
-    let app = router.group("api/apps/:appID").add(middleware: authenticated)
+    let app = api.app
     UserController(users: environment.users, body: body, location: location).addRoutes(to: app)
     tokens.addRevocationRoutes(to: app)
     links.addRoutes(to: app)
@@ -165,9 +166,9 @@ func buildRouter(environment: ServerEnvironment, drain: GatewayDrain = GatewayDr
         time: environment.time, link: environment.brokerLink, presence: environment.presence
     ).addRoutes(to: app)
     PushTraceController(topics: environment.topics, presence: environment.presence).addRoutes(to: app)
-    GroupController(groups: environment.groups, body: body, location: location).addRoutes(to: app)
+    api.add(GroupController(groups: environment.groups, body: body, location: location))
     ThingController(things: environment.things, body: body, location: location).addRoutes(to: app)
-    TopicController(topics: environment.topics, body: body).addRoutes(to: app)
+    api.add(TopicController(topics: environment.topics, body: body))
     PrincipalController(
         inspector: PrincipalInspector(
             store: environment.store, facts: environment.topics.facts, presence: environment.presence,
@@ -175,7 +176,7 @@ func buildRouter(environment: ServerEnvironment, drain: GatewayDrain = GatewayDr
     ).addRoutes(to: app)
     InstallationController(installations: environment.installations, body: body, location: location).addRoutes(to: app)
 
-    let thingIF = router.group("thing-if/apps/:appID").add(middleware: authenticated)
+    let thingIF = api.thingIF
     OnboardingController(onboarding: environment.onboarding, body: body).addRoutes(to: thingIF)
     ThingIFController(
         things: environment.things, commands: environment.commands, states: environment.states, body: body

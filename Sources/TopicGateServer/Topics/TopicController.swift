@@ -1,245 +1,329 @@
 import Hummingbird
 import TopicGateCore
 
-/// The topic routes, registered once per scope: `/api/apps/{app}` + `` (app scope),
-/// `/groups/{group}`, `/users/{user}`, `/things/{thing}` + `/topics…`.
-struct TopicController<Context: CallerRequestContext>: Sendable {
+/// The topic routes, declared once per scope: `/api/apps/{app}` + `` (app scope),
+/// `/groups/{group}`, `/users/{user}`, `/things/{thing}` + `/topics…`; each handler reads its
+/// scope from the path's parameters.
+struct TopicController<Context: CallerRequestContext>: RouteTable {
     let topics: TopicService
     let body: RequestBody
 
-    /// The scope prefixes and how each reads its scope from the path.
-    func addRoutes(to group: RouterGroup<Context>) {
-        // Across the scopes (an extension for operators): `?q=` and `?limit=` (1 to 1000, 100).
-        group.get("topic-search") { request, context in
-            let caller = try context.caller
-            let found = try await topics.search(
-                caller: caller, text: request.uri.queryParameters.get("q") ?? "", limit: request.limit(default: 100))
-            let owners = found.compactMap(\.scope.principal)
-            let names = try await topics.names(appID: caller.appID, of: Array(Set(owners + found.map(\.creator))))
-            return JSONResponse.ok([
-                "topics": .array(
-                    found.map { topic in
-                        var object: [String: JSONValue] = [
-                            "topicID": .string(topic.name.rawValue), "scope": .string(topic.scope.description),
-                            "creator": .string(topic.creator.description), "createdAt": topic.createdAt.json,
-                        ]
-                        if let name = names[topic.creator] { object["creatorName"] = .string(name) }
-                        if let owner = topic.scope.principal, let name = names[owner] {
-                            object["scopeName"] = .string(name)
-                        }
-                        return .object(object)
-                    })
-            ])
-        }
-        addRoutes(to: group, prefix: "") { _, _ in .app }
-        addRoutes(to: group, prefix: "groups/:group/") { parameters, _ in .group(try parameters.groupID()) }
-        addRoutes(to: group, prefix: "users/:user/") { parameters, appID in
-            .user(try parameters.userReference(appID: appID))
-        }
-        addRoutes(to: group, prefix: "things/:thing/") { parameters, appID in
-            .thing(try parameters.thingReference(appID: appID))
-        }
+    static var tag: String { "Topics" }
+
+    /// The four scopes a topic lives in, as path prefixes under the app.
+    static var scopes: [String] { ["", "groups/{group}/", "users/{user}/", "things/{thing}/"] }
+
+    static var routes: [APIRoute<Self>] {
+        [
+            .get(
+                "topic-search", "Topics of every scope by name, scope owner or creator (admin)", who: .admin,
+                query: [("q", APISchema.string), ("limit", APISchema.integer)], Self.search)
+        ] + scopes.flatMap(routes(scope:))
     }
 
-    func addRoutes(
-        to group: RouterGroup<Context>, prefix: String,
-        scope: @escaping @Sendable (Parameters, AppID) throws -> TopicScopeReference
-    ) {
-        /// The caller, the scope named by the path and the topic name of a request.
-        @Sendable func target(_ context: Context) throws -> (Caller, TopicScopeReference, String) {
-            let caller = try context.caller
-            return (caller, try scope(context.parameters, caller.appID), context.parameters.get("topic") ?? "")
+    static func routes(scope: String) -> [APIRoute<Self>] {
+        let topic = scope + "topics/{topic}"
+        let entry = topic + "/acl/{action}/{subject}"
+        let action = APISchema.oneOf(ACLAction.allCases.map(\.rawValue))
+        var routes: [APIRoute<Self>] = [
+            .get(scope + "topics", "The scope's topics", query: [("paginationKey", APISchema.string)], Self.list),
+            .put(topic, "Create a topic", Self.create),
+            .head(topic, "Does the topic exist?", Self.exists),
+            .delete(topic, "Delete a topic", Self.delete),
+            .get(
+                topic + "/acl", "The topic's ACL (detailed=true: with removability)", tag: "Topic ACLs",
+                query: [("detailed", APISchema.boolean)], Self.acl),
+            .post(
+                topic + "/acl", "Grant and revoke entries, all or nothing (dryRun=true: the entries after, unwritten)",
+                tag: "Topic ACLs", query: [("dryRun", APISchema.boolean)],
+                body: APISchema.json(
+                    APISchema.object(["changes": APISchema.array(of: APISchema.anyObject)], required: ["changes"])),
+                Self.changeACL),
+            .get(topic + "/acl/{action}", "The subjects of one action", tag: "Topic ACLs", Self.subjects),
+            .get(entry, "Is this entry granted?", tag: "Topic ACLs", Self.entryGranted),
+            .put(entry, "Grant an entry", tag: "Topic ACLs", Self.changeEntry(.grant)),
+            .delete(entry, "Revoke an entry", tag: "Topic ACLs", Self.changeEntry(.revoke)),
+            .get(
+                topic + "/acl-audit", "Who changed the ACL, when: oldest first, a page at a time (kept 90 days)",
+                tag: "Topic ACLs", query: APISchema.paging, Self.audit),
+            .get(
+                topic + "/acl-explain", "Why a principal may or may not act", tag: "Topic ACLs",
+                query: [("principal", APISchema.string), ("action", action)], Self.explain),
+            .get(
+                topic + "/acl-who-can",
+                "Who may subscribe or send: the principals that pass, and the rules that admit everyone (admin)",
+                tag: "Topic ACLs", who: .admin, query: [("action", action)], Self.whoCan),
+            .get(
+                topic + "/push/subscriptions", "The subscribed users and things, and whether each still receives sends",
+                tag: "Push", Self.subscribers),
+            .post(
+                topic + "/push/subscriptions/things", "The calling thing subscribes", tag: "Push", success: [204],
+                Self.subscribeCallingThing),
+            .post(
+                topic + "/push/messages",
+                "Send a message to the topic's subscribers (trace=true: the admin's test push, traced to each device)",
+                tag: "Push", query: [("trace", APISchema.boolean)], body: pushMessage, success: [201], Self.send),
+        ]
+        for kind in SubscriberKind.allCases {
+            let subscription = topic + "/push/subscriptions/\(kind.rawValue)/{subscriber}"
+            routes += [
+                .put(subscription, "Subscribe", tag: "Push", Self.subscription(kind, TopicService.subscribe)),
+                .get(
+                    subscription, "Is it subscribed?", tag: "Push", success: [204],
+                    Self.subscription(kind, TopicService.checkSubscription)),
+                .head(
+                    subscription, "Is it subscribed?", tag: "Push",
+                    Self.subscription(kind, TopicService.checkSubscription)),
+                .delete(subscription, "Unsubscribe", tag: "Push", Self.subscription(kind, TopicService.unsubscribe)),
+            ]
         }
-        let topic = prefix + "topics/:topic"
+        return routes
+    }
 
-        group.get(RouterPath(prefix + "topics")) { request, context in
-            let (caller, reference, _) = try target(context)
-            let (page, next) = try await topics.list(
-                caller: caller, scope: reference, after: request.uri.queryParameters.get("paginationKey"))
-            var body: [String: JSONValue] = ["topics": .array(page.map { ["topicID": .string($0.name.rawValue)] })]
-            if let next { body["paginationKey"] = .string(next) }
-            return JSONResponse.ok(.object(body), mediaType: "application/vnd.kii.TopicsRetrievalResponse+json")
-        }
-        group.put(RouterPath(topic)) { _, context in
-            let (caller, reference, name) = try target(context)
-            try await topics.create(caller: caller, scope: reference, name: name)
-            return JSONResponse.noContent()
-        }
-        group.head(RouterPath(topic)) { _, context in
-            let (caller, reference, name) = try target(context)
-            return Response(
-                status: try await topics.exists(caller: caller, scope: reference, name: name)
-                    ? .noContent : .notFound)
-        }
-        group.delete(RouterPath(topic)) { _, context in
-            let (caller, reference, name) = try target(context)
-            try await topics.delete(caller: caller, scope: reference, name: name)
-            return JSONResponse.noContent()
-        }
+    static var pushMessage: APIOperation.Body {
+        APISchema.json(
+            APISchema.object(
+                [
+                    "data": APISchema.anyObject,
+                    "mqtt": APISchema.object(["enabled": APISchema.boolean, "data": APISchema.anyObject]),
+                    "gcm": APISchema.anyObject, "apns": APISchema.anyObject, "sendSender": APISchema.boolean,
+                    "sendWhen": APISchema.boolean, "sendTopicID": APISchema.boolean,
+                    "sendObjectScope": APISchema.boolean, "sendAppID": APISchema.boolean,
+                    "sendOrigin": APISchema.boolean,
+                ], required: ["data"]), "application/vnd.kii.SendPushMessageRequest+json")
+    }
 
-        // ACLs
-        group.get(RouterPath(topic + "/acl")) { request, context in
-            let (caller, reference, name) = try target(context)
-            let loaded = try await topics.entries(caller: caller, scope: reference, name: name)
-            if request.uri.queryParameters.get("detailed") == "true" {
-                // Names for the admin (the console): a group's name is not every manager's to read.
-                let names =
-                    caller.principal == .admin
-                    ? try await topics.names(appID: caller.appID, of: Array(Set(loaded.entries.map(\.subject)))) : [:]
-                return JSONResponse.ok(["entries": .array(loaded.entries.map { Self.detailed($0, loaded, names) })])
+    /// The caller, the scope the path names and the topic name of a request.
+    func target(_ context: Context) throws -> (Caller, TopicScopeReference, String) {
+        let caller = try context.caller
+        let parameters = context.parameters
+        let scope: TopicScopeReference =
+            if parameters.get("group") != nil {
+                .group(try parameters.groupID())
+            } else if parameters.get("user") != nil {
+                .user(try parameters.userReference(appID: caller.appID))
+            } else if parameters.get("thing") != nil {
+                .thing(try parameters.thingReference(appID: caller.appID))
+            } else {
+                .app
             }
-            var body: [String: JSONValue] = [:]
-            for action in ACLAction.allCases {
-                body[action.rawValue] = .array(loaded.entries.filter { $0.action == action }.map(\.subject.json))
-            }
-            return JSONResponse.ok(.object(body), mediaType: "application/vnd.kii.ACLRetrievalResponse+json")
+        return (caller, scope, parameters.get("topic") ?? "")
+    }
+
+    /// Across the scopes (an extension for operators): `?q=` and `?limit=` (1 to 1000, 100).
+    func search(_ request: Request, _ context: Context) async throws -> Response {
+        let caller = try context.caller
+        let found = try await topics.search(
+            caller: caller, text: request.uri.queryParameters.get("q") ?? "", limit: request.limit(default: 100))
+        let owners = found.compactMap(\.scope.principal)
+        let names = try await topics.names(appID: caller.appID, of: Array(Set(owners + found.map(\.creator))))
+        return JSONResponse.ok([
+            "topics": .array(
+                found.map { topic in
+                    var object: [String: JSONValue] = [
+                        "topicID": .string(topic.name.rawValue), "scope": .string(topic.scope.description),
+                        "creator": .string(topic.creator.description), "createdAt": topic.createdAt.json,
+                    ]
+                    if let name = names[topic.creator] { object["creatorName"] = .string(name) }
+                    if let owner = topic.scope.principal, let name = names[owner] {
+                        object["scopeName"] = .string(name)
+                    }
+                    return .object(object)
+                })
+        ])
+    }
+
+    func list(_ request: Request, _ context: Context) async throws -> Response {
+        let (caller, reference, _) = try target(context)
+        let (page, next) = try await topics.list(
+            caller: caller, scope: reference, after: request.uri.queryParameters.get("paginationKey"))
+        var body: [String: JSONValue] = ["topics": .array(page.map { ["topicID": .string($0.name.rawValue)] })]
+        if let next { body["paginationKey"] = .string(next) }
+        return JSONResponse.ok(.object(body), mediaType: "application/vnd.kii.TopicsRetrievalResponse+json")
+    }
+
+    func create(_ request: Request, _ context: Context) async throws -> Response {
+        let (caller, reference, name) = try target(context)
+        try await topics.create(caller: caller, scope: reference, name: name)
+        return JSONResponse.noContent()
+    }
+
+    func exists(_ request: Request, _ context: Context) async throws -> Response {
+        let (caller, reference, name) = try target(context)
+        return Response(
+            status: try await topics.exists(caller: caller, scope: reference, name: name) ? .noContent : .notFound)
+    }
+
+    func delete(_ request: Request, _ context: Context) async throws -> Response {
+        let (caller, reference, name) = try target(context)
+        try await topics.delete(caller: caller, scope: reference, name: name)
+        return JSONResponse.noContent()
+    }
+
+    func acl(_ request: Request, _ context: Context) async throws -> Response {
+        let (caller, reference, name) = try target(context)
+        let loaded = try await topics.entries(caller: caller, scope: reference, name: name)
+        if request.uri.queryParameters.get("detailed") == "true" {
+            // Names for the admin (the console): a group's name is not every manager's to read.
+            let names =
+                caller.principal == .admin
+                ? try await topics.names(appID: caller.appID, of: Array(Set(loaded.entries.map(\.subject)))) : [:]
+            return JSONResponse.ok(["entries": .array(loaded.entries.map { Self.detailed($0, loaded, names) })])
         }
-        group.post(RouterPath(topic + "/acl")) { request, context in
-            let (caller, reference, name) = try target(context)
-            let batch = try await body.decode(ACLChangesRequest.self, from: request)
-            // `?dryRun=true`: the entries the batch would leave, checked the same way, unwritten.
-            if request.uri.queryParameters.get("dryRun") == "true" {
-                let after = try await topics.preview(
-                    caller: caller, scope: reference, name: name, changes: batch.changes)
-                return JSONResponse.ok(["entries": .array(after.map { .string($0.description) }), "dryRun": true])
-            }
-            let after = try await topics.change(
-                caller: caller, scope: reference, name: name, changes: batch.changes)
-            return JSONResponse.ok(["entries": .array(after.map { .string($0.description) })])
+        var body: [String: JSONValue] = [:]
+        for action in ACLAction.allCases {
+            body[action.rawValue] = .array(loaded.entries.filter { $0.action == action }.map(\.subject.json))
         }
-        group.get(RouterPath(topic + "/acl/:action")) { _, context in
-            let (caller, reference, name) = try target(context)
-            let action = try Self.action(context.parameters)
-            let loaded = try await topics.entries(caller: caller, scope: reference, name: name)
-            return JSONResponse.ok(.array(loaded.entries.filter { $0.action == action }.map(\.subject.json)))
+        return JSONResponse.ok(.object(body), mediaType: "application/vnd.kii.ACLRetrievalResponse+json")
+    }
+
+    func changeACL(_ request: Request, _ context: Context) async throws -> Response {
+        let (caller, reference, name) = try target(context)
+        let batch = try await body.decode(ACLChangesRequest.self, from: request)
+        // `?dryRun=true`: the entries the batch would leave, checked the same way, unwritten.
+        if request.uri.queryParameters.get("dryRun") == "true" {
+            let after = try await topics.preview(caller: caller, scope: reference, name: name, changes: batch.changes)
+            return JSONResponse.ok(["entries": .array(after.map { .string($0.description) }), "dryRun": true])
         }
-        group.get(RouterPath(topic + "/acl/:action/:subject")) { _, context in
-            let (caller, reference, name) = try target(context)
-            let entry = try Self.entry(context.parameters)
-            let loaded = try await topics.entries(caller: caller, scope: reference, name: name)
-            guard loaded.entries.contains(where: { $0.matches(entry) }) else {
-                throw KiiError(
-                    .aclNotFound, "There is no entry \(entry).",
-                    context: ["subject": .string(entry.subject.description)])
-            }
-            return JSONResponse.ok(
-                entry.subject.json, mediaType: "application/vnd.kii.ACLSubjectRetrievalResponse+json")
+        let after = try await topics.change(caller: caller, scope: reference, name: name, changes: batch.changes)
+        return JSONResponse.ok(["entries": .array(after.map { .string($0.description) })])
+    }
+
+    func subjects(_ request: Request, _ context: Context) async throws -> Response {
+        let (caller, reference, name) = try target(context)
+        let action = try Self.action(context.parameters)
+        let loaded = try await topics.entries(caller: caller, scope: reference, name: name)
+        return JSONResponse.ok(.array(loaded.entries.filter { $0.action == action }.map(\.subject.json)))
+    }
+
+    func entryGranted(_ request: Request, _ context: Context) async throws -> Response {
+        let (caller, reference, name) = try target(context)
+        let entry = try Self.entry(context.parameters)
+        let loaded = try await topics.entries(caller: caller, scope: reference, name: name)
+        guard loaded.entries.contains(where: { $0.matches(entry) }) else {
+            throw KiiError(
+                .aclNotFound, "There is no entry \(entry).", context: ["subject": .string(entry.subject.description)])
         }
-        /// Grants or revokes the entry the path names.
-        func change(_ kind: ACLChange.Kind) -> @Sendable (Request, Context) async throws -> Response {
+        return JSONResponse.ok(entry.subject.json, mediaType: "application/vnd.kii.ACLSubjectRetrievalResponse+json")
+    }
+
+    /// Grants or revokes the entry the path names.
+    static func changeEntry(_ kind: ACLChange.Kind) -> APIRoute<Self>.Handler {
+        { controller in
             { _, context in
-                let (caller, reference, name) = try target(context)
+                let (caller, reference, name) = try controller.target(context)
                 let change = ACLChange(kind, try Self.entry(context.parameters))
-                _ = try await topics.change(caller: caller, scope: reference, name: name, changes: [change])
+                _ = try await controller.topics.change(caller: caller, scope: reference, name: name, changes: [change])
                 return JSONResponse.noContent()
             }
         }
-        group.put(RouterPath(topic + "/acl/:action/:subject"), use: change(.grant))
-        group.delete(RouterPath(topic + "/acl/:action/:subject"), use: change(.revoke))
-        group.get(RouterPath(topic + "/acl-audit")) { request, context in
-            let (caller, reference, name) = try target(context)
-            let query = request.uri.queryParameters
-            let limit = try Self.auditLimit(query.get("limit"))
-            let page = try await topics.audit(
-                caller: caller, scope: reference, name: name, after: try Self.auditKey(query.get("paginationKey")),
-                limit: limit)
-            return JSONResponse.page("records", page.map { ($0.key, $0.record.json) }, limit: limit)
-        }
-        group.get(RouterPath(topic + "/acl-explain")) { request, context in
-            let (caller, reference, name) = try target(context)
-            let query = request.uri.queryParameters
-            guard let principalText = query.get("principal"), let principal = Self.principal(principalText) else {
-                throw KiiError.invalidInput(
-                    "Name the principal: ?principal=user:ID, thing:ID, admin or anonymous.", field: "principal")
-            }
-            let action = try Self.queryAction(request)
-            let (found, decision) = try await topics.explain(
-                caller: caller, scope: reference, name: name, principal: principal, action: action)
-            return JSONResponse.ok([
-                "topic": .string(found.address.description), "principal": .string(principal.description),
-                "action": .string(action.rawValue), "allowed": .bool(decision.allowed),
-                "rule": .string(decision.reasonCode), "reason": .string(decision.description),
-            ])
-        }
+    }
 
-        group.get(RouterPath(topic + "/acl-who-can")) { request, context in
-            let (caller, reference, name) = try target(context)
-            let action = try Self.queryAction(request)
-            let admitted = try await topics.admitted(caller: caller, scope: reference, name: name, action: action)
-            let names = try await topics.names(appID: caller.appID, of: admitted.decisions.map(\.principal))
-            return JSONResponse.ok([
-                "action": .string(action.rawValue), "admin": true,
-                "anyAuthenticatedUser": .bool(admitted.anyAuthenticated), "anonymous": .bool(admitted.anonymous),
-                "principals": .array(
-                    admitted.decisions.map { decision in
-                        Self.named(
-                            decision.principal, names,
-                            ["rule": .string(decision.reasonCode), "reason": .string(decision.description)])
-                    }),
-                "truncated": .bool(admitted.truncated),
-            ])
-        }
+    func audit(_ request: Request, _ context: Context) async throws -> Response {
+        let (caller, reference, name) = try target(context)
+        let query = request.uri.queryParameters
+        let limit = try Self.auditLimit(query.get("limit"))
+        let page = try await topics.audit(
+            caller: caller, scope: reference, name: name, after: try Self.auditKey(query.get("paginationKey")),
+            limit: limit)
+        return JSONResponse.page("records", page.map { ($0.key, $0.record.json) }, limit: limit)
+    }
 
-        // Subscriptions
-        group.get(RouterPath(topic + "/push/subscriptions")) { _, context in
-            let (caller, reference, name) = try target(context)
-            let subscribed = try await topics.subscribers(caller: caller, scope: reference, name: name)
-            let names = try await topics.names(appID: caller.appID, of: subscribed.map(\.0.principal))
-            return JSONResponse.ok([
-                "subscribers": .array(
-                    subscribed.map { subscriber, receives in
-                        Self.named(subscriber.principal, names, ["receives": .bool(receives)])
-                    })
-            ])
+    func explain(_ request: Request, _ context: Context) async throws -> Response {
+        let (caller, reference, name) = try target(context)
+        let query = request.uri.queryParameters
+        guard let principalText = query.get("principal"), let principal = Self.principal(principalText) else {
+            throw KiiError.invalidInput(
+                "Name the principal: ?principal=user:ID, thing:ID, admin or anonymous.", field: "principal")
         }
-        for kind in ["users", "things"] {
-            let path = topic + "/push/subscriptions/\(kind)/:subscriber"
-            let subscriber: @Sendable (Parameters) throws -> Subscriber = { parameters in
-                let id = try parameters.require("subscriber")
+        let action = try Self.queryAction(request)
+        let (found, decision) = try await topics.explain(
+            caller: caller, scope: reference, name: name, principal: principal, action: action)
+        return JSONResponse.ok([
+            "topic": .string(found.address.description), "principal": .string(principal.description),
+            "action": .string(action.rawValue), "allowed": .bool(decision.allowed),
+            "rule": .string(decision.reasonCode), "reason": .string(decision.description),
+        ])
+    }
+
+    func whoCan(_ request: Request, _ context: Context) async throws -> Response {
+        let (caller, reference, name) = try target(context)
+        let action = try Self.queryAction(request)
+        let admitted = try await topics.admitted(caller: caller, scope: reference, name: name, action: action)
+        let names = try await topics.names(appID: caller.appID, of: admitted.decisions.map(\.principal))
+        return JSONResponse.ok([
+            "action": .string(action.rawValue), "admin": true,
+            "anyAuthenticatedUser": .bool(admitted.anyAuthenticated), "anonymous": .bool(admitted.anonymous),
+            "principals": .array(
+                admitted.decisions.map { decision in
+                    Self.named(
+                        decision.principal, names,
+                        ["rule": .string(decision.reasonCode), "reason": .string(decision.description)])
+                }),
+            "truncated": .bool(admitted.truncated),
+        ])
+    }
+
+    func subscribers(_ request: Request, _ context: Context) async throws -> Response {
+        let (caller, reference, name) = try target(context)
+        let subscribed = try await topics.subscribers(caller: caller, scope: reference, name: name)
+        let names = try await topics.names(appID: caller.appID, of: subscribed.map(\.0.principal))
+        return JSONResponse.ok([
+            "subscribers": .array(
+                subscribed.map { subscriber, receives in
+                    Self.named(subscriber.principal, names, ["receives": .bool(receives)])
+                })
+        ])
+    }
+
+    /// The users or the things of `/push/subscriptions/{kind}/{subscriber}`.
+    enum SubscriberKind: String, CaseIterable, Sendable {
+        case users, things
+    }
+
+    /// Runs `operation` of the topic service on the subscription the path names.
+    static func subscription(
+        _ kind: SubscriberKind,
+        _ operation:
+            @escaping @Sendable (TopicService) ->
+            @Sendable (Caller, TopicScopeReference, String, Subscriber)
+            async throws -> Void
+    ) -> APIRoute<Self>.Handler {
+        { controller in
+            { _, context in
+                let (caller, reference, name) = try controller.target(context)
+                let id = try context.parameters.require("subscriber")
                 guard IDSyntax.isWellFormed(id) else {
                     throw KiiError(.pushSubscriptionNotFound, "No such subscriber.", context: ["subject": .string(id)])
                 }
-                return kind == "users" ? .user(UserID(id)) : .thing(ThingID(id))
+                let subscriber: Subscriber = kind == .users ? .user(UserID(id)) : .thing(ThingID(id))
+                try await operation(controller.topics)(caller, reference, name, subscriber)
+                return JSONResponse.noContent()
             }
-            /// Runs `operation` on the subscription the path names.
-            func subscription(
-                _ operation: @escaping @Sendable (Caller, TopicScopeReference, String, Subscriber) async throws -> Void
-            ) -> @Sendable (Request, Context) async throws -> Response {
-                { _, context in
-                    let (caller, reference, name) = try target(context)
-                    try await operation(caller, reference, name, try subscriber(context.parameters))
-                    return JSONResponse.noContent()
-                }
-            }
-            group.put(RouterPath(path), use: subscription(topics.subscribe(caller:scope:name:subscriber:)))
-            group.get(RouterPath(path), use: subscription(topics.checkSubscription(caller:scope:name:subscriber:)))
-            group.head(RouterPath(path), use: subscription(topics.checkSubscription(caller:scope:name:subscriber:)))
-            group.delete(RouterPath(path), use: subscription(topics.unsubscribe(caller:scope:name:subscriber:)))
         }
-        group.post(RouterPath(topic + "/push/subscriptions/things")) { _, context in
-            let (caller, reference, name) = try target(context)
-            guard let thing = caller.principal.thingID else {
-                throw caller.denied("subscribe as a thing without thing credentials")
-            }
-            try await topics.subscribe(caller: caller, scope: reference, name: name, subscriber: .thing(thing))
-            return JSONResponse.noContent()
-        }
+    }
 
-        // Sending. `?trace=true` (the admin's test push): each device's outcome is recorded, read
-        // back from `/push/messages/{id}/deliveries`.
-        group.post(RouterPath(topic + "/push/messages")) { request, context in
-            let (caller, reference, name) = try target(context)
-            let message = try await body.decode(PushMessageRequest.self, from: request)
-            let traced = request.uri.queryParameters.get("trace") == "true"
-            let id = try await topics.send(
-                caller: caller, scope: reference, name: name, request: message, traced: traced)
-            var answer: [String: JSONValue] = ["pushMessageID": .string(id)]
-            if traced {
-                answer["deliveries"] = .string("/api/apps/\(caller.appID.rawValue)/push/messages/\(id)/deliveries")
-            }
-            return JSONResponse.created(
-                .object(answer), mediaType: "application/vnd.kii.SendPushMessageResponse+json")
+    func subscribeCallingThing(_ request: Request, _ context: Context) async throws -> Response {
+        let (caller, reference, name) = try target(context)
+        guard let thing = caller.principal.thingID else {
+            throw caller.denied("subscribe as a thing without thing credentials")
         }
+        try await topics.subscribe(caller: caller, scope: reference, name: name, subscriber: .thing(thing))
+        return JSONResponse.noContent()
+    }
+
+    /// Sending. `?trace=true` (the admin's test push): each device's outcome is recorded, read
+    /// back from `/push/messages/{id}/deliveries`.
+    func send(_ request: Request, _ context: Context) async throws -> Response {
+        let (caller, reference, name) = try target(context)
+        let message = try await body.decode(PushMessageRequest.self, from: request)
+        let traced = request.uri.queryParameters.get("trace") == "true"
+        let id = try await topics.send(caller: caller, scope: reference, name: name, request: message, traced: traced)
+        var answer: [String: JSONValue] = ["pushMessageID": .string(id)]
+        if traced {
+            answer["deliveries"] = .string("/api/apps/\(caller.appID.rawValue)/push/messages/\(id)/deliveries")
+        }
+        return JSONResponse.created(.object(answer), mediaType: "application/vnd.kii.SendPushMessageResponse+json")
     }
 
     static func action(_ parameters: Parameters) throws -> ACLAction {

@@ -77,8 +77,7 @@ enum APICatalogue {
     // MARK: Operations
 
     static var operations: [Op] {
-        service + identity + links + groups + things + gateways + installations + thingInterface
-            + topicScopes.flatMap(topics)
+        service + identity + links + things + gateways + installations + thingInterface
     }
 
     static var service: [Op] {
@@ -115,10 +114,6 @@ enum APICatalogue {
                     "A user's or thing's groups, things or owners, devices and usable topics; a group's members, "
                     + "things and topics (admin)",
                 tag: "Operations", credentials: admin, query: [("topics", boolean)], success: [200]),
-            Op(
-                method: "get", path: app + "/topic-search",
-                summary: "Topics of every scope by name, scope owner or creator (admin)", tag: "Topics",
-                credentials: admin, query: [("q", string), ("limit", integer)], success: [200]),
             Op(
                 method: "get", path: app + "/security-audit", summary: "The security audit trail, newest first (admin)",
                 tag: "Operations", credentials: admin, query: paging, success: [200]),
@@ -516,95 +511,5 @@ enum APICatalogue {
                 tag: "Thing-IF", credentials: anyone, query: [("from", integer), ("to", integer), ("limit", integer)],
                 success: [200]),
         ]
-    }
-
-    /// The four scopes a topic lives in, as path prefixes under the app.
-    static let topicScopes = ["", "/groups/{group}", "/users/{user}", "/things/{thing}"]
-
-    static func topics(_ scope: String) -> [Op] {
-        let base = app + scope + "/topics"
-        let topic = base + "/{topic}"
-        let entry = topic + "/acl/{action}/{subject}"
-        var operations: [Op] = [
-            Op(
-                method: "get", path: base, summary: "The scope's topics", tag: "Topics", credentials: anyone,
-                query: [("paginationKey", string)], success: [200]),
-            Op(
-                method: "put", path: topic, summary: "Create a topic", tag: "Topics", credentials: anyone,
-                success: [204]),
-            Op(
-                method: "head", path: topic, summary: "Does the topic exist?", tag: "Topics", credentials: anyone,
-                success: [204]),
-            Op(
-                method: "delete", path: topic, summary: "Delete a topic", tag: "Topics", credentials: anyone,
-                success: [204]),
-            Op(
-                method: "get", path: topic + "/acl", summary: "The topic's ACL (detailed=true: with removability)",
-                tag: "Topic ACLs", credentials: anyone, query: [("detailed", boolean)], success: [200]),
-            Op(
-                method: "post", path: topic + "/acl",
-                summary: "Grant and revoke entries, all or nothing (dryRun=true: the entries after, unwritten)",
-                tag: "Topic ACLs", credentials: anyone, query: [("dryRun", boolean)],
-                body: json(object(["changes": ["type": "array", "items": anyObject]], required: ["changes"])),
-                success: [200]),
-            Op(
-                method: "get", path: topic + "/acl/{action}", summary: "The subjects of one action", tag: "Topic ACLs",
-                credentials: anyone, success: [200]),
-            Op(
-                method: "get", path: entry, summary: "Is this entry granted?", tag: "Topic ACLs", credentials: anyone,
-                success: [200]),
-            Op(
-                method: "put", path: entry, summary: "Grant an entry", tag: "Topic ACLs", credentials: anyone,
-                success: [204]),
-            Op(
-                method: "delete", path: entry, summary: "Revoke an entry", tag: "Topic ACLs", credentials: anyone,
-                success: [204]),
-            Op(
-                method: "get", path: topic + "/acl-audit",
-                summary: "Who changed the ACL, when: oldest first, a page at a time (kept 90 days)", tag: "Topic ACLs",
-                credentials: anyone, query: [("limit", integer), ("paginationKey", string)], success: [200]),
-            Op(
-                method: "get", path: topic + "/acl-explain", summary: "Why a principal may or may not act",
-                tag: "Topic ACLs", credentials: anyone,
-                query: [
-                    ("principal", string),
-                    ("action", actionSchema),
-                ], success: [200]),
-            Op(
-                method: "get", path: topic + "/acl-who-can",
-                summary:
-                    "Who may subscribe or send: the principals that pass, and the rules that admit everyone (admin)",
-                tag: "Topic ACLs", credentials: admin, query: [("action", actionSchema)], success: [200]),
-            Op(
-                method: "get", path: topic + "/push/subscriptions",
-                summary: "The subscribed users and things, and whether each still receives sends",
-                tag: "Push", credentials: anyone, success: [200]),
-            Op(
-                method: "post", path: topic + "/push/subscriptions/things", summary: "The calling thing subscribes",
-                tag: "Push", credentials: anyone, success: [204]),
-            Op(
-                method: "post", path: topic + "/push/messages",
-                summary:
-                    "Send a message to the topic's subscribers (trace=true: the admin's test push, traced to each device)",
-                tag: "Push", credentials: anyone, query: [("trace", boolean)], body: pushMessage, success: [201]),
-        ]
-        for kind in ["users", "things"] {
-            let subscription = topic + "/push/subscriptions/\(kind)/{subscriber}"
-            operations += [
-                Op(
-                    method: "put", path: subscription, summary: "Subscribe", tag: "Push", credentials: anyone,
-                    success: [204]),
-                Op(
-                    method: "get", path: subscription, summary: "Is it subscribed?", tag: "Push", credentials: anyone,
-                    success: [204]),
-                Op(
-                    method: "head", path: subscription, summary: "Is it subscribed?", tag: "Push", credentials: anyone,
-                    success: [204]),
-                Op(
-                    method: "delete", path: subscription, summary: "Unsubscribe", tag: "Push", credentials: anyone,
-                    success: [204]),
-            ]
-        }
-        return operations
     }
 }

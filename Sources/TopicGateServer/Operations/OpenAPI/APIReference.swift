@@ -24,13 +24,13 @@ public enum APIReference {
             "",
         ]
         var tags: [String] = []
-        for operation in APICatalogue.operations where !tags.contains(operation.tag) { tags.append(operation.tag) }
+        for operation in APIRoutes.operations where !tags.contains(operation.tag) { tags.append(operation.tag) }
         lines.append(tags.map { "[\($0)](#\(anchor($0)))" }.joined(separator: " · "))
         for tag in tags {
             lines += [
                 "", "## \(tag)", "", "| method | path | what | who | body | success |", "|---|---|---|---|---|---|",
             ]
-            for operation in APICatalogue.operations where operation.tag == tag {
+            for operation in APIRoutes.operations where operation.tag == tag {
                 var path = operation.path
                 let query = operation.query.map(\.name)
                 if !query.isEmpty { path += "?" + query.map { "\($0)=" }.joined(separator: "&") }

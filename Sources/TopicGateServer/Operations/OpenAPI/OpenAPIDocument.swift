@@ -16,7 +16,7 @@ public enum OpenAPIDocument {
         return String(decoding: data, as: UTF8.self) + "\n"
     }
 
-    static func json(operations: [APIOperation] = APICatalogue.operations) -> JSONValue {
+    static func json(operations: [APIOperation] = APIRoutes.operations) -> JSONValue {
         var paths: [String: JSONValue] = [:]
         for operation in operations {
             var item = paths[operation.path]?.objectValue ?? [:]

@@ -23,12 +23,15 @@ struct APIOperation: Sendable {
         var required = true
     }
 
+    /// A query parameter: its name and schema.
+    typealias Query = (name: String, schema: JSONValue)
+
     let method: String
     let path: String
     let summary: String
     let tag: String
     let credentials: [Credential]
-    var query: [(name: String, schema: JSONValue)] = []
+    var query: [Query] = []
     var body: Body?
     /// Success statuses: 200, 201 and 204 are the usual ones.
     var success: [Int]
@@ -41,4 +44,13 @@ struct APIOperation: Sendable {
             part.hasPrefix("{") && part.hasSuffix("}") ? String(part.dropFirst().dropLast()) : nil
         }
     }
+}
+
+extension [APIOperation.Credential] {
+    /// Whoever calls: an API route authenticates what it is given, then decides.
+    static let anyone: Self = [.bearer, .basic, .none]
+    /// The app's admin: its token, or its client ID and secret.
+    static let admin: Self = [.bearer, .basic]
+    /// No credentials are read.
+    static let unauthenticated: Self = [.none]
 }
