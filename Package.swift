@@ -133,7 +133,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             // The document as kept in the repository (checked against the code by a test).
-            exclude: ["Operations/OpenAPI/openapi.json", "Console/screenshots"],
+            exclude: ["App/OpenAPI/openapi.json", "Console/screenshots"],
             // The operator console's files, compiled into the executable (`/console`).
             resources: [
                 "index.html", "console.css", "console.js", "api.js", "dom.js", "status.js", "overview.js",

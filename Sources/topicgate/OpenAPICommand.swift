@@ -3,7 +3,7 @@ import TopicGateServer
 
 /// `topicgate openapi`: prints the HTTP API's OpenAPI 3.1 document (the one `GET /openapi.json`
 /// serves), e.g. to refresh the copy in the repository or to feed an API fuzzer; with
-/// `--markdown`, the same catalogue as the reference in `docs/api.md`.
+/// `--markdown`, the same route tables as the reference in `docs/api.md`.
 struct OpenAPICommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "openapi", abstract: "Print the HTTP API as an OpenAPI 3.1 document (or as Markdown).")

@@ -5,7 +5,7 @@ import Testing
 import TopicGateServer
 
 /// The documents a user reads say what the code does: the API reference is generated from the
-/// router's catalogue, the configuration page names every flag and environment variable the
+/// route tables the router serves, the configuration page names every flag and environment variable the
 /// commands' own help names (and no other), the README stays short and links every page, and
 /// the local commands offer only the options they use.
 @Suite("Documentation")
@@ -23,7 +23,7 @@ struct DocumentationTests {
         return Set(text.matches(of: expression).map { String(text[$0.range]) })
     }
 
-    @Test("docs/api.md is the reference the catalogue generates (topicgate openapi --markdown > docs/api.md)")
+    @Test("docs/api.md is the reference the route tables generate (topicgate openapi --markdown > docs/api.md)")
     func apiReferenceIsCurrent() async throws {
         let copy = try ContainerImageTests.file("docs/api.md")
         #expect(copy == APIReference.markdown())

@@ -11,7 +11,7 @@ import TopicGateCore
 @Suite("OpenAPI document")
 struct OpenAPIDocumentTests {
     static let repositoryCopy = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../Sources/TopicGateServer/Operations/OpenAPI/openapi.json").standardizedFileURL
+        .appendingPathComponent("../../Sources/TopicGateServer/App/OpenAPI/openapi.json").standardizedFileURL
         .path
 
     @Test("Every route the router serves is in the document, and every documented operation is served")

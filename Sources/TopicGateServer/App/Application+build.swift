@@ -121,10 +121,10 @@ public func buildApplication(
         logger: logger)
 }
 
-/// The routes: open ones (health, metrics, the API document, the app-less token endpoint),
-/// then the app's routes under `/api/apps/{appID}` and `/thing-if/apps/{appID}`, where
-/// `CallerMiddleware` puts the caller in the context, and the login routes, whose caller is
-/// always anonymous.
+/// The routes: each controller's table, its open routes (health, metrics, the API document,
+/// the console, the app-less token endpoint) on the router, the others under
+/// `/api/apps/{appID}` and `/thing-if/apps/{appID}`, where `CallerMiddleware` puts the caller in
+/// the context (always anonymous on the login routes).
 func buildRouter(environment: ServerEnvironment, drain: GatewayDrain = GatewayDrain()) -> Router<
     TopicGateRequestContext
 > {
@@ -135,58 +135,41 @@ func buildRouter(environment: ServerEnvironment, drain: GatewayDrain = GatewayDr
     router.add(middleware: KiiErrorMiddleware())
     let body = environment.body
     let location = environment.location
-
     let operations = OperationsService(store: environment.store)
-    HealthController(operations: operations, link: environment.brokerLink, drain: drain).addRoutes(to: router)
-    MetricsController(
-        metrics: environment.metrics, counted: ScrapeCounts(store: environment.store), link: environment.brokerLink,
-        token: environment.configuration.metricsToken, caching: environment.store.caching
-    )
-    .addRoutes(to: router)
-    OpenAPIController().addRoutes(to: router)
-    ConsoleController().addRoutes(to: router)
-    let tokens = TokenController<Context>(
-        login: environment.login, authenticator: environment.authenticator, body: body)
-    tokens.addRoutes(to: router)
-    let links = LinkController<Context>(links: environment.links, body: body, location: location)
-
     let api = APIRouter(
         router, authenticated: CallerMiddleware<Context>(authenticator: environment.authenticator),
         anonymous: CallerMiddleware(authenticator: environment.authenticator, readsCredentials: false))
-    let login = api.login
-    tokens.addLoginRoutes(to: login)
-    links.addLoginRoutes(to: login)
 
-    let app = api.app
-    UserController(users: environment.users, body: body, location: location).addRoutes(to: app)
-    tokens.addRevocationRoutes(to: app)
-    links.addRoutes(to: app)
-    OperationsController(
-        operations: operations, cleanup: environment.cleanup, body: body, metrics: environment.metrics,
-        time: environment.time, link: environment.brokerLink, presence: environment.presence
-    ).addRoutes(to: app)
-    PushTraceController(topics: environment.topics, presence: environment.presence).addRoutes(to: app)
+    api.add(HealthController(operations: operations, link: environment.brokerLink, drain: drain))
+    api.add(
+        MetricsController(
+            metrics: environment.metrics, counted: ScrapeCounts(store: environment.store),
+            link: environment.brokerLink, token: environment.configuration.metricsToken,
+            caching: environment.store.caching))
+    api.add(OpenAPIController())
+    api.add(ConsoleController())
+    api.add(
+        OperationsController(
+            operations: operations, cleanup: environment.cleanup, body: body, metrics: environment.metrics,
+            time: environment.time, link: environment.brokerLink, presence: environment.presence))
+    api.add(
+        PrincipalController(
+            inspector: PrincipalInspector(
+                store: environment.store, facts: environment.topics.facts, presence: environment.presence,
+                time: environment.time)))
+    api.add(PushTraceController(topics: environment.topics, presence: environment.presence))
+    api.add(TokenController(login: environment.login, authenticator: environment.authenticator, body: body))
+    api.add(UserController(users: environment.users, body: body, location: location))
+    api.add(LinkController(links: environment.links, body: body, location: location))
     api.add(GroupController(groups: environment.groups, body: body, location: location))
-    ThingController(things: environment.things, body: body, location: location).addRoutes(to: app)
+    api.add(ThingController(things: environment.things, body: body, location: location))
+    api.add(GatewayController(gateways: environment.gateways, body: body))
+    api.add(InstallationController(installations: environment.installations, body: body, location: location))
+    api.add(OnboardingController(onboarding: environment.onboarding, body: body))
+    api.add(
+        ThingIFController(
+            things: environment.things, commands: environment.commands, states: environment.states, body: body))
+    api.add(TriggerController(triggers: environment.triggers, body: body))
     api.add(TopicController(topics: environment.topics, body: body))
-    PrincipalController(
-        inspector: PrincipalInspector(
-            store: environment.store, facts: environment.topics.facts, presence: environment.presence,
-            time: environment.time)
-    ).addRoutes(to: app)
-    InstallationController(installations: environment.installations, body: body, location: location).addRoutes(to: app)
-
-    let thingIF = api.thingIF
-    OnboardingController(onboarding: environment.onboarding, body: body).addRoutes(to: thingIF)
-    ThingIFController(
-        things: environment.things, commands: environment.commands, states: environment.states, body: body
-    )
-    .addRoutes(to: thingIF)
-    let triggers = TriggerController<Context>(triggers: environment.triggers, body: body)
-    triggers.addRoutes(to: thingIF)
-    triggers.addCloudRoutes(to: app)
-    let gateways = GatewayController<Context>(gateways: environment.gateways, body: body)
-    gateways.addCloudRoutes(to: app)
-    gateways.addThingIFRoutes(to: thingIF)
     return router
 }

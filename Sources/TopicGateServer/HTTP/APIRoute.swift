@@ -24,8 +24,8 @@ struct APIRoute<Controller: RouteTable>: Sendable {
     }
 
     /// A route. Who may call defaults by its root (anyone under an app, no credentials
-    /// outside one or for logging in) and its success status by its method (200 for GET,
-    /// POST and PATCH; 204 otherwise).
+    /// outside one or for logging in) and its success status by its method (200 for GET and
+    /// POST, 204 otherwise).
     init(
         _ method: HTTPRequest.Method, _ path: String, _ summary: String, on root: APIRoot = .app, tag: String? = nil,
         who: [APIOperation.Credential]? = nil, query: [APIOperation.Query] = [], body: APIOperation.Body? = nil,
@@ -39,7 +39,7 @@ struct APIRoute<Controller: RouteTable>: Sendable {
             method: method.rawValue.lowercased(), path: root.prefix + "/" + path, summary: summary,
             tag: tag ?? Controller.tag,
             credentials: who ?? (root == .open || root == .login ? .unauthenticated : .anyone), query: query,
-            body: body, success: success ?? ([.get, .post, .patch].contains(method) ? [200] : [204]),
+            body: body, success: success ?? ([.get, .post].contains(method) ? [200] : [204]),
             successMediaType: mediaType)
     }
 

@@ -5,7 +5,7 @@ import TopicGateStore
 /// Operator endpoints of our own (admin only): the app's overview, the security audit trail,
 /// the dead letters (pushes the broker refused or that kept failing) and the idle pseudo user
 /// cleanup.
-struct OperationsController<Context: CallerRequestContext>: Sendable {
+struct OperationsController<Context: CallerRequestContext>: RouteTable {
     let operations: OperationsService
     let cleanup: PseudoUserCleanup
     let body: RequestBody
@@ -15,51 +15,74 @@ struct OperationsController<Context: CallerRequestContext>: Sendable {
     let link: (any DeviceLink)?
     let presence: DevicePresence
 
-    func addRoutes(to group: RouterGroup<Context>) {
-        // Everything is the caller's app's alone (another app's admin learns nothing of it):
-        // its counts, its outbox depth and dead letters, its devices online on this gateway's
-        // brokers, and `gateway`, what this process did for it since it started.
-        group.get("overview") { _, context in
-            let caller = try Self.admin(context, to: "read the overview")
-            let overview = try await operations.overview(appID: caller.appID)
-            let counts = overview.counts
-            var body: [String: JSONValue] = [
-                "at": time.now().json,
-                "counts": [
-                    "users": .int(Int64(counts.users)), "pseudoUsers": .int(Int64(counts.pseudoUsers)),
-                    "groups": .int(Int64(counts.groups)), "things": .int(Int64(counts.things)),
-                    "topics": .int(Int64(counts.topics)), "installations": .int(Int64(counts.installations)),
-                ],
-                "outboxDepth": .int(Int64(overview.outboxDepth)),
-                "deadLetters": .int(Int64(overview.deadLetters)),
-                "gateway": metrics.totals(appID: caller.appID).json,
-            ]
-            if let link {
-                body["brokerConnected"] = .bool(link.isReady)
-                body["devicesOnline"] = .int(Int64(presence.onlineCount(appID: caller.appID)))
-            }
-            return JSONResponse.ok(.object(body))
+    static var tag: String { "Operations" }
+
+    static var routes: [APIRoute<Self>] {
+        [
+            .get(
+                "overview", "Counts of the app, outbox depth, dead letters and this gateway's totals (admin)",
+                who: .admin, Self.overview),
+            .get(
+                "security-audit", "The security audit trail, newest first (admin)", who: .admin,
+                query: APISchema.paging, Self.securityAudit),
+            .get(
+                "dead-letters", "Pushes that could not be delivered (admin)", who: .admin, query: APISchema.paging,
+                Self.deadLetters),
+            .post(
+                "pseudo-user-cleanup", "Remove idle pseudo users (admin)", who: .admin,
+                body: APISchema.json(
+                    APISchema.object(
+                        ["idleDays": APISchema.integer, "dryRun": APISchema.boolean], required: ["idleDays"])),
+                Self.cleanUp),
+        ]
+    }
+
+    /// Everything is the caller's app's alone (another app's admin learns nothing of it): its
+    /// counts, its outbox depth and dead letters, its devices online on this gateway's brokers,
+    /// and `gateway`, what this process did for it since it started.
+    func overview(_ request: Request, _ context: Context) async throws -> Response {
+        let caller = try Self.admin(context, to: "read the overview")
+        let overview = try await operations.overview(appID: caller.appID)
+        let counts = overview.counts
+        var body: [String: JSONValue] = [
+            "at": time.now().json,
+            "counts": [
+                "users": .int(Int64(counts.users)), "pseudoUsers": .int(Int64(counts.pseudoUsers)),
+                "groups": .int(Int64(counts.groups)), "things": .int(Int64(counts.things)),
+                "topics": .int(Int64(counts.topics)), "installations": .int(Int64(counts.installations)),
+            ],
+            "outboxDepth": .int(Int64(overview.outboxDepth)),
+            "deadLetters": .int(Int64(overview.deadLetters)),
+            "gateway": metrics.totals(appID: caller.appID).json,
+        ]
+        if let link {
+            body["brokerConnected"] = .bool(link.isReady)
+            body["devicesOnline"] = .int(Int64(presence.onlineCount(appID: caller.appID)))
         }
-        group.get("security-audit") { request, context in
-            let caller = try Self.admin(context, to: "read the security audit")
-            let (limit, before) = Self.paging(request)
-            let page = try await operations.securityEvents(appID: caller.appID, limit: limit, before: before)
-            return JSONResponse.page("events", page.map { ($0.sequence, $0.event.json) }, limit: limit)
-        }
-        group.get("dead-letters") { request, context in
-            let caller = try Self.admin(context, to: "read the dead letters")
-            let (limit, before) = Self.paging(request)
-            let page = try await operations.deadLetters(appID: caller.appID, limit: limit, before: before)
-            return JSONResponse.page("deadLetters", page.map { ($0.sequence, $0.letter.json) }, limit: limit)
-        }
-        group.post("pseudo-user-cleanup") { request, context in
-            let caller = try Self.admin(context, to: "clean up pseudo users")
-            let cleanupRequest = try await body.decode(PseudoUserCleanupRequest.self, from: request)
-            let report = try await cleanup.run(
-                appID: caller.appID, idleDays: cleanupRequest.idleDays, dryRun: cleanupRequest.dryRun,
-                actor: caller.principal.description)
-            return JSONResponse.ok(report.json)
-        }
+        return JSONResponse.ok(.object(body))
+    }
+
+    func securityAudit(_ request: Request, _ context: Context) async throws -> Response {
+        let caller = try Self.admin(context, to: "read the security audit")
+        let (limit, before) = Self.paging(request)
+        let page = try await operations.securityEvents(appID: caller.appID, limit: limit, before: before)
+        return JSONResponse.page("events", page.map { ($0.sequence, $0.event.json) }, limit: limit)
+    }
+
+    func deadLetters(_ request: Request, _ context: Context) async throws -> Response {
+        let caller = try Self.admin(context, to: "read the dead letters")
+        let (limit, before) = Self.paging(request)
+        let page = try await operations.deadLetters(appID: caller.appID, limit: limit, before: before)
+        return JSONResponse.page("deadLetters", page.map { ($0.sequence, $0.letter.json) }, limit: limit)
+    }
+
+    func cleanUp(_ request: Request, _ context: Context) async throws -> Response {
+        let caller = try Self.admin(context, to: "clean up pseudo users")
+        let cleanupRequest = try await body.decode(PseudoUserCleanupRequest.self, from: request)
+        let report = try await cleanup.run(
+            appID: caller.appID, idleDays: cleanupRequest.idleDays, dryRun: cleanupRequest.dryRun,
+            actor: caller.principal.description)
+        return JSONResponse.ok(report.json)
     }
 
     /// The caller, who must be the app's admin to do `what`.

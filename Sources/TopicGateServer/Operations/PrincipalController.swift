@@ -4,42 +4,56 @@ import TopicGateStore
 
 /// `GET /principal-search?q=&limit=` and `GET /principals/{user:ID|thing:ID|group:ID}/access`:
 /// the console's principals pages (admin only).
-struct PrincipalController<Context: CallerRequestContext>: Sendable {
+struct PrincipalController<Context: CallerRequestContext>: RouteTable {
     let inspector: PrincipalInspector
 
-    func addRoutes(to group: RouterGroup<Context>) {
-        group.get("principal-search") { request, context in
-            let found = try await inspector.search(
-                caller: try context.caller, text: request.uri.queryParameters.get("q") ?? "",
-                limit: request.limit(default: 50))
-            return JSONResponse.ok([
-                "principals": .array(
-                    found.map { match in
-                        var object: [String: JSONValue] = [
-                            "principal": .string("\(match.kind.rawValue):\(match.id)"),
-                            "kind": .string(match.kind.rawValue), "disabled": .bool(match.disabled),
-                        ]
-                        if let name = match.name { object["name"] = .string(name) }
-                        if let detail = match.detail { object["detail"] = .string(detail) }
-                        return .object(object)
-                    })
-            ])
+    static var tag: String { "Operations" }
+
+    static var routes: [APIRoute<Self>] {
+        [
+            .get(
+                "principal-search",
+                "Users, groups and things by ID, login name, email, phone, name or vendor thing ID (admin)",
+                who: .admin, query: [("q", APISchema.string), ("limit", APISchema.integer)], Self.search),
+            .get(
+                "principals/{principal}/access",
+                "A user's or thing's groups, things or owners, devices and usable topics; a group's members, "
+                    + "things and topics (admin)", who: .admin, query: [("topics", APISchema.boolean)], Self.access),
+        ]
+    }
+
+    func search(_ request: Request, _ context: Context) async throws -> Response {
+        let found = try await inspector.search(
+            caller: try context.caller, text: request.uri.queryParameters.get("q") ?? "",
+            limit: request.limit(default: 50))
+        return JSONResponse.ok([
+            "principals": .array(
+                found.map { match in
+                    var object: [String: JSONValue] = [
+                        "principal": .string("\(match.kind.rawValue):\(match.id)"),
+                        "kind": .string(match.kind.rawValue), "disabled": .bool(match.disabled),
+                    ]
+                    if let name = match.name { object["name"] = .string(name) }
+                    if let detail = match.detail { object["detail"] = .string(detail) }
+                    return .object(object)
+                })
+        ])
+    }
+
+    /// `?topics=false`: without the topics it may use (cheaper, for refreshing its devices).
+    func access(_ request: Request, _ context: Context) async throws -> Response {
+        let text = try context.parameters.decoded("principal")
+        if case .group(let id) = TypedID(parsing: text) {
+            return JSONResponse.ok(Self.json(try await inspector.group(caller: try context.caller, id: id)))
         }
-        // `?topics=false`: without the topics it may use (cheaper, for refreshing its devices).
-        group.get("principals/:principal/access") { request, context in
-            let text = try context.parameters.decoded("principal")
-            if case .group(let id) = TypedID(parsing: text) {
-                return JSONResponse.ok(Self.json(try await inspector.group(caller: try context.caller, id: id)))
-            }
-            guard let principal = TopicController<Context>.principal(text) else {
-                throw KiiError.invalidInput(
-                    "Name a user (user:ID), a thing (thing:ID) or a group (group:ID).", field: "principal")
-            }
-            let access = try await inspector.access(
-                caller: try context.caller, principal: principal,
-                withTopics: request.uri.queryParameters.get("topics") != "false")
-            return JSONResponse.ok(Self.json(access))
+        guard let principal = TopicController<Context>.principal(text) else {
+            throw KiiError.invalidInput(
+                "Name a user (user:ID), a thing (thing:ID) or a group (group:ID).", field: "principal")
         }
+        let access = try await inspector.access(
+            caller: try context.caller, principal: principal,
+            withTopics: request.uri.queryParameters.get("topics") != "false")
+        return JSONResponse.ok(Self.json(access))
     }
 
     /// A topic as the principals pages name it.

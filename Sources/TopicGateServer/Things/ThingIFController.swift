@@ -3,121 +3,200 @@ import TopicGateCore
 
 /// Thing-IF routes under `/thing-if/apps/{appID}`: a thing's type and firmware version, and under
 /// `targets/thing:{thingID}` commands, action results, states, and the state history extension.
-struct ThingIFController<Context: CallerRequestContext>: Sendable {
+struct ThingIFController<Context: CallerRequestContext>: RouteTable {
     let things: ThingService
     let commands: CommandService
     let states: ThingStateService
     let body: RequestBody
 
-    /// Routes under the Thing-IF app group (`/thing-if/apps/{appID}`).
-    func addRoutes(to group: RouterGroup<Context>) {
-        for field in [ThingInformationUpdate.Field.thingType, .firmwareVersion] {
-            let path = "things/:thing/\(field == .thingType ? "thing-type" : "firmware-version")"
-            group.put(RouterPath(path)) { request, context in
+    static var tag: String { "Thing-IF" }
+
+    static var routes: [APIRoute<Self>] {
+        let target = "targets/{target}"
+        let alias = target + "/states/aliases/{alias}"
+        let history: [APIOperation.Query] = [
+            ("from", APISchema.integer), ("to", APISchema.integer), ("limit", APISchema.integer),
+        ]
+        return [
+            .put(
+                "things/{thing}/thing-type", "Set a thing's type (once)", on: .thingIF,
+                body: APISchema.json(
+                    APISchema.object(["thingType": APISchema.string], required: ["thingType"]),
+                    "application/vnd.kii.ThingTypeUpdateRequest+json"), Self.setInformation(.thingType)),
+            .get("things/{thing}/thing-type", "A thing's type", on: .thingIF, Self.information(.thingType)),
+            .put(
+                "things/{thing}/firmware-version", "Set a thing's firmware version", on: .thingIF,
+                body: APISchema.json(
+                    APISchema.object(["firmwareVersion": APISchema.string], required: ["firmwareVersion"]),
+                    "application/vnd.kii.ThingFirmwareVersionUpdateRequest+json"),
+                Self.setInformation(.firmwareVersion)),
+            .get(
+                "things/{thing}/firmware-version", "A thing's firmware version", on: .thingIF,
+                Self.information(.firmwareVersion)),
+            .post(
+                target + "/commands", "Send a command (thing:ID)", on: .thingIF, query: [("trace", APISchema.boolean)],
+                body: APISchema.json(
+                    APISchema.object(
+                        [
+                            "actions": APISchema.array(of: APISchema.anyObject), "issuer": APISchema.string,
+                            "title": APISchema.string, "description": APISchema.string,
+                            "metadata": APISchema.anyObject, "schema": APISchema.string,
+                            "schemaVersion": APISchema.integer,
+                        ], required: ["actions", "issuer"]), "application/vnd.kii.CommandCreationRequest+json"),
+                success: [201], Self.sendCommand),
+            .get(
+                target + "/commands", "A thing's commands, newest first", on: .thingIF,
+                query: APISchema.bestEffortPaging, Self.commandList),
+            .get(target + "/commands/{commandID}", "A command", on: .thingIF, Self.command),
+            .put(
+                target + "/commands/{commandID}/action-results", "The thing's results", on: .thingIF,
+                body: APISchema.json(
+                    APISchema.object(
+                        ["actionResults": APISchema.array(of: APISchema.anyObject)], required: ["actionResults"]),
+                    "application/vnd.kii.CommandResultsUpdateRequest+json"), Self.recordResults),
+            .put(
+                target + "/states",
+                "The thing (an owner, an end node's gateway) reports its state: plain, or every trait alias",
+                on: .thingIF, body: APISchema.json(APISchema.anyObject, "application/vnd.kii.MultipleTraitState+json"),
+                Self.reportState),
+            .put(
+                alias, "One trait alias's state", on: .thingIF,
+                body: APISchema.json(APISchema.anyObject, "application/vnd.kii.TraitState+json"), Self.reportAlias),
+            .get(alias, "One trait alias's latest state", on: .thingIF, Self.aliasState),
+            .post(
+                alias + "/query",
+                "Query one trait alias's state history: ungrouped (paged), grouped by interval, aggregated",
+                on: .thingIF,
+                body: APISchema.json(
+                    APISchema.object(["query": APISchema.anyObject], required: ["query"]),
+                    "application/vnd.kii.TraitStateQueryRequest+json"), Self.queryAlias),
+            .get(
+                alias + "/history", "One trait alias's state history, oldest first", on: .thingIF, query: history,
+                Self.aliasHistory),
+            .get(target + "/states", "A thing's latest state", on: .thingIF, Self.state),
+            .get(
+                target + "/states/history", "A thing's state history, oldest first", on: .thingIF, query: history,
+                Self.stateHistory),
+        ]
+    }
+
+    static func setInformation(_ field: ThingInformationUpdate.Field) -> APIRoute<Self>.Handler {
+        { controller in
+            { request, context in
                 let caller = try context.caller
-                let update = try ThingInformationUpdate(field, body: try await body.object(request))
-                try await things.setInformation(
+                let update = try ThingInformationUpdate(field, body: try await controller.body.object(request))
+                try await controller.things.setInformation(
                     caller: caller, reference: try context.parameters.thingReference(appID: caller.appID),
                     update: update)
                 return JSONResponse.noContent()
             }
-            group.get(RouterPath(path)) { _, context in
+        }
+    }
+
+    static func information(_ field: ThingInformationUpdate.Field) -> APIRoute<Self>.Handler {
+        { controller in
+            { _, context in
                 let caller = try context.caller
-                let value = try await things.information(
+                let value = try await controller.things.information(
                     caller: caller, reference: try context.parameters.thingReference(appID: caller.appID),
                     field: field)
                 return JSONResponse.ok(
                     [field.rawValue: .string(value)], mediaType: "application/vnd.kii.ThingTypeRetrievalResponse+json")
             }
         }
-        let target = group.group("targets/:target")
-        target.post("commands") { request, context in
-            let (caller, thing) = try resolve(context)
-            let commandRequest = try await body.decode(CommandRequest.self, from: request)
-            // `?trace=true` (the admin's): each device's outcome of the command's push is recorded.
-            let traced = request.uri.queryParameters.get("trace") == "true"
-            let command = try await commands.create(
-                caller: caller, thing: thing, request: commandRequest, traced: traced)
-            var answer: [String: JSONValue] = ["commandID": .string(command.id.rawValue)]
-            if traced {
-                answer["deliveries"] = .string(
-                    "/api/apps/\(caller.appID.rawValue)/push/messages/\(command.id.rawValue)/deliveries")
-            }
-            return JSONResponse.created(.object(answer))
+    }
+
+    /// `?trace=true` (the admin's): each device's outcome of the command's push is recorded.
+    func sendCommand(_ request: Request, _ context: Context) async throws -> Response {
+        let (caller, thing) = try resolve(context)
+        let commandRequest = try await body.decode(CommandRequest.self, from: request)
+        let traced = request.uri.queryParameters.get("trace") == "true"
+        let command = try await commands.create(caller: caller, thing: thing, request: commandRequest, traced: traced)
+        var answer: [String: JSONValue] = ["commandID": .string(command.id.rawValue)]
+        if traced {
+            answer["deliveries"] = .string(
+                "/api/apps/\(caller.appID.rawValue)/push/messages/\(command.id.rawValue)/deliveries")
         }
-        target.get("commands") { request, context in
-            let (caller, thing) = try resolve(context)
-            let query = request.uri.queryParameters
-            let limit = query.get("bestEffortLimit").flatMap { Int($0) }
-            let page = try await commands.list(
-                caller: caller, thing: thing, limit: limit, after: query.get("paginationKey"))
-            var body: [String: JSONValue] = ["commands": .array(page.commands.map(\.json))]
-            if let next = page.next { body["nextPaginationKey"] = .string(next) }
-            return JSONResponse.ok(.object(body))
-        }
-        target.get("commands/:commandID") { request, context in
-            let (caller, thing) = try resolve(context)
-            let command = try await commands.read(
-                caller: caller, thing: thing, id: CommandID(try context.parameters.require("commandID")))
-            return JSONResponse.ok(command.json)
-        }
-        target.put("commands/:commandID/action-results") { request, context in
-            let (caller, thing) = try resolve(context)
-            let results = try await body.decode(ActionResults.self, from: request)
-            try await commands.recordResults(
-                caller: caller, thing: thing, id: CommandID(try context.parameters.require("commandID")),
-                results: results)
-            return JSONResponse.noContent()
-        }
-        target.put("states") { request, context in
-            let (caller, thing) = try resolve(context)
-            if MediaTypeName(request).contains("multipletraitstate") {
-                let report = try TraitStateReport(aliases: try await body.object(request, emptyAllowed: true))
-                try await states.report(caller: caller, thing: thing, traits: report)
-            } else {
-                let report = try await body.decode(StateReportRequest.self, from: request, emptyAllowed: true)
-                try await states.report(caller: caller, thing: thing, request: report)
-            }
-            return JSONResponse.noContent()
-        }
-        target.get("states") { request, context in
-            let (caller, thing) = try resolve(context)
-            return JSONResponse.ok(.object(try await states.latest(caller: caller, thing: thing)))
-        }
-        target.put("states/aliases/:alias") { request, context in
-            let (caller, thing) = try resolve(context)
-            let report = try TraitStateReport(
-                alias: try context.parameters.require("alias"), body: try await body.object(request, emptyAllowed: true)
-            )
+        return JSONResponse.created(.object(answer))
+    }
+
+    func commandList(_ request: Request, _ context: Context) async throws -> Response {
+        let (caller, thing) = try resolve(context)
+        let query = request.uri.queryParameters
+        let limit = query.get("bestEffortLimit").flatMap { Int($0) }
+        let page = try await commands.list(
+            caller: caller, thing: thing, limit: limit, after: query.get("paginationKey"))
+        var body: [String: JSONValue] = ["commands": .array(page.commands.map(\.json))]
+        if let next = page.next { body["nextPaginationKey"] = .string(next) }
+        return JSONResponse.ok(.object(body))
+    }
+
+    func command(_ request: Request, _ context: Context) async throws -> Response {
+        let (caller, thing) = try resolve(context)
+        let command = try await commands.read(
+            caller: caller, thing: thing, id: CommandID(try context.parameters.require("commandID")))
+        return JSONResponse.ok(command.json)
+    }
+
+    func recordResults(_ request: Request, _ context: Context) async throws -> Response {
+        let (caller, thing) = try resolve(context)
+        let results = try await body.decode(ActionResults.self, from: request)
+        try await commands.recordResults(
+            caller: caller, thing: thing, id: CommandID(try context.parameters.require("commandID")), results: results)
+        return JSONResponse.noContent()
+    }
+
+    func reportState(_ request: Request, _ context: Context) async throws -> Response {
+        let (caller, thing) = try resolve(context)
+        if MediaTypeName(request).contains("multipletraitstate") {
+            let report = try TraitStateReport(aliases: try await body.object(request, emptyAllowed: true))
             try await states.report(caller: caller, thing: thing, traits: report)
-            return JSONResponse.noContent()
+        } else {
+            let report = try await body.decode(StateReportRequest.self, from: request, emptyAllowed: true)
+            try await states.report(caller: caller, thing: thing, request: report)
         }
-        target.get("states/aliases/:alias") { request, context in
-            let (caller, thing) = try resolve(context)
-            return JSONResponse.ok(
-                .object(
-                    try await states.latest(
-                        caller: caller, thing: thing, alias: try context.parameters.require("alias"))))
-        }
-        target.post("states/aliases/:alias/query") { request, context in
-            let (caller, thing) = try resolve(context)
-            return JSONResponse.ok(
-                try await states.query(
-                    caller: caller, thing: thing, alias: try context.parameters.require("alias"),
-                    body: try await body.object(request)))
-        }
-        // Extension: one alias's history, as `…/states/history` below.
-        target.get("states/aliases/:alias/history") { request, context in
-            let (caller, thing) = try resolve(context)
-            return try await history(
-                request, caller: caller, thing: thing, alias: try context.parameters.require("alias"))
-        }
-        // Extension: `GET …/states/history?from=&to=&limit=` (ms, inclusive; oldest first). A
-        // page holds at most `limit` states and about 1 MiB; `complete: false` says to ask again.
-        target.get("states/history") { request, context in
-            let (caller, thing) = try resolve(context)
-            return try await history(request, caller: caller, thing: thing, alias: nil)
-        }
+        return JSONResponse.noContent()
+    }
+
+    func state(_ request: Request, _ context: Context) async throws -> Response {
+        let (caller, thing) = try resolve(context)
+        return JSONResponse.ok(.object(try await states.latest(caller: caller, thing: thing)))
+    }
+
+    func reportAlias(_ request: Request, _ context: Context) async throws -> Response {
+        let (caller, thing) = try resolve(context)
+        let report = try TraitStateReport(
+            alias: try context.parameters.require("alias"), body: try await body.object(request, emptyAllowed: true))
+        try await states.report(caller: caller, thing: thing, traits: report)
+        return JSONResponse.noContent()
+    }
+
+    func aliasState(_ request: Request, _ context: Context) async throws -> Response {
+        let (caller, thing) = try resolve(context)
+        return JSONResponse.ok(
+            .object(
+                try await states.latest(caller: caller, thing: thing, alias: try context.parameters.require("alias"))))
+    }
+
+    func queryAlias(_ request: Request, _ context: Context) async throws -> Response {
+        let (caller, thing) = try resolve(context)
+        return JSONResponse.ok(
+            try await states.query(
+                caller: caller, thing: thing, alias: try context.parameters.require("alias"),
+                body: try await body.object(request)))
+    }
+
+    /// Extension: one alias's history, as `…/states/history` below.
+    func aliasHistory(_ request: Request, _ context: Context) async throws -> Response {
+        let (caller, thing) = try resolve(context)
+        return try await history(request, caller: caller, thing: thing, alias: try context.parameters.require("alias"))
+    }
+
+    /// Extension: `GET …/states/history?from=&to=&limit=` (ms, inclusive; oldest first). A
+    /// page holds at most `limit` states and about 1 MiB; `complete: false` says to ask again.
+    func stateHistory(_ request: Request, _ context: Context) async throws -> Response {
+        let (caller, thing) = try resolve(context)
+        return try await history(request, caller: caller, thing: thing, alias: nil)
     }
 
     /// A history page: `{"states":[{"recordedAt","state"}],"complete"}`; without an alias, a

@@ -4,39 +4,48 @@ import TopicGateStore
 
 /// `GET /push/messages/{id}/deliveries` (admin only): how far a traced push (`?trace=true` on
 /// a send) got toward each device, with each device's presence now.
-struct PushTraceController<Context: CallerRequestContext>: Sendable {
+struct PushTraceController<Context: CallerRequestContext>: RouteTable {
     let topics: TopicService
     let presence: DevicePresence
 
-    func addRoutes(to group: RouterGroup<Context>) {
-        group.get("push/messages/:message/deliveries") { _, context in
-            let caller = try context.caller
-            guard caller.principal == .admin else {
-                throw caller.denied("read a push's deliveries; only the admin may")
-            }
-            let messageID = PushMessageID(try context.parameters.require("message"))
-            let deliveries = try await topics.deliveries(of: messageID, appID: caller.appID)
-            let names = try await topics.names(appID: caller.appID, of: Array(Set(deliveries.map(\.principal))))
-            let counts = Dictionary(
-                uniqueKeysWithValues: DeliveryState.allCases.map { state in
-                    (state.rawValue, JSONValue.int(Int64(deliveries.count { $0.state == state })))
-                })
-            return JSONResponse.ok([
-                "pushMessageID": .string(messageID.rawValue), "counts": .object(counts),
-                "deliveries": .array(
-                    deliveries.map { delivery in
-                        let now = presence.status(delivery.mqttTopic)
-                        var object: [String: JSONValue] = [
-                            "installationID": .string(delivery.installationID.rawValue),
-                            "principal": .string(delivery.principal.description),
-                            "state": .string(delivery.state.rawValue), "at": delivery.at.json,
-                            "online": .bool(now.online),
-                        ]
-                        if let name = names[delivery.principal] { object["name"] = .string(name) }
-                        if let detail = delivery.detail { object["detail"] = .string(detail) }
-                        return .object(object)
-                    }),
-            ])
+    static var tag: String { "Operations" }
+
+    static var routes: [APIRoute<Self>] {
+        [
+            .get(
+                "push/messages/{message}/deliveries",
+                "How far a traced push got toward each device: pending, acknowledged, offline or failed (admin)",
+                who: .admin, Self.deliveries)
+        ]
+    }
+
+    func deliveries(_ request: Request, _ context: Context) async throws -> Response {
+        let caller = try context.caller
+        guard caller.principal == .admin else {
+            throw caller.denied("read a push's deliveries; only the admin may")
         }
+        let messageID = PushMessageID(try context.parameters.require("message"))
+        let deliveries = try await topics.deliveries(of: messageID, appID: caller.appID)
+        let names = try await topics.names(appID: caller.appID, of: Array(Set(deliveries.map(\.principal))))
+        let counts = Dictionary(
+            uniqueKeysWithValues: DeliveryState.allCases.map { state in
+                (state.rawValue, JSONValue.int(Int64(deliveries.count { $0.state == state })))
+            })
+        return JSONResponse.ok([
+            "pushMessageID": .string(messageID.rawValue), "counts": .object(counts),
+            "deliveries": .array(
+                deliveries.map { delivery in
+                    let now = presence.status(delivery.mqttTopic)
+                    var object: [String: JSONValue] = [
+                        "installationID": .string(delivery.installationID.rawValue),
+                        "principal": .string(delivery.principal.description),
+                        "state": .string(delivery.state.rawValue), "at": delivery.at.json,
+                        "online": .bool(now.online),
+                    ]
+                    if let name = names[delivery.principal] { object["name"] = .string(name) }
+                    if let detail = delivery.detail { object["detail"] = .string(detail) }
+                    return .object(object)
+                }),
+        ])
     }
 }

@@ -3,13 +3,17 @@ import NIOCore
 import TopicGateCore
 
 /// `GET /openapi.json`: the API as an OpenAPI 3.1 document (open like `/health`).
-struct OpenAPIController<Context: RequestContext>: Sendable {
-    func addRoutes(to router: Router<Context>) {
-        router.get("openapi.json") { _, _ in
-            Response(
-                status: .ok, headers: [.contentType: "application/json"],
-                body: ResponseBody(byteBuffer: openAPIDocumentBytes))
-        }
+struct OpenAPIController<Context: RequestContext>: RouteTable {
+    static var tag: String { "Operations" }
+
+    static var routes: [APIRoute<Self>] {
+        [.get("openapi.json", "This document", on: .open, Self.document)]
+    }
+
+    func document(_ request: Request, _ context: Context) async throws -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "application/json"],
+            body: ResponseBody(byteBuffer: openAPIDocumentBytes))
     }
 }
 

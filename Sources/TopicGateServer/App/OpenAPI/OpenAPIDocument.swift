@@ -1,9 +1,10 @@
 import Foundation
 import TopicGateCore
 
-/// The HTTP API as an OpenAPI 3.1 document, built from `APICatalogue`: served at
-/// `GET /openapi.json` and printed by `topicgate openapi` (the copy in the repository,
-/// `Sources/TopicGateServer/Operations/OpenAPI/openapi.json`, is checked against it by a test).
+/// The HTTP API as an OpenAPI 3.1 document, built from the controllers' route tables
+/// (`APIRoutes`): served at `GET /openapi.json` and printed by `topicgate openapi` (the copy in
+/// the repository,
+/// `Sources/TopicGateServer/App/OpenAPI/openapi.json`, is checked against it by a test).
 public enum OpenAPIDocument {
     /// The document `GET /openapi.json` serves.
     public static var servedJSON: JSONValue { json() }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// `docs/api.md`: every operation of the catalogue that `/openapi.json` is built from, as
+/// `docs/api.md`: every route of the tables that `/openapi.json` is built from, as
 /// Markdown tables grouped by area, so the reference a person reads cannot drift from what the
 /// router serves (a test compares the file with this text; `topicgate openapi --markdown`
 /// prints it).
@@ -9,8 +9,8 @@ public enum APIReference {
         var lines = [
             "# HTTP API",
             "",
-            "Every route TopicGate serves, generated from the catalogue the server builds `GET /openapi.json` "
-                + "from (regenerate with `topicgate openapi --markdown > docs/api.md`; a test keeps this file "
+            "Every route TopicGate serves, generated from the route tables the server is built from, as "
+                + "`GET /openapi.json` is (regenerate with `topicgate openapi --markdown > docs/api.md`; a test keeps this file "
                 + "current). Paths, headers and bodies are Kii's; the OpenAPI document has every schema.",
             "",
             "- **Who**: `bearer` is `Authorization: Bearer <token>` (a user's, a thing's, the admin's or an "
