@@ -23,14 +23,15 @@ struct APIRoute<Controller: RouteTable>: Sendable {
             }.joined(separator: "/"))
     }
 
-    /// A route. Who may call defaults by its root (anyone under an app, no credentials
+    /// A route, on the table's root unless it names one. Who may call defaults by its root (anyone under an app, no credentials
     /// outside one or for logging in) and its success status by its method (200 for GET and
     /// POST, 204 otherwise).
     init(
-        _ method: HTTPRequest.Method, _ path: String, _ summary: String, on root: APIRoot = .app, tag: String? = nil,
+        _ method: HTTPRequest.Method, _ path: String, _ summary: String, on root: APIRoot? = nil, tag: String? = nil,
         who: [APIOperation.Credential]? = nil, query: [APIOperation.Query] = [], body: APIOperation.Body? = nil,
         success: [Int]? = nil, mediaType: String = "application/json", _ handler: @escaping Handler
     ) {
+        let root = root ?? Controller.root
         self.root = root
         self.method = method
         self.path = path
@@ -44,7 +45,7 @@ struct APIRoute<Controller: RouteTable>: Sendable {
     }
 
     static func get(
-        _ path: String, _ summary: String, on root: APIRoot = .app, tag: String? = nil,
+        _ path: String, _ summary: String, on root: APIRoot? = nil, tag: String? = nil,
         who: [APIOperation.Credential]? = nil, query: [APIOperation.Query] = [], success: [Int]? = nil,
         mediaType: String = "application/json", _ handler: @escaping Handler
     ) -> Self {
@@ -54,14 +55,14 @@ struct APIRoute<Controller: RouteTable>: Sendable {
     }
 
     static func head(
-        _ path: String, _ summary: String, on root: APIRoot = .app, tag: String? = nil,
+        _ path: String, _ summary: String, on root: APIRoot? = nil, tag: String? = nil,
         who: [APIOperation.Credential]? = nil, _ handler: @escaping Handler
     ) -> Self {
         Self(.head, path, summary, on: root, tag: tag, who: who, handler)
     }
 
     static func post(
-        _ path: String, _ summary: String, on root: APIRoot = .app, tag: String? = nil,
+        _ path: String, _ summary: String, on root: APIRoot? = nil, tag: String? = nil,
         who: [APIOperation.Credential]? = nil, query: [APIOperation.Query] = [], body: APIOperation.Body? = nil,
         success: [Int]? = nil, _ handler: @escaping Handler
     ) -> Self {
@@ -69,7 +70,7 @@ struct APIRoute<Controller: RouteTable>: Sendable {
     }
 
     static func put(
-        _ path: String, _ summary: String, on root: APIRoot = .app, tag: String? = nil,
+        _ path: String, _ summary: String, on root: APIRoot? = nil, tag: String? = nil,
         who: [APIOperation.Credential]? = nil, body: APIOperation.Body? = nil, success: [Int]? = nil,
         _ handler: @escaping Handler
     ) -> Self {
@@ -77,7 +78,7 @@ struct APIRoute<Controller: RouteTable>: Sendable {
     }
 
     static func patch(
-        _ path: String, _ summary: String, on root: APIRoot = .app, tag: String? = nil,
+        _ path: String, _ summary: String, on root: APIRoot? = nil, tag: String? = nil,
         who: [APIOperation.Credential]? = nil, body: APIOperation.Body? = nil, success: [Int]? = nil,
         _ handler: @escaping Handler
     ) -> Self {
@@ -85,7 +86,7 @@ struct APIRoute<Controller: RouteTable>: Sendable {
     }
 
     static func delete(
-        _ path: String, _ summary: String, on root: APIRoot = .app, tag: String? = nil,
+        _ path: String, _ summary: String, on root: APIRoot? = nil, tag: String? = nil,
         who: [APIOperation.Credential]? = nil, _ handler: @escaping Handler
     ) -> Self {
         Self(.delete, path, summary, on: root, tag: tag, who: who, handler)

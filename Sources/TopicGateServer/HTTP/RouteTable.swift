@@ -7,9 +7,13 @@ protocol RouteTable: Sendable {
     associatedtype Context: RequestContext
     /// The OpenAPI tag of the routes that name none.
     static var tag: String { get }
+    /// Where the routes that name no root hang: `.app` unless the table says otherwise.
+    static var root: APIRoot { get }
     static var routes: [APIRoute<Self>] { get }
 }
 
 extension RouteTable {
+    static var root: APIRoot { .app }
+
     static var operations: [APIOperation] { routes.map(\.operation) }
 }

@@ -8,6 +8,7 @@ struct OnboardingController<Context: CallerRequestContext>: RouteTable {
     let body: RequestBody
 
     static var tag: String { "Thing-IF" }
+    static var root: APIRoot { .thingIF }
 
     static var routes: [APIRoute<Self>] {
         let request = APISchema.object(
@@ -22,7 +23,7 @@ struct OnboardingController<Context: CallerRequestContext>: RouteTable {
             ])
         return [
             .post(
-                "onboardings", "Onboard a thing", on: .thingIF,
+                "onboardings", "Onboard a thing",
                 body: APIOperation.Body(
                     mediaTypes: [
                         "application/vnd.kii.OnboardingWithVendorThingIDByOwner+json",

@@ -40,27 +40,32 @@ struct ThingController<Context: CallerRequestContext>: RouteTable {
                     "application/vnd.kii.ChangeThingPasswordRequest+json"), Self.changePassword),
             .post(
                 thing + "/ownership", "Claim ownership with the thing's password",
-                body: APISchema.json(
-                    APISchema.object(
-                        ["thingPassword": APISchema.string, "userID": APISchema.string, "groupID": APISchema.string],
-                        required: ["thingPassword"]), "application/vnd.kii.ThingOwnershipRequest+json"),
-                success: [204], Self.claimOwnership),
+                body: ownershipClaim, success: [204], Self.claimOwnership),
             .get(thing + "/ownership", "A thing's owners", Self.owners),
             .put(owner, "Add an owner (user:ID or group:ID)", Self.addOwner),
             .head(owner, "Is it an owner?", Self.isOwner),
             .delete(owner, "Remove an owner", Self.removeOwner),
             .put(
                 thing + "/vendor-thing-id", "A new vendor thing ID and password (the thing, an owner or the admin)",
-                body: APISchema.json(
-                    APISchema.object(
-                        ["_vendorThingID": APISchema.string, "_password": APISchema.string],
-                        required: ["_vendorThingID", "_password"]),
-                    "application/vnd.kii.VendorThingIDUpdateRequest+json"),
-                Self.changeVendorThingID),
+                body: vendorThingIDChange, Self.changeVendorThingID),
             .get(
                 thing + "/vendor-thing-id", "A thing's vendor thing ID",
                 mediaType: "application/vnd.kii.VendorThingIDRetrievalResponse+json", Self.vendorThingID),
         ]
+    }
+
+    static var ownershipClaim: APIOperation.Body {
+        APISchema.json(
+            APISchema.object(
+                ["thingPassword": APISchema.string, "userID": APISchema.string, "groupID": APISchema.string],
+                required: ["thingPassword"]), "application/vnd.kii.ThingOwnershipRequest+json")
+    }
+
+    static var vendorThingIDChange: APIOperation.Body {
+        APISchema.json(
+            APISchema.object(
+                ["_vendorThingID": APISchema.string, "_password": APISchema.string],
+                required: ["_vendorThingID", "_password"]), "application/vnd.kii.VendorThingIDUpdateRequest+json")
     }
 
     /// A thing's fields as registered.

@@ -10,6 +10,7 @@ struct ThingIFController<Context: CallerRequestContext>: RouteTable {
     let body: RequestBody
 
     static var tag: String { "Thing-IF" }
+    static var root: APIRoot { .thingIF }
 
     static var routes: [APIRoute<Self>] {
         let target = "targets/{target}"
@@ -19,65 +20,71 @@ struct ThingIFController<Context: CallerRequestContext>: RouteTable {
         ]
         return [
             .put(
-                "things/{thing}/thing-type", "Set a thing's type (once)", on: .thingIF,
-                body: APISchema.json(
-                    APISchema.object(["thingType": APISchema.string], required: ["thingType"]),
-                    "application/vnd.kii.ThingTypeUpdateRequest+json"), Self.setInformation(.thingType)),
-            .get("things/{thing}/thing-type", "A thing's type", on: .thingIF, Self.information(.thingType)),
+                "things/{thing}/thing-type", "Set a thing's type (once)",
+                body: field("thingType", "application/vnd.kii.ThingTypeUpdateRequest+json"),
+                Self.setInformation(.thingType)),
+            .get("things/{thing}/thing-type", "A thing's type", Self.information(.thingType)),
             .put(
-                "things/{thing}/firmware-version", "Set a thing's firmware version", on: .thingIF,
-                body: APISchema.json(
-                    APISchema.object(["firmwareVersion": APISchema.string], required: ["firmwareVersion"]),
-                    "application/vnd.kii.ThingFirmwareVersionUpdateRequest+json"),
+                "things/{thing}/firmware-version", "Set a thing's firmware version",
+                body: field("firmwareVersion", "application/vnd.kii.ThingFirmwareVersionUpdateRequest+json"),
                 Self.setInformation(.firmwareVersion)),
-            .get(
-                "things/{thing}/firmware-version", "A thing's firmware version", on: .thingIF,
-                Self.information(.firmwareVersion)),
+            .get("things/{thing}/firmware-version", "A thing's firmware version", Self.information(.firmwareVersion)),
             .post(
-                target + "/commands", "Send a command (thing:ID)", on: .thingIF, query: [("trace", APISchema.boolean)],
-                body: APISchema.json(
-                    APISchema.object(
-                        [
-                            "actions": APISchema.array(of: APISchema.anyObject), "issuer": APISchema.string,
-                            "title": APISchema.string, "description": APISchema.string,
-                            "metadata": APISchema.anyObject, "schema": APISchema.string,
-                            "schemaVersion": APISchema.integer,
-                        ], required: ["actions", "issuer"]), "application/vnd.kii.CommandCreationRequest+json"),
-                success: [201], Self.sendCommand),
+                target + "/commands", "Send a command (thing:ID)", query: [("trace", APISchema.boolean)],
+                body: commandCreation, success: [201], Self.sendCommand),
             .get(
-                target + "/commands", "A thing's commands, newest first", on: .thingIF,
-                query: APISchema.bestEffortPaging, Self.commandList),
-            .get(target + "/commands/{commandID}", "A command", on: .thingIF, Self.command),
+                target + "/commands", "A thing's commands, newest first", query: APISchema.bestEffortPaging,
+                Self.commandList),
+            .get(target + "/commands/{commandID}", "A command", Self.command),
             .put(
-                target + "/commands/{commandID}/action-results", "The thing's results", on: .thingIF,
-                body: APISchema.json(
-                    APISchema.object(
-                        ["actionResults": APISchema.array(of: APISchema.anyObject)], required: ["actionResults"]),
-                    "application/vnd.kii.CommandResultsUpdateRequest+json"), Self.recordResults),
+                target + "/commands/{commandID}/action-results", "The thing's results", body: actionResults,
+                Self.recordResults),
             .put(
                 target + "/states",
                 "The thing (an owner, an end node's gateway) reports its state: plain, or every trait alias",
-                on: .thingIF, body: APISchema.json(APISchema.anyObject, "application/vnd.kii.MultipleTraitState+json"),
+                body: APISchema.json(APISchema.anyObject, "application/vnd.kii.MultipleTraitState+json"),
                 Self.reportState),
             .put(
-                alias, "One trait alias's state", on: .thingIF,
+                alias, "One trait alias's state",
                 body: APISchema.json(APISchema.anyObject, "application/vnd.kii.TraitState+json"), Self.reportAlias),
-            .get(alias, "One trait alias's latest state", on: .thingIF, Self.aliasState),
+            .get(alias, "One trait alias's latest state", Self.aliasState),
             .post(
                 alias + "/query",
                 "Query one trait alias's state history: ungrouped (paged), grouped by interval, aggregated",
-                on: .thingIF,
-                body: APISchema.json(
-                    APISchema.object(["query": APISchema.anyObject], required: ["query"]),
-                    "application/vnd.kii.TraitStateQueryRequest+json"), Self.queryAlias),
+                body: stateQuery, Self.queryAlias),
             .get(
-                alias + "/history", "One trait alias's state history, oldest first", on: .thingIF, query: history,
-                Self.aliasHistory),
-            .get(target + "/states", "A thing's latest state", on: .thingIF, Self.state),
+                alias + "/history", "One trait alias's state history, oldest first", query: history, Self.aliasHistory),
+            .get(target + "/states", "A thing's latest state", Self.state),
             .get(
-                target + "/states/history", "A thing's state history, oldest first", on: .thingIF, query: history,
-                Self.stateHistory),
+                target + "/states/history", "A thing's state history, oldest first", query: history, Self.stateHistory),
         ]
+    }
+
+    /// `{"<name>": "…"}` under `mediaType`.
+    static func field(_ name: String, _ mediaType: String) -> APIOperation.Body {
+        APISchema.json(APISchema.object([name: APISchema.string], required: [name]), mediaType)
+    }
+
+    static var commandCreation: APIOperation.Body {
+        APISchema.json(
+            APISchema.object(
+                [
+                    "actions": APISchema.array(of: APISchema.anyObject), "issuer": APISchema.string,
+                    "title": APISchema.string, "description": APISchema.string, "metadata": APISchema.anyObject,
+                    "schema": APISchema.string, "schemaVersion": APISchema.integer,
+                ], required: ["actions", "issuer"]), "application/vnd.kii.CommandCreationRequest+json")
+    }
+
+    static var actionResults: APIOperation.Body {
+        APISchema.json(
+            APISchema.object(["actionResults": APISchema.array(of: APISchema.anyObject)], required: ["actionResults"]),
+            "application/vnd.kii.CommandResultsUpdateRequest+json")
+    }
+
+    static var stateQuery: APIOperation.Body {
+        APISchema.json(
+            APISchema.object(["query": APISchema.anyObject], required: ["query"]),
+            "application/vnd.kii.TraitStateQueryRequest+json")
     }
 
     static func setInformation(_ field: ThingInformationUpdate.Field) -> APIRoute<Self>.Handler {

@@ -11,6 +11,7 @@ struct TriggerController<Context: CallerRequestContext>: RouteTable {
     let body: RequestBody
 
     static var tag: String { "Thing-IF" }
+    static var root: APIRoot { .thingIF }
 
     static var routes: [APIRoute<Self>] {
         let members: [String: JSONValue] = [
@@ -23,30 +24,31 @@ struct TriggerController<Context: CallerRequestContext>: RouteTable {
         return [
             .put(
                 "configuration/parameters/{name}",
-                "Set an app configuration parameter (admin): allowCreateTaskByPrincipal", tag: "Operations",
+                "Set an app configuration parameter (admin): allowCreateTaskByPrincipal", on: .app, tag: "Operations",
                 who: .admin, body: APIOperation.Body(mediaTypes: ["text/plain"], schema: APISchema.string),
                 Self.setParameter),
             .get(
-                "configuration/parameters/{name}", "An app configuration parameter (admin)", tag: "Operations",
+                "configuration/parameters/{name}", "An app configuration parameter (admin)", on: .app,
+                tag: "Operations",
                 who: .admin, Self.parameter),
             .post(
                 triggers,
                 "Create a trigger: a command sent when the thing's states satisfy a condition, or on a schedule",
-                on: .thingIF, body: APISchema.json(APISchema.object(members, required: ["predicate", "command"])),
+                body: APISchema.json(APISchema.object(members, required: ["predicate", "command"])),
                 success: [201], Self.create),
             .get(
-                triggers, "The thing's triggers, a page at a time", on: .thingIF, query: APISchema.bestEffortPaging,
+                triggers, "The thing's triggers, a page at a time", query: APISchema.bestEffortPaging,
                 Self.list),
-            .get(trigger, "A trigger", on: .thingIF, Self.read),
+            .get(trigger, "A trigger", Self.read),
             .patch(
-                trigger, "Change a trigger (the members sent replace theirs)", on: .thingIF,
+                trigger, "Change a trigger (the members sent replace theirs)",
                 body: APISchema.json(APISchema.object(members)), Self.change),
-            .put(trigger + "/enable", "Enable a trigger", on: .thingIF, Self.setEnabled(true)),
-            .put(trigger + "/disable", "Disable a trigger", on: .thingIF, Self.setEnabled(false)),
-            .delete(trigger, "Delete a trigger", on: .thingIF, Self.delete),
+            .put(trigger + "/enable", "Enable a trigger", Self.setEnabled(true)),
+            .put(trigger + "/disable", "Disable a trigger", Self.setEnabled(false)),
+            .delete(trigger, "Delete a trigger", Self.delete),
             .get(
                 trigger + "/results/server-code", "A trigger's server-code results (a command trigger has none)",
-                on: .thingIF, query: APISchema.bestEffortPaging, Self.serverCodeResults),
+                query: APISchema.bestEffortPaging, Self.serverCodeResults),
         ]
     }
 
