@@ -1,6 +1,6 @@
 /// A moment as milliseconds since 1970: the unit of Kii's timestamps (`createdAt`,
 /// `modifiedAt`, token expiries) and of the gateway's clock.
-public struct UnixMillis: RawRepresentable, Sendable, Hashable, Comparable, CustomStringConvertible {
+public struct UnixMillis: RawRepresentable, Sendable, Hashable, Comparable, CustomStringConvertible, Codable {
     public var rawValue: Int64
 
     public init(rawValue: Int64) { self.rawValue = rawValue }

@@ -268,6 +268,10 @@ struct OperatorRoutesTests {
             #expect(topics("maySubscribe") == ["app/news", "group/\(groupID)/rota"])
             #expect(topics("maySend") == ["group/\(groupID)/rota"])
             #expect(access.object["truncated"] == false)
+            // A user is no end node: the answer names both members, as null.
+            #expect(access.object["kind"] == "user")
+            #expect(access.object["layoutPosition"] == .null)
+            #expect(access.object["gateway"] == .null)
 
             let thingAccess = try await client.call(
                 .get, "\(client.app)/principals/thing:\(thing.id)/access", token: admin

@@ -1,9 +1,11 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
 import TopicGateCore
 
-/// Builds responses with JSON bodies written by `JSONWriter` (so never a stray `%`).
+/// Builds responses with JSON bodies: a `JSONValue` written by `JSONWriter` (so never a stray
+/// `%`), or a typed body.
 enum JSONResponse {
     static func make(
         status: HTTPResponse.Status, body: JSONValue, mediaType: String = "application/json",
@@ -26,6 +28,15 @@ enum JSONResponse {
         var headers: HTTPFields = [:]
         if let location { headers[.location] = location }
         return make(status: .created, body: body, mediaType: mediaType, headers: headers)
+    }
+
+    /// 200 with a typed body, written as its `Encodable` conformance says.
+    static func ok(encoding body: some Encodable, mediaType: String = "application/json") throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .withoutEscapingSlashes
+        return Response(
+            status: .ok, headers: [.contentType: mediaType + ";charset=UTF-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(body))))
     }
 
     /// 204 with no body.

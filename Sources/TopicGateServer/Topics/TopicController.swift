@@ -117,20 +117,7 @@ struct TopicController<Context: CallerRequestContext>: RouteTable {
             caller: caller, text: request.uri.queryParameters.get("q") ?? "", limit: request.limit(default: 100))
         let owners = found.compactMap(\.scope.principal)
         let names = try await topics.names(appID: caller.appID, of: Array(Set(owners + found.map(\.creator))))
-        return JSONResponse.ok([
-            "topics": .array(
-                found.map { topic in
-                    var object: [String: JSONValue] = [
-                        "topicID": .string(topic.name.rawValue), "scope": .string(topic.scope.description),
-                        "creator": .string(topic.creator.description), "createdAt": topic.createdAt.json,
-                    ]
-                    if let name = names[topic.creator] { object["creatorName"] = .string(name) }
-                    if let owner = topic.scope.principal, let name = names[owner] {
-                        object["scopeName"] = .string(name)
-                    }
-                    return .object(object)
-                })
-        ])
+        return try JSONResponse.ok(encoding: TopicSearchResults(found, names: names))
     }
 
     func list(_ request: Request, _ context: Context) async throws -> Response {
@@ -168,7 +155,7 @@ struct TopicController<Context: CallerRequestContext>: RouteTable {
             let names =
                 caller.principal == .admin
                 ? try await topics.names(appID: caller.appID, of: Array(Set(loaded.entries.map(\.subject)))) : [:]
-            return JSONResponse.ok(["entries": .array(loaded.entries.map { Self.detailed($0, loaded, names) })])
+            return try JSONResponse.ok(encoding: DetailedACL(loaded, names: names))
         }
         var body: [String: JSONValue] = [:]
         for action in ACLAction.allCases {
@@ -183,10 +170,10 @@ struct TopicController<Context: CallerRequestContext>: RouteTable {
         // `?dryRun=true`: the entries the batch would leave, checked the same way, unwritten.
         if request.uri.queryParameters.get("dryRun") == "true" {
             let after = try await topics.preview(caller: caller, scope: reference, name: name, changes: batch.changes)
-            return JSONResponse.ok(["entries": .array(after.map { .string($0.description) }), "dryRun": true])
+            return try JSONResponse.ok(encoding: ACLEntryList(after, dryRun: true))
         }
         let after = try await topics.change(caller: caller, scope: reference, name: name, changes: batch.changes)
-        return JSONResponse.ok(["entries": .array(after.map { .string($0.description) })])
+        return try JSONResponse.ok(encoding: ACLEntryList(after, dryRun: false))
     }
 
     func subjects(_ request: Request, _ context: Context) async throws -> Response {
@@ -239,11 +226,8 @@ struct TopicController<Context: CallerRequestContext>: RouteTable {
         let action = try Self.queryAction(request)
         let (found, decision) = try await topics.explain(
             caller: caller, scope: reference, name: name, principal: principal, action: action)
-        return JSONResponse.ok([
-            "topic": .string(found.address.description), "principal": .string(principal.description),
-            "action": .string(action.rawValue), "allowed": .bool(decision.allowed),
-            "rule": .string(decision.reasonCode), "reason": .string(decision.description),
-        ])
+        return try JSONResponse.ok(
+            encoding: ACLExplanation(topic: found, principal: principal, action: action, decision: decision))
     }
 
     func whoCan(_ request: Request, _ context: Context) async throws -> Response {
@@ -251,29 +235,16 @@ struct TopicController<Context: CallerRequestContext>: RouteTable {
         let action = try Self.queryAction(request)
         let admitted = try await topics.admitted(caller: caller, scope: reference, name: name, action: action)
         let names = try await topics.names(appID: caller.appID, of: admitted.decisions.map(\.principal))
-        return JSONResponse.ok([
-            "action": .string(action.rawValue), "admin": true,
-            "anyAuthenticatedUser": .bool(admitted.anyAuthenticated), "anonymous": .bool(admitted.anonymous),
-            "principals": .array(
-                admitted.decisions.map { decision in
-                    Self.named(
-                        decision.principal, names,
-                        ["rule": .string(decision.reasonCode), "reason": .string(decision.description)])
-                }),
-            "truncated": .bool(admitted.truncated),
-        ])
+        return try JSONResponse.ok(encoding: ACLAdmissions(action: action, admitted: admitted, names: names))
     }
 
     func subscribers(_ request: Request, _ context: Context) async throws -> Response {
         let (caller, reference, name) = try target(context)
         let subscribed = try await topics.subscribers(caller: caller, scope: reference, name: name)
         let names = try await topics.names(appID: caller.appID, of: subscribed.map(\.0.principal))
-        return JSONResponse.ok([
-            "subscribers": .array(
-                subscribed.map { subscriber, receives in
-                    Self.named(subscriber.principal, names, ["receives": .bool(receives)])
-                })
-        ])
+        return try JSONResponse.ok(
+            encoding: TopicSubscriberList(
+                subscribers: subscribed.map { NamedPrincipal($0, receives: $1, names: names) }))
     }
 
     /// The users or the things of `/push/subscriptions/{kind}/{subscriber}`.
@@ -345,16 +316,6 @@ struct TopicController<Context: CallerRequestContext>: RouteTable {
         return action
     }
 
-    /// A principal as operators read it: `principal`, its `name` when it has one, and `fields`.
-    static func named(_ principal: Principal, _ names: [Principal: String], _ fields: [String: JSONValue])
-        -> JSONValue
-    {
-        var object = fields
-        object["principal"] = .string(principal.description)
-        if let name = names[principal] { object["name"] = .string(name) }
-        return .object(object)
-    }
-
     static func entry(_ parameters: Parameters) throws -> ACLEntry {
         let action = try action(parameters)
         let text = try parameters.require("subject")
@@ -364,20 +325,6 @@ struct TopicController<Context: CallerRequestContext>: RouteTable {
                 field: "subject")
         }
         return ACLEntry(action, subject)
-    }
-
-    /// An entry with whether it is a default one and may be removed, and its subject's name
-    /// (login name, group name, vendor thing ID) when it has one.
-    static func detailed(_ entry: ACLEntry, _ loaded: TopicService.LoadedTopic, _ names: [ACLSubject: String])
-        -> JSONValue
-    {
-        var object: [String: JSONValue] = [
-            "action": .string(entry.action.rawValue), "subject": .string(entry.subject.description),
-            "default": .bool(entry.isDefault),
-            "removable": .bool(!loaded.isProtected(entry)),
-        ]
-        if let name = names[entry.subject] { object["name"] = .string(name) }
-        return .object(object)
     }
 
     static func principal(_ text: String) -> Principal? {
