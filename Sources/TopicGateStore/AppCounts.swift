@@ -1,5 +1,5 @@
 /// How much an app holds, for the operator's overview.
-public struct AppCounts: Sendable, Hashable {
+public struct AppCounts: Sendable, Hashable, Encodable {
     /// Every user, pseudo users included.
     public var users: Int
     /// Users without a password (identified by their token only).

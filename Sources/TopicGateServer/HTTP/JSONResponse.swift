@@ -30,13 +30,21 @@ enum JSONResponse {
         return make(status: .created, body: body, mediaType: mediaType, headers: headers)
     }
 
-    /// 200 with a typed body, written as its `Encodable` conformance says.
-    static func ok(encoding body: some Encodable, mediaType: String = "application/json") throws -> Response {
+    /// `status` with a typed body, written as its `Encodable` conformance says, its members in
+    /// name order (the same bytes for the same answer).
+    static func make(
+        status: HTTPResponse.Status, encoding body: some Encodable, mediaType: String = "application/json"
+    ) throws -> Response {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = .withoutEscapingSlashes
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return Response(
-            status: .ok, headers: [.contentType: mediaType + ";charset=UTF-8"],
+            status: status, headers: [.contentType: mediaType + ";charset=UTF-8"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(body))))
+    }
+
+    /// 200 with a typed body.
+    static func ok(encoding body: some Encodable, mediaType: String = "application/json") throws -> Response {
+        try make(status: .ok, encoding: body, mediaType: mediaType)
     }
 
     /// 204 with no body.

@@ -27,29 +27,24 @@ struct HealthController<Context: RequestContext>: RouteTable {
 
     func ready(_ request: Request, _ context: Context) async throws -> Response {
         let database = await operations.databaseAnswers()
-        let pushOn = link != nil
         let broker = link?.isReady ?? true
-        var body: [String: JSONValue] = [
-            "database": .string(database ? "ok" : "unreachable"),
-            "broker": .string(!pushOn ? "off" : broker ? "connected" : "disconnected"),
-        ]
+        let draining = drain.isDraining
+        let ready = database && broker && !draining
+        let message =
+            ready
+            ? nil
+            : draining
+                ? "The gateway is stopping: it answers the requests it gets until then, but takes no new ones."
+                : !database ? "The database does not answer." : "The gateway is not connected to the MQTT broker."
         // With several brokers: ready while one is connected (the others' devices wait), and
         // each one's state.
-        if let connections = link?.brokerConnections, !connections.isEmpty {
-            body["brokers"] = .object(connections.mapValues { .string($0 ? "connected" : "disconnected") })
-        }
-        let draining = drain.isDraining
-        guard database && broker && !draining else {
-            body["errorCode"] = .string("NOT_READY")
-            if draining { body["status"] = .string("draining") }
-            body["message"] = .string(
-                draining
-                    ? "The gateway is stopping: it answers the requests it gets until then, but takes no new ones."
-                    : !database
-                        ? "The database does not answer." : "The gateway is not connected to the MQTT broker.")
-            return JSONResponse.make(status: .serviceUnavailable, body: .object(body))
-        }
-        body["status"] = .string("ready")
-        return JSONResponse.ok(.object(body))
+        let connections = link?.brokerConnections ?? [:]
+        let readiness = Readiness(
+            database: database ? "ok" : "unreachable",
+            broker: link == nil ? "off" : broker ? "connected" : "disconnected",
+            brokers: connections.isEmpty ? nil : connections.mapValues { $0 ? "connected" : "disconnected" },
+            status: ready ? "ready" : draining ? "draining" : nil, errorCode: ready ? nil : "NOT_READY",
+            message: message)
+        return try JSONResponse.make(status: ready ? .ok : .serviceUnavailable, encoding: readiness)
     }
 }

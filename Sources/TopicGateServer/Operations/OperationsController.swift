@@ -43,23 +43,12 @@ struct OperationsController<Context: CallerRequestContext>: RouteTable {
     func overview(_ request: Request, _ context: Context) async throws -> Response {
         let caller = try Self.admin(context, to: "read the overview")
         let overview = try await operations.overview(appID: caller.appID)
-        let counts = overview.counts
-        var body: [String: JSONValue] = [
-            "at": time.now().json,
-            "counts": [
-                "users": .int(Int64(counts.users)), "pseudoUsers": .int(Int64(counts.pseudoUsers)),
-                "groups": .int(Int64(counts.groups)), "things": .int(Int64(counts.things)),
-                "topics": .int(Int64(counts.topics)), "installations": .int(Int64(counts.installations)),
-            ],
-            "outboxDepth": .int(Int64(overview.outboxDepth)),
-            "deadLetters": .int(Int64(overview.deadLetters)),
-            "gateway": metrics.totals(appID: caller.appID).json,
-        ]
-        if let link {
-            body["brokerConnected"] = .bool(link.isReady)
-            body["devicesOnline"] = .int(Int64(presence.onlineCount(appID: caller.appID)))
-        }
-        return JSONResponse.ok(.object(body))
+        return try JSONResponse.ok(
+            encoding: AppOverview(
+                at: time.now(), counts: overview.counts, outboxDepth: overview.outboxDepth,
+                deadLetters: overview.deadLetters, gateway: metrics.totals(appID: caller.appID).json,
+                brokerConnected: link?.isReady,
+                devicesOnline: link.map { _ in presence.onlineCount(appID: caller.appID) }))
     }
 
     func securityAudit(_ request: Request, _ context: Context) async throws -> Response {

@@ -47,19 +47,9 @@ struct InstallationController<Context: CallerRequestContext>: RouteTable {
         let caller = try context.caller
         let installation = try await installations.find(
             caller: caller, reference: try context.parameters.installationReference())
-        var json: [String: JSONValue] = [
-            "installationID": .string(installation.id.rawValue),
-            "installationRegistrationID": .string(installation.registrationID),
-            "deviceType": .string(installation.deviceType),
-            "development": .bool(installation.development),
-            "createdAt": .int(installation.createdAt.rawValue),
-        ]
-        switch installation.principal {
-        case .user(let id): json["userID"] = .string(id.rawValue)
-        case .thing(let id): json["thingID"] = .string(id.rawValue)
-        case .admin, .anonymous: break
-        }
-        return JSONResponse.ok(.object(json), mediaType: "application/vnd.kii.InstallationRetrievalResponse+json")
+        return try JSONResponse.ok(
+            encoding: InstallationRecord(installation),
+            mediaType: "application/vnd.kii.InstallationRetrievalResponse+json")
     }
 
     func delete(_ request: Request, _ context: Context) async throws -> Response {

@@ -157,15 +157,7 @@ struct ThingController<Context: CallerRequestContext>: RouteTable {
     func owners(_ request: Request, _ context: Context) async throws -> Response {
         let caller = try context.caller
         let owners = try await things.owners(caller: caller, reference: try reference(context))
-        var users: [JSONValue] = []
-        var groups: [JSONValue] = []
-        for owner in owners.sorted(by: { "\($0)" < "\($1)" }) {
-            switch owner {
-            case .user(let id): users.append(.string(id.rawValue))
-            case .group(let id): groups.append(.string(id.rawValue))
-            }
-        }
-        return JSONResponse.ok(["users": .array(users), "groups": .array(groups)])
+        return try JSONResponse.ok(encoding: ThingOwnerList(owners))
     }
 
     func addOwner(_ request: Request, _ context: Context) async throws -> Response {

@@ -27,25 +27,7 @@ struct PushTraceController<Context: CallerRequestContext>: RouteTable {
         let messageID = PushMessageID(try context.parameters.require("message"))
         let deliveries = try await topics.deliveries(of: messageID, appID: caller.appID)
         let names = try await topics.names(appID: caller.appID, of: Array(Set(deliveries.map(\.principal))))
-        let counts = Dictionary(
-            uniqueKeysWithValues: DeliveryState.allCases.map { state in
-                (state.rawValue, JSONValue.int(Int64(deliveries.count { $0.state == state })))
-            })
-        return JSONResponse.ok([
-            "pushMessageID": .string(messageID.rawValue), "counts": .object(counts),
-            "deliveries": .array(
-                deliveries.map { delivery in
-                    let now = presence.status(delivery.mqttTopic)
-                    var object: [String: JSONValue] = [
-                        "installationID": .string(delivery.installationID.rawValue),
-                        "principal": .string(delivery.principal.description),
-                        "state": .string(delivery.state.rawValue), "at": delivery.at.json,
-                        "online": .bool(now.online),
-                    ]
-                    if let name = names[delivery.principal] { object["name"] = .string(name) }
-                    if let detail = delivery.detail { object["detail"] = .string(detail) }
-                    return .object(object)
-                }),
-        ])
+        return try JSONResponse.ok(
+            encoding: PushTraceReport(messageID, deliveries, names: names, presence: presence))
     }
 }
