@@ -46,14 +46,14 @@ struct GroupController<Context: CallerRequestContext>: RouteTable {
     func create(_ request: Request, _ context: Context) async throws -> Response {
         let caller = try context.caller
         let creation = try await body.decode(GroupCreationRequest.self, from: request)
-        return created(caller, try await groups.create(caller: caller, id: nil, request: creation))
+        return try created(caller, try await groups.create(caller: caller, id: nil, request: creation))
     }
 
     func createWithID(_ request: Request, _ context: Context) async throws -> Response {
         let caller = try context.caller
         let creation = try await body.decode(GroupCreationRequest.self, from: request)
         let id = try context.parameters.groupID()
-        return created(caller, try await groups.create(caller: caller, id: id, request: creation))
+        return try created(caller, try await groups.create(caller: caller, id: id, request: creation))
     }
 
     func list(_ request: Request, _ context: Context) async throws -> Response {
@@ -95,9 +95,8 @@ struct GroupController<Context: CallerRequestContext>: RouteTable {
     func members(_ request: Request, _ context: Context) async throws -> Response {
         let caller = try context.caller
         let members = try await groups.members(caller: caller, id: try context.parameters.groupID())
-        return JSONResponse.ok(
-            ["members": .array(members.map { ["userID": .string($0.rawValue)] })],
-            mediaType: "application/vnd.kii.MembersRetrievalResponse+json")
+        return try JSONResponse.ok(
+            encoding: GroupMemberList(members), mediaType: "application/vnd.kii.MembersRetrievalResponse+json")
     }
 
     func addMember(_ request: Request, _ context: Context) async throws -> Response {
@@ -114,12 +113,11 @@ struct GroupController<Context: CallerRequestContext>: RouteTable {
         return JSONResponse.noContent()
     }
 
-    func created(_ caller: Caller, _ result: (Group, [UserID])) -> Response {
+    func created(_ caller: Caller, _ result: (Group, [UserID])) throws -> Response {
         let (group, notFound) = result
-        var body: [String: JSONValue] = ["groupID": .string(group.id.rawValue)]
-        if !notFound.isEmpty { body["notFoundUsers"] = .array(notFound.map { .string($0.rawValue) }) }
-        return JSONResponse.created(
-            .object(body), mediaType: "application/vnd.kii.GroupCreationResponse+json",
+        return try JSONResponse.created(
+            encoding: GroupCreation(group, notFound: notFound),
+            mediaType: "application/vnd.kii.GroupCreationResponse+json",
             location: location("/api/apps/\(caller.appID.rawValue)/groups/\(group.id.rawValue)"))
     }
 

@@ -33,13 +33,21 @@ enum JSONResponse {
     /// `status` with a typed body, written as its `Encodable` conformance says, its members in
     /// name order (the same bytes for the same answer).
     static func make(
-        status: HTTPResponse.Status, encoding body: some Encodable, mediaType: String = "application/json"
+        status: HTTPResponse.Status, encoding body: some Encodable, mediaType: String = "application/json",
+        headers extra: HTTPFields = [:]
     ) throws -> Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var headers = extra
+        headers[.contentType] = mediaType + ";charset=UTF-8"
         return Response(
-            status: status, headers: [.contentType: mediaType + ";charset=UTF-8"],
+            status: status, headers: headers,
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(body))))
+    }
+
+    /// 201 with a typed body, and where the created resource is.
+    static func created(encoding body: some Encodable, mediaType: String, location: String) throws -> Response {
+        try make(status: .created, encoding: body, mediaType: mediaType, headers: [.location: location])
     }
 
     /// 200 with a typed body.

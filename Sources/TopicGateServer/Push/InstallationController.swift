@@ -34,11 +34,8 @@ struct InstallationController<Context: CallerRequestContext>: RouteTable {
         let caller = try context.caller
         let installationRequest = try await body.decode(InstallationRequest.self, from: request)
         let installation = try await installations.install(caller: caller, request: installationRequest)
-        return JSONResponse.created(
-            [
-                "installationID": .string(installation.id.rawValue),
-                "installationRegistrationID": .string(installation.registrationID),
-            ],
+        return try JSONResponse.created(
+            encoding: InstallationCreation(installation),
             mediaType: "application/vnd.kii.InstallationCreationResponse+json",
             location: location("/api/apps/\(caller.appID.rawValue)/installations/\(installation.id.rawValue)"))
     }

@@ -124,9 +124,8 @@ struct TopicController<Context: CallerRequestContext>: RouteTable {
         let (caller, reference, _) = try target(context)
         let (page, next) = try await topics.list(
             caller: caller, scope: reference, after: request.uri.queryParameters.get("paginationKey"))
-        var body: [String: JSONValue] = ["topics": .array(page.map { ["topicID": .string($0.name.rawValue)] })]
-        if let next { body["paginationKey"] = .string(next) }
-        return JSONResponse.ok(.object(body), mediaType: "application/vnd.kii.TopicsRetrievalResponse+json")
+        return try JSONResponse.ok(
+            encoding: TopicPage(page, next: next), mediaType: "application/vnd.kii.TopicsRetrievalResponse+json")
     }
 
     func create(_ request: Request, _ context: Context) async throws -> Response {
