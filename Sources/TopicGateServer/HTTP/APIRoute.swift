@@ -23,9 +23,9 @@ struct APIRoute<Controller: RouteTable>: Sendable {
             }.joined(separator: "/"))
     }
 
-    /// A route, on the table's root unless it names one. Who may call defaults by its root (anyone under an app, no credentials
-    /// outside one or for logging in) and its success status by its method (200 for GET and
-    /// POST, 204 otherwise).
+    /// A route, on the table's root unless it names one. Who may call defaults by its root
+    /// (anyone under an app, no credentials outside one or for logging in) and its success
+    /// status by its method (200 for GET and POST, 204 otherwise).
     init(
         _ method: HTTPRequest.Method, _ path: String, _ summary: String, on root: APIRoot? = nil, tag: String? = nil,
         who: [APIOperation.Credential]? = nil, query: [APIOperation.Query] = [], body: APIOperation.Body? = nil,
