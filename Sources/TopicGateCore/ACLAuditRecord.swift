@@ -1,6 +1,6 @@
 /// One line of a topic's ACL audit trail: who changed what, when, and the entries before and
 /// after the change.
-public struct ACLAuditRecord: Sendable, Hashable {
+public struct ACLAuditRecord: Sendable, Hashable, JSONRepresentable {
     public var at: UnixMillis
     public var actor: Principal
     public var change: ACLChange

@@ -3,7 +3,7 @@
 /// Wire forms in paths: `UserID:<id>`, `GroupID:<id>`, `ThingID:<id>`,
 /// `UserID:ANY_AUTHENTICATED_USER`, `UserID:ANONYMOUS_USER`; in bodies `{"userID": …}`,
 /// `{"groupID": …}`, `{"thingID": …}`.
-public enum ACLSubject: Sendable, Hashable, Comparable, CustomStringConvertible {
+public enum ACLSubject: Sendable, Hashable, Comparable, CustomStringConvertible, JSONRepresentable {
     case user(UserID)
     case group(GroupID)
     case thing(ThingID)

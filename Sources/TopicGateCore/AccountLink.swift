@@ -1,7 +1,7 @@
 /// A user's link to an identity outside TopicGate (for example an iCloud user record name):
 /// whoever presents the same provider, external ID and secret gets this user back. The secret
 /// is kept only as its SHA-256.
-public struct AccountLink: Sendable, Hashable {
+public struct AccountLink: Sendable, Hashable, JSONRepresentable {
     public var appID: AppID
     public var provider: String
     public var externalID: String

@@ -1,5 +1,5 @@
 /// A Thing-IF command: what an owner asked a thing to do, and what the thing reported.
-public struct Command: Sendable, Hashable {
+public struct Command: Sendable, Hashable, JSONRepresentable {
     public var id: CommandID
     public var appID: AppID
     public var thing: ThingID

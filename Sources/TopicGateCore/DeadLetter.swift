@@ -1,7 +1,7 @@
 /// An accepted push that could not be delivered: the broker refused it, or it failed
 /// `PushPipeline.deadLetterAfter` times on its own. It leaves the outbox so that the
 /// messages behind it flow on, and stays here for the admin to read.
-public struct DeadLetter: Sendable, Hashable {
+public struct DeadLetter: Sendable, Hashable, JSONRepresentable {
     public var message: OutboxMessage
     public var failedAt: UnixMillis
     public var reason: String

@@ -1,6 +1,6 @@
 /// A thing that reaches the cloud through a gateway (Thing-IF's end node): which gateway it is
 /// attached to, and whether that gateway last reported it online.
-public struct EndNode: Sendable, Hashable {
+public struct EndNode: Sendable, Hashable, JSONRepresentable {
     public var id: ThingID
     public var vendorThingID: String
     public var gateway: ThingID
@@ -22,7 +22,7 @@ public struct EndNode: Sendable, Hashable {
     }
 
     /// One entry of a gateway's end-node list, as Kii lists them.
-    public var listJSON: JSONValue {
+    public var json: JSONValue {
         var members: [String: JSONValue] = [
             "thingID": .string(id.rawValue), "vendorThingID": .string(vendorThingID),
         ]

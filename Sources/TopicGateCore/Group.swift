@@ -1,5 +1,5 @@
 /// A group of users. Its owner is always one of its members.
-public struct Group: Sendable, Hashable {
+public struct Group: Sendable, Hashable, JSONRepresentable {
     public var id: GroupID
     public var appID: AppID
     public var name: String

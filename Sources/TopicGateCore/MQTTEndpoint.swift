@@ -1,5 +1,5 @@
 /// Where and how a device connects for push, as `GET …/mqtt-endpoint` answers it.
-public struct MQTTEndpoint: Sendable, Hashable {
+public struct MQTTEndpoint: Sendable, Hashable, JSONRepresentable {
     public var installationID: InstallationID
     public var username: String
     public var password: String

@@ -1,7 +1,7 @@
 /// One line of an app's security audit trail: account links made, rotated, used and removed,
 /// failed and locked logins, principals disabled or enabled, idle pseudo users removed, tokens
 /// revoked.
-public struct SecurityEvent: Sendable, Hashable {
+public struct SecurityEvent: Sendable, Hashable, JSONRepresentable {
     /// What happened.
     public struct Kind: RawRepresentable, Sendable, Hashable {
         public let rawValue: String

@@ -1,6 +1,6 @@
 /// A Thing-IF trigger: it belongs to the thing whose states it watches (or that its schedule
 /// names), and when its predicate holds it sends its command, as its issuer, to its target.
-public struct Trigger: Sendable, Hashable {
+public struct Trigger: Sendable, Hashable, JSONRepresentable {
     public var id: TriggerID
     public var appID: AppID
     /// The thing it belongs to (whose states a STATES trigger watches).

@@ -38,6 +38,23 @@ struct GroupRoutesTests {
         }
     }
 
+    @Test("A typed answer writes % as \\u0025, as every JSON answer does (the JS SDK decodes bodies as URIs)")
+    func percentEscapedInTypedAnswers() async throws {
+        let server = try await TestServer.make()
+        try await server.run { client in
+            let owner = try await client.pseudoUser()
+            let created = try await client.call(
+                .post, "\(client.app)/groups", token: owner.token, contentType: "application/json",
+                json: ["name": "100% family", "owner": .string(owner.id)])
+            #expect(created.status == .created)
+            let listed = try await client.call(.get, "\(client.app)/groups?owner=\(owner.id)", token: owner.token)
+            #expect(listed.status == .ok)
+            #expect(listed.text.contains(#""name":"100\u0025 family""#))
+            #expect(!listed.text.contains("%"))
+            #expect(listed.object["groups"]?.arrayValue?.first?.objectValue?["name"] == "100% family")
+        }
+    }
+
     @Test("A user may not create a group for another user; things and anonymous callers may not create groups")
     func createRefusals() async throws {
         let server = try await TestServer.make()

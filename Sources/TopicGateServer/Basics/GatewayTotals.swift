@@ -1,9 +1,7 @@
-import TopicGateCore
-
 /// What one gateway process did since it started, for the console's live rates: the same
 /// events as the Prometheus counters, read without parsing the exposition. A fleet has one
 /// set per gateway.
-struct GatewayTotals: Sendable, Hashable {
+struct GatewayTotals: Sendable, Hashable, Encodable {
     var sendsAllowed = 0
     var sendsDenied = 0
     var subscribesAllowed = 0
@@ -12,13 +10,4 @@ struct GatewayTotals: Sendable, Hashable {
     var deliveries = 0
     var deliveriesFailed = 0
     var deadLettered = 0
-
-    var json: JSONValue {
-        [
-            "sendsAllowed": .int(Int64(sendsAllowed)), "sendsDenied": .int(Int64(sendsDenied)),
-            "subscribesAllowed": .int(Int64(subscribesAllowed)), "subscribesDenied": .int(Int64(subscribesDenied)),
-            "deliveries": .int(Int64(deliveries)), "deliveriesFailed": .int(Int64(deliveriesFailed)),
-            "deadLettered": .int(Int64(deadLettered)),
-        ]
-    }
 }

@@ -62,14 +62,15 @@ struct GroupController<Context: CallerRequestContext>: RouteTable {
         let found = try await groups.groups(
             caller: caller, owner: query.get("owner").map(UserID.init(rawValue:)),
             member: query.get("is_member").map(UserID.init(rawValue:)))
-        return JSONResponse.ok(
-            ["groups": .array(found.map(\.json))], mediaType: "application/vnd.kii.GroupsRetrievalResponse+json")
+        return try JSONResponse.ok(
+            encoding: ListingPage("groups", found, next: nil),
+            mediaType: "application/vnd.kii.GroupsRetrievalResponse+json")
     }
 
     func read(_ request: Request, _ context: Context) async throws -> Response {
         let caller = try context.caller
         let found = try await groups.read(caller: caller, id: try context.parameters.groupID())
-        return JSONResponse.ok(found.json, mediaType: "application/vnd.kii.GroupRetrievalResponse+json")
+        return try JSONResponse.ok(encoding: found, mediaType: "application/vnd.kii.GroupRetrievalResponse+json")
     }
 
     func delete(_ request: Request, _ context: Context) async throws -> Response {

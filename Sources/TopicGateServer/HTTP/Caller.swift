@@ -25,6 +25,11 @@ struct Caller: Sendable {
         return id
     }
 
+    /// Refuses everyone but the app's admin.
+    func requireAdmin(to what: String) throws(KiiError) {
+        guard principal == .admin else { throw denied(what) }
+    }
+
     /// Refuses anonymous callers.
     func requireAuthenticated(to what: String) throws(KiiError) {
         if principal == .anonymous { throw denied(what) }

@@ -11,10 +11,17 @@ enum JSONResponse {
         status: HTTPResponse.Status, body: JSONValue, mediaType: String = "application/json",
         headers extra: HTTPFields = [:]
     ) -> Response {
+        make(status: status, json: JSONWriter.bytes(body), mediaType: mediaType, headers: extra)
+    }
+
+    /// `status` with JSON text already written.
+    static func make(
+        status: HTTPResponse.Status, json: [UInt8], mediaType: String = "application/json",
+        headers extra: HTTPFields = [:]
+    ) -> Response {
         var headers = extra
         headers[.contentType] = mediaType + ";charset=UTF-8"
-        return Response(
-            status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: JSONWriter.bytes(body))))
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: json)))
     }
 
     /// 200 with `body`.
@@ -31,18 +38,37 @@ enum JSONResponse {
     }
 
     /// `status` with a typed body, written as its `Encodable` conformance says, its members in
-    /// name order (the same bytes for the same answer).
+    /// name order (the same bytes for the same answer) and `%` escaped as `JSONWriter` does.
     static func make(
         status: HTTPResponse.Status, encoding body: some Encodable, mediaType: String = "application/json",
         headers extra: HTTPFields = [:]
     ) throws -> Response {
+        make(status: status, json: try bytes(body), mediaType: mediaType, headers: extra)
+    }
+
+    /// `body` as JSON text, its members in name order and `%` escaped. A value that says its
+    /// own JSON form (`JSONRepresentable`) is written by `JSONWriter`, with no encoder between:
+    /// a third of the time for the send's and the command's answers.
+    static func bytes(_ body: some Encodable) throws -> [UInt8] {
+        if let representable = body as? any JSONRepresentable { return JSONWriter.bytes(representable.json) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var headers = extra
-        headers[.contentType] = mediaType + ";charset=UTF-8"
-        return Response(
-            status: status, headers: headers,
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(body))))
+        return percentEscaped(try encoder.encode(body))
+    }
+
+    /// `%` only ever stands inside a string of JSON text, where `\u0025` says the same.
+    static func percentEscaped(_ json: Data) -> [UInt8] {
+        guard json.contains(UInt8(ascii: "%")) else { return Array(json) }
+        var out: [UInt8] = []
+        out.reserveCapacity(json.count)
+        for byte in json {
+            if byte == UInt8(ascii: "%") {
+                out.append(contentsOf: #"\u0025"#.utf8)
+            } else {
+                out.append(byte)
+            }
+        }
+        return out
     }
 
     /// 201 with a typed body, and where the created resource is.
@@ -57,14 +83,4 @@ enum JSONResponse {
 
     /// 204 with no body.
     static func noContent() -> Response { Response(status: .noContent) }
-}
-
-extension JSONResponse {
-    /// One page of a listing under `key`, with `nextPaginationKey` (the last row's key) when
-    /// the page is full.
-    static func page(_ key: String, _ rows: [(sequence: Int64, json: JSONValue)], limit: Int) -> Response {
-        var body: [String: JSONValue] = [key: .array(rows.map(\.json))]
-        if rows.count == limit, let last = rows.last { body["nextPaginationKey"] = .string(String(last.sequence)) }
-        return ok(.object(body))
-    }
 }

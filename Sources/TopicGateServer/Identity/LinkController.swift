@@ -34,9 +34,9 @@ struct LinkController<Context: CallerRequestContext>: RouteTable {
         let reference = try context.parameters.userReference(appID: caller.appID)
         let link = try AccountLinkRequest(linking: try await body.object(request))
         let outcome = try await links.link(caller: caller, reference: reference, request: link)
-        guard outcome.created else { return JSONResponse.ok(outcome.link.json) }
-        return JSONResponse.created(
-            outcome.link.json,
+        guard outcome.created else { return try JSONResponse.ok(encoding: outcome.link) }
+        return try JSONResponse.created(
+            encoding: outcome.link, mediaType: "application/json",
             location: location(
                 "/api/apps/\(caller.appID.rawValue)/users/\(outcome.link.userID.rawValue)"
                     + "/links/\(outcome.link.provider)/\(Self.percentEncoded(outcome.link.externalID))"))
@@ -46,7 +46,7 @@ struct LinkController<Context: CallerRequestContext>: RouteTable {
         let caller = try context.caller
         let found = try await links.links(
             caller: caller, reference: try context.parameters.userReference(appID: caller.appID))
-        return JSONResponse.ok(["links": .array(found.map(\.json))])
+        return try JSONResponse.ok(encoding: ListingPage("links", found, next: nil))
     }
 
     func unlink(_ request: Request, _ context: Context) async throws -> Response {
@@ -62,7 +62,8 @@ struct LinkController<Context: CallerRequestContext>: RouteTable {
     func login(_ request: Request, _ context: Context) async throws -> Response {
         let caller = try context.caller
         let login = try AccountLinkRequest(login: try await body.object(request))
-        return JSONResponse.ok(try await links.login(app: caller.app, request: login, address: caller.address))
+        return try JSONResponse.ok(
+            encoding: try await links.login(app: caller.app, request: login, address: caller.address))
     }
 
     static func percentEncoded(_ text: String) -> String {

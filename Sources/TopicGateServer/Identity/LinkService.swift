@@ -120,7 +120,7 @@ struct LinkService: Sendable {
 
     /// A fresh token for the user linked to the pair: the token endpoint's response. Failures
     /// say no more than "wrong", whether the pair exists or not.
-    func login(app: App, request: AccountLinkRequest, address: String?) async throws -> JSONValue {
+    func login(app: App, request: AccountLinkRequest, address: String?) async throws -> TokenGrant {
         let expiresAt = request.expiresAt
         let account = "\(request.provider):\(request.externalID)"
         let pairKey = AbuseGuard.Key.link(app.id, provider: request.provider, externalID: request.externalID)
@@ -169,7 +169,7 @@ struct LinkService: Sendable {
         try await audit.record(
             .linkLogin, appID: app.id, actor: "anonymous", subjectID: user.id.rawValue, account: account,
             address: address)
-        return tokens.grantBody(id: user.id.rawValue, token: token, expiresAt: expiresAt)
+        return tokens.grant(id: user.id.rawValue, token: token, expiresAt: expiresAt)
     }
 
     /// The links of a user, for the user itself or the admin.

@@ -27,7 +27,7 @@ struct LoginService: Sendable {
         try await store.app(clientID: clientID)?.id.rawValue
     }
 
-    func grant(app: App, request: TokenRequest, address: String?) async throws -> JSONValue {
+    func grant(app: App, request: TokenRequest, address: String?) async throws -> TokenGrant {
         switch request.grant {
         case .password(let identifier, let password):
             try await passwordGrant(app: app, identifier, password, expiresAt: request.expiresAt, address: address)
@@ -40,7 +40,7 @@ struct LoginService: Sendable {
     /// to, so `ann`, `LOGIN_NAME:ann` and every spelling of a phone number share one lock.
     func passwordGrant(
         app: App, _ identifier: LoginIdentifier, _ password: String, expiresAt: UnixMillis?, address: String?
-    ) async throws -> JSONValue {
+    ) async throws -> TokenGrant {
         if case .vendorThingID(let vendorThingID) = identifier {
             let thing = try await store.thing(appID: app.id, reference: .vendorThingID(vendorThingID))
             let account = PasswordCheck.Account.thing(thing, appID: app.id, presented: identifier.description)
@@ -52,7 +52,7 @@ struct LoginService: Sendable {
             else { throw Self.wrongCredentials() }
             if thing.disabled { throw KiiError.oauth(.invalidGrant, "The thing is disabled.") }
             let token = try await tokens.issue(appID: app.id, principal: .thing(thing.id), expiresAt: expiresAt)
-            return tokens.grantBody(id: thing.id.rawValue, token: token, expiresAt: expiresAt)
+            return tokens.grant(id: thing.id.rawValue, token: token, expiresAt: expiresAt)
         }
         let user = try await store.user(appID: app.id, address: identifier)
         let account = PasswordCheck.Account.user(user, appID: app.id, presented: identifier.description)
@@ -64,7 +64,7 @@ struct LoginService: Sendable {
         else { throw Self.wrongCredentials() }
         if user.disabled { throw KiiError.oauth(.invalidGrant, "The user is disabled.") }
         let token = try await tokens.issue(appID: app.id, principal: .user(user.id), expiresAt: expiresAt)
-        return tokens.grantBody(id: user.id.rawValue, token: token, expiresAt: expiresAt)
+        return tokens.grant(id: user.id.rawValue, token: token, expiresAt: expiresAt)
     }
 
     /// The admin's client ID and secret, or the app ID for an anonymous token. Wrong secrets
@@ -72,7 +72,7 @@ struct LoginService: Sendable {
     /// spend the app's budget, can never lock the admin out.
     func clientCredentialsGrant(
         app: App, _ clientID: String, _ secret: String, expiresAt: UnixMillis?, address: String?
-    ) async throws -> JSONValue {
+    ) async throws -> TokenGrant {
         if clientID != app.clientID, clientID == app.id.rawValue {
             // An anonymous app token (ebisu sends a dummy secret: the app key is no secret): a
             // budget per address, and a short life (a device takes one to onboard at once).
@@ -80,7 +80,7 @@ struct LoginService: Sendable {
             let longest = tokens.time.now() + abuse.controls.anonymousTokenLifetime
             let expiresAt = min(expiresAt ?? longest, longest)
             let token = try await tokens.issue(appID: app.id, principal: .anonymous, expiresAt: expiresAt)
-            return tokens.grantBody(id: app.id.rawValue, token: token, expiresAt: expiresAt)
+            return tokens.grant(id: app.id.rawValue, token: token, expiresAt: expiresAt)
         }
         let attempt: AbuseGuard.Attempt
         do throws(AbuseGuard.Refusal) {
@@ -108,13 +108,13 @@ struct LoginService: Sendable {
         let latest = tokens.time.now() + .seconds(adminTokenTTL.components.seconds)
         let expires = min(expiresAt ?? latest, latest)
         let token = try await tokens.issue(appID: app.id, principal: .admin, expiresAt: expires)
-        return tokens.grantBody(id: app.clientID, token: token, expiresAt: expires)
+        return tokens.grant(id: app.clientID, token: token, expiresAt: expires)
     }
 
     /// `DELETE …/users/{id}/tokens` by the admin: every token of the user ends, with the
     /// devices installed with them (those the admin installed for it stay).
     func revokeAll(of principal: Principal, caller: Caller) async throws {
-        guard caller.principal == .admin else { throw caller.denied("revoke another principal's tokens") }
+        try caller.requireAdmin(to: "revoke another principal's tokens")
         let count = try await store.revokeTokens(appID: caller.appID, principal: principal, keeping: nil)
         try await revocation.revoke(appID: caller.appID, .installedWithOtherTokens(principal, keeping: nil))
         try await audit.record(

@@ -16,24 +16,27 @@ struct PseudoUserCleanup: Sendable {
     static let batchLimit = 1_000
 
     /// What a run found (and, unless `dryRun`, removed).
-    struct Report {
+    struct Report: Encodable, Sendable {
+        struct IdleUser: Encodable, Sendable {
+            let userID: String
+            let createdAt: UnixMillis
+            let lastSeenAt: UnixMillis
+        }
+
         let idleDays: Int
         let cutoff: UnixMillis
         let dryRun: Bool
-        let users: [User]
+        let users: [IdleUser]
+        let count: Int
 
-        var json: JSONValue {
-            [
-                "idleDays": .int(Int64(idleDays)), "cutoff": cutoff.json, "dryRun": .bool(dryRun),
-                "count": .int(Int64(users.count)),
-                "users": .array(
-                    users.map { user in
-                        [
-                            "userID": .string(user.id.rawValue), "createdAt": user.createdAt.json,
-                            "lastSeenAt": user.lastSeenAt.json,
-                        ]
-                    }),
-            ]
+        init(idleDays: Int, cutoff: UnixMillis, dryRun: Bool, users: [User]) {
+            self.idleDays = idleDays
+            self.cutoff = cutoff
+            self.dryRun = dryRun
+            self.users = users.map {
+                IdleUser(userID: $0.id.rawValue, createdAt: $0.createdAt, lastSeenAt: $0.lastSeenAt)
+            }
+            count = users.count
         }
     }
 

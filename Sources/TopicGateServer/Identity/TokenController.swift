@@ -39,7 +39,8 @@ struct TokenController<Context: CallerRequestContext>: RouteTable {
     func grant(_ request: Request, _ context: Context) async throws -> Response {
         let caller = try context.caller
         let token = try TokenRequest(body: try await body.formOrObject(request))
-        return JSONResponse.ok(try await login.grant(app: caller.app, request: token, address: caller.address))
+        return try JSONResponse.ok(
+            encoding: try await login.grant(app: caller.app, request: token, address: caller.address))
     }
 
     /// `POST …/oauth2/revoke` (RFC 7009) with `token` in a form or JSON body.
@@ -66,7 +67,8 @@ struct TokenController<Context: CallerRequestContext>: RouteTable {
         let token = try TokenRequest(body: try await body.formOrObject(request))
         let caller = try await authenticator.anonymous(
             request, peer: context.remoteAddress, appID: try await appWithoutPath(request, clientID: token.clientID))
-        return JSONResponse.ok(try await login.grant(app: caller.app, request: token, address: caller.address))
+        return try JSONResponse.ok(
+            encoding: try await login.grant(app: caller.app, request: token, address: caller.address))
     }
 
     /// The JS and Unity SDKs name the app in `X-Kii-AppID`; a client-credentials call names it

@@ -41,10 +41,8 @@ package struct TokenIssuer: Sendable {
     }
 
     /// The token endpoint's response for `token`.
-    func grantBody(id: String, token: String, expiresAt: UnixMillis?) -> JSONValue {
+    func grant(id: String, token: String, expiresAt: UnixMillis?) -> TokenGrant {
         let expiresIn = expiresAt.map { max(0, ($0 - time.now()).components.seconds) } ?? Self.neverExpiresSeconds
-        return [
-            "id": .string(id), "access_token": .string(token), "token_type": "Bearer", "expires_in": .int(expiresIn),
-        ]
+        return TokenGrant(id: id, accessToken: token, tokenType: "Bearer", expiresIn: expiresIn)
     }
 }

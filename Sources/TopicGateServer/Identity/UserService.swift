@@ -103,7 +103,7 @@ struct UserService: Sendable {
 
     /// `POST …/users/query` (the admin): a page of the app's users matching Kii's clauses.
     func query(caller: Caller, request: QueryRequest) async throws -> JSONValue {
-        guard caller.principal == .admin else { throw caller.denied("query users; only the admin may") }
+        try caller.requireAdmin(to: "query users; only the admin may")
         let page = try await store.queryUsers(appID: caller.appID, request)
         var answer: [String: JSONValue] = [
             "queryDescription": .string("WHERE \(request.clause.summary)"), "results": .array(page.users.map(\.json)),
@@ -141,7 +141,7 @@ struct UserService: Sendable {
     /// `PUT …/users/{id}/status` by the admin: a disabled user cannot log in or use its tokens,
     /// and its devices are revoked at once.
     func setDisabled(caller: Caller, reference: UserReference, request: StatusChangeRequest) async throws {
-        guard caller.principal == .admin else { throw caller.denied("change a user's status") }
+        try caller.requireAdmin(to: "change a user's status")
         let user = try await resolve(caller: caller, reference: reference)
         try await accounts.status.change(.user(user.id), request, caller: caller)
     }

@@ -9,7 +9,7 @@ struct AppOverview: Encodable, Sendable {
     let counts: AppCounts
     let outboxDepth: Int
     let deadLetters: Int
-    let gateway: JSONValue
+    let gateway: GatewayTotals
     let brokerConnected: Bool?
     let devicesOnline: Int?
 }

@@ -22,7 +22,7 @@ struct HealthController<Context: RequestContext>: RouteTable {
     }
 
     func health(_ request: Request, _ context: Context) async throws -> Response {
-        JSONResponse.ok(.object(["status": .string("ok"), "version": .string(TopicGateVersion.current)]))
+        JSONResponse.make(status: .ok, json: HealthReport.bytes)
     }
 
     func ready(_ request: Request, _ context: Context) async throws -> Response {

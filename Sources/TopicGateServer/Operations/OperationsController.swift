@@ -46,7 +46,7 @@ struct OperationsController<Context: CallerRequestContext>: RouteTable {
         return try JSONResponse.ok(
             encoding: AppOverview(
                 at: time.now(), counts: overview.counts, outboxDepth: overview.outboxDepth,
-                deadLetters: overview.deadLetters, gateway: metrics.totals(appID: caller.appID).json,
+                deadLetters: overview.deadLetters, gateway: metrics.totals(appID: caller.appID),
                 brokerConnected: link?.isReady,
                 devicesOnline: link.map { _ in presence.onlineCount(appID: caller.appID) }))
     }
@@ -55,14 +55,15 @@ struct OperationsController<Context: CallerRequestContext>: RouteTable {
         let caller = try Self.admin(context, to: "read the security audit")
         let (limit, before) = Self.paging(request)
         let page = try await operations.securityEvents(appID: caller.appID, limit: limit, before: before)
-        return JSONResponse.page("events", page.map { ($0.sequence, $0.event.json) }, limit: limit)
+        return try JSONResponse.ok(encoding: ListingPage("events", page.map { ($0.sequence, $0.event) }, limit: limit))
     }
 
     func deadLetters(_ request: Request, _ context: Context) async throws -> Response {
         let caller = try Self.admin(context, to: "read the dead letters")
         let (limit, before) = Self.paging(request)
         let page = try await operations.deadLetters(appID: caller.appID, limit: limit, before: before)
-        return JSONResponse.page("deadLetters", page.map { ($0.sequence, $0.letter.json) }, limit: limit)
+        return try JSONResponse.ok(
+            encoding: ListingPage("deadLetters", page.map { ($0.sequence, $0.letter) }, limit: limit))
     }
 
     func cleanUp(_ request: Request, _ context: Context) async throws -> Response {
@@ -71,13 +72,13 @@ struct OperationsController<Context: CallerRequestContext>: RouteTable {
         let report = try await cleanup.run(
             appID: caller.appID, idleDays: cleanupRequest.idleDays, dryRun: cleanupRequest.dryRun,
             actor: caller.principal.description)
-        return JSONResponse.ok(report.json)
+        return try JSONResponse.ok(encoding: report)
     }
 
     /// The caller, who must be the app's admin to do `what`.
     static func admin(_ context: Context, to what: String) throws -> Caller {
         let caller = try context.caller
-        guard caller.principal == .admin else { throw caller.denied(what) }
+        try caller.requireAdmin(to: what)
         return caller
     }
 

@@ -36,7 +36,7 @@ struct PrincipalAccessReport: Encodable, Sendable {
     let groups: [GroupMembership]
     let ownedThings: [String]
     let owners: [String]
-    let endNodes: [JSONValue]
+    let endNodes: [EndNode]
     let moreEndNodes: Bool
     let installations: [Device]
     let maySubscribe: [TopicMention]
@@ -57,7 +57,7 @@ struct PrincipalAccessReport: Encodable, Sendable {
         }
         ownedThings = access.ownedThings.map(\.rawValue)
         owners = access.owners.map(\.description)
-        endNodes = access.endNodes.map(\.listJSON)
+        endNodes = access.endNodes
         moreEndNodes = access.moreEndNodes
         installations = access.installations.map { installation, status in
             Device(

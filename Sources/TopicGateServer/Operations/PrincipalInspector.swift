@@ -47,14 +47,14 @@ struct PrincipalInspector: Sendable {
 
     /// Users, groups and things matching `text` (admin only).
     func search(caller: Caller, text: String, limit: Int) async throws -> [PrincipalMatch] {
-        guard caller.principal == .admin else { throw caller.denied("search principals; only the admin may") }
+        try caller.requireAdmin(to: "search principals; only the admin may")
         return try await store.searchPrincipals(appID: caller.appID, containing: text, limit: limit)
     }
 
     /// A user's or thing's standing (admin only); `USER_NOT_FOUND` / `THING_NOT_FOUND`.
     /// `withTopics: false` leaves the topics out (a page refreshing its devices).
     func access(caller: Caller, principal: Principal, withTopics: Bool = true) async throws -> Access {
-        guard caller.principal == .admin else { throw caller.denied("inspect a principal; only the admin may") }
+        try caller.requireAdmin(to: "inspect a principal; only the admin may")
         let appID = caller.appID
         let name: String?
         let disabled: Bool
@@ -116,7 +116,7 @@ struct PrincipalInspector: Sendable {
 
     /// A group's standing (admin only); `GROUP_NOT_FOUND`.
     func group(caller: Caller, id: GroupID) async throws -> GroupStanding {
-        guard caller.principal == .admin else { throw caller.denied("inspect a group; only the admin may") }
+        try caller.requireAdmin(to: "inspect a group; only the admin may")
         let appID = caller.appID
         guard let group = try await store.group(appID: appID, id: id) else {
             throw GroupService.notFound(appID: appID, id: id)

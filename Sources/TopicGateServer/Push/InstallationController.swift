@@ -59,8 +59,8 @@ struct InstallationController<Context: CallerRequestContext>: RouteTable {
         let caller = try context.caller
         let endpoint = try await installations.endpoint(
             caller: caller, reference: try context.parameters.installationReference())
-        return JSONResponse.make(
-            status: .ok, body: endpoint.json, mediaType: "application/vnd.kii.MQTTEndpointResponse+json",
+        return try JSONResponse.make(
+            status: .ok, encoding: endpoint, mediaType: "application/vnd.kii.MQTTEndpointResponse+json",
             headers: [HTTPField.Name("X-MQTT-TTL")!: String(endpoint.ttl.components.seconds)])
     }
 }

@@ -51,8 +51,9 @@ struct GatewayController<Context: CallerRequestContext>: RouteTable {
     func token(_ request: Request, _ context: Context) async throws -> Response {
         let (caller, gateway, endNode) = try references(context)
         let expiresIn = try Self.expiresIn(try await body.object(request, emptyAllowed: true))
-        return JSONResponse.ok(
-            try await gateways.token(caller: caller, gateway: gateway, endNode: endNode, expiresIn: expiresIn))
+        return try JSONResponse.ok(
+            encoding: try await gateways.token(caller: caller, gateway: gateway, endNode: endNode, expiresIn: expiresIn)
+        )
     }
 
     func reportConnection(_ request: Request, _ context: Context) async throws -> Response {
@@ -72,9 +73,7 @@ struct GatewayController<Context: CallerRequestContext>: RouteTable {
         let page = try await gateways.list(
             caller: caller, gateway: try context.parameters.thingReference(appID: caller.appID),
             limit: limit.map { Int(clamping: $0) }, after: query.get("paginationKey"))
-        var answer: [String: JSONValue] = ["results": .array(page.endNodes.map(\.listJSON))]
-        if let next = page.next { answer["nextPaginationKey"] = .string(next) }
-        return JSONResponse.ok(.object(answer))
+        return try JSONResponse.ok(encoding: ListingPage("results", page.endNodes, next: page.next))
     }
 
     private func references(_ context: Context) throws -> (Caller, ThingReference, ThingReference) {

@@ -101,7 +101,7 @@ struct GatewayService: Sendable {
     func token(
         caller: Caller, gateway reference: ThingReference, endNode endNodeReference: ThingReference,
         expiresIn: Duration?
-    ) async throws -> JSONValue {
+    ) async throws -> TokenGrant {
         let gateway = try await gateway(caller: caller, reference)
         let endNode = try await attachedEndNode(caller: caller, gateway: gateway, endNodeReference)
         // The gateway itself, the admin, or who manages the end node: never a co-owner of the
@@ -113,7 +113,7 @@ struct GatewayService: Sendable {
         let expiresAt = expiresIn.map { time.now() + $0 }
         let token = try await tokens.issue(
             appID: caller.appID, principal: .thing(endNode.id), expiresAt: expiresAt, relay: gateway.id)
-        return tokens.grantBody(id: endNode.id.rawValue, token: token, expiresAt: expiresAt)
+        return tokens.grant(id: endNode.id.rawValue, token: token, expiresAt: expiresAt)
     }
 
     /// `PUT …/things/{gateway}/end-nodes/{endNode}/connection`. A gateway that reports a thing

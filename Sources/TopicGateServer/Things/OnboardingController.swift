@@ -43,13 +43,13 @@ struct OnboardingController<Context: CallerRequestContext>: RouteTable {
             let endNodeRequest = try EndNodeOnboardingRequest(
                 gatewayByVendorThingID: mediaType.contains("withgatewayvendorthingid"),
                 body: try await body.object(request))
-            return JSONResponse.ok(
-                try await onboarding.onboardEndNode(caller: caller, request: endNodeRequest),
+            return try JSONResponse.ok(
+                encoding: try await onboarding.onboardEndNode(caller: caller, request: endNodeRequest),
                 mediaType: "application/vnd.kii.OnboardingEndNodeWithGatewayResponse+json")
         }
         let onboardingRequest = try OnboardingRequest(try Self.variant(mediaType), body: try await body.object(request))
-        return JSONResponse.ok(
-            try await onboarding.onboard(caller: caller, request: onboardingRequest),
+        return try JSONResponse.ok(
+            encoding: try await onboarding.onboard(caller: caller, request: onboardingRequest),
             mediaType: "application/vnd.kii.OnboardingResponse+json")
     }
 

@@ -12,7 +12,7 @@ struct OnboardingService: Sendable {
     let installations: InstallationService
     let gateways: GatewayService
 
-    func onboard(caller: Caller, request: OnboardingRequest) async throws -> JSONValue {
+    func onboard(caller: Caller, request: OnboardingRequest) async throws -> OnboardingAnswer {
         if let owner = request.owner {
             try await things.requireActingAs(caller, owner)
             try await things.requireExists(caller, owner)
@@ -31,22 +31,22 @@ struct OnboardingService: Sendable {
             _ = try await store.addOwner(appID: caller.appID, thing: thing.id, owner: owner)
         }
         let token = try await tokens.issue(appID: caller.appID, principal: .thing(thing.id))
-        var response: [String: JSONValue] = ["thingID": .string(thing.id.rawValue), "accessToken": .string(token)]
         // With push, the thing also gets its MQTT endpoint, on an installation of this
         // onboarding's own (revoked with its token).
+        var endpoint: MQTTEndpoint?
         if installations.push != nil {
             let installation = try await installations.onboardingInstallation(
                 appID: caller.appID, thing: thing.id, token: token)
-            response["mqttEndpoint"] = try await installations.endpoint(for: installation).json
+            endpoint = try await installations.endpoint(for: installation)
         }
-        return .object(response)
+        return OnboardingAnswer(thingID: thing.id.rawValue, accessToken: token, mqttEndpoint: endpoint)
     }
 
     /// `OnboardingEndNodeWithGateway…`: by the gateway, one who manages it, or, for a gateway
     /// that has no owner yet (onboarded with the app's key, as kii_go's gateways are), the end
     /// node's owner-to-be; the end node's password is the proof. Its owner is `owner` (which the
     /// caller must act as), or every owner of the gateway.
-    func onboardEndNode(caller: Caller, request: EndNodeOnboardingRequest) async throws -> JSONValue {
+    func onboardEndNode(caller: Caller, request: EndNodeOnboardingRequest) async throws -> EndNodeOnboardingAnswer {
         let gateway = try await gateways.gateway(caller: caller, request.gateway)
         let ownerless = try await things.owners(of: gateway).isEmpty
         if request.owner == nil || !ownerless {
@@ -70,7 +70,7 @@ struct OnboardingService: Sendable {
         _ = try await store.attachEndNode(
             appID: caller.appID, gateway: gateway.id, endNode: endNode.id, at: gateways.time.now())
         let token = try await tokens.issue(appID: caller.appID, principal: .thing(endNode.id))
-        return ["endNodeThingID": .string(endNode.id.rawValue), "accessToken": .string(token)]
+        return EndNodeOnboardingAnswer(endNodeThingID: endNode.id.rawValue, accessToken: token)
     }
 
     /// The thing with `vendorThingID` when `password` is its password, or a new one.

@@ -142,8 +142,8 @@ struct ThingController<Context: CallerRequestContext>: RouteTable {
     func vendorThingID(_ request: Request, _ context: Context) async throws -> Response {
         let caller = try context.caller
         let thing = try await things.read(caller: caller, reference: try reference(context))
-        return JSONResponse.ok(
-            ["_vendorThingID": .string(thing.vendorThingID)],
+        return try JSONResponse.ok(
+            encoding: VendorThingIDAnswer(_vendorThingID: thing.vendorThingID),
             mediaType: "application/vnd.kii.VendorThingIDRetrievalResponse+json")
     }
 

@@ -107,8 +107,9 @@ struct ThingIFController<Context: CallerRequestContext>: RouteTable {
                 let value = try await controller.things.information(
                     caller: caller, reference: try context.parameters.thingReference(appID: caller.appID),
                     field: field)
-                return JSONResponse.ok(
-                    [field.rawValue: .string(value)], mediaType: "application/vnd.kii.ThingTypeRetrievalResponse+json")
+                return try JSONResponse.ok(
+                    encoding: SingleMember(field.rawValue, value),
+                    mediaType: "application/vnd.kii.ThingTypeRetrievalResponse+json")
             }
         }
     }
@@ -119,12 +120,8 @@ struct ThingIFController<Context: CallerRequestContext>: RouteTable {
         let commandRequest = try await body.decode(CommandRequest.self, from: request)
         let traced = request.uri.queryParameters.get("trace") == "true"
         let command = try await commands.create(caller: caller, thing: thing, request: commandRequest, traced: traced)
-        var answer: [String: JSONValue] = ["commandID": .string(command.id.rawValue)]
-        if traced {
-            answer["deliveries"] = .string(
-                "/api/apps/\(caller.appID.rawValue)/push/messages/\(command.id.rawValue)/deliveries")
-        }
-        return JSONResponse.created(.object(answer))
+        return try JSONResponse.make(
+            status: .created, encoding: CommandCreation(appID: caller.appID, id: command.id, traced: traced))
     }
 
     func commandList(_ request: Request, _ context: Context) async throws -> Response {
@@ -133,16 +130,14 @@ struct ThingIFController<Context: CallerRequestContext>: RouteTable {
         let limit = query.get("bestEffortLimit").flatMap { Int($0) }
         let page = try await commands.list(
             caller: caller, thing: thing, limit: limit, after: query.get("paginationKey"))
-        var body: [String: JSONValue] = ["commands": .array(page.commands.map(\.json))]
-        if let next = page.next { body["nextPaginationKey"] = .string(next) }
-        return JSONResponse.ok(.object(body))
+        return try JSONResponse.ok(encoding: ListingPage("commands", page.commands, next: page.next))
     }
 
     func command(_ request: Request, _ context: Context) async throws -> Response {
         let (caller, thing) = try resolve(context)
         let command = try await commands.read(
             caller: caller, thing: thing, id: CommandID(try context.parameters.require("commandID")))
-        return JSONResponse.ok(command.json)
+        return try JSONResponse.ok(encoding: command)
     }
 
     func recordResults(_ request: Request, _ context: Context) async throws -> Response {
@@ -219,17 +214,13 @@ struct ThingIFController<Context: CallerRequestContext>: RouteTable {
             caller: caller, thing: thing, alias: alias, from: from.map { UnixMillis($0) },
             to: to.map { UnixMillis($0) },
             limit: limit)
-        return JSONResponse.ok(
-            .object([
-                "states": .array(
-                    page.states.map {
-                        .object([
-                            "recordedAt": $0.recordedAt.json,
-                            "state": .object(alias == nil ? $0.listedState : $0.state),
-                        ])
-                    }),
-                "complete": .bool(page.complete),
-            ]))
+        return try JSONResponse.ok(
+            encoding: StateHistoryPage(
+                states: page.states.map {
+                    StateHistoryPage.Entry(
+                        recordedAt: $0.recordedAt, state: .object(alias == nil ? $0.listedState : $0.state))
+                },
+                complete: page.complete))
     }
 
     private func resolve(_ context: Context) throws -> (Caller, ThingReference) {

@@ -64,7 +64,7 @@ struct ThingService: Sendable {
     /// its tokens (`THING_DISABLED`), and its devices are kicked from the broker at once. Once
     /// enabled again, it onboards (or installs) anew to get MQTT credentials.
     func setDisabled(caller: Caller, reference: ThingReference, request: StatusChangeRequest) async throws {
-        guard caller.principal == .admin else { throw caller.denied("change a thing's status") }
+        try caller.requireAdmin(to: "change a thing's status")
         let thing = try await find(caller: caller, reference: reference)
         try await accounts.status.change(.thing(thing.id), request, caller: caller)
     }

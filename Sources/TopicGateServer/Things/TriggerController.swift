@@ -55,7 +55,7 @@ struct TriggerController<Context: CallerRequestContext>: RouteTable {
     func create(_ request: Request, _ context: Context) async throws -> Response {
         let (caller, thing) = try resolve(context)
         let trigger = try await triggers.create(caller: caller, thing: thing, body: try await body.object(request))
-        return JSONResponse.created(.object(["triggerID": .string(trigger.id.rawValue)]))
+        return try JSONResponse.make(status: .created, encoding: TriggerCreation(triggerID: trigger.id.rawValue))
     }
 
     func list(_ request: Request, _ context: Context) async throws -> Response {
@@ -65,14 +65,12 @@ struct TriggerController<Context: CallerRequestContext>: RouteTable {
         let page = try await triggers.list(
             caller: caller, thing: thing, limit: limit.flatMap { $0 > 0 ? Int(clamping: $0) : nil },
             after: query.get("paginationKey"))
-        var answer: [String: JSONValue] = ["triggers": .array(page.triggers.map(\.json))]
-        if let next = page.next { answer["nextPaginationKey"] = .string(next) }
-        return JSONResponse.ok(.object(answer))
+        return try JSONResponse.ok(encoding: ListingPage("triggers", page.triggers, next: page.next))
     }
 
     func read(_ request: Request, _ context: Context) async throws -> Response {
         let (caller, thing) = try resolve(context)
-        return JSONResponse.ok(try await triggers.read(caller: caller, thing: thing, id: try id(context)).json)
+        return try JSONResponse.ok(encoding: try await triggers.read(caller: caller, thing: thing, id: try id(context)))
     }
 
     func change(_ request: Request, _ context: Context) async throws -> Response {
@@ -103,7 +101,7 @@ struct TriggerController<Context: CallerRequestContext>: RouteTable {
     func serverCodeResults(_ request: Request, _ context: Context) async throws -> Response {
         let (caller, thing) = try resolve(context)
         _ = try await triggers.read(caller: caller, thing: thing, id: try id(context))
-        return JSONResponse.ok(["triggerServerCodeResults": []])
+        return try JSONResponse.ok(encoding: ListingPage<JSONValue>("triggerServerCodeResults", [], next: nil))
     }
 
     func setParameter(_ request: Request, _ context: Context) async throws -> Response {
@@ -119,7 +117,7 @@ struct TriggerController<Context: CallerRequestContext>: RouteTable {
     func parameter(_ request: Request, _ context: Context) async throws -> Response {
         let caller = try context.caller
         let value = try await triggers.parameter(caller: caller, name: try context.parameters.require("name"))
-        return JSONResponse.ok([try context.parameters.require("name"): .string(value)])
+        return try JSONResponse.ok(encoding: SingleMember(try context.parameters.require("name"), value))
     }
 
     private func resolve(_ context: Context) throws -> (Caller, ThingReference) {

@@ -136,7 +136,7 @@ struct TriggerService: Sendable {
 
     /// `PUT /api/apps/{app}/configuration/parameters/{name}` (the admin): a bare value.
     func setParameter(caller: Caller, name: String, value: String) async throws {
-        guard caller.principal == .admin else { throw caller.denied("change the app's configuration") }
+        try caller.requireAdmin(to: "change the app's configuration")
         guard IDSyntax.isWellFormed(name), value.utf8.count <= 1000 else {
             throw KiiError.invalidInput("A parameter has a name of 1 to 128 letters and a value of at most 1000 bytes.")
         }
@@ -144,7 +144,7 @@ struct TriggerService: Sendable {
     }
 
     func parameter(caller: Caller, name: String) async throws -> String {
-        guard caller.principal == .admin else { throw caller.denied("read the app's configuration") }
+        try caller.requireAdmin(to: "read the app's configuration")
         guard let value = try await store.appParameter(appID: caller.appID, name: name) else {
             throw KiiError(.notFound, "The app has no parameter \(name).", context: ["name": .string(name)])
         }

@@ -21,9 +21,7 @@ struct PushTraceController<Context: CallerRequestContext>: RouteTable {
 
     func deliveries(_ request: Request, _ context: Context) async throws -> Response {
         let caller = try context.caller
-        guard caller.principal == .admin else {
-            throw caller.denied("read a push's deliveries; only the admin may")
-        }
+        try caller.requireAdmin(to: "read a push's deliveries; only the admin may")
         let messageID = PushMessageID(try context.parameters.require("message"))
         let deliveries = try await topics.deliveries(of: messageID, appID: caller.appID)
         let names = try await topics.names(appID: caller.appID, of: Array(Set(deliveries.map(\.principal))))

@@ -156,11 +156,8 @@ struct TopicController<Context: CallerRequestContext>: RouteTable {
                 ? try await topics.names(appID: caller.appID, of: Array(Set(loaded.entries.map(\.subject)))) : [:]
             return try JSONResponse.ok(encoding: DetailedACL(loaded, names: names))
         }
-        var body: [String: JSONValue] = [:]
-        for action in ACLAction.allCases {
-            body[action.rawValue] = .array(loaded.entries.filter { $0.action == action }.map(\.subject.json))
-        }
-        return JSONResponse.ok(.object(body), mediaType: "application/vnd.kii.ACLRetrievalResponse+json")
+        return try JSONResponse.ok(
+            encoding: ACLRetrieval(loaded), mediaType: "application/vnd.kii.ACLRetrievalResponse+json")
     }
 
     func changeACL(_ request: Request, _ context: Context) async throws -> Response {
@@ -179,7 +176,7 @@ struct TopicController<Context: CallerRequestContext>: RouteTable {
         let (caller, reference, name) = try target(context)
         let action = try Self.action(context.parameters)
         let loaded = try await topics.entries(caller: caller, scope: reference, name: name)
-        return JSONResponse.ok(.array(loaded.entries.filter { $0.action == action }.map(\.subject.json)))
+        return try JSONResponse.ok(encoding: loaded.entries.filter { $0.action == action }.map(\.subject))
     }
 
     func entryGranted(_ request: Request, _ context: Context) async throws -> Response {
@@ -190,7 +187,8 @@ struct TopicController<Context: CallerRequestContext>: RouteTable {
             throw KiiError(
                 .aclNotFound, "There is no entry \(entry).", context: ["subject": .string(entry.subject.description)])
         }
-        return JSONResponse.ok(entry.subject.json, mediaType: "application/vnd.kii.ACLSubjectRetrievalResponse+json")
+        return try JSONResponse.ok(
+            encoding: entry.subject, mediaType: "application/vnd.kii.ACLSubjectRetrievalResponse+json")
     }
 
     /// Grants or revokes the entry the path names.
@@ -212,7 +210,7 @@ struct TopicController<Context: CallerRequestContext>: RouteTable {
         let page = try await topics.audit(
             caller: caller, scope: reference, name: name, after: try Self.auditKey(query.get("paginationKey")),
             limit: limit)
-        return JSONResponse.page("records", page.map { ($0.key, $0.record.json) }, limit: limit)
+        return try JSONResponse.ok(encoding: ListingPage("records", page.map { ($0.key, $0.record) }, limit: limit))
     }
 
     func explain(_ request: Request, _ context: Context) async throws -> Response {
@@ -289,11 +287,9 @@ struct TopicController<Context: CallerRequestContext>: RouteTable {
         let message = try await body.decode(PushMessageRequest.self, from: request)
         let traced = request.uri.queryParameters.get("trace") == "true"
         let id = try await topics.send(caller: caller, scope: reference, name: name, request: message, traced: traced)
-        var answer: [String: JSONValue] = ["pushMessageID": .string(id)]
-        if traced {
-            answer["deliveries"] = .string("/api/apps/\(caller.appID.rawValue)/push/messages/\(id)/deliveries")
-        }
-        return JSONResponse.created(.object(answer), mediaType: "application/vnd.kii.SendPushMessageResponse+json")
+        return try JSONResponse.make(
+            status: .created, encoding: PushMessageCreation(appID: caller.appID, id: id, traced: traced),
+            mediaType: "application/vnd.kii.SendPushMessageResponse+json")
     }
 
     static func action(_ parameters: Parameters) throws -> ACLAction {

@@ -32,7 +32,7 @@ extension TopicService {
     func admitted(
         caller: Caller, scope reference: TopicScopeReference, name: String, action: ACLAction, limit: Int = 1000
     ) async throws -> Admitted {
-        guard caller.principal == .admin else { throw caller.denied("list who may use a topic; only the admin may") }
+        try caller.requireAdmin(to: "list who may use a topic; only the admin may")
         let loaded = try await manageable(caller: caller, reference, name, to: "list who may use this topic")
         let appID = caller.appID
         var users: Set<UserID> = []
@@ -85,7 +85,7 @@ extension TopicService {
 
     /// Topics of every scope that match `text` (see `OperatorStore.searchTopics`); admin only.
     func search(caller: Caller, text: String, limit: Int) async throws -> [Topic] {
-        guard caller.principal == .admin else { throw caller.denied("search topics; only the admin may") }
+        try caller.requireAdmin(to: "search topics; only the admin may")
         return try await store.searchTopics(appID: caller.appID, containing: text, limit: limit)
     }
 

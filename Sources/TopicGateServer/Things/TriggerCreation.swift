@@ -1,0 +1,4 @@
+/// `201` to a new trigger.
+struct TriggerCreation: Encodable, Sendable {
+    let triggerID: String
+}
