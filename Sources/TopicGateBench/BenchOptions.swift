@@ -47,6 +47,10 @@ public struct BenchOptions: Sendable {
         guard let soak else { return .seconds(60) }
         return soak >= .seconds(300) ? .seconds(60) : soak / 5
     }
+    /// Times the scenarios run, one after another on the same gateway and broker (the soak
+    /// runs once). With more than one, each row is the run of the median ratio, with the lowest
+    /// and highest ratio of all runs beside it.
+    public var repetitions = 1
     /// Scenarios to run (all when empty): send, fanout, commands, authorization, reads, signup,
     /// queries, statequeries, triggers, connections, soak (with `soak` set).
     public var only: Set<String> = []

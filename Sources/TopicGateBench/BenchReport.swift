@@ -4,15 +4,19 @@ import Foundation
 public enum BenchReport {
     public static func table(_ rows: [BenchRow]) -> String {
         var lines = [["scenario", "metric", "TopicGate", "baseline", "TopicGate/baseline", "gateway peak RSS"]]
+        let repeated = rows.map(\.runs).max() ?? 1
+        if repeated > 1 { lines[0].append("lowest–highest of \(repeated) runs") }
         for row in rows {
-            lines.append([
+            var line = [
                 row.scenario, row.metric, format(row.topicGate, row.unit),
                 row.baseline.map { format($0, row.unit) + (row.baselineName == "target" ? " (target)" : "") } ?? "–",
-                row.ratio.map { String(format: $0 < 0.1 ? "%.3f×" : "%.2f×", $0) } ?? "–",
+                row.ratio.map(ratio) ?? "–",
                 row.gatewayPeakBytes.map { String(format: "%.0f MiB", Double($0) / 1_048_576) } ?? "–",
-            ])
+            ]
+            if repeated > 1 { line.append(row.spread.map { spread(of: row, $0) } ?? "–") }
+            lines.append(line)
         }
-        let widths = lines.reduce(into: [Int](repeating: 0, count: 6)) { widths, line in
+        let widths = lines.reduce(into: [Int](repeating: 0, count: lines[0].count)) { widths, line in
             for (index, cell) in line.enumerated() { widths[index] = max(widths[index], cell.count) }
         }
         var text = ""
@@ -37,6 +41,16 @@ public enum BenchReport {
         let data = try JSONSerialization.data(
             withJSONObject: ["rows": rows.map(\.json)], options: [.prettyPrinted, .sortedKeys])
         return String(decoding: data, as: UTF8.self)
+    }
+
+    static func ratio(_ value: Double) -> String { String(format: value < 0.1 ? "%.3f×" : "%.2f×", value) }
+
+    /// `0.81–0.87×`, or the row's own figures when it has no ratio.
+    static func spread(of row: BenchRow, _ spread: ClosedRange<Double>) -> String {
+        guard row.ratio != nil else {
+            return format(spread.lowerBound, row.unit) + " – " + format(spread.upperBound, row.unit)
+        }
+        return String(ratio(spread.lowerBound).dropLast()) + "–" + ratio(spread.upperBound)
     }
 
     static func format(_ value: Double, _ unit: String) -> String {

@@ -9,6 +9,11 @@ public struct BenchRow: Sendable {
     public var baselineName: String
     /// The gateway's peak resident memory during the scenario, in bytes.
     public var gatewayPeakBytes: Int?
+    /// With repetitions: how many runs the row stands for (it is the run of the median
+    /// ratio, or of the median figure when there is no baseline), and the lowest and highest
+    /// ratio (or figure) over them.
+    public var runs = 1
+    public var spread: ClosedRange<Double>?
 
     /// TopicGate ÷ baseline.
     public var ratio: Double? {
@@ -23,6 +28,11 @@ public struct BenchRow: Sendable {
         if let baseline { object["baseline"] = baseline }
         if let ratio { object["ratio"] = ratio }
         if let gatewayPeakBytes { object["gatewayPeakBytes"] = gatewayPeakBytes }
+        if let spread {
+            object["runs"] = runs
+            object["lowest"] = spread.lowerBound
+            object["highest"] = spread.upperBound
+        }
         return object
     }
 }

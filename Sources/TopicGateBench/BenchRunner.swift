@@ -26,6 +26,28 @@ public struct BenchRunner {
         // through the gateway); the connections scenario spreads them so that each process stays
         // under it.
         DescriptorLimit.raise()
+        var rows: [BenchRow] = []
+        if let soak = options.soak {
+            rows += try await inWorld { world in
+                try await scenario("soak for \(Int(soak.seconds)) s") {
+                    try await SoakScenario(world: world, options: options).run(for: soak)
+                }
+            }
+            if options.runsSoakOnly { return rows }
+        }
+        // Each run on a gateway and broker of its own, so that no run finds another's users,
+        // topics or installations.
+        var runs: [[BenchRow]] = []
+        for repetition in 1...max(1, options.repetitions) {
+            if options.repetitions > 1 { progress("run \(repetition) of \(options.repetitions)") }
+            runs.append(try await inWorld(scenarios))
+        }
+        return rows + BenchRow.combined(runs)
+    }
+
+    /// Starts a gateway and its broker (or checks the given ones), runs `body` on them and stops
+    /// them; on a failure, keeps their output and says where it is.
+    private func inWorld(_ body: (BenchWorld) async throws -> [BenchRow]) async throws -> [BenchRow] {
         let world = BenchWorld(
             executable: executable, given: target, postgres: options.postgres,
             postgresSettings: options.postgresSettings, gateways: options.gateways, brokers: options.brokers)
@@ -38,68 +60,7 @@ public struct BenchRunner {
                         : "starting the gateway and its broker")
             try await world.start()
             if let database = world.database { progress("its PostgreSQL is at \(database.url())") }
-            var rows: [BenchRow] = []
-            if let soak = options.soak {
-                rows += try await scenario("soak for \(Int(soak.seconds)) s") {
-                    try await SoakScenario(world: world, options: options).run(for: soak)
-                }
-                if options.runsSoakOnly {
-                    await world.stop()
-                    return rows
-                }
-            }
-            if options.runs("send") {
-                rows += try await scenario("send → device") {
-                    try await SendToDeviceScenario(world: world, options: options).run()
-                }
-            }
-            if options.runs("fanout") {
-                for size in options.fanOutSizes {
-                    rows += try await scenario("fan-out to \(size) devices") {
-                        try await FanOutScenario(world: world, options: options).run(size: size)
-                    }
-                }
-            }
-            if options.runs("commands") {
-                rows += try await scenario("commands") {
-                    try await CommandScenario(world: world, options: options).run()
-                }
-            }
-            if options.runs("authorization") {
-                rows += try await scenario("authorization") {
-                    try await AuthorizationScenario(world: world, options: options).run()
-                }
-            }
-            if options.runs("reads") {
-                rows += try await scenario("reads") {
-                    try await ReadScenario(world: world, options: options).run()
-                }
-            }
-            if options.runs("signup") {
-                rows += try await scenario("sign-up") {
-                    try await SignUpScenario(world: world, options: options).run()
-                }
-            }
-            if options.runs("queries") {
-                rows += try await scenario("user queries over \(options.queryUsers) users") {
-                    try await QueryScenario(world: world, options: options).run()
-                }
-            }
-            if options.runs("triggers") {
-                rows += try await scenario("triggers") {
-                    try await TriggerScenario(world: world, options: options).run()
-                }
-            }
-            if options.runs("statequeries") && !world.postgres {
-                rows += try await scenario("state queries over \(options.stateHistory) states") {
-                    try await StateQueryScenario(world: world, options: options).run()
-                }
-            }
-            if options.runs("connections") {
-                rows += try await scenario("\(options.connections) connections") {
-                    try await ConnectionScenario(world: world, options: options).run()
-                }
-            }
+            let rows = try await body(world)
             await world.stop()
             return rows
         } catch {
@@ -109,6 +70,64 @@ public struct BenchRunner {
                     + "\(world.directory)/broker)"
             )
         }
+    }
+
+    /// Every scenario the options name, once.
+    private func scenarios(_ world: BenchWorld) async throws -> [BenchRow] {
+        var rows: [BenchRow] = []
+        if options.runs("send") {
+            rows += try await scenario("send → device") {
+                try await SendToDeviceScenario(world: world, options: options).run()
+            }
+        }
+        if options.runs("fanout") {
+            for size in options.fanOutSizes {
+                rows += try await scenario("fan-out to \(size) devices") {
+                    try await FanOutScenario(world: world, options: options).run(size: size)
+                }
+            }
+        }
+        if options.runs("commands") {
+            rows += try await scenario("commands") {
+                try await CommandScenario(world: world, options: options).run()
+            }
+        }
+        if options.runs("authorization") {
+            rows += try await scenario("authorization") {
+                try await AuthorizationScenario(world: world, options: options).run()
+            }
+        }
+        if options.runs("reads") {
+            rows += try await scenario("reads") {
+                try await ReadScenario(world: world, options: options).run()
+            }
+        }
+        if options.runs("signup") {
+            rows += try await scenario("sign-up") {
+                try await SignUpScenario(world: world, options: options).run()
+            }
+        }
+        if options.runs("queries") {
+            rows += try await scenario("user queries over \(options.queryUsers) users") {
+                try await QueryScenario(world: world, options: options).run()
+            }
+        }
+        if options.runs("triggers") {
+            rows += try await scenario("triggers") {
+                try await TriggerScenario(world: world, options: options).run()
+            }
+        }
+        if options.runs("statequeries") && !world.postgres {
+            rows += try await scenario("state queries over \(options.stateHistory) states") {
+                try await StateQueryScenario(world: world, options: options).run()
+            }
+        }
+        if options.runs("connections") {
+            rows += try await scenario("\(options.connections) connections") {
+                try await ConnectionScenario(world: world, options: options).run()
+            }
+        }
+        return rows
     }
 
     /// Runs the scenario `name`, and says so when the machine's host took a share of its CPU

@@ -41,6 +41,11 @@ struct BenchCommand: AsyncParsableCommand {
                 + "repeatable: --postgres-setting shared_preload_libraries=pg_stat_statements.",
             valueName: "name=value"))
     var postgresSettings: [String] = []
+    @Option(
+        help: ArgumentHelp(
+            "Run the scenarios this many times, each time on a gateway and broker of their own (1–9): each row is "
+                + "then the run of the median ratio, with the lowest and highest ratio of all runs beside it."))
+    var runs = 1
     @Option(help: "Messages in the send → device scenario.") var messages: Int?
     @Option(help: "Concurrent HTTP requests (keep-alive connections).") var concurrency: Int?
     @Option(help: "Devices held in the connections scenario.") var connections: Int?
@@ -73,6 +78,8 @@ struct BenchCommand: AsyncParsableCommand {
         if let connections { options.connections = connections }
         if let devicesPerProcess { options.devicesPerProcess = devicesPerProcess }
         options.only = Set(only)
+        guard (1...9).contains(runs) else { throw ValidationError("--runs is 1 to 9.") }
+        options.repetitions = runs
         guard (1...8).contains(gateways) else { throw ValidationError("--gateways is 1 to 8.") }
         guard (1...8).contains(brokers) else { throw ValidationError("--brokers is 1 to 8.") }
         guard (gateways == 1 && brokers == 1) || broker == nil else {

@@ -135,4 +135,46 @@ struct BenchPartsTests {
         // A unit that is a format directive is shown as it is.
         #expect(BenchReport.format(4.44, "%") == "4.4 %")
     }
+
+    @Test("Runs combine into the run of the median ratio, with the lowest and highest ratio beside it")
+    func repetitions() {
+        func run(_ sendRate: Double, _ fanOut: [Double], _ query: Double) -> [BenchRow] {
+            [
+                BenchRow(
+                    scenario: "send", metric: "messages/s", unit: "msg/s", topicGate: sendRate, baseline: 1000,
+                    baselineName: "raw", gatewayPeakBytes: nil)
+            ]
+                + fanOut.map {
+                    BenchRow(
+                        scenario: "fan-out", metric: "deliveries/s", unit: "msg/s", topicGate: $0, baseline: 100,
+                        baselineName: "raw", gatewayPeakBytes: nil)
+                }
+                + [
+                    BenchRow(
+                        scenario: "queries", metric: "median", unit: "ms", topicGate: query, baseline: nil,
+                        baselineName: "(a time)", gatewayPeakBytes: nil)
+                ]
+        }
+        let combined = BenchRow.combined([run(900, [50, 90], 8), run(700, [70, 80], 9), run(800, [60, 95], 7)])
+        #expect(combined.count == 4)
+        #expect(combined[0].topicGate == 800)
+        #expect(combined[0].runs == 3)
+        #expect(combined[0].spread == 0.7...0.9)
+        // Rows of the same name are told apart by their place.
+        #expect(combined[1].topicGate == 60)
+        #expect(combined[1].spread == 0.5...0.7)
+        #expect(combined[2].topicGate == 90)
+        #expect(combined[2].spread == 0.8...0.95)
+        // A row with no baseline: its own figure's median and range.
+        #expect(combined[3].topicGate == 8)
+        #expect(combined[3].spread == 7...9)
+        let text = BenchReport.table(combined)
+        #expect(text.contains("lowest–highest of 3 runs"))
+        #expect(text.contains("0.70–0.90×"))
+        #expect(text.contains("7.00 ms – 9.00 ms"))
+        // One run: the rows as they are, with no spread column.
+        let single = BenchRow.combined([run(900, [50], 8)])
+        #expect(single.map(\.spread) == [nil, nil, nil])
+        #expect(!BenchReport.table(single).contains("lowest–highest"))
+    }
 }
