@@ -20,14 +20,18 @@ import TopicGateCore
 /// A process holds no more connections than it may open descriptors (the hard limit, 20 000 on
 /// some machines, cannot be raised without privileges), so above `perProcess` devices the bench
 /// spreads them over several `topicgate bench-hold` children and several brokers (`BenchFleet`).
-/// Each device's socket is bound to one of the loopback source addresses 127.0.R.2…17 (R the
-/// run), so that more of them connect than one source address has ephemeral ports.
+/// Each device's socket is bound to one of the loopback source addresses 127.0.R.2, .3, … (R the
+/// run), so that more of them connect than one source address has ephemeral ports: a socket
+/// bound before it connects takes a port of its source address whatever its destination, so an
+/// address serves at most the ephemeral range (28 232 ports here) of devices, on every broker
+/// together.
 struct ConnectionScenario {
     let world: BenchWorld
     let options: BenchOptions
 
-    /// Source addresses the devices of one run are spread over.
-    static let sourceAddresses = 16
+    /// Source addresses the devices of one run are spread over: 16, or one per 20 000 devices
+    /// (at most 253, the addresses 127.0.R.2…254).
+    var sourceAddresses: Int { min(253, max(16, (options.connections + 19_999) / 20_000)) }
 
     /// Devices per holder process and per broker: below the descriptor limit, with room for
     /// the process's own files.
@@ -173,7 +177,7 @@ struct ConnectionScenario {
     /// The loopback source address of device `index` in `run`; none for a broker elsewhere.
     func source(_ index: Int, run: Int, host: String) -> SocketAddress? {
         guard host.hasPrefix("127.") else { return nil }
-        return try? SocketAddress(ipAddress: "127.0.\(run).\(2 + index % Self.sourceAddresses)", port: 0)
+        return try? SocketAddress(ipAddress: "127.0.\(run).\(2 + index % sourceAddresses)", port: 0)
     }
 
     /// `count` pseudo users, each subscribed to `topic` with one MQTT installation: their endpoints.
