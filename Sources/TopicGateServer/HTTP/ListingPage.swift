@@ -25,3 +25,12 @@ struct ListingPage<Row: Encodable & Sendable>: Encodable, Sendable {
         try container.encodeIfPresent(nextPaginationKey, forKey: MemberName("nextPaginationKey"))
     }
 }
+
+/// A page of domain values is written by `JSONWriter` from their own forms, as they are one by one.
+extension ListingPage: JSONRepresentable where Row: JSONRepresentable {
+    var json: JSONValue {
+        var members: [String: JSONValue] = [name: .array(rows.map(\.json))]
+        if let nextPaginationKey { members["nextPaginationKey"] = .string(nextPaginationKey) }
+        return .object(members)
+    }
+}
