@@ -77,6 +77,9 @@ struct ConnectionScenario {
         // The installations are made before the clock starts: they are the gateway's HTTP work,
         // measured by the other scenarios.
         let endpoints = try await installations(count, subscribedTo: topic, gateway: gateway, connections: connections)
+        // Closed now: they would sit idle for as long as the devices take to connect (minutes for a
+        // million), longer than the gateway keeps an idle connection; the send opens its own.
+        await BenchWorld.close(connections)
         // Once what the setup left (its outbox, its settlements) is done.
         try await Task.sleep(for: .seconds(3))
         let (resident, setupPeak) = (gateway.gatewayResident, gateway.gatewayPeak)
@@ -99,8 +102,6 @@ struct ConnectionScenario {
             // The connects' presence reports handled first: the send is measured alone, as the
             // raw publishes after it are.
             try await gateway.waitUntilGatewaysIdle()
-            // A connection of its own: the set-up's were idle for as long as the devices took to
-            // connect, longer than the gateway keeps an idle connection open with many devices.
             let sender = try await gateway.connections(1)
             let began = ContinuousClock.now
             do {
@@ -121,7 +122,6 @@ struct ConnectionScenario {
             let rawTime = try await rawPush(to: endpoints, fleet: fleet, receipts: receipts)
             let peak = gateway.gatewayPeak
             await withPlugin.close()
-            await BenchWorld.close(connections)
             let withoutAuth = try await holdWithoutAuth(count, processes: processes)
             return memoryRows(count, resident: resident, peak: setupPeak)
                 + rows(
