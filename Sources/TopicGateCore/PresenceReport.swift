@@ -30,6 +30,10 @@ public enum PresenceReport: Sendable, Hashable {
     /// `{"connected":"u"}`, `{"disconnected":"u"}`, `{"snapshot":[…],"part":1,"parts":N}` or
     /// `{"changes":["+u","-v",…]}`; nil for anything else.
     public init?(payload: [UInt8]) {
+        if let changes = Self.plainChanges(payload) {
+            self = .changes(changes)
+            return
+        }
         guard let object = try? JSONReader.object(payload) else { return nil }
         if let changes = object["changes"]?.arrayValue {
             self = .changes(
@@ -49,6 +53,45 @@ public enum PresenceReport: Sendable, Hashable {
             self = .snapshot(usernames: names.compactMap(\.stringValue), part: Int(part), parts: Int(parts))
         } else {
             return nil
+        }
+    }
+
+    /// The changes of `{"changes":["+u","-v",…]}` written as the plugin writes it (no spaces, no
+    /// escapes, no empty names), read straight from the bytes: in a storm of connects each
+    /// message names hundreds. nil for anything else, which the general reader then reads.
+    static func plainChanges(_ payload: [UInt8]) -> [Change]? {
+        let opening = Array(#"{"changes":["#.utf8)
+        guard payload.count >= opening.count + 2, payload.starts(with: opening) else { return nil }
+        let quote = UInt8(ascii: "\"")
+        let backslash = UInt8(ascii: "\\")
+        var changes: [Change] = []
+        var at = opening.count
+        if payload[at] == UInt8(ascii: "]") {
+            return at + 2 == payload.count && payload[at + 1] == UInt8(ascii: "}") ? [] : nil
+        }
+        while true {
+            guard at + 3 < payload.count, payload[at] == quote else { return nil }
+            let sign = payload[at + 1]
+            guard sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") else { return nil }
+            let start = at + 2
+            var end = start
+            while end < payload.count, payload[end] != quote {
+                if payload[end] == backslash || payload[end] < 0x20 { return nil }
+                end += 1
+            }
+            guard end > start, end < payload.count,
+                let username = String(validating: payload[start..<end], as: UTF8.self)
+            else { return nil }
+            changes.append(Change(username: username, connected: sign == UInt8(ascii: "+")))
+            at = end + 1
+            guard at < payload.count else { return nil }
+            if payload[at] == UInt8(ascii: ",") {
+                at += 1
+            } else if payload[at] == UInt8(ascii: "]") {
+                return at + 2 == payload.count && payload[at + 1] == UInt8(ascii: "}") ? changes : nil
+            } else {
+                return nil
+            }
         }
     }
 }

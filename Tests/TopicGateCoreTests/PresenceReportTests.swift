@@ -1,5 +1,5 @@
 import Testing
-import TopicGateCore
+@testable import TopicGateCore
 
 @Suite("Presence reports from the broker plugin")
 struct PresenceReportTests {
@@ -14,6 +14,23 @@ struct PresenceReportTests {
                     .init(username: "a", connected: true), .init(username: "b", connected: false),
                     .init(username: "b", connected: true),
                 ]))
+        // As the plugin writes them (read straight from the bytes), and written otherwise.
+        let plain = #"{"changes":["+a","-b","+ü"]}"#
+        #expect(PresenceReport.plainChanges(Array(plain.utf8)) != nil)
+        #expect(
+            report(plain)
+                == .changes([
+                    .init(username: "a", connected: true), .init(username: "b", connected: false),
+                    .init(username: "ü", connected: true),
+                ]))
+        #expect(report(#"{"changes":[]}"#) == .changes([]))
+        for other in [#"{ "changes": ["+a"] }"#, #"{"changes":["+\u0061"]}"#, #"{"changes":["+a"],"more":1}"#] {
+            #expect(PresenceReport.plainChanges(Array(other.utf8)) == nil)
+            #expect(report(other) == .changes([.init(username: "a", connected: true)]))
+        }
+        for broken in [#"{"changes":["+a""#, #"{"changes":["+a",]}"#, #"{"changes":[""#] {
+            #expect(PresenceReport.plainChanges(Array(broken.utf8)) == nil)
+        }
         #expect(report(#"{"disconnected":"abc"}"#) == .disconnected("abc"))
         #expect(
             report(#"{"snapshot":["a","b"],"part":2,"parts":3}"#)
