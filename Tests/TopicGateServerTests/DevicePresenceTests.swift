@@ -33,7 +33,9 @@ struct DevicePresenceTests {
         #expect(presence.onlineCount == 4)
     }
 
-    @Test("Online devices are counted per app once their apps are looked up; last-seen times wait to be written")
+    @Test(
+        "Online devices are counted per app once their apps are found; the times devices went offline wait to be written"
+    )
     func perApp() {
         let presence = DevicePresence()
         for (username, at) in [("a", 100), ("b", 110), ("c", 120), ("stray", 130)] {
@@ -46,22 +48,34 @@ struct DevicePresenceTests {
         var all = presence.takeUnresolved(limit: 500)
         #expect(Set(all) == ["a", "b", "c", "stray"])
         // "stray" belongs to no installation.
-        presence.resolve(["a": AppID("app1"), "b": AppID("app1"), "c": AppID("app2")])
+        presence.resolve(all, apps: ["a": AppID("app1"), "b": AppID("app1"), "c": AppID("app2")])
         #expect(presence.onlineCount(appID: AppID("app1")) == 2)
         #expect(presence.onlineCount(appID: AppID("app2")) == 1)
         #expect(presence.onlineCount == 4)
         presence.record(.disconnected("a"), broker: "b0", at: 200)
         #expect(presence.onlineCount(appID: AppID("app1")) == 1)
-        // A known device that reconnects keeps nothing from before: it is looked up again.
+        // A device that comes back keeps its app (an installation's username stays in its app);
+        // one that belongs to no installation is looked up again.
         presence.record(.connected("a"), broker: "b0", at: 210)
+        #expect(presence.onlineCount(appID: AppID("app1")) == 2)
+        presence.record(.disconnected("stray"), broker: "b0", at: 205)
+        presence.record(.connected("stray"), broker: "b0", at: 206)
         all = presence.takeUnresolved(limit: 500)
-        #expect(all == ["a"])
+        #expect(all == ["stray"])
+        // With one app, every device is counted for it without a lookup.
+        presence.resolveAll(all, to: AppID("app2"))
+        #expect(presence.onlineCount(appID: AppID("app2")) == 2)
 
-        #expect(presence.takeUnsaved() == ["a": 210, "b": 110, "c": 120, "stray": 130])
+        // Only going offline is written: while online, every gateway knows the device.
+        #expect(presence.takeUnsaved() == ["a": 200, "stray": 205])
         #expect(presence.takeUnsaved().isEmpty)
+        #expect(presence.status("b") == .init(online: true, lastSeen: 110))
         presence.record(.disconnected("b"), broker: "b0", at: 300)
         presence.restoreUnsaved(["b": 250, "c": 260])
         #expect(presence.takeUnsaved() == ["b": 300, "c": 260])
+        // A device found gone from a snapshot went offline too.
+        presence.record(.snapshot(usernames: ["a"], part: 1, parts: 1), broker: "b0", at: 400)
+        #expect(presence.takeUnsaved() == ["c": 400, "stray": 400])
         // What was written before this gateway saw the device counts as last seen.
         #expect(presence.status("z", recorded: 50) == .init(online: false, lastSeen: 50))
         #expect(presence.status("b", recorded: 50) == .init(online: false, lastSeen: 300))

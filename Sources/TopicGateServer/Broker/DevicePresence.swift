@@ -6,9 +6,12 @@ import TopicGateCore
 /// to a broker comes up) replaces what was known of that broker, so a restart of the broker
 /// or of the gateway is put right at once.
 ///
-/// Kept in memory; `PresenceKeeper` writes the last-seen times to the installations every few
-/// seconds (`takeUnsaved`) and looks up the app of each device that came online
-/// (`takeUnresolved`, `resolve`), so that the online devices can be counted per app.
+/// Kept in memory, one entry per device (a report costs one lookup of its username). A
+/// device's last-seen time is written to its installation when it goes offline
+/// (`takeUnsaved`, by `PresenceKeeper` every few seconds): while it is online every gateway
+/// linked to its broker knows it, so a connect writes nothing. `PresenceKeeper` also finds the
+/// app of each device the first time it comes online (`takeUnresolved`, `resolve`), so that
+/// the online devices can be counted per app.
 final class DevicePresence: Sendable {
     /// A device's presence: online now, or when it was last seen (nil: never, as far as known).
     struct Status: Sendable, Hashable {
@@ -16,63 +19,94 @@ final class DevicePresence: Sendable {
         let lastSeen: UnixMillis?
     }
 
-    /// An online device: its broker, and its app (an index into `apps`; -1 until looked up).
-    private struct Online {
-        let broker: String
+    /// What is known of one device.
+    private struct Device {
+        /// When it was last seen: connected, disconnected, or found in a snapshot.
+        var lastSeen: UnixMillis
+        /// The broker it is connected to (an index into `brokers`); -1: not connected.
+        var broker: Int32 = -1
+        /// Its app (an index into `apps`); -1 until found. An installation's username never
+        /// moves to another app, so a device that comes back keeps it.
         var app: Int32 = -1
+        /// Its username waits in `unresolved`.
+        var queued = false
+
+        var online: Bool { broker >= 0 }
+
+        /// Applies a report: whether the device was online before, is now, and whether its app
+        /// is now to be found (it came online with none, and is not queued for it yet).
+        mutating func change(connected: Bool, broker: Int32, at time: UnixMillis) -> (
+            wasOnline: Bool, isOnline: Bool, toResolve: Bool
+        ) {
+            let wasOnline = online
+            if connected {
+                self.broker = broker
+            } else if self.broker == broker {
+                self.broker = -1
+            }
+            lastSeen = max(lastSeen, time)
+            let toResolve = online && app < 0 && !queued
+            if toResolve { queued = true }
+            return (wasOnline, online, toResolve)
+        }
     }
 
     private struct State {
-        /// Online usernames.
-        var online: [String: Online] = [:]
-        /// When each username was last seen: connected, disconnected, or found in a snapshot.
-        var lastSeen: [String: UnixMillis] = [:]
-        /// Last-seen times not written yet.
+        var devices: [String: Device] = [:]
+        var online = 0
+        /// Last-seen times of devices that went offline, not written yet.
         var unsaved: [String: UnixMillis] = [:]
-        /// Online usernames whose app is to be looked up.
+        /// Online usernames whose app is to be found, each once.
         var unresolved: [String] = []
+        var brokers: [String] = []
+        var brokerIndex: [String: Int32] = [:]
         /// The apps of online devices, each once.
         var apps: [AppID] = []
         var appIndex: [AppID: Int32] = [:]
         /// Snapshots being received, by broker: the usernames so far and the parts seen.
-        var snapshots: [String: (usernames: Set<String>, parts: Set<Int>)] = [:]
+        var snapshots: [Int32: (usernames: Set<String>, parts: Set<Int>)] = [:]
 
-        mutating func seen(_ username: String, at time: UnixMillis) {
-            lastSeen[username] = time
-            unsaved[username] = time
+        mutating func index(ofBroker name: String) -> Int32 {
+            if let known = brokerIndex[name] { return known }
+            let index = Int32(brokers.count)
+            brokers.append(name)
+            brokerIndex[name] = index
+            return index
         }
 
-        /// A device that moved to another broker meanwhile stays online there.
-        mutating func disconnected(_ username: String, broker: String) {
-            if online[username]?.broker == broker { online[username] = nil }
+        mutating func index(ofApp appID: AppID) -> Int32 {
+            if let known = appIndex[appID] { return known }
+            let index = Int32(apps.count)
+            apps.append(appID)
+            appIndex[appID] = index
+            return index
         }
 
-        mutating func connected(_ username: String, broker: String) {
-            let app = online[username]?.app ?? -1
-            online[username] = Online(broker: broker, app: app)
-            if app < 0 { unresolved.append(username) }
+        /// `username` came online at `broker` (`connected`) or left it, at `time`. A device that
+        /// moved to another broker meanwhile stays online there.
+        mutating func change(_ username: String, connected: Bool, broker: Int32, at time: UnixMillis) {
+            // One lookup of the username: the entry is changed where it is.
+            let (wasOnline, isOnline, toResolve) = devices[username, default: Device(lastSeen: time)].change(
+                connected: connected, broker: broker, at: time)
+            online += (isOnline ? 1 : 0) - (wasOnline ? 1 : 0)
+            if !connected && !isOnline { unsaved[username] = time }
+            if toResolve { unresolved.append(username) }
         }
     }
 
     private let state = Mutex(State())
 
-    func record(_ report: PresenceReport, broker: String, at time: UnixMillis) {
+    func record(_ report: PresenceReport, broker name: String, at time: UnixMillis) {
         state.withLock { state in
+            let broker = state.index(ofBroker: name)
             switch report {
             case .connected(let username):
-                state.connected(username, broker: broker)
-                state.seen(username, at: time)
+                state.change(username, connected: true, broker: broker, at: time)
             case .disconnected(let username):
-                state.disconnected(username, broker: broker)
-                state.seen(username, at: time)
+                state.change(username, connected: false, broker: broker, at: time)
             case .changes(let changes):
                 for change in changes {
-                    if change.connected {
-                        state.connected(change.username, broker: broker)
-                    } else {
-                        state.disconnected(change.username, broker: broker)
-                    }
-                    state.seen(change.username, at: time)
+                    state.change(change.username, connected: change.connected, broker: broker, at: time)
                 }
             case .snapshot(let usernames, let part, let parts):
                 var snapshot = state.snapshots[broker] ?? ([], [])
@@ -84,13 +118,14 @@ final class DevicePresence: Sendable {
                     return
                 }
                 state.snapshots[broker] = nil
-                for (username, on) in state.online where on.broker == broker && !snapshot.usernames.contains(username) {
-                    state.online[username] = nil
-                    state.seen(username, at: time)
+                let gone = state.devices.compactMap { username, device in
+                    device.broker == broker && !snapshot.usernames.contains(username) ? username : nil
+                }
+                for username in gone {
+                    state.change(username, connected: false, broker: broker, at: time)
                 }
                 for username in snapshot.usernames {
-                    state.connected(username, broker: broker)
-                    state.seen(username, at: time)
+                    state.change(username, connected: true, broker: broker, at: time)
                 }
             }
         }
@@ -105,23 +140,24 @@ final class DevicePresence: Sendable {
     /// The presence of the device `username`; `recorded`: when it was last seen as written.
     func status(_ username: String, recorded: UnixMillis? = nil) -> Status {
         state.withLock { state in
-            let seen = [state.lastSeen[username], recorded].compactMap { $0 }.max()
-            return Status(online: state.online[username] != nil, lastSeen: seen)
+            let device = state.devices[username]
+            let seen = [device?.lastSeen, recorded].compactMap { $0 }.max()
+            return Status(online: device?.online ?? false, lastSeen: seen)
         }
     }
 
     /// How many devices are online, on every broker of this gateway.
-    var onlineCount: Int { state.withLock { $0.online.count } }
+    var onlineCount: Int { state.withLock { $0.online } }
 
     /// How many devices of `appID` are online (those whose app was looked up).
     func onlineCount(appID: AppID) -> Int {
         state.withLock { state in
             guard let index = state.appIndex[appID] else { return 0 }
-            return state.online.values.reduce(0) { $0 + ($1.app == index ? 1 : 0) }
+            return state.devices.values.reduce(0) { $0 + ($1.online && $1.app == index ? 1 : 0) }
         }
     }
 
-    /// The last-seen times recorded since the last call, to be written.
+    /// The last-seen times of the devices that went offline since the last call, to be written.
     func takeUnsaved() -> [String: UnixMillis] {
         state.withLock { state in
             defer { state.unsaved = [:] }
@@ -134,12 +170,13 @@ final class DevicePresence: Sendable {
         state.withLock { state in state.unsaved.merge(seen) { max($0, $1) } }
     }
 
-    /// Online usernames whose app is not known yet (at most `limit`).
+    /// Online usernames whose app is not known yet (at most `limit`); each is to be answered by
+    /// `resolve` or put back.
     func takeUnresolved(limit: Int) -> [String] {
         state.withLock { state in
             let taken = Array(state.unresolved.suffix(limit))
             state.unresolved.removeLast(taken.count)
-            return taken.filter { state.online[$0]?.app ?? 0 < 0 }
+            return taken
         }
     }
 
@@ -148,20 +185,28 @@ final class DevicePresence: Sendable {
         state.withLock { state in state.unresolved += usernames }
     }
 
-    /// Records the apps of online devices (`takeUnresolved`); a username left out belongs to no
-    /// installation and is not counted for any app.
-    func resolve(_ apps: [String: AppID]) {
+    /// Records the apps found for `asked` (taken by `takeUnresolved`); a username `apps` leaves
+    /// out belongs to no installation, is not counted for any app, and is asked again when it
+    /// comes online again.
+    func resolve(_ asked: [String], apps: [String: AppID]) {
         state.withLock { state in
-            for (username, appID) in apps where state.online[username] != nil {
-                let index: Int32
-                if let known = state.appIndex[appID] {
-                    index = known
-                } else {
-                    index = Int32(state.apps.count)
-                    state.apps.append(appID)
-                    state.appIndex[appID] = index
-                }
-                state.online[username]?.app = index
+            for username in asked {
+                guard let index = state.devices.index(forKey: username) else { continue }
+                state.devices.values[index].queued = false
+                if let appID = apps[username] { state.devices.values[index].app = state.index(ofApp: appID) }
+            }
+        }
+    }
+
+    /// Records that every device taken by `takeUnresolved` belongs to `appID` (a store with one
+    /// app: only its installations are given credentials the brokers accept).
+    func resolveAll(_ asked: [String], to appID: AppID) {
+        state.withLock { state in
+            let app = state.index(ofApp: appID)
+            for username in asked {
+                guard let index = state.devices.index(forKey: username) else { continue }
+                state.devices.values[index].queued = false
+                state.devices.values[index].app = app
             }
         }
     }

@@ -3,13 +3,13 @@ import ServiceLifecycle
 import TopicGateCore
 import TopicGateStore
 
-/// Keeps what `DevicePresence` learns: every `interval` it writes the last-seen times to the
-/// installations (so that they outlive the gateway) and looks up the app of each device that
-/// came online (so that the overview counts an app's devices). Writes once more when the
-/// gateway stops.
+/// Keeps what `DevicePresence` learns: every `interval` it writes the last-seen times of the
+/// devices that went offline to their installations (so that they outlive the gateway) and
+/// finds the app of each device that came online (so that the overview counts an app's
+/// devices). Writes once more when the gateway stops.
 struct PresenceKeeper: Service {
     let presence: DevicePresence
-    let store: any InstallationStore
+    let store: any InstallationStore & AppStore
     let logger: Logger
     var interval: Duration = .seconds(2)
 
@@ -20,7 +20,7 @@ struct PresenceKeeper: Service {
         }
     }
 
-    /// Writes the unsaved last-seen times and resolves the apps of new online devices.
+    /// Writes the unsaved last-seen times and finds the apps of new online devices.
     func keep() async {
         let seen = presence.takeUnsaved()
         do {
@@ -29,11 +29,22 @@ struct PresenceKeeper: Service {
             presence.restoreUnsaved(seen)
             logger.warning("Cannot record when devices were last seen", metadata: ["error": "\(error)"])
         }
+        // With one app every device is its own: the brokers accept only credentials given to
+        // installations. Otherwise each device's installation says.
+        var onlyApp: AppID??
         while true {
             let usernames = presence.takeUnresolved(limit: 500)
             guard !usernames.isEmpty else { break }
             do {
-                presence.resolve(try await store.installationApps(mqttTopics: usernames))
+                if onlyApp == nil {
+                    let apps = try await store.apps()
+                    onlyApp = .some(apps.count == 1 ? apps[0].id : nil)
+                }
+                if let appID = onlyApp ?? nil {
+                    presence.resolveAll(usernames, to: appID)
+                } else {
+                    presence.resolve(usernames, apps: try await store.installationApps(mqttTopics: usernames))
+                }
             } catch {
                 presence.putBackUnresolved(usernames)
                 logger.warning("Cannot look up the apps of online devices", metadata: ["error": "\(error)"])
