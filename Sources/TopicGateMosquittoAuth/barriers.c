@@ -60,7 +60,7 @@ int on_tick(int event, void *event_data, void *userdata)
     (void)event;
     (void)event_data;
     struct plugin_state *state = userdata;
-    flush_changes(state);
+    flush_gathered_changes(state);
     answer_barriers(state);
     if (state->saves) tg_saves_tick(state->saves, answer_barrier);
     state->turn++;

@@ -26,8 +26,9 @@
  *   asked with {"command":"presence"}, the connected usernames in parts of 500:
  *   {"snapshot":[…],"part":1,"parts":N} (an empty snapshot is one part). When every gateway
  *   session connected asked for features (so reads them), the changes go instead, gathered
- *   per turn of the broker's loop (TICK), on `topicgate/presence/changes`:
- *   {"changes":["+<username>","-<username>",…]}, at most 500 per message.
+ *   for 50 ms and sent at the end of a turn of the broker's loop (TICK), on
+ *   `topicgate/presence/changes`: {"changes":["+<username>","-<username>",…]}, at most 500
+ *   per message.
  * - Routing barriers: {"command":"barrier","id":…} on the control topic is answered with
  *   {"routed":"<id>"} on the presence topic at the end of the loop turn after the one that read
  *   it: the copies of every fan-out acknowledged before are then in their devices' sessions

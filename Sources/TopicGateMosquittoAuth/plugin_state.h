@@ -24,6 +24,10 @@
 #define PRESENCE_TOPIC "topicgate/presence"
 #define CHANGES_TOPIC "topicgate/presence/changes"
 #define CHANGES_PER_MESSAGE 500
+/* How long gathered changes wait for more (unless a message is full): a storm of connects
+ * goes in a few messages a second, not one a loop turn, and the gateway still learns each
+ * within a tenth of a second or so. */
+#define CHANGES_GATHER_NANOSECONDS (50LL * 1000000LL)
 #define SNAPSHOT_PART 500
 
 #define TG_HIDDEN __attribute__((visibility("hidden")))
@@ -49,6 +53,8 @@ struct plugin_state {
     size_t gateway_count;
     size_t gateway_capacity;
     tg_changes *changes;
+    /* When the oldest change gathered was (CLOCK_MONOTONIC). */
+    struct timespec changes_since;
     /* Barriers read and not answered yet, each with the loop turn (`turn`) that read it. */
     struct barrier {
         char id[TG_MAX_NONCE + 1];
@@ -78,6 +84,7 @@ TG_HIDDEN void note_publication(struct plugin_state *state, const char *topic);
 /* presence_reports.c: who is connected, told to the gateway. */
 TG_HIDDEN void publish_presence(const char *payload);
 TG_HIDDEN void flush_changes(struct plugin_state *state);
+TG_HIDDEN void flush_gathered_changes(struct plugin_state *state);
 TG_HIDDEN void publish_change(struct plugin_state *state, bool connected, const char *username);
 TG_HIDDEN struct gateway_session *gateway_session(struct plugin_state *state, const struct mosquitto *client);
 TG_HIDDEN void gateway_connected(struct plugin_state *state, const struct mosquitto *client);

@@ -1,6 +1,6 @@
 /* Presence: a device's first session beginning and its last one ending, published on the
- * presence topic (which only the gateway's account may read), or gathered per loop turn on
- * the changes topic once every gateway session reads them; a snapshot of who is connected
+ * presence topic (which only the gateway's account may read), or gathered for 50 ms on the
+ * changes topic once every gateway session reads them; a snapshot of who is connected
  * on request. */
 #include "plugin_state.h"
 
@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Publishes `payload` (a NUL-terminated JSON text) on the presence topic, QoS 1. */
 void publish_presence(const char *payload)
@@ -28,6 +29,22 @@ void flush_changes(struct plugin_state *state)
     tg_changes_clear(state->changes);
 }
 
+static long long nanoseconds_since(struct timespec earlier)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long long)(now.tv_sec - earlier.tv_sec) * 1000000000LL + (now.tv_nsec - earlier.tv_nsec);
+}
+
+/* At the end of a loop turn: publishes the changes gathered once the oldest waited
+ * CHANGES_GATHER_NANOSECONDS. */
+void flush_gathered_changes(struct plugin_state *state)
+{
+    if (tg_changes_count(state->changes) == 0) return;
+    if (nanoseconds_since(state->changes_since) < CHANGES_GATHER_NANOSECONDS) return;
+    flush_changes(state);
+}
+
 /* True when changes are gathered: a gateway is connected and every one of its sessions reads
  * them. */
 static bool gathering_changes(const struct plugin_state *state)
@@ -43,6 +60,7 @@ static bool gathering_changes(const struct plugin_state *state)
 void publish_change(struct plugin_state *state, bool connected, const char *username)
 {
     if (gathering_changes(state)) {
+        if (tg_changes_count(state->changes) == 0) clock_gettime(CLOCK_MONOTONIC, &state->changes_since);
         if (tg_changes_add(state->changes, connected, username) >= CHANGES_PER_MESSAGE) flush_changes(state);
         return;
     }
