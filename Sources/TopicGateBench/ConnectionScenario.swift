@@ -102,6 +102,9 @@ struct ConnectionScenario {
             // The connects' presence reports handled first: the send is measured alone, as the
             // raw publishes after it are.
             try await gateway.waitUntilGatewaysIdle()
+            // The connects' peak and the send's, each on its own rows.
+            let connectsPeak = gateway.gatewayPeak
+            gateway.resetGatewayPeak()
             let sender = try await gateway.connections(1)
             let began = ContinuousClock.now
             do {
@@ -120,13 +123,13 @@ struct ConnectionScenario {
             }
             let gatewayTime = pushed.last - began
             let rawTime = try await rawPush(to: endpoints, fleet: fleet, receipts: receipts)
-            let peak = gateway.gatewayPeak
+            let sendPeak = gateway.gatewayPeak
             await withPlugin.close()
             let withoutAuth = try await holdWithoutAuth(count, processes: processes)
             return memoryRows(count, resident: resident, peak: setupPeak)
                 + rows(
                     count, withPlugin: withPlugin, withoutAuth: withoutAuth, gatewayTime: gatewayTime,
-                    rawTime: rawTime, peak: peak)
+                    rawTime: rawTime, peaks: (connects: connectsPeak, send: sendPeak))
         } catch {
             await withPlugin.close()
             throw error
@@ -148,9 +151,12 @@ struct ConnectionScenario {
         ]
     }
 
+    /// `peaks`: the gateway's peak while the devices connected, and during the send.
     func rows(
-        _ count: Int, withPlugin: Held, withoutAuth: Held, gatewayTime: Duration, rawTime: Duration, peak: Int?
+        _ count: Int, withPlugin: Held, withoutAuth: Held, gatewayTime: Duration, rawTime: Duration,
+        peaks: (connects: Int?, send: Int?)
     ) -> [BenchRow] {
+        let peak = peaks.connects
         let noAuth = "same Mosquitto, no auth"
         let rawPublish = "raw: one publish per device topic"
         var rows = [
@@ -175,11 +181,11 @@ struct ConnectionScenario {
             BenchRow(
                 scenario: "connections", metric: "one send to all \(count): time to the last device", unit: "ms",
                 topicGate: gatewayTime.milliseconds, baseline: rawTime.milliseconds, baselineName: rawPublish,
-                gatewayPeakBytes: peak),
+                gatewayPeakBytes: peaks.send),
             BenchRow(
                 scenario: "connections", metric: "one send to all \(count): deliveries/s", unit: "msg/s",
                 topicGate: rate(count, gatewayTime), baseline: rate(count, rawTime), baselineName: rawPublish,
-                gatewayPeakBytes: peak),
+                gatewayPeakBytes: peaks.send),
         ]
     }
 
