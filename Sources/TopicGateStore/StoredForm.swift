@@ -90,8 +90,23 @@ enum StoredForm {
     }
 
     /// An outbox row's recipients: one `Subscriber.description` a line.
+    /// Written in one string as it goes (a send to a million subscribers would otherwise hold a
+    /// million lines beside it).
     static func recipients(_ subscribers: [Subscriber]) -> String {
-        subscribers.map(\.description).joined(separator: "\n")
+        var text = ""
+        text.reserveCapacity(subscribers.count * 48)
+        for (position, subscriber) in subscribers.enumerated() {
+            if position > 0 { text.append("\n") }
+            switch subscriber {
+            case .user(let id):
+                text.append("user:")
+                text.append(id.rawValue)
+            case .thing(let id):
+                text.append("thing:")
+                text.append(id.rawValue)
+            }
+        }
+        return text
     }
 
     static func recipients(_ text: String) -> [Subscriber] {
