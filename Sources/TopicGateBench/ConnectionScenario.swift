@@ -80,8 +80,10 @@ struct ConnectionScenario {
         // Closed now: they would sit idle for as long as the devices take to connect (minutes for a
         // million), longer than the gateway keeps an idle connection; the send opens its own.
         await BenchWorld.close(connections)
-        // Once what the setup left (its outbox, its settlements) is done.
+        // Once what the setup left (its outbox, its settlements, its checkpoint) is done: each
+        // measured phase starts on a quiet machine, as the one it is compared with does.
         try await Task.sleep(for: .seconds(3))
+        try await MachineCPU.waitUntilQuiet()
         let (resident, setupPeak) = (gateway.gatewayResident, gateway.gatewayPeak)
         let used = Set(endpoints.map(\.port))
         guard used.count == fleet.brokers.count else {
@@ -102,6 +104,8 @@ struct ConnectionScenario {
             // The connects' presence reports handled first: the send is measured alone, as the
             // raw publishes after it are.
             try await gateway.waitUntilGatewaysIdle()
+            // And the brokers and holders (still taking in the last connects).
+            try await MachineCPU.waitUntilQuiet()
             // The connects' peak and the send's, each on its own rows.
             let connectsPeak = gateway.gatewayPeak
             gateway.resetGatewayPeak()
@@ -122,8 +126,9 @@ struct ConnectionScenario {
                     "the send to \(count) held devices reached \(receipts.receipt(0)?.count ?? 0) of them in 600 s")
             }
             let gatewayTime = pushed.last - began
-            let rawTime = try await rawPush(to: endpoints, fleet: fleet, receipts: receipts)
             let sendPeak = gateway.gatewayPeak
+            try await MachineCPU.waitUntilQuiet()
+            let rawTime = try await rawPush(to: endpoints, fleet: fleet, receipts: receipts)
             await withPlugin.close()
             let withoutAuth = try await holdWithoutAuth(count, processes: processes)
             return memoryRows(count, resident: resident, peak: setupPeak)
@@ -239,6 +244,8 @@ struct ConnectionScenario {
                 source: source(index, run: 2, host: "127.0.0.1"), clientID: "c\(prefix)\(index)", username: nil,
                 password: nil, topic: "c\(prefix)\(index)")
         }
+        // What closing the devices held before left the machine (their disconnects) is done first.
+        try await MachineCPU.waitUntilQuiet()
         let held = try await hold(
             devices, processes: processes, brokerPIDs: brokers.map(\.process.pid), receipts: ReceiptLog())
         await held.close()

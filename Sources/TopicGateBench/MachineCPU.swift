@@ -29,4 +29,30 @@ struct MachineCPU: Sendable, Equatable {
         guard total > 0 else { return nil }
         return Double(spent[7]) / Double(total)
     }
+
+    /// The share (0…1) of the machine's time from `earlier` to this sample that was not idle
+    /// (idle and iowait are); nil when no time passed.
+    func busyShare(since earlier: MachineCPU) -> Double? {
+        let spent = zip(ticks, earlier.ticks).map { $0 - $1 }
+        let total = spent.reduce(0, +)
+        guard total > 0 else { return nil }
+        return Double(total - spent[3] - spent[4]) / Double(total)
+    }
+
+    /// Waits until the machine is quiet (under a tenth of its time busy over half a second), at
+    /// most `limit`: a measurement that follows a phase (the brokers and the holders still
+    /// taking in 100 000 connects) starts as the one it is compared with does. How long it
+    /// waited.
+    @discardableResult
+    static func waitUntilQuiet(limit: Duration = .seconds(60)) async throws -> Duration {
+        let began = ContinuousClock.now
+        guard var before = now() else { return .zero }
+        while ContinuousClock.now - began < limit {
+            try await Task.sleep(for: .milliseconds(500))
+            guard let sample = now() else { break }
+            if let busy = sample.busyShare(since: before), busy < 0.1 { break }
+            before = sample
+        }
+        return ContinuousClock.now - began
+    }
 }
