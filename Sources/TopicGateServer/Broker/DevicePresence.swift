@@ -51,6 +51,21 @@ final class DevicePresence: Sendable {
         }
     }
 
+    /// Small numbers for the few brokers and apps, so that a device holds two integers.
+    private struct Numbering<Key: Hashable> {
+        private var numbers: [Key: Int32] = [:]
+
+        func number(of key: Key) -> Int32? { numbers[key] }
+
+        /// Its number, given now if it had none.
+        mutating func assign(_ key: Key) -> Int32 {
+            if let known = numbers[key] { return known }
+            let number = Int32(numbers.count)
+            numbers[key] = number
+            return number
+        }
+    }
+
     private struct State {
         var devices: [String: Device] = [:]
         var online = 0
@@ -58,29 +73,11 @@ final class DevicePresence: Sendable {
         var unsaved: [String: UnixMillis] = [:]
         /// Online usernames whose app is to be found, each once.
         var unresolved: [String] = []
-        var brokers: [String] = []
-        var brokerIndex: [String: Int32] = [:]
-        /// The apps of online devices, each once.
-        var apps: [AppID] = []
-        var appIndex: [AppID: Int32] = [:]
+        var brokers = Numbering<String>()
+        /// The apps of online devices.
+        var apps = Numbering<AppID>()
         /// Snapshots being received, by broker: the usernames so far and the parts seen.
         var snapshots: [Int32: (usernames: Set<String>, parts: Set<Int>)] = [:]
-
-        mutating func index(ofBroker name: String) -> Int32 {
-            if let known = brokerIndex[name] { return known }
-            let index = Int32(brokers.count)
-            brokers.append(name)
-            brokerIndex[name] = index
-            return index
-        }
-
-        mutating func index(ofApp appID: AppID) -> Int32 {
-            if let known = appIndex[appID] { return known }
-            let index = Int32(apps.count)
-            apps.append(appID)
-            appIndex[appID] = index
-            return index
-        }
 
         /// `username` came online at `broker` (`connected`) or left it, at `time`. A device that
         /// moved to another broker meanwhile stays online there.
@@ -98,7 +95,7 @@ final class DevicePresence: Sendable {
 
     func record(_ report: PresenceReport, broker name: String, at time: UnixMillis) {
         state.withLock { state in
-            let broker = state.index(ofBroker: name)
+            let broker = state.brokers.assign(name)
             switch report {
             case .connected(let username):
                 state.change(username, connected: true, broker: broker, at: time)
@@ -152,7 +149,7 @@ final class DevicePresence: Sendable {
     /// How many devices of `appID` are online (those whose app was looked up).
     func onlineCount(appID: AppID) -> Int {
         state.withLock { state in
-            guard let index = state.appIndex[appID] else { return 0 }
+            guard let index = state.apps.number(of: appID) else { return 0 }
             return state.devices.values.reduce(0) { $0 + ($1.online && $1.app == index ? 1 : 0) }
         }
     }
@@ -193,7 +190,7 @@ final class DevicePresence: Sendable {
             for username in asked {
                 guard let index = state.devices.index(forKey: username) else { continue }
                 state.devices.values[index].queued = false
-                if let appID = apps[username] { state.devices.values[index].app = state.index(ofApp: appID) }
+                if let appID = apps[username] { state.devices.values[index].app = state.apps.assign(appID) }
             }
         }
     }
@@ -202,7 +199,7 @@ final class DevicePresence: Sendable {
     /// app: only its installations are given credentials the brokers accept).
     func resolveAll(_ asked: [String], to appID: AppID) {
         state.withLock { state in
-            let app = state.index(ofApp: appID)
+            let app = state.apps.assign(appID)
             for username in asked {
                 guard let index = state.devices.index(forKey: username) else { continue }
                 state.devices.values[index].queued = false
