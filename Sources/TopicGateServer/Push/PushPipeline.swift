@@ -227,9 +227,7 @@ struct PushPipeline: Service, PushDispatcher {
 
     /// Awaits the outcome of `started` and settles each message (see `deliver`).
     func finish(_ started: StartedBatch, alone: Bool) async throws -> Bool {
-        let (batch, publications, owners, targets) = (
-            started.messages, started.publications, started.owners, started.targets
-        )
+        let (batch, brokers, owners, targets) = (started.messages, started.brokers, started.owners, started.targets)
         let failures = await started.pending.failures()
         // What a broker that was down never had is not a publication.
         metrics.pushes(
@@ -245,14 +243,14 @@ struct PushPipeline: Service, PushDispatcher {
         var unfinished: [Int: Set<String>] = [:]  // by message: those that do not have it yet
         var acknowledged: Set<Int> = []  // messages the broker acknowledged for at least one device
         for (publication, index) in owners.enumerated() {
-            tried[index, default: []].insert(publications[publication].broker)
+            tried[index, default: []].insert(brokers[publication])
             switch failures[publication] {
             case nil: acknowledged.insert(index)
             case .refused(let reason): refused[index] = reason
             case .unacknowledged: failed.insert(index)
             case .brokerUnavailable: waiting.insert(index)
             }
-            if failures[publication] != nil { unfinished[index, default: []].insert(publications[publication].broker) }
+            if failures[publication] != nil { unfinished[index, default: []].insert(brokers[publication]) }
         }
         failed.subtract(refused.keys)
         waiting.subtract(failed.union(refused.keys))
@@ -309,7 +307,7 @@ struct PushPipeline: Service, PushDispatcher {
             guard failures.isEmpty, !started.messages.contains(where: \.traced) else {
                 fresh.handOver(
                     StartedBatch(
-                        messages: started.messages, publications: started.publications, owners: started.owners,
+                        messages: started.messages, brokers: started.brokers, owners: started.owners,
                         targets: started.targets,
                         pending: .settled(failures, whenRouted: started.pending.whenRouted)))
                 wakeup.signal()

@@ -29,12 +29,13 @@ struct PushPublisher: Sendable {
     func start(_ batch: [OutboxMessage]) async throws -> StartedBatch {
         typealias Recipient = (index: Int, principal: Principal)  // the batch index of its message
         let tracing = batch.contains(where: \.traced)
-        var publications: [DevicePublication] = []
+        // What is kept of each publication once handed over: its broker and its message.
+        var brokers: [String] = []
         var owners: [Int] = []  // the batch index of each publication's message
         var targets: [PushEndpoint] = []  // each publication's device, when tracing
         var parts: [PendingDelivery.Part] = []
         let expected = batch.reduce(0) { $0 + $1.recipients.count }
-        publications.reserveCapacity(expected)
+        brokers.reserveCapacity(expected)
         owners.reserveCapacity(expected)
         if tracing { targets.reserveCapacity(expected) }
         var chunks: [[Recipient]] = [[]]
@@ -75,13 +76,15 @@ struct PushPublisher: Sendable {
             }
             next =
                 position + 1 < chunks.count ? Task { [chunk = chunks[position + 1]] in try await lookUp(chunk) } : nil
-            let first = publications.count
+            let first = brokers.count
+            var publications: [DevicePublication] = []  // this chunk's
             func publish(_ endpoint: PushEndpoint, of index: Int) {
                 let message = batch[index]
                 let broker = link.broker(serving: endpoint)
                 guard !message.deliveredBrokers.contains(broker) else { return }
                 publications.append(
                     DevicePublication(topic: endpoint.mqttTopic, payload: message.payload, broker: broker))
+                brokers.append(broker)
                 owners.append(index)
                 if tracing { targets.append(endpoint) }
             }
@@ -94,12 +97,12 @@ struct PushPublisher: Sendable {
                     for endpoint in found[.init(batch[index].appID, principal)] ?? [] { publish(endpoint, of: index) }
                 }
             }
-            if publications.count > first {
-                parts.append(.init(offset: first, pending: link.start(Array(publications[first...]))))
+            if !publications.isEmpty {
+                parts.append(.init(offset: first, pending: link.start(publications)))
             }
         }
         return StartedBatch(
-            messages: batch, publications: publications, owners: owners, targets: targets,
+            messages: batch, brokers: brokers, owners: owners, targets: targets,
             pending: PendingDelivery(combining: parts))
     }
 
