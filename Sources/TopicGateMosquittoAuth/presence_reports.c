@@ -3,12 +3,12 @@
  * changes topic once every gateway session reads them; a snapshot of who is connected
  * on request. */
 #include "plugin_state.h"
+#include "monotonic_clock.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* Publishes `payload` (a NUL-terminated JSON text) on the presence topic, QoS 1. */
 void publish_presence(const char *payload)
@@ -29,19 +29,12 @@ void flush_changes(struct plugin_state *state)
     tg_changes_clear(state->changes);
 }
 
-static long long nanoseconds_since(struct timespec earlier)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (long long)(now.tv_sec - earlier.tv_sec) * 1000000000LL + (now.tv_nsec - earlier.tv_nsec);
-}
-
 /* At the end of a loop turn: publishes the changes gathered once the oldest waited
  * CHANGES_GATHER_NANOSECONDS. */
 void flush_gathered_changes(struct plugin_state *state)
 {
     if (tg_changes_count(state->changes) == 0) return;
-    if (nanoseconds_since(state->changes_since) < CHANGES_GATHER_NANOSECONDS) return;
+    if (nanoseconds_between(state->changes_since, monotonic_now()) < CHANGES_GATHER_NANOSECONDS) return;
     flush_changes(state);
 }
 
@@ -60,7 +53,7 @@ static bool gathering_changes(const struct plugin_state *state)
 void publish_change(struct plugin_state *state, bool connected, const char *username)
 {
     if (gathering_changes(state)) {
-        if (tg_changes_count(state->changes) == 0) clock_gettime(CLOCK_MONOTONIC, &state->changes_since);
+        if (tg_changes_count(state->changes) == 0) state->changes_since = monotonic_now();
         if (tg_changes_add(state->changes, connected, username) >= CHANGES_PER_MESSAGE) flush_changes(state);
         return;
     }

@@ -6,6 +6,7 @@
  * time, size) differs after each save; a change seen after the request means a save that began
  * after it, which holds every message routed before the request. */
 #include "saves.h"
+#include "monotonic_clock.h"
 #include "topicgate_auth.h"
 
 #include <mosquitto.h>
@@ -83,18 +84,6 @@ static bool same_identity(struct identity a, struct identity b)
     if (!a.exists) return true;
     return a.device == b.device && a.inode == b.inode && a.size == b.size && a.changed.tv_sec == b.changed.tv_sec &&
            a.changed.tv_nsec == b.changed.tv_nsec;
-}
-
-static struct timespec monotonic_now(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return now;
-}
-
-static long long nanoseconds_between(struct timespec earlier, struct timespec later)
-{
-    return (long long)(later.tv_sec - earlier.tv_sec) * 1000000000LL + (later.tv_nsec - earlier.tv_nsec);
 }
 
 static bool group_add(struct group *group, const char *id)
