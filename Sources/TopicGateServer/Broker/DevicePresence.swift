@@ -186,24 +186,22 @@ final class DevicePresence: Sendable {
     /// out belongs to no installation, is not counted for any app, and is asked again when it
     /// comes online again.
     func resolve(_ asked: [String], apps: [String: AppID]) {
-        state.withLock { state in
-            for username in asked {
-                guard let index = state.devices.index(forKey: username) else { continue }
-                state.devices.values[index].queued = false
-                if let appID = apps[username] { state.devices.values[index].app = state.apps.assign(appID) }
-            }
-        }
+        answer(asked) { apps[$0] }
     }
 
     /// Records that every device taken by `takeUnresolved` belongs to `appID` (a store with one
     /// app: only its installations are given credentials the brokers accept).
     func resolveAll(_ asked: [String], to appID: AppID) {
+        answer(asked) { _ in appID }
+    }
+
+    /// Each of `asked` is no longer waiting for its app; `app` names it where found.
+    private func answer(_ asked: [String], app: (String) -> AppID?) {
         state.withLock { state in
-            let app = state.apps.assign(appID)
             for username in asked {
                 guard let index = state.devices.index(forKey: username) else { continue }
                 state.devices.values[index].queued = false
-                state.devices.values[index].app = app
+                if let appID = app(username) { state.devices.values[index].app = state.apps.assign(appID) }
             }
         }
     }

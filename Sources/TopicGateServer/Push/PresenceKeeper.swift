@@ -29,27 +29,24 @@ struct PresenceKeeper: Service {
             presence.restoreUnsaved(seen)
             logger.warning("Cannot record when devices were last seen", metadata: ["error": "\(error)"])
         }
-        // With one app every device is its own: the brokers accept only credentials given to
-        // installations. Otherwise each device's installation says.
-        var onlyApp: AppID??
-        while true {
-            let usernames = presence.takeUnresolved(limit: 500)
-            guard !usernames.isEmpty else { break }
-            do {
-                if onlyApp == nil {
-                    let apps = try await store.apps()
-                    onlyApp = .some(apps.count == 1 ? apps[0].id : nil)
-                }
-                if let appID = onlyApp ?? nil {
-                    presence.resolveAll(usernames, to: appID)
+        var usernames = presence.takeUnresolved(limit: 500)
+        guard !usernames.isEmpty else { return }
+        do {
+            // With one app every device is its own: the brokers accept only credentials given to
+            // installations. Otherwise each device's installation says.
+            let apps = try await store.apps()
+            let onlyApp = apps.count == 1 ? apps[0].id : nil
+            while !usernames.isEmpty {
+                if let onlyApp {
+                    presence.resolveAll(usernames, to: onlyApp)
                 } else {
                     presence.resolve(usernames, apps: try await store.installationApps(mqttTopics: usernames))
                 }
-            } catch {
-                presence.putBackUnresolved(usernames)
-                logger.warning("Cannot look up the apps of online devices", metadata: ["error": "\(error)"])
-                break
+                usernames = presence.takeUnresolved(limit: 500)
             }
+        } catch {
+            presence.putBackUnresolved(usernames)
+            logger.warning("Cannot look up the apps of online devices", metadata: ["error": "\(error)"])
         }
     }
 }
