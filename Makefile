@@ -8,8 +8,9 @@ RUN_APT_PACKAGES := mosquitto mosquitto-clients
 APT_PACKAGES := $(BUILD_APT_PACKAGES) $(RUN_APT_PACKAGES)
 # And what the tests need besides: Python (the API fuzzer, the browser test's page server),
 # the openssl command (test certificates, a TLS client), Chromium and its WebDriver (the browser
-# tests: a web app on another origin, and the operator console driven by keyboard and mouse).
-TEST_APT_PACKAGES := curl python3 python3-venv openssl chromium chromium-driver postgresql haproxy systemd
+# tests: a web app on another origin, and the operator console driven by keyboard and mouse),
+# strace (which disk syncs a running gateway makes before it answers).
+TEST_APT_PACKAGES := curl python3 python3-venv openssl chromium chromium-driver postgresql haproxy systemd strace
 SWIFT ?= swift
 TOPICGATE := .build/debug/topicgate
 # The API fuzzer the tests run (PyPI), in a virtual environment of its own.

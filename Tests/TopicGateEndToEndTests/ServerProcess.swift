@@ -20,6 +20,8 @@ final class ServerProcess: KiiAPI, @unchecked Sendable {
     let arguments: [String]
     let executablePath: String
     private var process: ChildProcess?
+    /// The running server's process ID (to watch it from outside: strace, /proc).
+    var pid: pid_t? { process?.pid }
 
     /// The executable the package built beside the tests.
     static var executable: URL { URL(fileURLWithPath: BuildProducts.path("topicgate")) }

@@ -19,7 +19,6 @@ public final class SQLiteStore: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
             // Checkpoints are mostly `BackgroundCheckpoint`'s: the writer's own (which alone
             // starts the log over) comes every 64 MiB of log instead of every 4, and the log
             // file is cut back to that size after.
@@ -27,6 +26,16 @@ public final class SQLiteStore: Sendable {
             try db.execute(sql: "PRAGMA journal_size_limit = 67108864")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
+        // Set on the writer once the pool is open: GRDB turns its writer to `NORMAL` when it sets
+        // up WAL mode, after `prepareDatabase`, and a commit in WAL mode at `NORMAL` reaches the
+        // disk only at the next checkpoint (a power cut or a crash of the host loses it).
+        let synchronous = try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            return try Int.fetchOne(db, sql: "PRAGMA synchronous")
+        }
+        guard synchronous == 2 else {
+            throw DatabaseError(message: "SQLite kept synchronous = \(synchronous ?? -1) on \(path), not FULL")
+        }
         try SQLiteSchema.migrator.migrate(pool)
         writer = GroupCommit(pool: pool)
         let writer = self.writer
