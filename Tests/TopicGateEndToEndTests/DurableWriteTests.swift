@@ -27,10 +27,9 @@ struct DurableWriteTests {
                 arguments: ["-f", "-y", "-e", "trace=pwrite64,fdatasync,fsync", "-o", trace, "-p", "\(pid)"],
                 logPath: log)
             // strace tells on standard error once it follows every thread of the gateway.
-            let attached = try await eventually {
-                ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("attached")
-            }
-            try #require(attached, "strace did not attach: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+            func said() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+            let attached = try await eventually { said().contains("attached") }
+            try #require(attached, "strace did not attach: \(said())")
             for _ in 0..<signUps { _ = try await world.pseudoUser() }
             _ = await strace.stop(signal: SIGINT)
             return try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
