@@ -35,6 +35,10 @@ extension StatesCaching {
     /// The generation access facts are kept under.
     public var accessGeneration: AccessGeneration { caching.generations.access }
 
+    /// The generation principals and what they belong to or own are kept under (not moved by
+    /// subscriptions and topics).
+    public var relationsGeneration: AccessGeneration { caching.generations.relations }
+
     /// The generation token holders and apps are kept under.
     public var identityGeneration: AccessGeneration { caching.generations.identity }
 

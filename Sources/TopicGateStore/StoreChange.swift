@@ -11,10 +11,14 @@ public enum StoreChange: Sendable, Hashable {
     /// Something that decides who may do what changed (`WatchedChanges.access`): a token, a
     /// user or thing, a membership, an ownership, a subscription, a topic.
     case access
-    /// Only who belongs to what, owns what or listens where changed (a membership, an
-    /// ownership, a subscription, a topic; `WatchedChanges.relations`), so token holders and
-    /// apps stand. A gateway that does not know it drops everything (`unknown`).
+    /// Only who belongs to what or owns what changed (a membership, an ownership, a group, an
+    /// end node, a trigger; `WatchedChanges.relations`) and maybe who listens where, so token
+    /// holders and apps stand. A gateway that does not know it drops everything (`unknown`).
     case relations
+    /// Only who listens where changed (a subscription, a topic; `WatchedChanges.listeners`), so
+    /// principals and what they belong to or own stand. A gateway that does not know it drops
+    /// everything (`unknown`).
+    case listeners
     /// Which devices a push goes to changed (`WatchedChanges.installations`).
     case installations
     /// Changes may have been missed (the feed started or reconnected): drop everything.
@@ -23,7 +27,7 @@ public enum StoreChange: Sendable, Hashable {
     case heartbeat
 
     /// The change as the text of one notification: `topic <app> <address>`, `principal <app>`,
-    /// `app <app>`, `access`, `relations`, `installations`.
+    /// `app <app>`, `access`, `relations`, `listeners`, `installations`.
     public var payload: String {
         switch self {
         case .topic(let app, let address): "topic \(app.rawValue) \(address)"
@@ -31,6 +35,7 @@ public enum StoreChange: Sendable, Hashable {
         case .app(let app): "app \(app.rawValue)"
         case .access: "access"
         case .relations: "relations"
+        case .listeners: "listeners"
         case .installations: "installations"
         case .unknown: "unknown"
         case .heartbeat: "heartbeat"
@@ -48,6 +53,7 @@ public enum StoreChange: Sendable, Hashable {
         case ("heartbeat", 1): self = .heartbeat
         case ("access", 1): self = .access
         case ("relations", 1): self = .relations
+        case ("listeners", 1): self = .listeners
         case ("installations", 1): self = .installations
         default: self = .unknown
         }

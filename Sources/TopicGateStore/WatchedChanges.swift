@@ -1,10 +1,16 @@
 /// Which changes move which generation of a store (the same rules on both engines).
 enum WatchedChanges {
     /// What can alter access (`Store.accessGeneration`): what changes a token's holder or an app
-    /// (`identity`), and who belongs to what, owns what or listens where (`relations`). Inserts
-    /// of users, things and tokens are not such changes: nothing cached can name a row before it
-    /// exists.
+    /// (`identity`), who belongs to what or owns what (`relations`), and who listens where
+    /// (`listeners`). Inserts of users, things and tokens are not such changes: nothing cached
+    /// can name a row before it exists.
     static func access(_ change: TableChange) -> Bool {
+        standing(change) || listeners(change)
+    }
+
+    /// What can alter a principal or what it belongs to or owns (`Store.relationsGeneration`):
+    /// `identity` and `relations`, not a subscription or a topic.
+    static func standing(_ change: TableChange) -> Bool {
         identity(change) || relations(change)
     }
 
@@ -24,8 +30,8 @@ enum WatchedChanges {
         }
     }
 
-    /// Who belongs to what, owns what or listens where (`StoreChange.relations`): any change of a
-    /// membership, an ownership, a subscription, a topic or a group. An end node's attachment to
+    /// Who belongs to what or owns what (`StoreChange.relations`): any change of a membership, an
+    /// ownership or a group. An end node's attachment to
     /// its gateway is one (its commands go to the gateway); the gateway's report of its
     /// connection is not. A thing's triggers are one (what its states fire); a trigger's firing
     /// (its last evaluation, its next due time) is not. These leave token holders and apps
@@ -53,10 +59,18 @@ enum WatchedChanges {
         }
     }
 
-    /// Rows whose every change matters: who belongs to what, who owns what, who listens where.
-    static let membershipTables: Set<String> = [
-        "group_members", "thing_owners", "subscriptions", "topics", "groups", "end_nodes", "triggers",
-    ]
+    /// Who listens where (`StoreChange.listeners`): any change of a subscription or a topic. What
+    /// a principal is, belongs to or owns stands.
+    static func listeners(_ change: TableChange) -> Bool {
+        switch change {
+        case .insert(let table), .delete(let table), .update(let table, _): listenerTables.contains(table)
+        }
+    }
+
+    /// Rows whose every change matters: who belongs to what, who owns what.
+    static let membershipTables: Set<String> = ["group_members", "thing_owners", "groups", "end_nodes", "triggers"]
+    /// Rows whose every change matters to a topic's recipients: who listens where.
+    static let listenerTables: Set<String> = ["subscriptions", "topics"]
     /// Rows whose deletion matters (with their tokens, memberships and subscriptions).
     static let principalTables: Set<String> = ["users", "things", "tokens"]
     /// End-node columns that a command's routing does not read (the gateway's connection reports).

@@ -162,6 +162,39 @@ struct FleetBrokerTests {
         }
     }
 
+    @Test(
+        "A subscription made through B reaches the subscribers A kept (the change feed's `listeners`): within 5 s a send through A reaches the new subscriber's device"
+    )
+    func subscriptionThroughOther() async throws {
+        try await Self.withFleet { fleet in
+            let (a, b) = (fleet.a, fleet.b)
+            let owner = try await a.pseudoUser()
+            let member = try await a.pseudoUser()
+            let ownerDevice = try await a.connectedDevice(try await a.install(token: owner.token))
+            let memberDevice = try await a.connectedDevice(try await a.install(token: member.token))
+            defer {
+                ownerDevice.shutdown()
+                memberDevice.shutdown()
+            }
+            let (ownerInbox, memberInbox) = (ReceivedMessages(ownerDevice), ReceivedMessages(memberDevice))
+            let topic = try await a.groupTopic(owner: owner.token, members: [member.id])
+            try await a.subscribe(topic, userID: owner.id, token: owner.token)
+            // A reads the topic's subscribers for this send and keeps them: the owner alone.
+            try await a.send(topic, token: owner.token, message: "before").expect(.created)
+            #expect(await ownerInbox.wait(for: 1).count == 1)
+            try await b.subscribe(topic, userID: member.id, token: member.token)
+            var sent = 0
+            let start = ContinuousClock.now
+            while memberInbox.count == 0 && ContinuousClock.now - start < .seconds(5) {
+                sent += 1
+                try await a.send(topic, token: owner.token, message: "after \(sent)").expect(.created)
+                _ = await memberInbox.wait(for: 1, timeout: .milliseconds(100))
+            }
+            #expect(memberInbox.count > 0, "\(sent) sends through A in 5 s, none reached the member B subscribed")
+            #expect(await ownerInbox.wait(for: 1 + sent).count == 1 + sent)
+        }
+    }
+
     @Test("One broker stopped: the other broker's devices keep receiving; the stopped one's receive after its restart")
     func brokerDown() async throws {
         try await Self.withFleet { fleet in

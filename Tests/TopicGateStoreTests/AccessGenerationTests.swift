@@ -138,6 +138,44 @@ struct AccessGenerationTests {
             try await moves(engine) { _ = try await $0.setDisabled(appID: appID, .user(ann), disabled: true, at: 2) })
     }
 
+    @Test(
+        "Principals and what they belong to or own: a membership, a group, an ownership, an end node, a disabled user or a deleted thing moves the relations generation on; a subscription, a topic or an ACL change does not (they move only the access generation)",
+        arguments: StoreEngine.allCases)
+    func relations(engine: StoreEngine) async throws {
+        func movesRelations(_ change: (any Store) async throws -> Void) async throws -> Bool {
+            try await moves(engine, watching: \.relations, change)
+        }
+        #expect(try await movesRelations { _ = try await $0.addMember(appID: appID, group: group, user: bob) })
+        #expect(try await movesRelations { _ = try await $0.deleteGroup(appID: appID, id: group) })
+        #expect(try await movesRelations { _ = try await $0.addOwner(appID: appID, thing: lamp, owner: .user(ann)) })
+        #expect(
+            try await movesRelations { _ = try await $0.setDisabled(appID: appID, .user(ann), disabled: true, at: 2) })
+        #expect(try await movesRelations { _ = try await $0.deleteThing(appID: appID, id: lamp) })
+        #expect(
+            try await movesRelations { store in
+                try await store.insertThing(
+                    Thing(
+                        id: ThingID("hub"), appID: appID, vendorThingID: "v-hub", passwordHash: "h",
+                        fields: ThingFields(), createdAt: 1, modifiedAt: 1))
+                _ = try await store.attachEndNode(appID: appID, gateway: ThingID("hub"), endNode: lamp, at: 2)
+            })
+        let subscribe: (any Store) async throws -> Void = {
+            _ = try await $0.subscribe(appID: appID, address: news, subscriber: .user(ann), at: 2)
+        }
+        let grant: (any Store) async throws -> Void = {
+            _ = try await $0.applyACLChanges(
+                appID: appID, address: news, changes: [ACLChange(.grant, ACLEntry(.send, .user(bob)))],
+                actor: .user(ann), at: 2)
+        }
+        let deleteTopic: (any Store) async throws -> Void = { _ = try await $0.deleteTopic(appID: appID, address: news) }
+        #expect(try await !movesRelations(subscribe))
+        #expect(try await !movesRelations(grant))
+        #expect(try await !movesRelations(deleteTopic))
+        // Subscribers are kept under the access generation: a subscription and a topic move it.
+        #expect(try await moves(engine, subscribe))
+        #expect(try await moves(engine, deleteTopic))
+    }
+
     @Test("New users and tokens and a last-seen time leave it where it was", arguments: StoreEngine.allCases)
     func inserts(engine: StoreEngine) async throws {
         #expect(

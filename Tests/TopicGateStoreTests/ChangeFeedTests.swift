@@ -6,8 +6,9 @@ import TopicGateStore
 
 /// The PostgreSQL store's change feed carries, to every gateway, what moved a generation on the
 /// gateway that committed it: `access` for what decides who may do what (token holders and apps
-/// among it), `relations` when only memberships, ownerships, subscriptions or topics changed,
-/// `installations` for which devices a push goes to; nothing for a write that moves none.
+/// among it), `relations` when memberships or ownerships changed, `listeners` when only
+/// subscriptions or topics did, `installations` for which devices a push goes to; nothing for a
+/// write that moves none.
 @Suite("Store: the change feed (PostgreSQL)")
 struct ChangeFeedTests {
     let appID = AppID("app1")
@@ -19,7 +20,7 @@ struct ChangeFeedTests {
     }
 
     @Test(
-        "A change through one store reaches the other's feed as access, relations or installations; a new user does not"
+        "A change through one store reaches the other's feed as access, relations, listeners or installations; a new user does not"
     )
     func changesTravel() async throws {
         let location = try await StoreEngine.postgres.newLocation()
@@ -47,6 +48,13 @@ struct ChangeFeedTests {
         try await eventually { heard.all.contains(.heartbeat) }
         #expect(!heard.all.contains(.access) && !heard.all.contains(.installations))
 
+        // A subscription leaves principals and what they belong to standing: `listeners` only.
+        let news = TopicAddress(scope: .app, name: TopicName(rawValue: "news")!)
+        try await writer.insertTopic(Topic(appID: appID, address: news, creator: .admin, createdAt: 2), entries: [])
+        _ = try await writer.subscribe(appID: appID, address: news, subscriber: .user(ann), at: 2)
+        try await eventually { heard.all.contains(.listeners) }
+        #expect(!heard.all.contains(.relations) && !heard.all.contains(.access))
+
         // A membership leaves token holders standing: `relations`, not `access`.
         let group = GroupID("g")
         _ = try await writer.insertGroup(
@@ -70,7 +78,7 @@ struct ChangeFeedTests {
     func payloads() throws {
         let news = TopicAddress(scope: .app, name: try #require(TopicName(rawValue: "news")))
         let changes: [StoreChange] = [
-            .topic(appID, news), .principalDeleted(appID), .app(appID), .access, .relations, .installations,
+            .topic(appID, news), .principalDeleted(appID), .app(appID), .access, .relations, .listeners, .installations,
             .unknown, .heartbeat,
         ]
         for change in changes { #expect(StoreChange(payload: change.payload) == change) }

@@ -86,8 +86,12 @@ struct CacheInvalidationService: Service {
         case .app(let app): apps.forget(app)
         case .access:
             generations.identity.advance()
+            generations.relations.advance()
             generations.access.advance()
-        case .relations: generations.access.advance()
+        case .relations:
+            generations.relations.advance()
+            generations.access.advance()
+        case .listeners: generations.access.advance()
         case .installations: generations.installations.advance()
         case .heartbeat: break
         case .unknown:

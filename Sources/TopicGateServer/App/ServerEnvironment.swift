@@ -73,7 +73,7 @@ struct ServerEnvironment: Sendable {
         users = UserService(
             store: store, accounts: accounts,
             // A kept user is about 700 bytes: the 20 000 most recently read stay under 15 MB.
-            readable: AccessFactCache(generation: store.accessGeneration, capacity: 20_000))
+            readable: AccessFactCache(generation: store.relationsGeneration, capacity: 20_000))
         groups = GroupService(store: store, time: time)
         let facts = AccessFacts(store: store)
         things = ThingService(

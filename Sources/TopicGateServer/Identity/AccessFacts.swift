@@ -1,11 +1,12 @@
 import TopicGateCore
 import TopicGateStore
 
-/// The facts access decisions read, kept in memory while the store's access generation stands
-/// (any change to a membership, an ownership, a subscription, a thing or a principal moves it
-/// on before its request returns, and another gateway's change when the change feed brings it)
-/// and read from the store on every request while the generation is not trusted (a shared
-/// store whose feed is not heard):
+/// The facts access decisions read, kept in memory while the store's generation they depend on
+/// stands (any change to a membership, an ownership, a thing or a principal moves the relations
+/// generation on before its request returns, and another gateway's change when the change feed
+/// brings it; a subscription or a topic moves only the access generation, which the topics'
+/// subscribers are kept under) and read from the store on every request while the generation is
+/// not trusted (a shared store whose feed is not heard):
 /// - a user's groups and owned things (`AccessContext`, what `AccessPolicy` needs),
 /// - each topic's subscribers with theirs (a send's recipients),
 /// - the thing a path names and its owners (a command, its results, a state report),
@@ -23,13 +24,16 @@ struct AccessFacts: Sendable {
 
     init(store: any TopicStore & ThingStore & EndNodeStore & StatesCaching) {
         self.store = store
-        let generation = store.accessGeneration
-        users = AccessFactCache(generation: generation)
-        subscribers = AccessFactCache(generation: generation, capacity: 10_000)
-        subscriberLists = AccessFactCache(generation: generation, capacity: 10_000)
-        things = AccessFactCache(generation: generation, capacity: 20_000)
-        owners = AccessFactCache(generation: generation, capacity: 20_000)
-        endNodes = AccessFactCache(generation: generation, capacity: 20_000)
+        // A subscriber's entry holds its context too: it is kept under `access`, which every
+        // change of `relations` moves as well.
+        let listeners = store.accessGeneration
+        let relations = store.relationsGeneration
+        users = AccessFactCache(generation: relations)
+        subscribers = AccessFactCache(generation: listeners, capacity: 10_000)
+        subscriberLists = AccessFactCache(generation: listeners, capacity: 10_000)
+        things = AccessFactCache(generation: relations, capacity: 20_000)
+        owners = AccessFactCache(generation: relations, capacity: 20_000)
+        endNodes = AccessFactCache(generation: relations, capacity: 20_000)
     }
 
     func context(appID: AppID, principal: Principal) async throws -> AccessContext {

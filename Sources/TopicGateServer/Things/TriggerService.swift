@@ -33,7 +33,7 @@ struct TriggerService: Sendable {
         self.time = time
         self.limit = limit
         self.logger = logger
-        definitions = AccessFactCache(generation: store.accessGeneration, capacity: 20_000)
+        definitions = AccessFactCache(generation: store.relationsGeneration, capacity: 20_000)
         issuers = AccessFactCache(generation: store.identityGeneration, capacity: 20_000)
     }
 

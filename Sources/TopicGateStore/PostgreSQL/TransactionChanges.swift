@@ -6,7 +6,7 @@ import Synchronization
 final class TransactionChanges: Sendable {
     @TaskLocal static var current: TransactionChanges?
 
-    private let changed = Mutex<(access: Bool, identity: Bool, installations: Bool)>((false, false, false))
+    private let changed = Mutex(Changed())
     private let commitAsked = Atomic<Bool>(false)
     /// What the transaction changed among topics (`PostgresStore.notify`).
     private let topics = Mutex<[TopicChange]>([])
@@ -25,22 +25,39 @@ final class TransactionChanges: Sendable {
         if returned == 0, sql.contains("RETURNING"), !sql.utf8.starts(with: "WITH".utf8) { return }
         let changes = StatementChanges.of(sql)
         guard !changes.isEmpty else { return }
-        let access = changes.contains(where: WatchedChanges.access)
-        let identity = changes.contains(where: WatchedChanges.identity)
-        let installations = changes.contains(where: WatchedChanges.installations)
-        guard access || installations else { return }
-        changed.withLock { changed in
-            changed.access = changed.access || access
-            changed.identity = changed.identity || identity
-            changed.installations = changed.installations || installations
-        }
+        let noted = Changed(
+            access: changes.contains(where: WatchedChanges.access),
+            relations: changes.contains(where: WatchedChanges.standing),
+            identity: changes.contains(where: WatchedChanges.identity),
+            installations: changes.contains(where: WatchedChanges.installations))
+        guard noted.access || noted.installations else { return }
+        changed.withLock { $0.add(noted) }
     }
 
     /// The feed's changes for what was noted (none: nothing watched changed): `access` when a
-    /// token holder or an app may have changed, `relations` when only what else decides access did.
+    /// token holder or an app may have changed, `relations` when what a principal belongs to or
+    /// owns did, `listeners` when only subscriptions or topics did.
     var feedChanges: [StoreChange] {
-        let (access, identity, installations) = changed.withLock { $0 }
-        return (identity ? [.access] : access ? [.relations] : []) + (installations ? [.installations] : [])
+        let changed = changed.withLock { $0 }
+        let access: [StoreChange] =
+            changed.identity ? [.access] : changed.relations ? [.relations] : changed.access ? [.listeners] : []
+        return access + (changed.installations ? [.installations] : [])
+    }
+
+    /// Which generations the noted statements move (`relations` implies `access`, `identity`
+    /// implies both).
+    private struct Changed {
+        var access = false
+        var relations = false
+        var identity = false
+        var installations = false
+
+        mutating func add(_ other: Changed) {
+            access = access || other.access
+            relations = relations || other.relations
+            identity = identity || other.identity
+            installations = installations || other.installations
+        }
     }
 
     /// A change among topics, announced by `advance`.
@@ -52,6 +69,7 @@ final class TransactionChanges: Sendable {
     func advance(_ generations: StoreGenerations) {
         let changed = changed.withLock { $0 }
         if changed.identity { generations.identity.advance() }
+        if changed.relations { generations.relations.advance() }
         if changed.access { generations.access.advance() }
         if changed.installations { generations.installations.advance() }
         for change in topics.withLock({ $0 }) { generations.topics.announce(change) }

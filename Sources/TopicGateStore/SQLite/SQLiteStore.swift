@@ -42,7 +42,8 @@ public final class SQLiteStore: Sendable {
         checkpoint = try BackgroundCheckpoint(path: path, commits: { writer.commits })
         let generations = StoreGenerations(trusted: true)
         for (generation, watching) in [
-            (generations.access, WatchedChanges.access), (generations.identity, WatchedChanges.identity),
+            (generations.access, WatchedChanges.access), (generations.relations, WatchedChanges.standing),
+            (generations.identity, WatchedChanges.identity),
             (generations.installations, WatchedChanges.installations),
         ] {
             pool.add(
