@@ -54,24 +54,26 @@ struct UserService: Sendable {
     /// and the admin, the public ones for other authenticated callers.
     func read(caller: Caller, reference: UserReference) async throws -> JSONValue {
         try caller.requireAuthenticated(to: "read users")
+        let user = try await kept(caller: caller, reference: reference)
+        return isSelfOrAdmin(caller, user.id) ? user.json : user.publicJSON
+    }
+
+    /// The user a path names, from the users kept in memory when the path names it by ID or
+    /// `me` (for reading it or a topic in its scope, never to write it back); `USER_NOT_FOUND`
+    /// when there is none.
+    func kept(caller: Caller, reference: UserReference) async throws -> User {
         let id: UserID? =
             switch reference {
             case .me: caller.principal.userID
             case .id(let id): id
             case .address: nil
             }
-        let user =
-            if let id {
-                try await readable.value(caller.appID.rawValue + "\n" + id.rawValue) {
-                    try await resolve(caller: caller, reference: reference)
-                }
-            } else {
-                try await resolve(caller: caller, reference: reference)
-            }
-        guard let user else {
-            throw KiiError.userNotFound(appID: caller.appID, field: "userID", value: id?.rawValue ?? "")
+        guard let id else { return try await resolve(caller: caller, reference: reference) }
+        let user = try await readable.value(caller.appID.rawValue + "\n" + id.rawValue) {
+            try await resolve(caller: caller, reference: reference)
         }
-        return isSelfOrAdmin(caller, user.id) ? user.json : user.publicJSON
+        guard let user else { throw KiiError.userNotFound(appID: caller.appID, field: "userID", value: id.rawValue) }
+        return user
     }
 
     /// Updates profile fields; with a password, upgrades a pseudo user to a normal user.

@@ -321,7 +321,7 @@ struct TopicService: Sendable {
             }
             return ResolvedScope(scope: .group(id), groupOwner: group.owner)
         case .user(let userReference):
-            let user = try await users.resolve(caller: caller, reference: userReference)
+            let user = try await users.kept(caller: caller, reference: userReference)
             return ResolvedScope(scope: .user(user.id), groupOwner: nil)
         case .thing(let thingReference):
             guard let thing = try await store.thing(appID: caller.appID, reference: thingReference) else {

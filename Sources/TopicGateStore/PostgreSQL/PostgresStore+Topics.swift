@@ -30,10 +30,9 @@ extension PostgresStore: TopicStore {
 
     public func topic(appID: AppID, address: TopicAddress) async throws -> (Topic, [ACLEntry])? {
         try await read { connection in
-            guard let row = try await Self.topicRow(connection, appID, address),
-                let topic = try Self.topic(row, appID: appID)
-            else { return nil }
-            return (topic, try await Self.entries(connection, topicID: try row("topic_id")))
+            let rows = try await connection.rows(TopicWithEntries(appID: appID, address: address))
+            guard let first = rows.first, let topic = try Self.topic(first, appID: appID) else { return nil }
+            return (topic, try rows.compactMap(Self.entry).sorted())
         }
     }
 
@@ -288,12 +287,15 @@ extension PostgresStore: TopicStore {
     }
 
     static func entries(_ connection: PostgresConnection, topicID: Int64) async throws -> [ACLEntry] {
-        try await connection.rows(TopicEntries(topicID: topicID))
-            .compactMap { row in
-                guard let action = ACLAction(rawValue: try row("action")),
-                    let subject = ACLSubject(parsing: try row("subject", as: String.self))
-                else { return nil }
-                return ACLEntry(action, subject, isDefault: try row("is_default"))
-            }.sorted()
+        try await connection.rows(TopicEntries(topicID: topicID)).compactMap(entry).sorted()
+    }
+
+    /// The ACL entry a row holds (`acl_entries`' columns; none in a topic's row without entries).
+    static func entry(_ row: PostgresColumns) throws -> ACLEntry? {
+        guard let action = try row("action", as: String?.self).flatMap(ACLAction.init(rawValue:)),
+            let subject = try row("subject", as: String?.self).flatMap(ACLSubject.init(parsing:)),
+            let isDefault = try row("is_default", as: Bool?.self)
+        else { return nil }
+        return ACLEntry(action, subject, isDefault: isDefault)
     }
 }
