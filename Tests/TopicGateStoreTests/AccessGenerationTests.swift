@@ -167,7 +167,9 @@ struct AccessGenerationTests {
                 appID: appID, address: news, changes: [ACLChange(.grant, ACLEntry(.send, .user(bob)))],
                 actor: .user(ann), at: 2)
         }
-        let deleteTopic: (any Store) async throws -> Void = { _ = try await $0.deleteTopic(appID: appID, address: news) }
+        let deleteTopic: (any Store) async throws -> Void = {
+            _ = try await $0.deleteTopic(appID: appID, address: news)
+        }
         #expect(try await !movesRelations(subscribe))
         #expect(try await !movesRelations(grant))
         #expect(try await !movesRelations(deleteTopic))
