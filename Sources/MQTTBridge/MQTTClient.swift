@@ -156,6 +156,10 @@ public final class MQTTClient: @unchecked Sendable {
     /// from another connection (another broker, restarted) than a request made before the first.
     public var disconnections: Int { state.withLock { $0.disconnections } }
 
+    /// The message IDs held for acknowledgements now (at most 65 535: a call finding its ID
+    /// still held fails as ambiguous). Back to none once what was sent is acknowledged.
+    public var messageIDsHeld: Int { state.withLock { $0.acknowledgements.entries.count } }
+
     /// The broker connection's descriptor (-1 while there is none).
     var socketDescriptor: Int32 { mosquitto_socket(handle) }
 

@@ -50,6 +50,36 @@ struct BrokerLinkFanOutTests {
         return topics.map { DevicePublication(topic: $0, payload: payload) }
     }
 
+    @Test(
+        "Routing barriers hold no message ID once answered: after 300 fan-outs, each settled behind a barrier, the link holds none (65 535 held would fail every publication)"
+    )
+    func barriersReleaseTheirIDs() async throws {
+        let broker = try BrokerProcess()
+        try await broker.start()
+        let names = (0..<3).map { "dev-barrier-\($0)" }
+        let devices = try await Self.devices(names, on: broker)
+        let (link, running) = try Self.link(to: broker)
+        defer {
+            running.cancel()
+            for (device, _) in devices { device.shutdown() }
+        }
+        #expect(try await eventually { link.fansOut })
+        let rounds = 300
+        for round in 0..<rounds {
+            let pending = link.start(Self.publications("round \(round)", to: names))
+            #expect(await pending.failures().isEmpty)
+            // Settled only once a barrier sent after its acknowledgement was answered.
+            let routed = await withCheckedContinuation { continuation in
+                pending.whenRouted { continuation.resume(returning: $0) }
+            }
+            #expect(routed, "round \(round) not routed")
+        }
+        for (_, received) in devices { #expect(await received.wait(for: rounds).count == rounds) }
+        #expect(
+            try await eventually { link.client.messageIDsHeld == 0 },
+            "\(link.client.messageIDsHeld) message IDs still held after \(rounds) settled fan-outs")
+    }
+
     @Test("With TopicGate's plugin: fan-outs from the plugin's answer on, again after the broker restarts")
     func fansOut() async throws {
         let broker = try BrokerProcess()

@@ -70,8 +70,14 @@ final class BrokerLink: Service {
             link.tlsKeyFile = tls.privateKey
         }
         let client = try MQTTClient(configuration: link)
+        // A barrier goes with QoS 0: its answer is its acknowledgement, and nothing waits for a
+        // PUBACK. With QoS 1 each barrier's acknowledgement was kept for a waiter that never came,
+        // holding its message ID: after 65 535 barriers every ID was taken and publications failed
+        // as ambiguous. One sent on a connection that ends is lost with it either way
+        // (`RoutingBarrier.disconnected`).
         routing = RoutingBarrier(timeout: acknowledgementTimeout, connection: { client.disconnections }) { id in
-            (try? client.startPublishing(MQTTControlMessage.topic, payload: MQTTControlMessage.barrier(id: id))) != nil
+            (try? client.startPublishing(
+                MQTTControlMessage.topic, payload: MQTTControlMessage.barrier(id: id), qos: .atMostOnce)) != nil
         }
         self.address = address
         self.client = client
