@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TopicGateBench
+import TopicGateServer
 import TopicGateStore
 
 /// `topicgate bench-bound`: the minimal durable-publish handler `topicgate bench` starts to
@@ -19,6 +20,8 @@ struct BenchBoundCommand: AsyncParsableCommand {
     @Option(help: "The gateway's MQTT account.") var mqttGatewayUsername = "topicgate"
 
     func run() async throws {
+        // The gateway's own log handler: the bound pays no more for its loggers than the gateway.
+        GatewayLogHandler.bootstrap()
         guard let url = URLComponents(string: broker), url.scheme == "mqtt", let host = url.host,
             let brokerPort = url.port
         else { throw ValidationError("--broker must be mqtt://host:port") }

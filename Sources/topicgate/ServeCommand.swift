@@ -17,6 +17,7 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Abuse controls") var abuse: AbuseOptions
 
     func run() async throws {
+        GatewayLogHandler.bootstrap()
         // Nothing the gateway creates (database, secret, logs) is readable by others.
         umask(0o077)
         // Each device the embedded broker holds is one of its descriptors, inherited from here.

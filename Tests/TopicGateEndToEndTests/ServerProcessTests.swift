@@ -35,6 +35,39 @@ struct ServerProcessTests {
         try await server.stop(signal: SIGTERM)
     }
 
+    @Test("Its log lines go to standard output in swift-log's stream format, a request's carrying its ID")
+    func logLines() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-log-\(UUID().uuidString)")
+            .path
+        defer {
+            try? FileManager.default.removeItem(atPath: directory)
+            try? FileManager.default.removeItem(atPath: directory + ".stdout")
+        }
+        // The last --log-level wins over the test servers' own `error`.
+        let server = ServerProcess(dataDirectory: directory, arguments: ["--log-level", "debug"])
+        try await server.start()
+        var headers = HTTPFields()
+        headers[HTTPField.Name("X-Request-ID")!] = "trace-log-7"
+        let reply = try await server.execute(
+            .get, "/api/apps/\(server.appID)/users/me", token: "no-such-token", contentType: nil, body: nil,
+            headers: headers)
+        // Refused (Kii answers an unknown token 403), logged with the request's ID.
+        #expect(reply.status == .forbidden)
+        try await server.stop(signal: SIGTERM)
+        let output = try String(contentsOfFile: server.outputPath, encoding: .utf8)
+        let answered = output.split(separator: "\n").filter { $0.contains("request.id=trace-log-7") }
+        #expect(!answered.isEmpty)
+        for line in answered {
+            #expect(
+                line.wholeMatch(
+                    of:
+                        /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} (debug|info) topicgate: .*request\.id=trace-log-7.* \[\w+\] .+/
+                )
+                    != nil, "\(line)")
+        }
+        #expect(answered.contains { $0.contains("status=403") && $0.hasSuffix("] Answered") })
+    }
+
     @Test("SIGTERM and SIGINT stop the server cleanly with exit status 0")
     func gracefulShutdown() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-term-\(UUID().uuidString)")
