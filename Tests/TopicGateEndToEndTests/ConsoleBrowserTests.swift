@@ -35,7 +35,6 @@ struct ConsoleBrowserTests {
         #expect(
             try await world.call(.post, "\(world.app)/oauth2/token", json: ["username": "eve", "password": "wrong"])
                 .status == .badRequest)
-        let console = "http://127.0.0.1:\(world.server.port)/console"
 
         try await Self.withBrowser(world: world, shots: shots) { browser in
             try await Self.signIn(browser, to: world)

@@ -28,7 +28,7 @@ struct CacheInvalidationService: Service {
         // Nothing is trusted until the feed is first heard.
         distrustCaches()
         let watch = FeedWatch()
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { [self] in
                     await feed.followChanges(silence: deadline) { change in
