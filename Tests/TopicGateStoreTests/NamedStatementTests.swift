@@ -101,12 +101,12 @@ struct NamedStatementTests {
     {
         guard let row = try await connection.first(TopicByAddress(appID: appID, address: topic)) else { return [] }
         let topicID: Int64 = try row("topic_id")
-        for _ in 0..<5 { try await writeRound(connection, topicID: topicID) }
+        for _ in 0..<5 { try await writeRound(connection, appID: appID, topic: topic, topicID: topicID) }
         for table in ["subscriptions", "acl_entries"] {
             try await connection.query(
                 PostgresQuery(unsafeSQL: "ALTER TABLE \(table) ADD COLUMN added_later TEXT"), logger: connection.logger)
         }
-        for _ in 0..<5 { try await writeRound(connection, topicID: topicID) }
+        for _ in 0..<5 { try await writeRound(connection, appID: appID, topic: topic, topicID: topicID) }
         let rows = try await connection.query(
             "SELECT name FROM pg_prepared_statements WHERE name = ANY(\(names))", logger: connection.logger
         ).collect()
@@ -114,19 +114,37 @@ struct NamedStatementTests {
     }
 
     /// Subscribes bob twice and ends his subscription twice, grants him an entry and revokes it.
-    static func writeRound(_ connection: PostgresConnection, topicID: Int64) async throws {
+    static func writeRound(_ connection: PostgresConnection, appID: AppID, topic: TopicAddress, topicID: Int64)
+        async throws
+    {
         let bob = Subscriber.user(UserID("bob"))
         let entry = ACLEntry(.send, .user(UserID("bob")))
-        // A row back only when the subscription is new, and only when there was one to end.
-        let added = try await connection.rows(SubscriptionAddition(topicID: topicID, subscriber: bob, at: 2))
-        let again = try await connection.rows(SubscriptionAddition(topicID: topicID, subscriber: bob, at: 3))
-        let removed = try await connection.rows(SubscriptionRemoval(topicID: topicID, subscriber: bob))
-        let removedAgain = try await connection.rows(SubscriptionRemoval(topicID: topicID, subscriber: bob))
-        #expect([added.count, again.count, removed.count, removedAgain.count] == [1, 0, 1, 0])
-        try await connection.run(ACLEntryGrant(topicID: topicID, entry: entry))
-        let granted = try await PostgresStore.entries(connection, topicID: topicID)
-        try await connection.run(ACLEntryRevocation(topicID: topicID, entry: entry))
-        let revoked = try await PostgresStore.entries(connection, topicID: topicID)
+        let notice = ChangeNotice(channel: PostgresStore.changeChannel, change: .listeners)
+        func changed(_ rows: [TopicGateStore.PostgresColumns]) throws -> Int64 { try rows.first?("changed") ?? -1 }
+        // Changed only when the subscription is new, and only when there was one to end.
+        let added = try await connection.rows(
+            SubscriptionAddition(appID: appID, address: topic, subscriber: bob, at: 2, notice: notice))
+        let again = try await connection.rows(
+            SubscriptionAddition(appID: appID, address: topic, subscriber: bob, at: 3, notice: notice))
+        let removed = try await connection.rows(
+            SubscriptionRemoval(appID: appID, address: topic, subscriber: bob, notice: notice))
+        let removedAgain = try await connection.rows(
+            SubscriptionRemoval(appID: appID, address: topic, subscriber: bob, notice: notice))
+        #expect(try [added, again, removed, removedAgain].map(changed) == [1, 0, 1, 0])
+        func recorded(_ change: ACLChange, from entries: [ACLEntry]) throws -> RecordedACLStep {
+            RecordedACLStep(
+                topicID: topicID, appID: appID, address: topic, actor: .user(UserID("ann")),
+                step: try #require(try ACLChangePlan(entries: entries, changes: [change]).steps.first), at: 4,
+                notice: ChangeNotice(channel: PostgresStore.changeChannel, change: .topic(appID, topic)))
+        }
+        func entries() async throws -> [ACLEntry] {
+            try await connection.rows(LockedTopicWithEntries(topic: TopicByAddress(appID: appID, address: topic)))
+                .compactMap(PostgresStore.entry)
+        }
+        try await connection.run(ACLEntryGrant(recorded: try recorded(ACLChange(.grant, entry), from: [])))
+        let granted = try await entries()
+        try await connection.run(ACLEntryRevocation(recorded: try recorded(ACLChange(.revoke, entry), from: [entry])))
+        let revoked = try await entries()
         #expect(granted.contains(entry))
         #expect(!revoked.contains(entry))
     }

@@ -68,21 +68,21 @@ extension PostgresStore: TopicStore {
         let pruning = auditPruning
         return try await write { connection in
             // The topic row locked: two gateways changing one topic's entries take turns.
-            guard let row = try await Self.topicRow(connection, appID, address, forUpdate: true) else {
-                throw KiiError.topicNotFound(appID: appID, address)
-            }
-            let topicID: Int64 = try row("topic_id")
-            try await Self.notify(connection, .topic(appID, address))
-            let plan = try ACLChangePlan(
-                entries: try await Self.entries(connection, topicID: topicID), changes: changes)
+            let rows = try await connection.rows(
+                LockedTopicWithEntries(topic: TopicByAddress(appID: appID, address: address)))
+            guard let first = rows.first else { throw KiiError.topicNotFound(appID: appID, address) }
+            let topicID: Int64 = try first("topic_id")
+            let plan = try ACLChangePlan(entries: try rows.compactMap(Self.entry).sorted(), changes: changes)
+            if !plan.steps.isEmpty { TransactionChanges.current?.note(.topic(appID, address)) }
             for step in plan.steps {
+                let recorded = RecordedACLStep(
+                    topicID: topicID, appID: appID, address: address, actor: actor, step: step, at: time,
+                    notice: ChangeNotice(channel: Self.changeChannel, change: .topic(appID, address)))
                 if step.change.kind == .grant {
-                    try await connection.run(ACLEntryGrant(topicID: topicID, entry: step.change.entry))
+                    try await connection.run(ACLEntryGrant(recorded: recorded))
                 } else {
-                    try await connection.run(ACLEntryRevocation(topicID: topicID, entry: step.change.entry))
+                    try await connection.run(ACLEntryRevocation(recorded: recorded))
                 }
-                try await connection.run(
-                    ACLAuditAddition(appID: appID, address: address, actor: actor, step: step, at: time))
             }
             if pruning.isDue(at: time) {
                 try await connection.run("DELETE FROM acl_audit WHERE at < \(time - AuditRetention.span)")
@@ -123,19 +123,33 @@ extension PostgresStore: TopicStore {
     public func subscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber, at time: UnixMillis) async throws
         -> Bool
     {
-        return try await write { connection in
-            let topicID = try await Self.existingTopicID(connection, appID, address)
-            return try await !connection.rows(
-                SubscriptionAddition(topicID: topicID, subscriber: subscriber, at: time)
-            ).isEmpty
+        let rows = try await writeTelling(
+            SubscriptionAddition(
+                appID: appID, address: address, subscriber: subscriber, at: time,
+                notice: ChangeNotice(channel: Self.changeChannel, change: .listeners)),
+            changed: { try Self.changedSubscription($0) == true })
+        guard let changed = try Self.changedSubscription(rows) else {
+            throw KiiError.topicNotFound(appID: appID, address)
         }
+        return changed
     }
 
     public func unsubscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool {
-        return try await write { connection in
-            let topicID = try await Self.existingTopicID(connection, appID, address)
-            return try await !connection.rows(SubscriptionRemoval(topicID: topicID, subscriber: subscriber)).isEmpty
+        let rows = try await writeTelling(
+            SubscriptionRemoval(
+                appID: appID, address: address, subscriber: subscriber,
+                notice: ChangeNotice(channel: Self.changeChannel, change: .listeners)),
+            changed: { try Self.changedSubscription($0) == true })
+        guard let changed = try Self.changedSubscription(rows) else {
+            throw KiiError.topicNotFound(appID: appID, address)
         }
+        return changed
+    }
+
+    /// Whether a subscription's statement changed it; nil when it found no topic.
+    private static func changedSubscription(_ rows: [PostgresColumns]) throws -> Bool? {
+        guard let row = rows.first, try row("topics", as: Int64.self) > 0 else { return nil }
+        return try row("changed", as: Int64.self) > 0
     }
 
     public func topicCount(appID: AppID, creator: Principal) async throws -> Int {
@@ -175,19 +189,24 @@ extension PostgresStore: TopicStore {
 
     public func subscriberContexts(appID: AppID, address: TopicAddress) async throws -> [Subscriber: AccessContext] {
         try await read { connection in
-            guard let row = try await Self.topicRow(connection, appID, address) else { return [:] }
-            let topicID: Int64 = try row("topic_id")
             var result: [Subscriber: AccessContext] = [:]
             var users: [UserID] = []
-            for subscription in try await connection.rows(TopicSubscriptions(topicID: topicID)) {
-                let id: String = try subscription("subscriber_id")
-                if try subscription("subscriber_kind", as: String.self) == "user" {
-                    users.append(UserID(id))
-                } else {
-                    result[.thing(ThingID(id))] = AccessContext(principal: .thing(ThingID(id)))
+            var memberships: [(UserID, GroupID)] = []
+            var ownerships: [(owner: Owner, thing: ThingID)] = []
+            for row in try await connection.rows(SubscriberFacts(topic: TopicByAddress(appID: appID, address: address)))
+            {
+                let kind: String = try row("kind")
+                let id: String = try row("id")
+                switch try row("fact", as: String.self) {
+                case "subscriber" where kind == "user": users.append(UserID(id))
+                case "subscriber": result[.thing(ThingID(id))] = AccessContext(principal: .thing(ThingID(id)))
+                case "member": memberships.append((UserID(try row("detail")), GroupID(id)))
+                default:
+                    let thing = ThingID(try row("detail"))
+                    ownerships.append((kind == "user" ? .user(UserID(id)) : .group(GroupID(id)), thing))
                 }
             }
-            for (user, context) in try await Self.accessContexts(connection, appID: appID, users: users) {
+            for (user, context) in Self.accessContexts(users: users, memberships: memberships, ownerships: ownerships) {
                 result[.user(user)] = context
             }
             return result
@@ -210,23 +229,42 @@ extension PostgresStore: TopicStore {
     static func accessContexts(_ connection: PostgresConnection, appID: AppID, users: [UserID]) async throws
         -> [UserID: AccessContext]
     {
+        guard !users.isEmpty else { return accessContexts(users: [], memberships: [], ownerships: []) }
+        var memberships: [(UserID, GroupID)] = []
+        for row in try await connection.rows(GroupsOfUsers(appID: appID, users: users)) {
+            memberships.append((try row("user_id"), try row("group_id")))
+        }
+        var ownerships: [(owner: Owner, thing: ThingID)] = []
+        for row in try await connection.rows(
+            ThingsOwnedBy(appID: appID, users: users, groups: Array(Set(memberships.map(\.1)))))
+        {
+            let owner: String = try row("owner_id")
+            ownerships.append(
+                (
+                    try row("owner_kind", as: String.self) == "user" ? .user(UserID(owner)) : .group(GroupID(owner)),
+                    try row("thing_id")
+                ))
+        }
+        return accessContexts(users: users, memberships: memberships, ownerships: ownerships)
+    }
+
+    /// Each of `users`' groups and owned things (directly, or through a group it is a member of).
+    static func accessContexts(
+        users: [UserID], memberships: [(UserID, GroupID)], ownerships: [(owner: Owner, thing: ThingID)]
+    ) -> [UserID: AccessContext] {
         var contexts: [UserID: AccessContext] = [:]
         for user in users { contexts[user] = AccessContext(principal: .user(user)) }
-        guard !users.isEmpty else { return contexts }
         var groupMembers: [GroupID: [UserID]] = [:]
-        for row in try await connection.rows(GroupsOfUsers(appID: appID, users: users)) {
-            let user: UserID = try row("user_id")
-            let group: GroupID = try row("group_id")
+        for (user, group) in memberships {
             contexts[user]?.groups.insert(group)
             groupMembers[group, default: []].append(user)
         }
-        for row in try await connection.rows(
-            ThingsOwnedBy(appID: appID, users: users, groups: Array(groupMembers.keys)))
-        {
-            let thing: ThingID = try row("thing_id")
-            let owner: String = try row("owner_id")
-            let owners =
-                try row("owner_kind", as: String.self) == "user" ? [UserID(owner)] : groupMembers[GroupID(owner)] ?? []
+        for (owner, thing) in ownerships {
+            let owners: [UserID] =
+                switch owner {
+                case .user(let user): [user]
+                case .group(let group): groupMembers[group] ?? []
+                }
             for user in owners { contexts[user]?.ownedThings.insert(thing) }
         }
         return contexts
@@ -258,11 +296,9 @@ extension PostgresStore: TopicStore {
     }
 
     static func topicRow(
-        _ connection: PostgresConnection, _ appID: AppID, _ address: TopicAddress, forUpdate: Bool = false
+        _ connection: PostgresConnection, _ appID: AppID, _ address: TopicAddress
     ) async throws -> PostgresColumns? {
-        let topic = TopicByAddress(appID: appID, address: address)
-        return forUpdate
-            ? try await connection.first(LockedTopicByAddress(topic: topic)) : try await connection.first(topic)
+        try await connection.first(TopicByAddress(appID: appID, address: address))
     }
 
     /// The topic's row ID; `TOPIC_NOT_FOUND` when there is no such topic.
@@ -284,10 +320,6 @@ extension PostgresStore: TopicStore {
             appID: appID, address: TopicAddress(scope: scope, name: name),
             creator: StoredForm.principal(kind: try row("creator_kind"), id: try row("creator_id")) ?? .anonymous,
             createdAt: try row("created_at"))
-    }
-
-    static func entries(_ connection: PostgresConnection, topicID: Int64) async throws -> [ACLEntry] {
-        try await connection.rows(TopicEntries(topicID: topicID)).compactMap(entry).sorted()
     }
 
     /// The ACL entry a row holds (`acl_entries`' columns; none in a topic's row without entries).

@@ -230,6 +230,33 @@ public final class PostgresStore: Sendable {
         }
     }
 
+    /// Runs `statement`, a change that tells the change feed itself (a `pg_notify` inside it,
+    /// which PostgreSQL delivers when the statement commits), as a transaction of its own: one
+    /// round trip, where `write` takes four (BEGIN, the statement, the notice, COMMIT). This
+    /// gateway's generations move as `write` moves them, for what the statement's text changes,
+    /// when `changed` says its rows changed something, or when its outcome is unknown (the
+    /// connection failed); not when it changed nothing or PostgreSQL refused it. Every row it
+    /// returns.
+    func writeTelling<Statement: NamedStatement>(
+        _ statement: Statement, changed: ([PostgresColumns]) throws -> Bool
+    ) async throws -> [PostgresColumns] {
+        let changes = TransactionChanges()
+        do {
+            let rows = try await withConnection { connection in try await connection.rows(statement) }
+            if try changed(rows) {
+                changes.note(Statement.sql, returned: rows.count)
+                changes.advance(generations)
+            }
+            return rows
+        } catch {
+            if Self.unavailable(error) != nil {
+                changes.note(Statement.sql, returned: 1)
+                changes.advance(generations)
+            }
+            throw Self.mapped(error, conflict: { _ in nil })
+        }
+    }
+
     /// Runs `statement`, whose text is `sql`, alone; in `write`'s transaction when it changes
     /// what a generation watches.
     private func write(

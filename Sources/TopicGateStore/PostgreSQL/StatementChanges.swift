@@ -1,10 +1,27 @@
+import Synchronization
+
 /// The tables a statement of the PostgreSQL store changes, read from its text: `INSERT INTO t`,
 /// `DELETE FROM t`, `UPDATE t SET a = …, b = …` and an upsert's `DO UPDATE SET …`, anywhere in
 /// the statement (so inside a `WITH` too). The store's statements carry every value as a
 /// parameter (`$1`), so nothing in the text is data. When the columns of an update cannot be told
 /// it counts as an update of every column (`*`): the rules then see too much, never too little.
 enum StatementChanges {
+    /// What each statement text changes, read once: the store's texts are a few hundred
+    /// templates (their values are parameters), and each was read again on every execution.
+    private static let read = Mutex<[String: [TableChange]]>([:])
+    /// Texts kept at most (a text built from a list's length is one more template per length).
+    static let kept = 4_096
+
     static func of(_ sql: String) -> [TableChange] {
+        if let changes = read.withLock({ $0[sql] }) { return changes }
+        let changes = reading(sql)
+        read.withLock { read in
+            if read.count < kept { read[sql] = changes }
+        }
+        return changes
+    }
+
+    private static func reading(_ sql: String) -> [TableChange] {
         // A plain query changes nothing (a change inside one starts with WITH).
         if sql.utf8.starts(with: "SELECT".utf8) { return [] }
         let tokens = tokenize(sql)

@@ -1,16 +1,13 @@
 internal import PostgresNIO
 import TopicGateCore
 
-/// Adds an entry to a topic's ACL (by the topic's row ID), as granted (not a default entry).
+/// Adds an entry to a topic's ACL (by the topic's row ID), as granted (not a default entry),
+/// with its audit record and the topic's change notice (`RecordedACLStep`).
 struct ACLEntryGrant: NamedStatement {
-    static let sql = """
-        INSERT INTO acl_entries (topic_id, action, subject, is_default) VALUES ($1, $2, $3, false)
-        """
+    static let sql = RecordedACLStep.sql(
+        "INSERT INTO acl_entries (topic_id, action, subject, is_default) VALUES ($1, $2, $3, false)")
 
-    let topicID: Int64
-    let entry: ACLEntry
+    let recorded: RecordedACLStep
 
-    func makeBindings() -> PostgresBindings {
-        Self.bindings("\(topicID)\(entry.action.rawValue)\(entry.subject.description)")
-    }
+    func makeBindings() -> PostgresBindings { recorded.bindings }
 }

@@ -1,14 +1,12 @@
 internal import PostgresNIO
 import TopicGateCore
 
-/// Removes an entry from a topic's ACL (by the topic's row ID).
+/// Removes an entry from a topic's ACL (by the topic's row ID), with its audit record and the
+/// topic's change notice (`RecordedACLStep`).
 struct ACLEntryRevocation: NamedStatement {
-    static let sql = "DELETE FROM acl_entries WHERE topic_id = $1 AND action = $2 AND subject = $3"
+    static let sql = RecordedACLStep.sql("DELETE FROM acl_entries WHERE topic_id = $1 AND action = $2 AND subject = $3")
 
-    let topicID: Int64
-    let entry: ACLEntry
+    let recorded: RecordedACLStep
 
-    func makeBindings() -> PostgresBindings {
-        Self.bindings("\(topicID)\(entry.action.rawValue)\(entry.subject.description)")
-    }
+    func makeBindings() -> PostgresBindings { recorded.bindings }
 }
