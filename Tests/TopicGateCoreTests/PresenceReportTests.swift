@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TopicGateCore
 
 @Suite("Presence reports from the broker plugin")

@@ -195,6 +195,53 @@ struct FleetBrokerTests {
         }
     }
 
+    @Test(
+        "A subscription ended through B ends what A sends to it: within 5 s of the unsubscription, sends through A no longer reach the former subscriber's device"
+    )
+    func unsubscriptionThroughOther() async throws {
+        try await Self.withFleet { fleet in
+            let (a, b) = (fleet.a, fleet.b)
+            let owner = try await a.pseudoUser()
+            let member = try await a.pseudoUser()
+            let ownerDevice = try await a.connectedDevice(try await a.install(token: owner.token))
+            let memberDevice = try await a.connectedDevice(try await a.install(token: member.token))
+            defer {
+                ownerDevice.shutdown()
+                memberDevice.shutdown()
+            }
+            let (ownerInbox, memberInbox) = (ReceivedMessages(ownerDevice), ReceivedMessages(memberDevice))
+            let topic = try await a.groupTopic(owner: owner.token, members: [member.id])
+            try await a.subscribe(topic, userID: owner.id, token: owner.token)
+            try await a.subscribe(topic, userID: member.id, token: member.token)
+            // A reads the topic's subscribers for this send and keeps them: both.
+            try await a.send(topic, token: owner.token, message: "before").expect(.created)
+            #expect(await memberInbox.wait(for: 1).count == 1)
+            try await b.call(.delete, "\(topic)/push/subscriptions/users/\(member.id)", token: member.token)
+                .expect(.noContent)
+            // Sends through A until one reaches the owner but not the member (A heard of it).
+            var sent = 0
+            let start = ContinuousClock.now
+            while ContinuousClock.now - start < .seconds(5) {
+                sent += 1
+                let before = memberInbox.count
+                try await a.send(topic, token: owner.token, message: "after \(sent)").expect(.created)
+                #expect(await ownerInbox.wait(for: 1 + sent).count == 1 + sent)
+                // Published to both in one batch: had it gone to the member, it would be there now.
+                try await Task.sleep(for: .milliseconds(100))
+                if memberInbox.count == before { break }
+            }
+            #expect(ContinuousClock.now - start < .seconds(5), "A still sent to the member 5 s after B ended it")
+            // From then on, nothing more reaches the member.
+            let heard = memberInbox.count
+            for index in 0..<5 {
+                try await a.send(topic, token: owner.token, message: "later \(index)").expect(.created)
+            }
+            #expect(await ownerInbox.wait(for: 1 + sent + 5).count == 1 + sent + 5)
+            let marker = try await a.marker(to: member)
+            #expect(await memberInbox.before(marker: marker)?.count == heard, "a send through A reached the member")
+        }
+    }
+
     @Test("One broker stopped: the other broker's devices keep receiving; the stopped one's receive after its restart")
     func brokerDown() async throws {
         try await Self.withFleet { fleet in

@@ -40,6 +40,17 @@ struct FleetCacheTests {
                     try await a.call(.delete, "\(a.app)/users/\(user.id)/tokens", token: admin).expect(.noContent)
                 })
         },
+        Fact(name: "a send right revoked from a topic's ACL") { a, b in
+            let owner = try await a.normalUser("tess")
+            let guest = try await a.normalUser("gus")
+            let topic = "\(a.app)/users/\(owner.id)/topics/desk"
+            try await a.call(.put, topic, token: owner.token).expect(.noContent)
+            let right = "\(topic)/acl/SEND_MESSAGE_TO_TOPIC/UserID:\(guest.id)"
+            try await a.call(.put, right, token: owner.token).expect(.noContent)
+            try await Self.enforced(
+                on: b, { try await b.send(topic, token: guest.token) },
+                after: { try await a.call(.delete, right, token: owner.token).expect(.noContent) })
+        },
         Fact(name: "a member removed from a group") { a, b in
             let owner = try await a.normalUser("gwen")
             let member = try await a.normalUser("max")
@@ -67,7 +78,7 @@ struct FleetCacheTests {
     /// One pair of gateways for all the facts, one after the other (each its own users and
     /// things): two processes, not two a fact, beside the rest of the suite.
     @Test(
-        "Changed through gateway A, enforced by gateway B: a disabled user, revoked tokens, a member removed from a group, an owner removed from a thing"
+        "Changed through gateway A, enforced by gateway B: a disabled user, revoked tokens, a send right revoked, a member removed from a group, an owner removed from a thing"
     )
     func enforcedByOther() async throws {
         try await FleetTests.withTwoGateways { a, b in
