@@ -23,6 +23,40 @@ struct FleetBrokerTests {
         }
     }
 
+    /// A group topic made through gateway A, its owner and a member, each with a device connected
+    /// and its inbox; the owner subscribed.
+    struct GroupTopic {
+        let path: String
+        let owner: (id: String, token: String)
+        let member: (id: String, token: String)
+        let ownerInbox: ReceivedMessages
+        let memberInbox: ReceivedMessages
+    }
+
+    /// `body` with a fleet's two gateways and a `GroupTopic` made through the first.
+    static func withGroupTopic(
+        _ body: (ServerProcess, ServerProcess, GroupTopic) async throws -> Void
+    ) async throws {
+        try await withFleet { fleet in
+            let (a, b) = (fleet.a, fleet.b)
+            let owner = try await a.pseudoUser()
+            let member = try await a.pseudoUser()
+            let ownerDevice = try await a.connectedDevice(try await a.install(token: owner.token))
+            let memberDevice = try await a.connectedDevice(try await a.install(token: member.token))
+            defer {
+                ownerDevice.shutdown()
+                memberDevice.shutdown()
+            }
+            let (ownerInbox, memberInbox) = (ReceivedMessages(ownerDevice), ReceivedMessages(memberDevice))
+            let topic = try await a.groupTopic(owner: owner.token, members: [member.id])
+            try await a.subscribe(topic, userID: owner.id, token: owner.token)
+            try await body(
+                a, b,
+                GroupTopic(
+                    path: topic, owner: owner, member: member, ownerInbox: ownerInbox, memberInbox: memberInbox))
+        }
+    }
+
     /// Runs `body` with a new fleet (its gateways with `more` flags), and stops everything
     /// afterwards, whether it threw or not.
     static func withFleet(_ more: [String] = [], _ body: (Fleet) async throws -> Void) async throws {
@@ -166,19 +200,11 @@ struct FleetBrokerTests {
         "A subscription made through B reaches the subscribers A kept (the change feed's `listeners`): within 5 s a send through A reaches the new subscriber's device"
     )
     func subscriptionThroughOther() async throws {
-        try await Self.withFleet { fleet in
-            let (a, b) = (fleet.a, fleet.b)
-            let owner = try await a.pseudoUser()
-            let member = try await a.pseudoUser()
-            let ownerDevice = try await a.connectedDevice(try await a.install(token: owner.token))
-            let memberDevice = try await a.connectedDevice(try await a.install(token: member.token))
-            defer {
-                ownerDevice.shutdown()
-                memberDevice.shutdown()
-            }
-            let (ownerInbox, memberInbox) = (ReceivedMessages(ownerDevice), ReceivedMessages(memberDevice))
-            let topic = try await a.groupTopic(owner: owner.token, members: [member.id])
-            try await a.subscribe(topic, userID: owner.id, token: owner.token)
+        try await Self.withGroupTopic { a, b, topic in
+            let (owner, member, ownerInbox, memberInbox) = (
+                topic.owner, topic.member, topic.ownerInbox, topic.memberInbox
+            )
+            let topic = topic.path
             // A reads the topic's subscribers for this send and keeps them: the owner alone.
             try await a.send(topic, token: owner.token, message: "before").expect(.created)
             #expect(await ownerInbox.wait(for: 1).count == 1)
@@ -199,19 +225,11 @@ struct FleetBrokerTests {
         "A subscription ended through B ends what A sends to it: within 5 s of the unsubscription, sends through A no longer reach the former subscriber's device"
     )
     func unsubscriptionThroughOther() async throws {
-        try await Self.withFleet { fleet in
-            let (a, b) = (fleet.a, fleet.b)
-            let owner = try await a.pseudoUser()
-            let member = try await a.pseudoUser()
-            let ownerDevice = try await a.connectedDevice(try await a.install(token: owner.token))
-            let memberDevice = try await a.connectedDevice(try await a.install(token: member.token))
-            defer {
-                ownerDevice.shutdown()
-                memberDevice.shutdown()
-            }
-            let (ownerInbox, memberInbox) = (ReceivedMessages(ownerDevice), ReceivedMessages(memberDevice))
-            let topic = try await a.groupTopic(owner: owner.token, members: [member.id])
-            try await a.subscribe(topic, userID: owner.id, token: owner.token)
+        try await Self.withGroupTopic { a, b, topic in
+            let (owner, member, ownerInbox, memberInbox) = (
+                topic.owner, topic.member, topic.ownerInbox, topic.memberInbox
+            )
+            let topic = topic.path
             try await a.subscribe(topic, userID: member.id, token: member.token)
             // A reads the topic's subscribers for this send and keeps them: both.
             try await a.send(topic, token: owner.token, message: "before").expect(.created)
