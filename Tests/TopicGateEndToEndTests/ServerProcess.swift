@@ -19,6 +19,8 @@ final class ServerProcess: KiiAPI, @unchecked Sendable {
     /// Extra `serve` flags, e.g. `--broker mqtt://127.0.0.1:port`.
     let arguments: [String]
     let executablePath: String
+    /// Its standard error goes to `errorPath`, apart from its output (else both to `outputPath`).
+    let separateErrors: Bool
     private var process: ChildProcess?
     /// The running server's process ID (to watch it from outside: strace, /proc).
     var pid: pid_t? { process?.pid }
@@ -38,8 +40,9 @@ final class ServerProcess: KiiAPI, @unchecked Sendable {
     /// `executable`: another `topicgate` than the one the package built (an installed copy).
     init(
         dataDirectory: String, arguments: [String] = [], credentialsOf other: ServerProcess? = nil,
-        executable: String? = nil
+        executable: String? = nil, separateErrors: Bool = false
     ) {
+        self.separateErrors = separateErrors
         self.executablePath = executable ?? Self.executable.path
         self.credentialsPath = other?.outputPath ?? dataDirectory + ".stdout"
         self.port = FreePort.next()
@@ -90,17 +93,31 @@ final class ServerProcess: KiiAPI, @unchecked Sendable {
         // Standard output (the app credentials on first start) and error go to a file beside the
         // data: a server orphaned by a crashed test run must not hold the test runner's pipe open
         // (swift test would wait for it for ever).
-        process = try ChildProcess.spawn(
-            executable: executablePath,
-            arguments: [
+        let arguments =
+            [
                 "serve", "--port", "\(port)", "--data-dir", dataDirectory, "--bcrypt-cost", "4", "--log-level", "error",
                 "--mqtt-port", "\(mqttPort)",
-            ] + (arguments.contains("--mqtt-ws-port") ? [] : ["--mqtt-ws-port", "\(webSocketPort)"]) + arguments,
-            logPath: outputPath)
+            ] + (self.arguments.contains("--mqtt-ws-port") ? [] : ["--mqtt-ws-port", "\(webSocketPort)"])
+            + self.arguments
+        guard separateErrors else {
+            process = try ChildProcess.spawn(executable: executablePath, arguments: arguments, logPath: outputPath)
+            return
+        }
+        let output = open(outputPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        let error = open(errorPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        defer {
+            close(output)
+            close(error)
+        }
+        process = try ChildProcess.spawn(
+            executable: executablePath, arguments: arguments, output: output, error: error)
     }
 
     /// Where the server's standard output goes.
     var outputPath: String { dataDirectory + ".stdout" }
+
+    /// Where the server's standard error goes with `separateErrors`.
+    var errorPath: String { dataDirectory + ".stderr" }
 
     /// The default app's client ID and secret, as printed on the first start.
     func adminCredentials() throws -> (clientID: String, clientSecret: String) {

@@ -35,16 +35,17 @@ struct ServerProcessTests {
         try await server.stop(signal: SIGTERM)
     }
 
-    @Test("Its log lines go to standard output in swift-log's stream format, a request's carrying its ID")
+    @Test("Its log lines go to standard error in swift-log's stream format, a request's carrying its ID")
     func logLines() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-log-\(UUID().uuidString)")
             .path
         defer {
             try? FileManager.default.removeItem(atPath: directory)
             try? FileManager.default.removeItem(atPath: directory + ".stdout")
+            try? FileManager.default.removeItem(atPath: directory + ".stderr")
         }
         // The last --log-level wins over the test servers' own `error`.
-        let server = ServerProcess(dataDirectory: directory, arguments: ["--log-level", "debug"])
+        let server = ServerProcess(dataDirectory: directory, arguments: ["--log-level", "debug"], separateErrors: true)
         try await server.start()
         var headers = HTTPFields()
         headers[HTTPField.Name("X-Request-ID")!] = "trace-log-7"
@@ -54,8 +55,12 @@ struct ServerProcessTests {
         // Refused (Kii answers an unknown token 403), logged with the request's ID.
         #expect(reply.status == .forbidden)
         try await server.stop(signal: SIGTERM)
+        // Standard output holds what serve prints for its operator (the app's credentials), no log line.
         let output = try String(contentsOfFile: server.outputPath, encoding: .utf8)
-        let answered = output.split(separator: "\n").filter { $0.contains("request.id=trace-log-7") }
+        #expect(output.contains("appID"))
+        #expect(!output.contains("request.id="))
+        let errors = try String(contentsOfFile: server.errorPath, encoding: .utf8)
+        let answered = errors.split(separator: "\n").filter { $0.contains("request.id=trace-log-7") }
         #expect(!answered.isEmpty)
         for line in answered {
             #expect(

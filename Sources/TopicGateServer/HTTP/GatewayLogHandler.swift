@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 
-/// The gateway's log lines on standard output, in swift-log's stream format
+/// The gateway's log lines on standard error, as swift-log's default handler writes them
 /// (`2026-11-29T09:22:38+0000 info topicgate: key=value [Module] message`), formatting the
 /// metadata only when a line is written. swift-log's `StreamLogHandler` formats a logger's
 /// metadata each time it is set, and Hummingbird sets a request ID on every request's logger:
@@ -52,7 +52,7 @@ public struct GatewayLogHandler: LogHandler {
         line.withUTF8 { bytes in
             var offset = 0
             while offset < bytes.count {
-                let written = Foundation.write(STDOUT_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+                let written = Foundation.write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
                 if written > 0 {
                     offset += written
                 } else if written < 0 && errno == EINTR {
