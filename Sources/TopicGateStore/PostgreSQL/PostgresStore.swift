@@ -234,16 +234,17 @@ public final class PostgresStore: Sendable {
     /// which PostgreSQL delivers when the statement commits), as a transaction of its own: one
     /// round trip, where `write` takes four (BEGIN, the statement, the notice, COMMIT). This
     /// gateway's generations move as `write` moves them, for what the statement's text changes,
-    /// when `changed` says its rows changed something, or when its outcome is unknown (the
-    /// connection failed); not when it changed nothing or PostgreSQL refused it. Every row it
-    /// returns.
+    /// when `changed` says its rows changed something (or cannot read them), or when its outcome
+    /// is unknown (the connection failed); not when it changed nothing or PostgreSQL refused it.
+    /// Every row it returns.
     func writeTelling<Statement: NamedStatement>(
         _ statement: Statement, changed: ([PostgresColumns]) throws -> Bool
     ) async throws -> [PostgresColumns] {
         let changes = TransactionChanges()
         do {
             let rows = try await withConnection { connection in try await connection.rows(statement) }
-            if try changed(rows) {
+            // Committed: rows it cannot read count as a change.
+            if (try? changed(rows)) ?? true {
                 changes.note(Statement.sql, returned: rows.count)
                 changes.advance(generations)
             }
