@@ -8,8 +8,11 @@ public struct ACLChangePlan: Sendable {
     /// One change that applies, with the entries before and after it (for its audit record).
     struct Step: Sendable {
         let change: ACLChange
-        let before: [String]
-        let after: [String]
+        let entriesBefore: [ACLEntry]
+        let entriesAfter: [ACLEntry]
+
+        var before: [String] { entriesBefore.map(\.description) }
+        var after: [String] { entriesAfter.map(\.description) }
     }
 
     let steps: [Step]
@@ -22,7 +25,7 @@ public struct ACLChangePlan: Sendable {
         var entries = current.sorted()
         var steps: [Step] = []
         for (index, change) in changes.enumerated() {
-            let before = entries.map(\.description)
+            let before = entries
             switch (change.kind, entries.firstIndex { $0.matches(change.entry) }) {
             case (.grant, nil):
                 entries.append(ACLEntry(change.entry.action, change.entry.subject))
@@ -38,7 +41,7 @@ public struct ACLChangePlan: Sendable {
                 )
             }
             entries.sort()
-            steps.append(Step(change: change, before: before, after: entries.map(\.description)))
+            steps.append(Step(change: change, entriesBefore: before, entriesAfter: entries))
         }
         self.steps = steps
         self.entries = entries

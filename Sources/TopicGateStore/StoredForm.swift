@@ -143,6 +143,12 @@ enum StoredForm {
         JSONWriter.string(.array(entries.map(JSONValue.string)))
     }
 
+    /// A topic's ACL entries in one text that two lists of the same entries share and no other
+    /// list does: sorted, one a line, a default entry marked (`topics.acl_list` on PostgreSQL).
+    static func aclList(_ entries: [ACLEntry]) -> String {
+        entries.sorted().map { $0.isDefault ? "\($0) default" : $0.description }.joined(separator: "\n")
+    }
+
     /// A stored command, or nil when a column does not parse (never written by this store).
     /// A trigger from its stored columns (its predicate and command as stored JSON); nil when
     /// they no longer read.

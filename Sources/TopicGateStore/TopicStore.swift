@@ -13,8 +13,12 @@ public protocol TopicStore: Sendable {
     /// Applies every change or none (one transaction), writing one audit record per change.
     /// A grant of an existing entry throws `ACL_ALREADY_EXISTS`, a revoke of a missing one
     /// `ACL_NOT_FOUND`, each with the index of the failed change. Returns the entries after.
+    /// `known`: the topic's entries as the caller last read them (its cache), which a store may
+    /// plan the changes on, and apply them at once if they are still the topic's entries; the
+    /// outcome is the same as without.
     func applyACLChanges(
-        appID: AppID, address: TopicAddress, changes: [ACLChange], actor: Principal, at time: UnixMillis
+        appID: AppID, address: TopicAddress, changes: [ACLChange], actor: Principal, at time: UnixMillis,
+        known: [ACLEntry]?
     ) async throws -> [ACLEntry]
     /// One page of a topic's ACL audit, oldest first: up to `limit` records after the one whose
     /// key is `after`, each with its key (the next page's `after`).
@@ -38,4 +42,13 @@ public protocol TopicStore: Sendable {
     /// The topic's subscribers alone, in subscriber order (empty when there is no such topic):
     /// what a send needs when the topic's entries let every user and thing receive.
     func subscribers(appID: AppID, address: TopicAddress) async throws -> [Subscriber]
+}
+
+extension TopicStore {
+    /// Applies the changes, planned on the topic's entries as the store reads them.
+    public func applyACLChanges(
+        appID: AppID, address: TopicAddress, changes: [ACLChange], actor: Principal, at time: UnixMillis
+    ) async throws -> [ACLEntry] {
+        try await applyACLChanges(appID: appID, address: address, changes: changes, actor: actor, at: time, known: nil)
+    }
 }

@@ -131,20 +131,33 @@ struct NamedStatementTests {
         let removedAgain = try await connection.rows(
             SubscriptionRemoval(appID: appID, address: topic, subscriber: bob, notice: notice))
         #expect(try [added, again, removed, removedAgain].map(changed) == [1, 0, 1, 0])
-        func recorded(_ change: ACLChange, from entries: [ACLEntry]) throws -> RecordedACLStep {
-            RecordedACLStep(
-                topicID: topicID, appID: appID, address: topic, actor: .user(UserID("ann")),
-                step: try #require(try ACLChangePlan(entries: entries, changes: [change]).steps.first), at: 4,
-                notice: ChangeNotice(channel: PostgresStore.changeChannel, change: .topic(appID, topic)))
-        }
         func entries() async throws -> [ACLEntry] {
-            try await connection.rows(LockedTopicWithEntries(topic: TopicByAddress(appID: appID, address: topic)))
-                .compactMap(PostgresStore.entry)
+            try await connection.rows(TopicEntries(topicID: topicID)).compactMap(PostgresStore.entry)
         }
-        try await connection.run(ACLEntryGrant(recorded: try recorded(ACLChange(.grant, entry), from: [])))
+        /// `change` planned on the entries read under the topic's lock, expecting `list` (the
+        /// topic's own when nil).
+        func apply(_ change: ACLChange, expecting list: String? = nil) async throws -> (claimed: Bool, changed: Bool) {
+            let locked = try #require(
+                try await connection.first(LockedTopic(topic: TopicByAddress(appID: appID, address: topic))))
+            let step = try #require(try ACLChangePlan(entries: try await entries(), changes: [change]).steps.first)
+            let recorded = RecordedACLStep(
+                appID: appID, address: topic, actor: .user(UserID("ann")), step: step, at: 4,
+                notice: ChangeNotice(channel: PostgresStore.changeChannel, change: .topic(appID, topic)),
+                expectedList: try list ?? locked("acl_list"))
+            return try RecordedACLStep.outcome(
+                change.kind == .grant
+                    ? try await connection.rows(ACLEntryGrant(recorded: recorded))
+                    : try await connection.rows(ACLEntryRevocation(recorded: recorded)))
+        }
+        // A step planned on other entries than the topic's changes nothing.
+        let stale = try await apply(ACLChange(.grant, entry), expecting: "SEND_MESSAGE_TO_TOPIC/UserID:bob")
+        #expect(stale == (false, false))
+        #expect(!(try await entries()).contains(entry))
+        let grant = try await apply(ACLChange(.grant, entry))
         let granted = try await entries()
-        try await connection.run(ACLEntryRevocation(recorded: try recorded(ACLChange(.revoke, entry), from: [entry])))
+        let revoke = try await apply(ACLChange(.revoke, entry))
         let revoked = try await entries()
+        #expect(grant == (true, true) && revoke == (true, true))
         #expect(granted.contains(entry))
         #expect(!revoked.contains(entry))
     }

@@ -68,6 +68,83 @@ struct TopicStoreTests {
     }
 
     @Test(
+        "Concurrent ACL changes of one topic take turns: a grant made thrice at once applies once, ACL_ALREADY_EXISTS for the others; each audit record's entries before are those after the record before it",
+        arguments: StoreEngine.allCases, [false, true])
+    func concurrentACLChanges(_ engine: StoreEngine, planOnKnown: Bool) async throws {
+        let store = try await newStore(engine)
+        let subjects: [ACLSubject] = (0..<12).map { .user(UserID("u\($0)")) }
+        // Every change planned on the entries before any of them (as a gateway's cache could
+        // hold them), or on none.
+        let known = planOnKnown ? try #require(try await store.topic(appID: appID, address: news)).1 : nil
+        // Each subject granted by three changes at once.
+        let outcomes = await withTaskGroup(of: KiiError.Code?.self) { group in
+            for subject in subjects {
+                for _ in 0..<3 {
+                    group.addTask {
+                        do {
+                            _ = try await store.applyACLChanges(
+                                appID: appID, address: news, changes: [ACLChange(.grant, ACLEntry(.send, subject))],
+                                actor: .admin, at: 20, known: known)
+                            return nil
+                        } catch let error as KiiError {
+                            return error.code
+                        } catch {
+                            return KiiError.Code(rawValue: "not a Kii error: \(error)")
+                        }
+                    }
+                }
+            }
+            return await group.reduce(into: [KiiError.Code?]()) { $0.append($1) }
+        }
+        #expect(outcomes.filter { $0 == nil }.count == subjects.count)
+        #expect(outcomes.filter { $0 == .aclAlreadyExists }.count == 2 * subjects.count)
+        let entries = try #require(try await store.topic(appID: appID, address: news)).1
+        #expect(entries.filter { !$0.isDefault }.map(\.subject) == subjects.sorted { $0.description < $1.description })
+        let audit = try await store.aclAudit(appID: appID, address: news, after: nil, limit: 100).map(\.record)
+        #expect(audit.count == subjects.count)
+        for (earlier, later) in zip(audit, audit.dropFirst()) {
+            #expect(later.before == earlier.after)
+        }
+        #expect(audit.last?.after == entries.map(\.description))
+    }
+
+    @Test(
+        "A change planned on entries that are no longer the topic's has the outcome of one planned on the topic's: the grant of an entry revoked meanwhile applies, the revoke of one granted meanwhile too, and an entry of a deleted user is not brought back",
+        arguments: StoreEngine.allCases)
+    func changesOnStaleEntries(_ engine: StoreEngine) async throws {
+        let store = try await newStore(engine)
+        let annSends = ACLEntry(.send, .user(ann))
+        let before = try #require(try await store.topic(appID: appID, address: news)).1
+        _ = try await store.applyACLChanges(
+            appID: appID, address: news, changes: [ACLChange(.grant, annSends)], actor: .admin, at: 20)
+        // Planned on `before`, where ann has no entry: a grant would apply, yet hers exists.
+        let again = await #expect(throws: KiiError.self) {
+            _ = try await store.applyACLChanges(
+                appID: appID, address: news, changes: [ACLChange(.grant, annSends)], actor: .admin, at: 21,
+                known: before)
+        }
+        #expect(again?.code == .aclAlreadyExists)
+        // Planned on `before`, where ann has no entry to revoke: yet it is revoked.
+        let revoked = try await store.applyACLChanges(
+            appID: appID, address: news, changes: [ACLChange(.revoke, annSends)], actor: .admin, at: 22, known: before)
+        #expect(revoked == before)
+        // Planned on entries that name a user deleted since (with the entries that named him).
+        let carl = UserID("carl")
+        try await store.insertUser(User(id: carl, appID: appID, passwordHash: "h", createdAt: 1, modifiedAt: 1))
+        let withCarl = try await store.applyACLChanges(
+            appID: appID, address: news, changes: [ACLChange(.grant, ACLEntry(.send, .user(carl)))], actor: .admin,
+            at: 23)
+        #expect(try await store.deleteUser(appID: appID, id: carl))
+        let after = try await store.applyACLChanges(
+            appID: appID, address: news, changes: [ACLChange(.grant, annSends)], actor: .admin, at: 24,
+            known: withCarl)
+        #expect(after == (before + [annSends]).sorted())
+        #expect(try await store.topic(appID: appID, address: news)?.1 == after)
+        let audit = try await store.aclAudit(appID: appID, address: news, after: nil, limit: 100).map(\.record)
+        #expect(audit.last?.before == before.map(\.description))
+    }
+
+    @Test(
         "ACL changes apply all or none, each audited with the entries before and after",
         arguments: StoreEngine.allCases)
     func aclChanges(_ engine: StoreEngine) async throws {

@@ -94,7 +94,7 @@ struct TopicService: Sendable {
         try Self.checkRemovable(changes, loaded)
         let after = try await store.applyACLChanges(
             appID: caller.appID, address: loaded.topic.address, changes: changes, actor: caller.principal,
-            at: time.now())
+            at: time.now(), known: loaded.entries)
         for change in changes {
             logger.info(
                 "ACL changed",

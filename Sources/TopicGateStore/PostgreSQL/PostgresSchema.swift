@@ -14,6 +14,7 @@ enum PostgresSchema {
         ("v6-gateways-traits-queries", version6),
         ("v7-command-states-relays", version7),
         ("v8-triggers", version8),
+        ("v9-topic-acl-list", version9),
     ]
 
     /// Applies the migrations the database has not seen. A transaction-scoped advisory lock makes
@@ -107,6 +108,13 @@ enum PostgresSchema {
         """
 
     /// Thing-IF triggers; the apps' configuration parameters.
+    /// Each topic's ACL entries as the last change of them left them (`StoredForm.aclList`), so
+    /// that a change planned on entries read earlier applies in one statement when they are still
+    /// these; NULL when unknown (topics older than the column, entries removed with a principal).
+    static let version9 = """
+        ALTER TABLE topics ADD COLUMN acl_list TEXT;
+        """
+
     static let version8 = """
         CREATE TABLE triggers (
             app_id TEXT NOT NULL,

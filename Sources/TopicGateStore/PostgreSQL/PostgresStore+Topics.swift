@@ -9,9 +9,9 @@ extension PostgresStore: TopicStore {
             guard
                 let row = try await connection.first(
                     """
-                    INSERT INTO topics (app_id, scope_kind, scope_id, name, creator_kind, creator_id, created_at)
+                    INSERT INTO topics (app_id, scope_kind, scope_id, name, creator_kind, creator_id, created_at, acl_list)
                     VALUES (\(topic.appID), \(kind), \(id), \(topic.name.rawValue), \(creatorKind), \(creatorID),
-                        \(topic.createdAt))
+                        \(topic.createdAt), \(StoredForm.aclList(entries)))
                     RETURNING topic_id
                     """)
             else { return }
@@ -62,33 +62,93 @@ extension PostgresStore: TopicStore {
         }
     }
 
+    /// A single change planned on `known` entries commits in one statement when they are still
+    /// the topic's (`RecordedACLStep`); otherwise, and for several changes, in a transaction that
+    /// locks the topic and plans on the entries read under the lock.
     public func applyACLChanges(
-        appID: AppID, address: TopicAddress, changes: [ACLChange], actor: Principal, at time: UnixMillis
+        appID: AppID, address: TopicAddress, changes: [ACLChange], actor: Principal, at time: UnixMillis,
+        known: [ACLEntry]?
     ) async throws -> [ACLEntry] {
-        let pruning = auditPruning
+        let prune = auditPruning.isDue(at: time)
+        if !prune, let known, let plan = try? ACLChangePlan(entries: known, changes: changes), plan.steps.count == 1,
+            try await applyAtOnce(plan, appID: appID, address: address, known: known, actor: actor, at: time)
+        {
+            return plan.entries
+        }
         return try await write { connection in
-            // The topic row locked: two gateways changing one topic's entries take turns.
-            let rows = try await connection.rows(
-                LockedTopicWithEntries(topic: TopicByAddress(appID: appID, address: address)))
-            guard let first = rows.first else { throw KiiError.topicNotFound(appID: appID, address) }
-            let topicID: Int64 = try first("topic_id")
-            let plan = try ACLChangePlan(entries: try rows.compactMap(Self.entry).sorted(), changes: changes)
+            guard
+                let locked = try await connection.first(
+                    LockedTopic(topic: TopicByAddress(appID: appID, address: address)))
+            else { throw KiiError.topicNotFound(appID: appID, address) }
+            let topicID: Int64 = try locked("topic_id")
+            var list: String? = try locked("acl_list")
+            let current = try await connection.rows(TopicEntries(topicID: topicID)).compactMap(Self.entry)
+            let plan = try ACLChangePlan(entries: current, changes: changes)
             if !plan.steps.isEmpty { TransactionChanges.current?.note(.topic(appID, address)) }
             for step in plan.steps {
-                let recorded = RecordedACLStep(
-                    topicID: topicID, appID: appID, address: address, actor: actor, step: step, at: time,
-                    notice: ChangeNotice(channel: Self.changeChannel, change: .topic(appID, address)))
-                if step.change.kind == .grant {
-                    try await connection.run(ACLEntryGrant(recorded: recorded))
-                } else {
-                    try await connection.run(ACLEntryRevocation(recorded: recorded))
+                let recorded = Self.recorded(step, appID: appID, address: address, actor: actor, at: time, list: list)
+                let rows =
+                    step.change.kind == .grant
+                    ? try await connection.rows(ACLEntryGrant(recorded: recorded))
+                    : try await connection.rows(ACLEntryRevocation(recorded: recorded))
+                // Under the topic's lock the list is the one read: anything else rolls back.
+                guard try RecordedACLStep.outcome(rows) == (true, true) else {
+                    throw StoreInconsistency("the ACL of \(address) changed under its lock")
                 }
+                list = StoredForm.aclList(step.entriesAfter)
             }
-            if pruning.isDue(at: time) {
+            if prune {
                 try await connection.run("DELETE FROM acl_audit WHERE at < \(time - AuditRetention.span)")
             }
             return plan.entries
         }
+    }
+
+    /// Applies `plan`'s one step as one statement if the topic's entries are still `known`:
+    /// false when they are not (or not known to the database), and nothing was changed.
+    private func applyAtOnce(
+        _ plan: ACLChangePlan, appID: AppID, address: TopicAddress, known: [ACLEntry], actor: Principal,
+        at time: UnixMillis
+    ) async throws -> Bool {
+        guard let step = plan.steps.first else { return false }
+        let recorded = Self.recorded(
+            step, appID: appID, address: address, actor: actor, at: time, list: StoredForm.aclList(known))
+        let topic = TopicChange.topic(appID, address)
+        let outcome: (claimed: Bool, changed: Bool)
+        do {
+            let rows =
+                step.change.kind == .grant
+                ? try await writeTelling(ACLEntryGrant(recorded: recorded), topic: topic, changed: Self.changedACL)
+                : try await writeTelling(ACLEntryRevocation(recorded: recorded), topic: topic, changed: Self.changedACL)
+            outcome = try RecordedACLStep.outcome(rows)
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+            // The entry exists though the list said not (entries the list does not know of):
+            // nothing committed; the transaction finds out.
+            return false
+        }
+        if outcome.claimed && !outcome.changed {
+            // The list said the entry was there and it was not: the list is wrong; unknown now.
+            try await write(
+                """
+                UPDATE topics SET acl_list = NULL
+                WHERE app_id = \(appID) AND scope_kind = \(StoredForm.columns(address.scope).kind)
+                    AND scope_id = \(StoredForm.columns(address.scope).id) AND name = \(address.name.rawValue)
+                """)
+        }
+        return outcome.claimed && outcome.changed
+    }
+
+    private static func recorded(
+        _ step: ACLChangePlan.Step, appID: AppID, address: TopicAddress, actor: Principal, at time: UnixMillis,
+        list: String?
+    ) -> RecordedACLStep {
+        RecordedACLStep(
+            appID: appID, address: address, actor: actor, step: step, at: time,
+            notice: ChangeNotice(channel: changeChannel, change: .topic(appID, address)), expectedList: list)
+    }
+
+    @Sendable private static func changedACL(_ rows: [PostgresColumns]) throws -> Bool {
+        try RecordedACLStep.outcome(rows).changed
     }
 
     public func aclAudit(appID: AppID, address: TopicAddress, after: Int64?, limit: Int) async throws
@@ -280,10 +340,15 @@ extension PostgresStore: TopicStore {
             try await connection.run(
                 "DELETE FROM topics WHERE app_id = \(appID) AND scope_kind = \(kind) AND scope_id = \(id)")
         }
+        // The topics whose entries it removes no longer have the list their last change left.
         try await connection.run(
             """
-            DELETE FROM acl_entries
-            WHERE subject = \(holder.description) AND topic_id IN (SELECT topic_id FROM topics WHERE app_id = \(appID))
+            WITH removed AS (
+                DELETE FROM acl_entries
+                WHERE subject = \(holder.description) AND topic_id IN (SELECT topic_id FROM topics WHERE app_id = \(appID))
+                RETURNING topic_id
+            )
+            UPDATE topics SET acl_list = NULL WHERE topic_id IN (SELECT topic_id FROM removed)
             """)
         if let subscriber = StoredForm.subscriber(of: holder) {
             let (kind, id) = StoredForm.columns(subscriber)

@@ -236,11 +236,13 @@ public final class PostgresStore: Sendable {
     /// gateway's generations move as `write` moves them, for what the statement's text changes,
     /// when `changed` says its rows changed something (or cannot read them), or when its outcome
     /// is unknown (the connection failed); not when it changed nothing or PostgreSQL refused it.
-    /// Every row it returns.
+    /// `topic`: the topic change the topic cache is told of in the same cases. Every row it
+    /// returns.
     func writeTelling<Statement: NamedStatement>(
-        _ statement: Statement, changed: ([PostgresColumns]) throws -> Bool
+        _ statement: Statement, topic: TopicChange? = nil, changed: ([PostgresColumns]) throws -> Bool
     ) async throws -> [PostgresColumns] {
         let changes = TransactionChanges()
+        if let topic { changes.note(topic) }
         do {
             let rows = try await withConnection { connection in try await connection.rows(statement) }
             // Committed: rows it cannot read count as a change.

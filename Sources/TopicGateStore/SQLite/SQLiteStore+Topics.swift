@@ -55,8 +55,10 @@ extension SQLiteStore: TopicStore {
         }
     }
 
+    /// `known` is not used: one writer at a time plans on the entries it reads in its transaction.
     public func applyACLChanges(
-        appID: AppID, address: TopicAddress, changes: [ACLChange], actor: Principal, at time: UnixMillis
+        appID: AppID, address: TopicAddress, changes: [ACLChange], actor: Principal, at time: UnixMillis,
+        known: [ACLEntry]?
     ) async throws -> [ACLEntry] {
         let time = time.rawValue
         let (kind, id) = StoredForm.columns(address.scope)
