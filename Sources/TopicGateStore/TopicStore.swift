@@ -24,9 +24,11 @@ public protocol TopicStore: Sendable {
     /// key is `after`, each with its key (the next page's `after`).
     func aclAudit(appID: AppID, address: TopicAddress, after: Int64?, limit: Int) async throws
         -> [(key: Int64, record: ACLAuditRecord)]
-    /// False when already subscribed.
-    func subscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber, at time: UnixMillis) async throws
-        -> Bool
+    /// Subscribes, unless `limit` is given and the subscriber holds that many subscriptions in
+    /// the app already (counted and added in one write); `TOPIC_NOT_FOUND` without the topic.
+    func subscribe(
+        appID: AppID, address: TopicAddress, subscriber: Subscriber, at time: UnixMillis, limit: Int?
+    ) async throws -> SubscriptionOutcome
     /// False when not subscribed.
     func unsubscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool
     func isSubscribed(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool
@@ -45,6 +47,13 @@ public protocol TopicStore: Sendable {
 }
 
 extension TopicStore {
+    /// Subscribes whatever the subscriber holds; false when already subscribed.
+    public func subscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber, at time: UnixMillis)
+        async throws -> Bool
+    {
+        try await subscribe(appID: appID, address: address, subscriber: subscriber, at: time, limit: nil) == .added
+    }
+
     /// Applies the changes, planned on the topic's entries as the store reads them.
     public func applyACLChanges(
         appID: AppID, address: TopicAddress, changes: [ACLChange], actor: Principal, at time: UnixMillis

@@ -145,6 +145,26 @@ struct TopicStoreTests {
     }
 
     @Test(
+        "A subscription with a limit is added while the subscriber holds fewer in the app; at the limit nothing is added, whether subscribed already or not",
+        arguments: StoreEngine.allCases)
+    func subscriptionLimit(_ engine: StoreEngine) async throws {
+        let store = try await newStore(engine)
+        let other = TopicAddress(scope: .app, name: TopicName(rawValue: "other")!)
+        try await store.insertTopic(Topic(appID: appID, address: other, creator: .admin, createdAt: 1), entries: [])
+        func subscribe(_ address: TopicAddress, limit: Int?) async throws -> SubscriptionOutcome {
+            try await store.subscribe(appID: appID, address: address, subscriber: .user(ann), at: 1, limit: limit)
+        }
+        #expect(try await subscribe(news, limit: 1) == .added)
+        #expect(try await subscribe(other, limit: 1) == .limited(held: 1))
+        #expect(try await store.isSubscribed(appID: appID, address: other, subscriber: .user(ann)) == false)
+        #expect(try await subscribe(news, limit: 1) == .limited(held: 1))
+        #expect(try await subscribe(news, limit: 2) == .existing)
+        #expect(try await subscribe(other, limit: 2) == .added)
+        #expect(try await store.subscriptionCount(appID: appID, subscriber: .user(ann)) == 2)
+        #expect(try await subscribe(news, limit: nil) == .existing)
+    }
+
+    @Test(
         "ACL changes apply all or none, each audited with the entries before and after",
         arguments: StoreEngine.allCases)
     func aclChanges(_ engine: StoreEngine) async throws {

@@ -138,15 +138,16 @@ struct TopicService: Sendable {
         try await requireMaySubscribe(caller, subscriber)
         let context = try await facts.context(appID: caller.appID, principal: subscriber.principal)
         try requireAllowed(caller, AccessPolicy.evaluate(context, .subscribe, on: topic, entries: entries), topic)
-        if caller.principal != .admin {
-            let held = try await store.subscriptionCount(appID: caller.appID, subscriber: subscriber)
-            try PrincipalQuota.subscriptions.require(
-                count: held, limit: subscriptionLimit, principal: subscriber.principal)
-        }
-        guard
-            try await store.subscribe(
-                appID: caller.appID, address: topic.address, subscriber: subscriber, at: time.now())
-        else {
+        // The subscriber's quota counted in the same write (the admin has none).
+        let limit = caller.principal == .admin ? nil : subscriptionLimit
+        switch try await store.subscribe(
+            appID: caller.appID, address: topic.address, subscriber: subscriber, at: time.now(), limit: limit)
+        {
+        case .added:
+            return
+        case .limited(let held):
+            try PrincipalQuota.subscriptions.require(count: held, limit: limit, principal: subscriber.principal)
+        case .existing:
             throw KiiError(
                 .pushSubscriptionAlreadyExists, "\(subscriber) is subscribed to \(topic.address) already.",
                 context: Self.topicContext(topic).merging(["subject": .string(subscriber.description)]) { $1 })

@@ -180,18 +180,21 @@ extension PostgresStore: TopicStore {
         }
     }
 
-    public func subscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber, at time: UnixMillis) async throws
-        -> Bool
-    {
+    public func subscribe(
+        appID: AppID, address: TopicAddress, subscriber: Subscriber, at time: UnixMillis, limit: Int?
+    ) async throws -> SubscriptionOutcome {
         let rows = try await writeTelling(
             SubscriptionAddition(
                 appID: appID, address: address, subscriber: subscriber, at: time,
-                notice: ChangeNotice(channel: Self.changeChannel, change: .listeners)),
+                notice: ChangeNotice(channel: Self.changeChannel, change: .listeners), limit: limit),
             changed: { try Self.changedSubscription($0) == true })
         guard let changed = try Self.changedSubscription(rows) else {
             throw KiiError.topicNotFound(appID: appID, address)
         }
-        return changed
+        if changed { return .added }
+        let held = Int(try rows.first.map { try $0("held", as: Int64.self) } ?? 0)
+        if let limit, held >= limit { return .limited(held: held) }
+        return .existing
     }
 
     public func unsubscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool {

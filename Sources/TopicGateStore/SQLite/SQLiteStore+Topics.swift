@@ -125,20 +125,24 @@ extension SQLiteStore: TopicStore {
         }
     }
 
-    public func subscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber, at time: UnixMillis) async throws
-        -> Bool
-    {
+    public func subscribe(
+        appID: AppID, address: TopicAddress, subscriber: Subscriber, at time: UnixMillis, limit: Int?
+    ) async throws -> SubscriptionOutcome {
         let time = time.rawValue
         let (kind, id) = StoredForm.columns(subscriber)
         return try await write { db in
             let topicID = try Self.existingTopicID(db, appID, address)
+            if let limit {
+                let held = try Self.subscriptionCount(db, appID: appID, subscriber: subscriber)
+                if held >= limit { return .limited(held: held) }
+            }
             try db.cachedStatement(
                 sql: """
                     INSERT OR IGNORE INTO subscriptions (topic_id, subscriber_kind, subscriber_id, created_at)
                     VALUES (?, ?, ?, ?)
                     """
             ).execute(arguments: [topicID, kind, id, time])
-            return db.changesCount > 0
+            return db.changesCount > 0 ? .added : .existing
         }
     }
 
@@ -164,16 +168,18 @@ extension SQLiteStore: TopicStore {
     }
 
     public func subscriptionCount(appID: AppID, subscriber: Subscriber) async throws -> Int {
+        try await read { db in try Self.subscriptionCount(db, appID: appID, subscriber: subscriber) }
+    }
+
+    private static func subscriptionCount(_ db: Database, appID: AppID, subscriber: Subscriber) throws -> Int {
         let (kind, id) = StoredForm.columns(subscriber)
-        return try await read { db in
-            try Int.fetchOne(
-                db.cachedStatement(
-                    sql: """
-                        SELECT COUNT(*) FROM subscriptions s JOIN topics t ON t.topic_id = s.topic_id
-                        WHERE s.subscriber_kind = ? AND s.subscriber_id = ? AND t.app_id = ?
-                        """),
-                arguments: [kind, id, appID.rawValue]) ?? 0
-        }
+        return try Int.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT COUNT(*) FROM subscriptions s JOIN topics t ON t.topic_id = s.topic_id
+                    WHERE s.subscriber_kind = ? AND s.subscriber_id = ? AND t.app_id = ?
+                    """),
+            arguments: [kind, id, appID.rawValue]) ?? 0
     }
 
     public func isSubscribed(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool {
