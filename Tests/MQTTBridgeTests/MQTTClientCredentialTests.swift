@@ -71,7 +71,7 @@ struct MQTTClientCredentialTests {
         "TLS to a broker that asks for a client certificate: accepted with the broker's CA and the certificate; refused without the certificate, or trusting another CA"
     )
     func clientCertificate() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tg-mtls-\(UUID().uuidString)").path
+        let folder = TestFolder.url.appendingPathComponent("tg-mtls-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = try await TestCertificate(in: folder + "/server")
         let client = try await TestCertificate(in: folder + "/client")

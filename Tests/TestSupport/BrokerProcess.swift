@@ -44,7 +44,7 @@ public final class BrokerProcess: @unchecked Sendable {
         self.tlsPort = tls == nil ? 0 : FreePort.next()
         self.directory =
             directory
-            ?? FileManager.default.temporaryDirectory
+            ?? TestFolder.url
             .appendingPathComponent("topicgate-broker-\(UUID().uuidString)").path
         self.port = FreePort.next()
         try FileManager.default.createDirectory(atPath: self.directory, withIntermediateDirectories: true)

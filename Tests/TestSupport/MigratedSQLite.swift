@@ -18,7 +18,7 @@ public enum MigratedSQLite {
 
     /// The migrated file, as one consistent backup (no write-ahead log beside it).
     private static let template = Result<String, any Error> {
-        let folder = FileManager.default.temporaryDirectory
+        let folder = TestFolder.url
             .appendingPathComponent("topicgate-migrated-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let source = folder + "/source.sqlite"

@@ -11,7 +11,7 @@ import TopicGateStore
 struct ACLCommandTests {
     @Test("explain, grant, list, audit and revoke tell the README story")
     func story() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-cli-\(UUID().uuidString)")
+        let directory = TestFolder.url.appendingPathComponent("tg-cli-\(UUID().uuidString)")
             .path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try await openStore(configuration: ServerConfiguration(dataDirectory: directory))
@@ -94,7 +94,7 @@ struct ACLCommandTests {
 
     @Test("who-can, subscribers, apply (with --dry-run), topics search and overview: the console's answers")
     func consoleParity() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-cli-\(UUID().uuidString)")
+        let directory = TestFolder.url.appendingPathComponent("tg-cli-\(UUID().uuidString)")
             .path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let server = ServerProcess(dataDirectory: directory)

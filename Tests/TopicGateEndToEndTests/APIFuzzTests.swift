@@ -34,7 +34,7 @@ struct APIFuzzTests {
             "--signup-limit", "off", "--signup-limit-per-app", "off", "--login-failure-limit", "off",
             "--login-failure-limit-per-app", "off", "--state-limit", "off",
         ])
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-fuzz-\(UUID().uuidString)")
+        let directory = TestFolder.url.appendingPathComponent("tg-fuzz-\(UUID().uuidString)")
             .path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }

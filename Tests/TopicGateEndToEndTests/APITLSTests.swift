@@ -8,7 +8,7 @@ import Testing
 struct APITLSTests {
     @Test("serve --tls-cert --tls-key answers over TLS with a verified certificate, and not in plain HTTP")
     func https() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-https-\(UUID().uuidString)")
+        let directory = TestFolder.url.appendingPathComponent("tg-https-\(UUID().uuidString)")
             .path
         let certificate = try await TestCertificate(in: directory + "-cert")
         let server = ServerProcess(
@@ -34,7 +34,7 @@ struct APITLSTests {
 
     @Test("serve refuses to start with a missing TLS file or only half of the pair")
     func badFiles() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-https-\(UUID().uuidString)")
+        let directory = TestFolder.url.appendingPathComponent("tg-https-\(UUID().uuidString)")
             .path
         let certificate = try await TestCertificate(in: directory + "-cert")
         for arguments in [

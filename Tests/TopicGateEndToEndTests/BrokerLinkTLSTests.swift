@@ -15,7 +15,7 @@ struct BrokerLinkTLSTests {
         "mqtts:// with the broker's CA and a client certificate: pushes are delivered; trusting another CA the gateway never connects and delivers nothing"
     )
     func pushesOverTLS() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tg-linktls-\(UUID().uuidString)")
+        let folder = TestFolder.url.appendingPathComponent("tg-linktls-\(UUID().uuidString)")
             .path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = try await TestCertificate(in: folder + "/server")

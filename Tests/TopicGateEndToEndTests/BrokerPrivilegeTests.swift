@@ -26,7 +26,7 @@ struct BrokerPrivilegeTests {
     func plantedFolder() async throws {
         let victims = try Victims()
         defer { victims.remove() }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-priv-\(UUID().uuidString)")
+        let directory = TestFolder.url.appendingPathComponent("tg-priv-\(UUID().uuidString)")
             .path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // The layout an older gateway left: `<data>/broker` owned by mosquitto, which has now
@@ -118,7 +118,7 @@ struct BrokerPrivilegeTests {
 
     @Test("As root, a template, data folder or secret file other users may write is refused with a clear message")
     func worldWritableRefused() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tg-ww-\(UUID().uuidString)").path
+        let folder = TestFolder.url.appendingPathComponent("tg-ww-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
 
@@ -196,7 +196,7 @@ struct Victims {
     let contents = "root's own file\n"
 
     init() throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("tg-victim-\(UUID().uuidString)").path
+        let base = TestFolder.url.appendingPathComponent("tg-victim-\(UUID().uuidString)").path
         file = base + ".txt"
         folder = base
         try contents.write(toFile: file, atomically: true, encoding: .utf8)

@@ -21,7 +21,7 @@ struct ChangeFeedDeadlineTests {
             throw TestFailure("not a URL: \(url)")
         }
         let proxyPort = FreePort.next()
-        let flag = FileManager.default.temporaryDirectory.appendingPathComponent("black-hole-\(UUID().uuidString)").path
+        let flag = TestFolder.url.appendingPathComponent("black-hole-\(UUID().uuidString)").path
         let proxy = try ChildProcess.spawn(
             executable: "/usr/bin/env",
             arguments: ["python3", Self.proxyScript, "\(proxyPort)", "\(databasePort)", flag],
@@ -36,7 +36,7 @@ struct ChangeFeedDeadlineTests {
         feed.port = proxyPort
         let feedURL = try #require(feed.string)
 
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("feed-\(UUID().uuidString)").path
+        let base = TestFolder.url.appendingPathComponent("feed-\(UUID().uuidString)").path
         let a = ServerProcess(dataDirectory: base + "-a", arguments: ["--database", url, "--broker", "none"])
         try await a.start()
         let b = ServerProcess(

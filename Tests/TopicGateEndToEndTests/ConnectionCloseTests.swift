@@ -8,7 +8,7 @@ import TopicGateServer
 @Suite("HTTP: connections that ask to close")
 struct ConnectionCloseTests {
     func server() async throws -> ServerProcess {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-close-\(UUID().uuidString)")
+        let directory = TestFolder.url.appendingPathComponent("tg-close-\(UUID().uuidString)")
             .path
         let server = ServerProcess(dataDirectory: directory, arguments: ["--broker", "none"])
         try await server.start()

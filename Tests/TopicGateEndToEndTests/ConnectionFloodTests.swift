@@ -35,7 +35,7 @@ struct ConnectionFloodTests {
 
     @Test("Slow and idle connections past the caps and deadlines: refused or closed, /health still answers at once")
     func flood() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-flood-\(UUID().uuidString)")
+        let directory = TestFolder.url.appendingPathComponent("tg-flood-\(UUID().uuidString)")
             .path
         let server = ServerProcess(
             dataDirectory: directory,
@@ -75,7 +75,7 @@ struct ConnectionFloodTests {
         "The MQTT-over-WebSockets port: past its cap an upgrade is refused, silent and half-sent upgrades are closed, an upgraded session outlives the deadlines"
     )
     func webSocketFlood() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-wsflood-\(UUID().uuidString)")
+        let directory = TestFolder.url.appendingPathComponent("tg-wsflood-\(UUID().uuidString)")
             .path
         let server = ServerProcess(
             dataDirectory: directory,

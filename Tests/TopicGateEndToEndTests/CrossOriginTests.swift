@@ -14,7 +14,7 @@ struct CrossOriginTests {
     static let origin = "http://127.0.0.1:5500"
 
     func server(_ arguments: [String] = []) async throws -> (ServerProcess, String) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-cors-\(UUID().uuidString)")
+        let directory = TestFolder.url.appendingPathComponent("tg-cors-\(UUID().uuidString)")
             .path
         let server = ServerProcess(dataDirectory: directory, arguments: ["--broker", "none"] + arguments)
         try await server.start()

@@ -13,7 +13,7 @@ import TopicGateServer
 struct DeviceListenerTests {
     /// A gateway with its embedded broker and TLS listeners, and a member subscribed to a topic.
     func world() async throws -> (PushWorld, TestCertificate, tls: Int, wss: Int) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-cert-\(UUID().uuidString)")
+        let directory = TestFolder.url.appendingPathComponent("tg-cert-\(UUID().uuidString)")
             .path
         let certificate = try await TestCertificate(in: directory)
         let (tls, wss) = (FreePort.next(), FreePort.next())

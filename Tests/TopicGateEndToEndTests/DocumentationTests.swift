@@ -78,7 +78,7 @@ struct DocumentationTests {
 
     @Test("docs/operations.md's backup example names the schema a backup of a new database has now")
     func backupExampleIsCurrent() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("doc-backup-\(UUID())").path
+        let directory = TestFolder.url.appendingPathComponent("doc-backup-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         #expect(try await Self.topicgate(["apps", "create", "--data-dir", directory]).0 == 0)
         let (status, printed) = try await Self.topicgate([

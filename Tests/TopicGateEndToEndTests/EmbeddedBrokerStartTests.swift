@@ -14,7 +14,7 @@ import TopicGateCore
 struct EmbeddedBrokerStartTests {
     @Test("Under a 0700 parent folder (as root: the broker runs as its own user) a device gets its push")
     func privateParentFolder() async throws {
-        let parent = FileManager.default.temporaryDirectory.appendingPathComponent("tg-private-\(UUID().uuidString)")
+        let parent = TestFolder.url.appendingPathComponent("tg-private-\(UUID().uuidString)")
             .path
         try FileManager.default.createDirectory(
             atPath: parent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -75,7 +75,7 @@ struct EmbeddedBrokerStartTests {
 
     /// `topicgate serve` with `arguments` and an embedded broker, which must fail: its output.
     func failedStart(_ arguments: [String], mqttPort: Int) async throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-fail-\(UUID().uuidString)")
+        let directory = TestFolder.url.appendingPathComponent("tg-fail-\(UUID().uuidString)")
             .path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let output = Pipe()
@@ -95,7 +95,7 @@ struct EmbeddedBrokerStartTests {
 
     @Test("A broker that cannot start is reported with the cause from its own log")
     func causeFromTheBrokerLog() async throws {
-        let template = FileManager.default.temporaryDirectory.appendingPathComponent("tg-bad-\(UUID().uuidString).conf")
+        let template = TestFolder.url.appendingPathComponent("tg-bad-\(UUID().uuidString).conf")
             .path
         defer { try? FileManager.default.removeItem(atPath: template) }
         let policy = try String(
@@ -125,7 +125,7 @@ struct EmbeddedBrokerStartTests {
 
     @Test("--mqtt-tls-port 0 and --mqtt-wss-port 0 turn those listeners off, as --mqtt-ws-port 0 does")
     func portZeroTurnsListenersOff() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-cert-\(UUID().uuidString)")
+        let directory = TestFolder.url.appendingPathComponent("tg-cert-\(UUID().uuidString)")
             .path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let certificate = try await TestCertificate(in: directory)

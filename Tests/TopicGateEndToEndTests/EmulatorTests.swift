@@ -45,7 +45,7 @@ struct EmulatorTests {
 
     @Test("thing + phone: the command goes out, its commandID comes back to that phone only, state is published")
     func tour() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-emulate-\(UUID().uuidString)")
+        let directory = TestFolder.url.appendingPathComponent("tg-emulate-\(UUID().uuidString)")
             .path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let server = ServerProcess(dataDirectory: directory)

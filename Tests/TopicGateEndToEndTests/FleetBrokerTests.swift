@@ -74,7 +74,7 @@ struct FleetBrokerTests {
             [
                 "--database", url, "--broker", brokers, "--mqtt-secret-file", one.secretFile, "--outbox-lease", "2",
             ] + more
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-\(UUID().uuidString)").path
+        let base = TestFolder.url.appendingPathComponent("fleet-\(UUID().uuidString)").path
         let a = ServerProcess(dataDirectory: base + "-a", arguments: arguments)
         let b = ServerProcess(dataDirectory: base + "-b", arguments: arguments, credentialsOf: a)
         func stopAll() async {

@@ -31,7 +31,7 @@ struct FleetTests {
     /// first and creates the app.
     static func twoGateways(_ more: [String] = []) async throws -> (ServerProcess, ServerProcess) {
         let url = try await TestPostgres.shared.newDatabase()
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-\(UUID().uuidString)").path
+        let base = TestFolder.url.appendingPathComponent("fleet-\(UUID().uuidString)").path
         let arguments = ["--database", url, "--broker", "none"] + more
         let a = ServerProcess(dataDirectory: base + "-a", arguments: arguments)
         try await a.start()
@@ -105,7 +105,7 @@ struct FleetTests {
     @Test("PostgreSQL down: requests answer 503 with Retry-After within seconds, never hang; then work again")
     func databaseOutage() async throws {
         let database = try await PostgresServer.start()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-\(UUID().uuidString)").path
+        let directory = TestFolder.url.appendingPathComponent("fleet-\(UUID().uuidString)").path
         let gateway = ServerProcess(
             dataDirectory: directory, arguments: ["--database", database.url(), "--broker", "none"])
         try await gateway.start()

@@ -18,7 +18,7 @@ struct InstallTests {
         "The installed binary finds its plugin and template and delivers a push; the unit verifies; uninstall removes it"
     )
     func installed() async throws {
-        let stage = FileManager.default.temporaryDirectory.appendingPathComponent("stage-\(UUID())").path
+        let stage = TestFolder.url.appendingPathComponent("stage-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: stage) }
         // The debug build the tests ran (a release build by default).
         let flags = ["DESTDIR=\(stage)", "PREFIX=/usr/local", "CONFIGURATION=debug"]

@@ -17,7 +17,7 @@ final class LoadBalancer: KiiAPI, @unchecked Sendable {
 
     init(_ gateways: [ServerProcess]) {
         self.gateways = gateways
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("haproxy-\(UUID().uuidString)").path
+        directory = TestFolder.url.appendingPathComponent("haproxy-\(UUID().uuidString)").path
     }
 
     var appID: String { gateways[0].appID }

@@ -32,7 +32,7 @@ final class PushWorld: KiiAPI, @unchecked Sendable {
         self.embedded = embedded
         self.directory =
             directory
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("tg-push-\(UUID().uuidString)").path
+            ?? TestFolder.url.appendingPathComponent("tg-push-\(UUID().uuidString)").path
         server = ServerProcess(
             dataDirectory: self.directory,
             arguments: (embedded

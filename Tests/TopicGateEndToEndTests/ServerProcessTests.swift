@@ -11,7 +11,7 @@ import TopicGateServer
 struct ServerProcessTests {
     @Test("Everything that returned 2xx is there after kill -9 and a restart")
     func survivesKill() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-kill-\(UUID().uuidString)")
+        let directory = TestFolder.url.appendingPathComponent("tg-kill-\(UUID().uuidString)")
             .path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let server = ServerProcess(dataDirectory: directory)
@@ -37,7 +37,7 @@ struct ServerProcessTests {
 
     @Test("Its log lines go to standard error in swift-log's stream format, a request's carrying its ID")
     func logLines() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-log-\(UUID().uuidString)")
+        let directory = TestFolder.url.appendingPathComponent("tg-log-\(UUID().uuidString)")
             .path
         defer {
             try? FileManager.default.removeItem(atPath: directory)
@@ -75,7 +75,7 @@ struct ServerProcessTests {
 
     @Test("SIGTERM and SIGINT stop the server cleanly with exit status 0")
     func gracefulShutdown() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-term-\(UUID().uuidString)")
+        let directory = TestFolder.url.appendingPathComponent("tg-term-\(UUID().uuidString)")
             .path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         for signal in [SIGTERM, SIGINT] {
@@ -88,7 +88,7 @@ struct ServerProcessTests {
 
     @Test("serve starts its own Mosquitto, restarts it when it dies, and stops it on shutdown")
     func embeddedBroker() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let directory = TestFolder.url.appendingPathComponent(
             "tg-embedded-\(UUID().uuidString)"
         ).path
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -151,7 +151,7 @@ struct ServerProcessTests {
 
     @Test("SIGTERM with --drain-time: /ready answers 503 draining while requests are still served, then it stops")
     func drainsOnSigterm() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-drain-\(UUID().uuidString)")
+        let directory = TestFolder.url.appendingPathComponent("tg-drain-\(UUID().uuidString)")
             .path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let server = ServerProcess(dataDirectory: directory, arguments: ["--drain-time", "3", "--broker", "none"])
@@ -181,7 +181,7 @@ struct ServerProcessTests {
 
     @Test("serve refuses an MQTT secret file that group or others can read, and says how to fix it")
     func looseSecretRefused() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-loose-\(UUID().uuidString)")
+        let directory = TestFolder.url.appendingPathComponent("tg-loose-\(UUID().uuidString)")
             .path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -10,7 +10,7 @@ import Testing
 struct TourTests {
     @Test("README.md's short tour, then docs/tour.md, on one server as a reader would")
     func tours() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-tour-\(UUID().uuidString)")
+        let directory = TestFolder.url.appendingPathComponent("tg-tour-\(UUID().uuidString)")
             .path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let server = ServerProcess(dataDirectory: directory + "/data")

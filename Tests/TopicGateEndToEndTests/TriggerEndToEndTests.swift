@@ -127,7 +127,7 @@ struct TriggerEndToEndTests {
         "SCHEDULE_ONCE fires on time and once; one that fell due while the gateway was down fires once when it starts again"
     )
     func onceAndMissed() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-trig-\(UUID().uuidString)")
+        let directory = TestFolder.url.appendingPathComponent("tg-trig-\(UUID().uuidString)")
             .path
         let server = ServerProcess(dataDirectory: directory, arguments: ["--broker", "none"])
         try await server.start()

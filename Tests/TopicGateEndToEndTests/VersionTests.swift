@@ -25,7 +25,7 @@ struct VersionTests {
         #expect(try Regex(#"^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d{2}-\d{2}$"#).wholeMatch(in: latest) != nil, "\(latest)")
         #expect(latest.hasPrefix("## [\(version)] - "), "\(latest)")
 
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("version-\(UUID())").path
+        let directory = TestFolder.url.appendingPathComponent("version-\(UUID())").path
         let server = ServerProcess(dataDirectory: directory, arguments: ["--broker", "none"])
         try await server.start()
         let output = try String(contentsOfFile: server.outputPath, encoding: .utf8)

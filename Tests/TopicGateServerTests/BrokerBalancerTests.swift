@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import TopicGateCore
 import TopicGateStore
@@ -18,7 +19,7 @@ struct BrokerBalancerTests {
     /// An embedded store with `counts` live installations on each broker (its folder is removed
     /// after the test).
     static func store(_ counts: [String: Int]) async throws -> (SQLiteStore, AppID, String) {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("balancer-\(UUID().uuidString)").path
+        let path = TestFolder.url.appendingPathComponent("balancer-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         let store = try SQLiteStore(path: path + "/topicgate.sqlite")
         let (app, _) = try await AppRegistry(store: store).defaultApp()

@@ -14,7 +14,7 @@ import TopicGateStore
 struct BrokerLinkFanOutTests {
     /// A link to `broker`, running until the returned task is cancelled.
     static func link(to broker: BrokerProcess) throws -> (BrokerLink, Task<Void, any Error>) {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let path = TestFolder.url.appendingPathComponent(
             "fanout-\(UUID().uuidString)/db.sqlite"
         )
         .path

@@ -16,7 +16,7 @@ struct GatewayPasswordTests {
     func resignedOnReconnect() async throws {
         let broker = try BrokerProcess()
         try await broker.start()
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let path = TestFolder.url.appendingPathComponent(
             "gwpass-\(UUID().uuidString)/db.sqlite"
         )
         .path

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import TestSupport
 import Testing
 import TopicGateCore
 
@@ -16,7 +17,7 @@ struct OpenAPIDocumentTests {
 
     @Test("Every route the router serves is in the document, and every documented operation is served")
     func routesMatch() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-openapi-\(UUID().uuidString)")
+        let directory = TestFolder.url.appendingPathComponent("tg-openapi-\(UUID().uuidString)")
             .path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let configuration = ServerConfiguration(dataDirectory: directory, passwordHashCost: 4)

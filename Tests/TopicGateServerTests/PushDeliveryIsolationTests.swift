@@ -94,7 +94,7 @@ struct PushDeliveryIsolationTests {
     static func storeWithUser(devices: [(topic: String, broker: String?)]) async throws
         -> (store: any Store, app: App, user: User, directory: String)
     {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tg-push-\(UUID().uuidString)")
+        let directory = TestFolder.url.appendingPathComponent("tg-push-\(UUID().uuidString)")
             .path
         var configuration = ServerConfiguration(dataDirectory: directory)
         try await TestServer.placeStore(&configuration)

@@ -40,7 +40,7 @@ struct TestServer {
         push: Bool = false, brokers: [String] = [], abuse: AbuseControls? = nil, clock: ManualClock? = nil,
         metricsToken: String? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }
     ) async throws -> TestServer {
-        let directory = FileManager.default.temporaryDirectory
+        let directory = TestFolder.url
             .appendingPathComponent("topicgate-test-\(UUID().uuidString)").path
         var configuration = ServerConfiguration(dataDirectory: directory, logLevel: .error, passwordHashCost: 4)
         if let abuse { configuration.abuse = abuse }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import TopicGateCore
 
@@ -14,7 +15,7 @@ struct SQLiteBackupTests {
 
     @Test("A backup, the database a restore puts back and the copy it keeps of the one it replaces are 0600")
     func privateFiles() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tg-backup-\(UUID().uuidString)")
+        let folder = TestFolder.url.appendingPathComponent("tg-backup-\(UUID().uuidString)")
             .path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -17,7 +17,7 @@ enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
     func newLocation(fromNothing: Bool = false) async throws -> String {
         switch self {
         case .sqlite:
-            let path = FileManager.default.temporaryDirectory
+            let path = TestFolder.url
                 .appendingPathComponent("store-\(UUID().uuidString).sqlite").path
             if !fromNothing { try MigratedSQLite.place(at: path) }
             return path
