@@ -9,7 +9,7 @@ import TopicGateServer
 /// real executable and its embedded broker: pseudo-user sign-up, token login, a group, a group
 /// topic with an ACL change, subscribe, a refused send whose 403 the page reads, a push over
 /// MQTT over WebSockets, delete. The page reports each step; the test reads the report and
-/// keeps the page's screenshot beside the test's data (its path is printed).
+/// keeps the page's screenshot after the run (`TestFolder.keepScreenshots`; its path is printed).
 @Suite("Browser: a web app on another origin")
 struct BrowserTests {
     static let pageFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
@@ -77,7 +77,7 @@ struct BrowserTests {
             ])
         for _ in 0..<300 where camera.isRunning { try await Task.sleep(for: .milliseconds(100)) }
         #expect(FileManager.default.fileExists(atPath: screenshot), "no screenshot at \(screenshot)")
-        print("Browser test screenshot: \(screenshot)")
+        print("Browser test screenshot: \(TestFolder.keepScreenshots(from: site, as: "browser"))/screenshot.png")
         // Chromium's profiles are tens of megabytes; the page, its report and the screenshot stay.
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: site)) ?? []
         where entry.hasPrefix("profile-") {

@@ -10,7 +10,8 @@ import TopicGateCore
 /// explain a denial, see who can read it, stage a grant, preview it (nothing changes), apply
 /// it (the outsider's send goes through), revoke it (refused again), and read the audit trail
 /// and the security audit. Each check also asks the API, so what the page shows is what holds.
-/// Screenshots (desk and phone width) stay in the test's folder; their paths are printed.
+/// Screenshots (desk and phone width) are kept after the run (`TestFolder.keepScreenshots`); their
+/// paths are printed.
 @Suite("Console: the operator console in a real browser")
 struct ConsoleBrowserTests {
     @Test(
@@ -189,7 +190,7 @@ struct ConsoleBrowserTests {
                     try await world.call(.get, "\(world.app)/overview", token: token).errorCode == "WRONG_TOKEN"
                 })
         }
-        print("Console screenshots: \(shots)")
+        print("Console screenshots: \(TestFolder.keepScreenshots(from: shots, as: "console"))")
     }
 
     @Test("A crafted link whose scope or name holds '..' is refused before any request is made with it")
@@ -264,17 +265,19 @@ struct ConsoleBrowserTests {
             #expect(gateway.contains("online"))
             try await browser.screenshot(to: shots + "/end-node.png")
         }
-        print("Console screenshots: \(shots)")
+        print("Console screenshots: \(TestFolder.keepScreenshots(from: shots, as: "console-gateway"))")
     }
 
     /// Runs `body` with a browser on `world`, then quits the browser and stops `world`, whether
-    /// it threw or not (a screenshot of the failure is kept in `shots`).
+    /// it threw or not (a screenshot of the failure is kept with `shots`' others).
     static func withBrowser(world: PushWorld, shots: String, _ body: (WebDriver) async throws -> Void) async throws {
         let browser = try await WebDriver.started(folder: shots)
         do {
             try await body(browser)
         } catch {
             try? await browser.screenshot(to: shots + "/failure.png")
+            let name = "failed-" + URL(fileURLWithPath: shots).lastPathComponent
+            print("Console screenshots of the failure: \(TestFolder.keepScreenshots(from: shots, as: name))")
             await browser.quit()
             try await world.stop()
             throw error

@@ -109,7 +109,7 @@ struct TopicStoreTests {
     }
 
     @Test(
-        "A change planned on entries that are no longer the topic's has the outcome of one planned on the topic's: the grant of an entry revoked meanwhile applies, the revoke of one granted meanwhile too, and an entry of a deleted user is not brought back",
+        "A change planned on entries that are no longer the topic's has the outcome of one planned on the topic's: the grant of an entry granted meanwhile answers ACL_ALREADY_EXISTS, the revoke of one granted meanwhile applies, and an entry of a deleted user is not brought back",
         arguments: StoreEngine.allCases)
     func changesOnStaleEntries(_ engine: StoreEngine) async throws {
         let store = try await newStore(engine)
