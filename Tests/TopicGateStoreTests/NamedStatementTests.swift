@@ -50,6 +50,45 @@ struct NamedStatementTests {
     }
 
     @Test(
+        "A topic's acl_list that does not match its entries (edited by hand) never makes a change apply wrongly: a grant of an entry it omits answers ACL_ALREADY_EXISTS, a revoke of one it invents ACL_NOT_FOUND, and the list is unknown after"
+    )
+    func wrongACLList() async throws {
+        let store = try await newStore()
+        defer { store.close() }
+        let existing = ACLEntry(.subscribe, .anyAuthenticated, isDefault: true)
+        let invented = ACLEntry(.send, .user(UserID("ann")))
+        func setList(_ entries: [ACLEntry]) async throws {
+            let list = StoredForm.aclList(entries)
+            try await store.write { connection in try await connection.run("UPDATE topics SET acl_list = \(list)") }
+        }
+        func list() async throws -> String? {
+            try await store.read { connection in
+                try await connection.first("SELECT acl_list FROM topics").map { try $0("acl_list", as: String?.self) }
+                    ?? nil
+            }
+        }
+        // The list omits the existing entry, and so do the entries the change is planned on.
+        try await setList([])
+        let grant = await #expect(throws: KiiError.self) {
+            _ = try await store.applyACLChanges(
+                appID: appID, address: news, changes: [ACLChange(.grant, ACLEntry(.subscribe, .anyAuthenticated))],
+                actor: .admin, at: 2, known: [])
+        }
+        #expect(grant?.code == .aclAlreadyExists)
+        // The list invents an entry, and so do the entries the change is planned on.
+        try await setList([existing, invented])
+        let revoke = await #expect(throws: KiiError.self) {
+            _ = try await store.applyACLChanges(
+                appID: appID, address: news, changes: [ACLChange(.revoke, invented)], actor: .admin, at: 3,
+                known: [existing, invented])
+        }
+        #expect(revoke?.code == .aclNotFound)
+        #expect(try await list() == nil)
+        #expect(try await store.topic(appID: appID, address: news)?.1 == [existing])
+        #expect(try await store.aclAudit(appID: appID, address: news, after: nil, limit: 10).isEmpty)
+    }
+
+    @Test(
         "After a column is added to topics, users, things and tokens, every named read on a connection that prepared them still answers"
     )
     func columnAdded() async throws {
