@@ -108,6 +108,27 @@ struct BenchPartsTests {
         #expect(unpaced.nextDue(now: late) == late)
     }
 
+    @Test(
+        "CPU rows: the gateways' and PostgreSQL's per request against the bound's; without the bound (a fleet's devices on two brokers) the same rows with no baseline; none without the gateways'"
+    )
+    func cpuRows() {
+        let gateway = CPUSample(gateways: .milliseconds(2), bound: .zero, database: .milliseconds(1))
+        let bound = CPUSample(gateways: .zero, bound: .milliseconds(1), database: .milliseconds(0.5))
+        let measured = CPUSample.rows(
+            scenario: "commands", what: "round trip", gateway: gateway, bound: bound, onPostgres: true, peak: nil)
+        #expect(measured.map(\.metric) == ["CPU per round trip: the gateways", "CPU per round trip: PostgreSQL"])
+        #expect(measured.map(\.baseline) == [1, 0.5])
+        let alone = CPUSample.rows(
+            scenario: "commands", what: "round trip", gateway: gateway, bound: nil, onPostgres: true, peak: nil)
+        #expect(alone.map(\.topicGate) == [2, 1])
+        #expect(alone.allSatisfy { $0.baseline == nil })
+        #expect(
+            CPUSample.rows(
+                scenario: "commands", what: "round trip", gateway: nil, bound: bound, onPostgres: false, peak: nil
+            )
+            .isEmpty)
+    }
+
     @Test("Percentiles by nearest rank")
     func percentiles() {
         let statistics = LatencyStatistics((1...1000).map { .milliseconds($0) })
