@@ -353,15 +353,12 @@ final class BenchWorld: @unchecked Sendable {
     /// waited.
     @discardableResult
     func waitUntilGatewaysIdle(limit: Duration = .seconds(60)) async throws -> Duration {
-        let began = ContinuousClock.now
         let used = { self.gatewayPIDs.compactMap(ProcessCPU.used).reduce(Duration.zero, +) }
         var before = used()
-        while ContinuousClock.now - began < limit {
-            try await Task.sleep(for: .milliseconds(500))
+        return try await QuietWait.poll(limit: limit) {
             let now = used()
-            if now - before < .milliseconds(50) { break }
-            before = now
-        }
-        return ContinuousClock.now - began
+            defer { before = now }
+            return now - before < .milliseconds(50)
+        }.waited
     }
 }

@@ -46,20 +46,19 @@ struct MachineCPU: Sendable, Equatable {
     /// follow were taken beside that work).
     @discardableResult
     static func waitUntilQuiet(limit: Duration = .seconds(60)) async throws -> Duration {
-        let began = ContinuousClock.now
         guard var before = now() else { return .zero }
         var busy: Double?
-        while ContinuousClock.now - began < limit {
-            try await Task.sleep(for: .milliseconds(500))
-            guard let sample = now() else { return ContinuousClock.now - began }
+        let (waited, quiet) = try await QuietWait.poll(limit: limit) {
+            // A machine whose counters cannot be read counts as quiet: nothing to wait for.
+            guard let sample = now() else { return true }
             busy = sample.busyShare(since: before)
-            if let busy, busy < 0.1 { return ContinuousClock.now - began }
             before = sample
+            return busy.map { $0 < 0.1 } ?? false
         }
-        if let busy {
+        if !quiet, let busy {
             let line = "bench: the machine was still \(Int(busy * 100)) % busy after \(limit); measuring anyway\n"
             FileHandle.standardError.write(Data(line.utf8))
         }
-        return ContinuousClock.now - began
+        return waited
     }
 }
