@@ -32,10 +32,9 @@ public protocol TopicStore: Sendable {
     /// False when not subscribed.
     func unsubscribe(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool
     func isSubscribed(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool
-    /// How many topics `creator` created in `appID`, and how many subscriptions `subscriber`
-    /// holds there: what the per-principal quotas count.
+    /// How many topics `creator` created in `appID`: what the per-principal topic quota counts
+    /// (a subscription counts its own, `subscribe(…, limit:)`).
     func topicCount(appID: AppID, creator: Principal) async throws -> Int
-    func subscriptionCount(appID: AppID, subscriber: Subscriber) async throws -> Int
     /// The groups and owned things of each user, in two queries whatever the count.
     func accessContexts(appID: AppID, users: [UserID]) async throws -> [UserID: AccessContext]
     /// The topic's subscribers with their access contexts, in one read (empty when there is no

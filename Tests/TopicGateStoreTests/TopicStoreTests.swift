@@ -160,7 +160,7 @@ struct TopicStoreTests {
         #expect(try await subscribe(news, limit: 1) == .limited(held: 1))
         #expect(try await subscribe(news, limit: 2) == .existing)
         #expect(try await subscribe(other, limit: 2) == .added)
-        #expect(try await store.subscriptionCount(appID: appID, subscriber: .user(ann)) == 2)
+        #expect(try await store.isSubscribed(appID: appID, address: other, subscriber: .user(ann)))
         #expect(try await subscribe(news, limit: nil) == .existing)
     }
 

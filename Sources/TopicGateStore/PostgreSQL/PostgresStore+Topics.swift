@@ -227,13 +227,6 @@ extension PostgresStore: TopicStore {
         }
     }
 
-    public func subscriptionCount(appID: AppID, subscriber: Subscriber) async throws -> Int {
-        try await read { connection in
-            try await connection.first(SubscriptionCount(appID: appID, subscriber: subscriber))
-                .map { Int(try $0("n", as: Int64.self)) } ?? 0
-        }
-    }
-
     public func isSubscribed(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool {
         let (kind, id) = StoredForm.columns(subscriber)
         return try await read { connection in

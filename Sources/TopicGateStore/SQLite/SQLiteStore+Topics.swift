@@ -167,10 +167,6 @@ extension SQLiteStore: TopicStore {
         }
     }
 
-    public func subscriptionCount(appID: AppID, subscriber: Subscriber) async throws -> Int {
-        try await read { db in try Self.subscriptionCount(db, appID: appID, subscriber: subscriber) }
-    }
-
     private static func subscriptionCount(_ db: Database, appID: AppID, subscriber: Subscriber) throws -> Int {
         let (kind, id) = StoredForm.columns(subscriber)
         return try Int.fetchOne(
