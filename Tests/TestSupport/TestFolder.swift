@@ -5,20 +5,18 @@ import Foundation
 /// cannot remove its own: the next test process removes the folders of test processes that no
 /// longer run. Screenshots to look at are kept apart (`keepScreenshots`).
 public enum TestFolder {
-    /// This process's folder (readable by all, so that a broker started as `mosquitto` reaches
-    /// the folders its tests make inside).
-    public static var url: URL { folder }
-
     private static let prefix = "topicgate-tests-"
 
-    private static let folder: URL = {
+    /// This process's folder (readable by all, so that a broker started as `mosquitto` reaches
+    /// the folders its tests make inside).
+    public static let url: URL = {
         let system = FileManager.default.temporaryDirectory
         removeAbandoned(in: system)
         let folder = system.appendingPathComponent("\(prefix)\(getpid())")
         try? FileManager.default.removeItem(at: folder)
         try? FileManager.default.createDirectory(
             at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        atexit { try? FileManager.default.removeItem(at: TestFolder.folder) }
+        atexit { try? FileManager.default.removeItem(at: TestFolder.url) }
         return folder
     }()
 

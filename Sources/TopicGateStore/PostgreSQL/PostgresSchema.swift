@@ -108,13 +108,6 @@ enum PostgresSchema {
         """
 
     /// Thing-IF triggers; the apps' configuration parameters.
-    /// Each topic's ACL entries as the last change of them left them (`StoredForm.aclList`), so
-    /// that a change planned on entries read earlier applies in one statement when they are still
-    /// these; NULL when unknown (topics older than the column, entries removed with a principal).
-    static let version9 = """
-        ALTER TABLE topics ADD COLUMN acl_list TEXT;
-        """
-
     static let version8 = """
         CREATE TABLE triggers (
             app_id TEXT NOT NULL,
@@ -142,6 +135,13 @@ enum PostgresSchema {
             value TEXT NOT NULL,
             PRIMARY KEY (app_id, name)
         );
+        """
+
+    /// Each topic's ACL entries as the last change of them left them (`StoredForm.aclList`), so
+    /// that a change planned on entries read earlier applies in one statement when they are still
+    /// these; NULL when unknown (topics older than the column, entries removed with a principal).
+    static let version9 = """
+        ALTER TABLE topics ADD COLUMN acl_list TEXT;
         """
 
     static let version6 = """

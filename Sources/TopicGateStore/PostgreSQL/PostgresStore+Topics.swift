@@ -128,11 +128,11 @@ extension PostgresStore: TopicStore {
         }
         if outcome.claimed && !outcome.changed {
             // The list said the entry was there and it was not: the list is wrong; unknown now.
+            let (kind, id) = StoredForm.columns(address.scope)
             try await write(
                 """
                 UPDATE topics SET acl_list = NULL
-                WHERE app_id = \(appID) AND scope_kind = \(StoredForm.columns(address.scope).kind)
-                    AND scope_id = \(StoredForm.columns(address.scope).id) AND name = \(address.name.rawValue)
+                WHERE app_id = \(appID) AND scope_kind = \(kind) AND scope_id = \(id) AND name = \(address.name.rawValue)
                 """)
         }
         return outcome.claimed && outcome.changed
