@@ -173,7 +173,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TopicGateBenchTests",
-            dependencies: ["TopicGateBench", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["TopicGateBench", "ProcessSupport", .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

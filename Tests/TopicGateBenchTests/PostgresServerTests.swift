@@ -1,4 +1,5 @@
 import Foundation
+import ProcessSupport
 import Testing
 
 @testable import TopicGateBench
@@ -10,21 +11,21 @@ struct PostgresServerTests {
     func settings() async throws {
         let server = try await PostgresServer.start(settings: ["work_mem=7MB", "fsync=on"])
         defer { Task { await server.stop() } }
-        #expect(try show("work_mem", on: server) == "7MB")
+        #expect(try await show("work_mem", on: server) == "7MB")
         // The bench's own `fsync=off` for a server that need not be durable, overridden.
-        #expect(try show("fsync", on: server) == "on")
+        #expect(try await show("fsync", on: server) == "on")
     }
 
-    /// `SHOW name` through `psql`, as an operator looking inside the bench's server would.
-    func show(_ name: String, on server: PostgresServer) throws -> String {
-        let psql = Process()
-        psql.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
-        psql.arguments = [server.url(), "-Atc", "SHOW \(name)"]
+    /// `SHOW name` through `psql`, as an operator looking inside the bench's server would
+    /// (spawned as `ChildProcess`: Foundation's `Process.run()` now and then crashes the process).
+    func show(_ name: String, on server: PostgresServer) async throws -> String {
         let output = Pipe()
-        psql.standardOutput = output
-        try psql.run()
+        let psql = try ChildProcess.spawn(
+            executable: "/usr/bin/psql", arguments: [server.url(), "-Atc", "SHOW \(name)"],
+            output: output.fileHandleForWriting.fileDescriptor)
+        try output.fileHandleForWriting.close()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        psql.waitUntilExit()
+        _ = await psql.exit()
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
