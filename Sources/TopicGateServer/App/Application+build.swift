@@ -114,7 +114,7 @@ public func buildApplication(
             total: configuration.maximumConnections, perAddress: configuration.maximumConnectionsPerAddress),
         readTimeout: configuration.readTimeout.map { .nanoseconds(Int64($0.nanoseconds)) })
     return Application(
-        router: buildRouter(environment: environment, drain: drain),
+        responder: GatewayResponder(routes: buildRouter(environment: environment, drain: drain).buildResponder()),
         server: try configuration.tls.map { try .tls(channel, tlsConfiguration: $0.serverConfiguration()) } ?? channel,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "TopicGate"),
         services: services,
@@ -137,7 +137,7 @@ func buildRouter(environment: ServerEnvironment, drain: GatewayDrain = GatewayDr
     let location = environment.location
     let operations = OperationsService(store: environment.store)
     let api = APIRouter(
-        router, authenticated: CallerMiddleware<Context>(authenticator: environment.authenticator),
+        router, authenticated: CallerMiddleware(authenticator: environment.authenticator),
         anonymous: CallerMiddleware(authenticator: environment.authenticator, readsCredentials: false))
 
     api.add(HealthController(operations: operations, link: environment.brokerLink, drain: drain))

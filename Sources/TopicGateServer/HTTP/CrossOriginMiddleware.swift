@@ -5,7 +5,9 @@ import Hummingbird
 /// adds the CORS headers to every other response. It sits outside `KiiErrorMiddleware`, so an
 /// error is already a Kii response when it gets here: same status and body as without
 /// `Origin`, with the CORS headers that let the page read it. `/metrics` gets none.
-struct CrossOriginMiddleware<Context: RequestContext>: RouterMiddleware {
+struct CrossOriginMiddleware: RouterMiddleware {
+    typealias Context = TopicGateRequestContext
+
     let policy: CrossOriginPolicy
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws

@@ -8,7 +8,9 @@ import TopicGateStore
 /// Turns every error into a Kii-style body: `KiiError`s as they are, the framework's own
 /// (unknown route, body too large) into the nearest Kii code, anything else into a logged
 /// `UNDEFINED_ERROR` 500 that shows no internals.
-struct KiiErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+struct KiiErrorMiddleware: RouterMiddleware {
+    typealias Context = TopicGateRequestContext
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {

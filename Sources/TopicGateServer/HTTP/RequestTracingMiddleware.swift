@@ -9,7 +9,9 @@ import NIOCore
 /// counts and times the request by route pattern; logs each request at debug
 /// (`KiiErrorMiddleware`, inside it, logs refusals at info with their code and message under the
 /// same ID).
-struct RequestTracingMiddleware<Context: RequestContext>: RouterMiddleware {
+struct RequestTracingMiddleware: RouterMiddleware {
+    typealias Context = TopicGateRequestContext
+
     let metrics: ServerMetrics
 
     static var requestIDHeader: HTTPField.Name { HTTPField.Name("X-Request-ID")! }

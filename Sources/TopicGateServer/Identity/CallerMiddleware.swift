@@ -7,7 +7,9 @@ import Hummingbird
 /// The login routes (`…/oauth2/token`, `…/links/login`) use it with `readsCredentials: false`:
 /// their caller is anonymous whatever the header says, since a client logging in may still
 /// send a stale token.
-struct CallerMiddleware<Context: CallerRequestContext>: RouterMiddleware {
+struct CallerMiddleware: RouterMiddleware {
+    typealias Context = TopicGateRequestContext
+
     let authenticator: Authenticator
     var readsCredentials = true
 
