@@ -59,11 +59,14 @@ enum WatchedChanges {
         }
     }
 
-    /// Who listens where (`StoreChange.listeners`): any change of a subscription or a topic. What
-    /// a principal is, belongs to or owns stands.
+    /// Who listens where (`StoreChange.listeners`): any change of a subscription or a topic but
+    /// its ACL's list (an ACL change tells the topic cache, not the listeners). What a principal
+    /// is, belongs to or owns stands.
     static func listeners(_ change: TableChange) -> Bool {
         switch change {
-        case .insert(let table), .delete(let table), .update(let table, _): listenerTables.contains(table)
+        case .insert(let table), .delete(let table): listenerTables.contains(table)
+        case .update(let table, let columns):
+            table == "topics" ? columns.contains { !quietTopicColumns.contains($0) } : listenerTables.contains(table)
         }
     }
 
@@ -77,6 +80,9 @@ enum WatchedChanges {
     static let quietEndNodeColumns: Set<String> = ["online", "online_modified_at"]
     /// Trigger columns that a firing moves, which no cached trigger is read for.
     static let quietTriggerColumns: Set<String> = ["last_matched", "next_due_at"]
+    /// Topic columns that who listens where does not depend on: the ACL's list as the last change
+    /// left it (PostgreSQL's `acl_list`).
+    static let quietTopicColumns: Set<String> = ["acl_list"]
     /// Installation columns that a delivery does not read.
     static let quietInstallationColumns: Set<String> = ["last_seen_at", "credentials_expire_at"]
 }

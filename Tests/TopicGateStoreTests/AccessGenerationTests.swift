@@ -139,7 +139,7 @@ struct AccessGenerationTests {
     }
 
     @Test(
-        "Principals and what they belong to or own: a membership, a group, an ownership, an end node, a disabled user or a deleted thing moves the relations generation on; a subscription, a topic or an ACL change does not (they move only the access generation)",
+        "Principals and what they belong to or own: a membership, a group, an ownership, an end node, a disabled user or a deleted thing moves the relations generation on; a subscription, a topic or an ACL change does not (a subscription or a topic moves only the access generation, an ACL change neither: it tells the topic cache)",
         arguments: StoreEngine.allCases)
     func relations(engine: StoreEngine) async throws {
         func movesRelations(_ change: (any Store) async throws -> Void) async throws -> Bool {
@@ -176,6 +176,15 @@ struct AccessGenerationTests {
         // Subscribers are kept under the access generation: a subscription and a topic move it.
         #expect(try await moves(engine, subscribe))
         #expect(try await moves(engine, deleteTopic))
+        // An ACL change, planned on the entries read under the topic's lock or on the entries the
+        // caller knew (in one statement on PostgreSQL), leaves who listens where as it was.
+        #expect(try await !moves(engine, grant))
+        #expect(
+            try await !moves(engine) {
+                _ = try await $0.applyACLChanges(
+                    appID: appID, address: news, changes: [ACLChange(.grant, ACLEntry(.send, .user(bob)))],
+                    actor: .user(ann), at: 2, known: [])
+            })
     }
 
     @Test("New users and tokens and a last-seen time leave it where it was", arguments: StoreEngine.allCases)
