@@ -26,8 +26,9 @@ public enum StoreChange: Sendable, Hashable {
     /// A gateway's sign of life on the feed: it proves the feed still carries notifications.
     case heartbeat
 
-    /// The change as the text of one notification: `topic <app> <address>`, `principal <app>`,
-    /// `app <app>`, `access`, `relations`, `listeners`, `installations`.
+    /// The change as the text of one notification: `topic <app> <address>` (a gateway's own ACL
+    /// change adds its mark: `topic <app> <address> <origin>`), `principal <app>`, `app <app>`,
+    /// `access`, `relations`, `listeners`, `installations`.
     public var payload: String {
         switch self {
         case .topic(let app, let address): "topic \(app.rawValue) \(address)"
@@ -44,9 +45,9 @@ public enum StoreChange: Sendable, Hashable {
 
     /// Anything it does not understand is `.unknown` (so it drops too much, never too little).
     public init(payload: String) {
-        let parts = payload.split(separator: " ", maxSplits: 2).map(String.init)
+        let parts = payload.split(separator: " ", maxSplits: 3).map(String.init)
         switch (parts.first, parts.count) {
-        case ("topic", 3):
+        case ("topic", 3), ("topic", 4):
             self = TopicAddress(parsing: parts[2]).map { .topic(AppID(parts[1]), $0) } ?? .unknown
         case ("principal", 2): self = .principalDeleted(AppID(parts[1]))
         case ("app", 2): self = .app(AppID(parts[1]))

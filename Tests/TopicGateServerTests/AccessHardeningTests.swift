@@ -170,6 +170,39 @@ struct AccessHardeningTests {
         #expect(cache.get(appID, address)?.1 == [])
     }
 
+    @Test(
+        "A topic as this gateway's own change left it is kept only if that change's invalidation is the only one since the topic was read"
+    )
+    func changedTopicIsKeptOnlyAlone() {
+        let cache = TopicCache()
+        let appID = AppID("a")
+        let address = TopicAddress(scope: .app, name: TopicName(rawValue: "t")!)
+        let topic = Topic(appID: appID, address: address, creator: .admin, createdAt: 1)
+        let granted = [ACLEntry(.send, .anyAuthenticated)]
+        // Read, changed (the change invalidates the key once), kept as the change left it.
+        var readAt = cache.generation(appID, address)
+        cache.invalidate(appID, address)
+        cache.putChanged(appID, address, (topic, granted), readAt: readAt)
+        #expect(cache.get(appID, address)?.1 == granted)
+        // Another change heard meanwhile (another gateway's notice, or this change's own echo
+        // before it returned): not kept.
+        readAt = cache.generation(appID, address)
+        cache.invalidate(appID, address)
+        cache.invalidate(appID, address)
+        cache.putChanged(appID, address, (topic, []), readAt: readAt)
+        #expect(cache.get(appID, address) == nil)
+        // Everything dropped meanwhile: not kept.
+        readAt = cache.generation(appID, address)
+        cache.invalidate(appID, address)
+        cache.invalidateAll()
+        cache.putChanged(appID, address, (topic, []), readAt: readAt)
+        #expect(cache.get(appID, address) == nil)
+        // The change did not tell the cache: not kept either.
+        readAt = cache.generation(appID, address)
+        cache.putChanged(appID, address, (topic, []), readAt: readAt)
+        #expect(cache.get(appID, address) == nil)
+    }
+
     @Test("Revokes raced against sends: once a revoke returns, the next send is refused", arguments: 0..<3)
     func revokesRacedAgainstSends(round: Int) async throws {
         let server = try await TestServer.make()

@@ -82,8 +82,57 @@ struct ChangeFeedTests {
             .unknown, .heartbeat,
         ]
         for change in changes { #expect(StoreChange(payload: change.payload) == change) }
+        // A gateway's own ACL change is marked with its origin; it reads back as the topic.
+        #expect(StoreChange(payload: "topic \(appID.rawValue) \(news) 1x2y.7") == .topic(appID, news))
         #expect(StoreChange(payload: "memberships") == .unknown)
         #expect(StoreChange(payload: "relations now") == .unknown)
+    }
+
+    @Test(
+        "A store's own ACL change that returned does not come back on its own feed; the other stores' feeds hear it, and a change planned under the topic's lock comes back too"
+    )
+    func ownChangesAreNotEchoed() async throws {
+        let location = try await StoreEngine.postgres.newLocation()
+        let writer = try await StoreEngine.postgres.open(location)
+        let listener = try await StoreEngine.postgres.open(location)
+        try await writer.insertApp(
+            App(id: appID, key: "key", clientID: "client", clientSecretHash: "hash", name: "test", createdAt: 1))
+        let ann = UserID("ann")
+        try await writer.insertUser(User(id: ann, appID: appID, passwordHash: "h", createdAt: 1, modifiedAt: 1))
+        let news = TopicAddress(scope: .app, name: TopicName(rawValue: "news")!)
+        try await writer.insertTopic(Topic(appID: appID, address: news, creator: .admin, createdAt: 2), entries: [])
+        let (byWriter, byListener) = (Heard(), Heard())
+        var following: [Task<Void, Never>] = []
+        for (store, heard) in [(writer, byWriter), (listener, byListener)] {
+            let feed = try #require(store as? any StoreChangeFeed)
+            following.append(
+                Task {
+                    await feed.followChanges(silence: .seconds(30)) { change in
+                        heard.changes.withLock { $0.append(change) }
+                    }
+                })
+        }
+        defer { for task in following { task.cancel() } }
+        try await eventually { byWriter.all.contains(.unknown) && byListener.all.contains(.unknown) }
+
+        // Planned on the entries read under the topic's lock (as the first change of a store
+        // is, which also prunes the audit): not marked, heard by the writer too.
+        let grant = ACLChange(.grant, ACLEntry(.send, .user(ann)))
+        _ = try await writer.applyACLChanges(appID: appID, address: news, changes: [grant], actor: .admin, at: 3)
+        try await eventually {
+            byWriter.all.contains(.topic(appID, news)) && byListener.all.contains(.topic(appID, news))
+        }
+        for heard in [byWriter, byListener] { heard.changes.withLock { $0.removeAll() } }
+
+        // Planned on the entries the writer knew: one statement, marked as the writer's own.
+        _ = try await writer.applyACLChanges(
+            appID: appID, address: news, changes: [ACLChange(.revoke, grant.entry)], actor: .admin, at: 4,
+            known: [grant.entry])
+        // A subscription's notice comes after the change's on every feed (commit order).
+        _ = try await writer.subscribe(appID: appID, address: news, subscriber: .user(ann), at: 5)
+        try await eventually { byWriter.all.contains(.listeners) && byListener.all.contains(.listeners) }
+        #expect(byListener.all.contains(.topic(appID, news)))
+        #expect(!byWriter.all.contains(.topic(appID, news)))
     }
 
     /// Polls `condition` for up to 10 s.

@@ -93,6 +93,14 @@ final class TopicCache: Sendable {
         }
     }
 
+    /// Keeps `value`, the topic as this gateway's own change of it left it, if that change's own
+    /// invalidation is the only one the key saw since `readAt`, taken before the topic was read
+    /// for the change: nothing else changed it meanwhile that this gateway heard of, and what
+    /// changes it later invalidates it as usual.
+    func putChanged(_ appID: AppID, _ address: TopicAddress, _ value: (Topic, [ACLEntry]), readAt: Generation) {
+        put(appID, address, value, readAt: Generation(epoch: readAt.epoch, key: readAt.key + 1))
+    }
+
     func invalidate(_ appID: AppID, _ address: TopicAddress) {
         let key = Key(appID, address)
         state.withLock { state in

@@ -95,6 +95,11 @@ struct TopicService: Sendable {
         let after = try await store.applyACLChanges(
             appID: caller.appID, address: loaded.topic.address, changes: changes, actor: caller.principal,
             at: time.now(), known: loaded.entries)
+        // The change told the cache of itself before it returned (with at least one change it
+        // always does): kept as it left the topic unless something else moved the key too.
+        if !changes.isEmpty {
+            cache.putChanged(caller.appID, loaded.topic.address, (loaded.topic, after), readAt: loaded.readAt)
+        }
         for change in changes {
             logger.info(
                 "ACL changed",
@@ -231,6 +236,8 @@ struct TopicService: Sendable {
         let groupOwner: UserID?
         /// Whether the topic's creator still belongs to its scope.
         let creatorBelongs: Bool
+        /// The topic's generation in the cache before it was read.
+        let readAt: TopicCache.Generation
 
         func isProtected(_ entry: ACLEntry) -> Bool {
             DefaultACL.isProtected(entry, of: topic, groupOwner: groupOwner, creatorBelongs: creatorBelongs)
@@ -242,7 +249,8 @@ struct TopicService: Sendable {
     {
         let scope = try await resolve(caller: caller, reference)
         let address = try Self.address(scope.scope, name)
-        guard let (topic, entries) = try await cachedTopic(caller.appID, address) else {
+        let readAt = cache.generation(caller.appID, address)
+        guard let (topic, entries) = try await cachedTopic(caller.appID, address, readAt: readAt) else {
             throw KiiError.topicNotFound(appID: caller.appID, address)
         }
         let context = try await facts.context(appID: caller.appID, principal: caller.principal)
@@ -254,7 +262,7 @@ struct TopicService: Sendable {
             ? context : try await facts.context(appID: caller.appID, principal: topic.creator)
         return LoadedTopic(
             topic: topic, entries: entries, groupOwner: scope.groupOwner,
-            creatorBelongs: TopicPermissions.belongs(creator, to: topic.scope))
+            creatorBelongs: TopicPermissions.belongs(creator, to: topic.scope), readAt: readAt)
     }
 
     func usable(caller: Caller, _ reference: TopicScopeReference, _ name: String) async throws -> (Topic, [ACLEntry]) {
@@ -271,11 +279,14 @@ struct TopicService: Sendable {
         return loaded
     }
 
-    func cachedTopic(_ appID: AppID, _ address: TopicAddress) async throws -> (Topic, [ACLEntry])? {
+    /// `readAt`: the key's generation, when the caller took it already.
+    func cachedTopic(_ appID: AppID, _ address: TopicAddress, readAt: TopicCache.Generation? = nil) async throws
+        -> (Topic, [ACLEntry])?
+    {
         if let cached = cache.get(appID, address) { return cached }
         // Taken before the read: a change that invalidates the key meanwhile makes the read
         // stale, and then it is not kept.
-        let generation = cache.generation(appID, address)
+        let generation = readAt ?? cache.generation(appID, address)
         guard let loaded = try await store.topic(appID: appID, address: address) else { return nil }
         cache.put(appID, address, loaded, readAt: generation)
         return loaded

@@ -23,6 +23,7 @@ extension PostgresStore: StoreChangeFeed {
 
     public func followChanges(silence: Duration, _ handle: @escaping @Sendable (StoreChange) -> Void) async {
         var attempt = 0
+        let ownNotices = self.ownNotices
         while !Task.isCancelled {
             let heard = FeedClock()
             do {
@@ -36,7 +37,9 @@ extension PostgresStore: StoreChangeFeed {
                             handle(.unknown)
                             for try await notification in notifications {
                                 heard.mark()
-                                handle(StoreChange(payload: notification.payload))
+                                // The echo of this gateway's own change: heard, and nothing to drop.
+                                let payload = notification.payload
+                                handle(ownNotices.isEcho(payload) ? .heartbeat : StoreChange(payload: payload))
                             }
                         }
                     }

@@ -111,15 +111,19 @@ extension PostgresStore: TopicStore {
         at time: UnixMillis
     ) async throws -> Bool {
         guard let step = plan.steps.first else { return false }
+        let origin = ownNotices.expect()
         let recorded = Self.recorded(
-            step, appID: appID, address: address, actor: actor, at: time, list: StoredForm.aclList(known))
+            step, appID: appID, address: address, actor: actor, at: time, list: StoredForm.aclList(known),
+            origin: origin)
         let topic = TopicChange.topic(appID, address)
         let outcome: (claimed: Bool, changed: Bool)
         do {
             let rows =
                 step.change.kind == .grant
-                ? try await writeTelling(ACLEntryGrant(recorded: recorded), topic: topic, changed: Self.changedACL)
-                : try await writeTelling(ACLEntryRevocation(recorded: recorded), topic: topic, changed: Self.changedACL)
+                ? try await writeTelling(
+                    ACLEntryGrant(recorded: recorded), topic: topic, echo: origin, changed: Self.changedACL)
+                : try await writeTelling(
+                    ACLEntryRevocation(recorded: recorded), topic: topic, echo: origin, changed: Self.changedACL)
             outcome = try RecordedACLStep.outcome(rows)
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
             // The entry exists though the list said not (entries the list does not know of):
@@ -140,11 +144,12 @@ extension PostgresStore: TopicStore {
 
     private static func recorded(
         _ step: ACLChangePlan.Step, appID: AppID, address: TopicAddress, actor: Principal, at time: UnixMillis,
-        list: String?
+        list: String?, origin: String? = nil
     ) -> RecordedACLStep {
         RecordedACLStep(
             appID: appID, address: address, actor: actor, step: step, at: time,
-            notice: ChangeNotice(channel: changeChannel, change: .topic(appID, address)), expectedList: list)
+            notice: ChangeNotice(channel: changeChannel, change: .topic(appID, address), origin: origin),
+            expectedList: list)
     }
 
     @Sendable private static func changedACL(_ rows: [PostgresColumns]) throws -> Bool {

@@ -23,6 +23,8 @@ public final class PostgresStore: Sendable {
     let generations = StoreGenerations(trusted: false)
     /// When an ACL change also removes the audit records past their retention.
     let auditPruning = AuditPruning()
+    /// This gateway's own ACL changes, whose echo on the change feed is not applied.
+    let ownNotices = OwnNotices()
     private let running: Task<Void, Never>
 
     /// Connects to the database `location` names and brings its schema up to date (several
@@ -236,10 +238,12 @@ public final class PostgresStore: Sendable {
     /// gateway's generations move as `write` moves them, for what the statement's text changes,
     /// when `changed` says its rows changed something (or cannot read them), or when its outcome
     /// is unknown (the connection failed); not when it changed nothing or PostgreSQL refused it.
-    /// `topic`: the topic change the topic cache is told of in the same cases. Every row it
-    /// returns.
+    /// `topic`: the topic change the topic cache is told of in the same cases. `echo`: the
+    /// origin its notice is marked with (`OwnNotices.expect()`), forgotten unless it changed
+    /// something. Every row it returns.
     func writeTelling<Statement: NamedStatement>(
-        _ statement: Statement, topic: TopicChange? = nil, changed: ([PostgresColumns]) throws -> Bool
+        _ statement: Statement, topic: TopicChange? = nil, echo: String? = nil,
+        changed: ([PostgresColumns]) throws -> Bool
     ) async throws -> [PostgresColumns] {
         let changes = TransactionChanges()
         if let topic { changes.note(topic) }
@@ -249,9 +253,14 @@ public final class PostgresStore: Sendable {
             if (try? changed(rows)) ?? true {
                 changes.note(Statement.sql, returned: rows.count)
                 changes.advance(generations)
+            } else if let echo {
+                ownNotices.forget(echo)
             }
             return rows
         } catch {
+            // Refused, or unknown: its echo, if one comes, is applied (forgotten before the
+            // generations move, so that no read after them keeps what it might change).
+            if let echo { ownNotices.forget(echo) }
             if Self.unavailable(error) != nil {
                 changes.note(Statement.sql, returned: 1)
                 changes.advance(generations)

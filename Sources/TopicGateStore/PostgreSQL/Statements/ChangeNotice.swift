@@ -6,6 +6,14 @@ struct ChangeNotice: NamedStatement {
 
     let channel: String
     let change: StoreChange
+    /// A topic change's mark, by which the gateway that made it knows its echo (`OwnNotices`).
+    var origin: String? = nil
 
-    func makeBindings() -> PostgresBindings { Self.bindings("\(channel)\(change.payload)") }
+    /// The change's payload, with the origin after a topic change's.
+    var payload: String {
+        guard let origin, case .topic = change else { return change.payload }
+        return "\(change.payload) \(origin)"
+    }
+
+    func makeBindings() -> PostgresBindings { Self.bindings("\(channel)\(payload)") }
 }

@@ -58,7 +58,7 @@ struct RecordedACLStep: Sendable {
             \(entry.action.rawValue)\(entry.subject.description)\
             \(appID)\(kind)\(id)\(address.name.rawValue)\(actor.description)\(step.change.kind.rawValue)\
             \(StoredForm.entryList(step.before))\(StoredForm.entryList(step.after))\(at)\
-            \(notice.channel)\(notice.change.payload)\
+            \(notice.channel)\(notice.payload)\
             \(StoredForm.aclList(step.entriesAfter))\(expectedList)
             """)
     }
