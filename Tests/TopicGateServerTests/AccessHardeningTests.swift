@@ -150,12 +150,14 @@ struct AccessHardeningTests {
         }
     }
 
+    /// The app topic `t` of app `a`, for the cache's own tests.
+    static let cachedAppID = AppID("a")
+    static let cachedAddress = TopicAddress(scope: .app, name: TopicName(rawValue: "t")!)
+    static let cachedTopic = Topic(appID: cachedAppID, address: cachedAddress, creator: .admin, createdAt: 1)
+
     @Test("A read that raced with an invalidation is never cached")
     func staleReadIsNotCached() {
-        let cache = TopicCache()
-        let appID = AppID("a")
-        let address = TopicAddress(scope: .app, name: TopicName(rawValue: "t")!)
-        let topic = Topic(appID: appID, address: address, creator: .admin, createdAt: 1)
+        let (cache, appID, address, topic) = (TopicCache(), Self.cachedAppID, Self.cachedAddress, Self.cachedTopic)
         let old = [ACLEntry(.send, .anyAuthenticated)]
         let before = cache.generation(appID, address)
         cache.invalidate(appID, address)  // a revoke returned while the read ran
@@ -174,10 +176,7 @@ struct AccessHardeningTests {
         "A topic as this gateway's own change left it is kept only if that change's invalidation is the only one since the topic was read"
     )
     func changedTopicIsKeptOnlyAlone() {
-        let cache = TopicCache()
-        let appID = AppID("a")
-        let address = TopicAddress(scope: .app, name: TopicName(rawValue: "t")!)
-        let topic = Topic(appID: appID, address: address, creator: .admin, createdAt: 1)
+        let (cache, appID, address, topic) = (TopicCache(), Self.cachedAppID, Self.cachedAddress, Self.cachedTopic)
         let granted = [ACLEntry(.send, .anyAuthenticated)]
         // Read, changed (the change invalidates the key once), kept as the change left it.
         var readAt = cache.generation(appID, address)
