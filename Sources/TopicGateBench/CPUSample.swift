@@ -48,12 +48,16 @@ extension CPUSample {
     /// The CPU one `what` cost through TopicGate (`gateway`) against the durable bound
     /// (`bound`): the gateways' against the bound process's, and PostgreSQL's in each run when
     /// the store is on it. None unless the gateways' was measured; without the bound's (it did
-    /// not run: a fleet's phone and thing on two brokers) the rows have no baseline.
+    /// not run: a fleet's phone and thing on two brokers; or it used too little CPU to tell, in a
+    /// quick run) the rows say they have no baseline.
     static func rows(
         scenario: String, what: String, gateway: CPUSample?, bound: CPUSample?, onPostgres: Bool, peak: Int?
     ) -> [BenchRow] {
         guard let gateway else { return [] }
-        let name = "bound: the same requests through a minimal handler"
+        let name =
+            bound == nil
+            ? "(no baseline: the durable bound did not run, or used too little CPU to tell)"
+            : "bound: the same requests through a minimal handler"
         var rows = [
             BenchRow(
                 scenario: scenario, metric: "CPU per \(what): the gateways", unit: "ms",
