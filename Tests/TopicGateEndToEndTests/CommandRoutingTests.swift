@@ -179,6 +179,15 @@ struct CommandRoutingTests {
         // The admin traces a command's push: whether and when the device got it is the trace's,
         // under the command's ID, while the command stays SENDING.
         let admin = try await world.adminToken()
+        // The trace tells a device online from one away by what the broker reported of it (its
+        // connects reach the gateway some 50 ms later): once the gateway knows it is back.
+        #expect(
+            try await eventually {
+                let access = try await world.call(
+                    .get, "\(world.app)/principals/thing:\(thing.id)/access", token: admin
+                ).expect(.ok)
+                return access.object["installations"]?.arrayValue?.first?.objectValue?["online"] == true
+            })
         let traced = try await world.call(
             .post, "\(base)/commands?trace=true", token: admin, contentType: "application/json",
             json: ["actions": [["turnPower": ["power": false]]], "issuer": .string("user:\(owner.id)")]
