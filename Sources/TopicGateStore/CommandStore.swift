@@ -18,7 +18,8 @@ public protocol CommandStore: Sendable {
         queueing push: QueuedPush?
     ) async throws
     /// Records that a broker took these commands for a device at `now`, where none did before;
-    /// their state does not change.
+    /// their state does not change. Like `OutboxStore.completeMessages`, it may return before it
+    /// is on disk: the push's settlement, redone after a crash that undid it.
     func recordPublished(appID: AppID, ids: [CommandID], at now: UnixMillis) async throws
     /// Moves these commands to `state` where they are in one of the states `from`; the others
     /// keep theirs.

@@ -21,7 +21,10 @@ public protocol OutboxStore: Sendable {
     /// Lets go of messages that wait for a broker that is down: no gateway takes them again
     /// before `until`, and waiting costs no attempt.
     func postponeMessages(ids: [PushMessageID], until: UnixMillis) async throws
-    /// Removes delivered messages.
+    /// Removes delivered messages. It may return before the removal is on disk (SQLite commits
+    /// it without a sync of its own, PostgreSQL without waiting for its log): a crash of the
+    /// host may undo it, and the messages are then delivered again, as after a crash just
+    /// before the call. An earlier removal is never undone while a later one stays.
     func completeMessages(ids: [PushMessageID]) async throws
     /// Messages in the outbox: every app's, or one app's.
     func pendingMessageCount() async throws -> Int

@@ -1,8 +1,10 @@
 import Foundation
+import GRDB
 import TestSupport
 import Testing
 import TopicGateCore
-import TopicGateStore
+
+@testable import TopicGateStore
 
 /// The embedded store commits concurrent writes together; each still succeeds or fails alone.
 @Suite("Store: group commit (SQLite)")
@@ -66,6 +68,31 @@ struct GroupCommitTests {
         try await store.insertUser(user("c", "other"))
         #expect(try await store.user(appID: appID, id: UserID("c")) != nil)
         #expect(try await store.user(appID: appID, id: UserID("a")) != nil)
+    }
+
+    @Test(
+        "A write that need not be synced commits at synchronous NORMAL when alone; every synced write, grouped or not, at FULL"
+    )
+    func unsyncedWrites() async throws {
+        let store = try #require(try await StoreEngine.sqlite.newStore(appID: appID) as? SQLiteStore)
+        // The level each write's transaction runs at (2 = FULL, 1 = NORMAL).
+        @Sendable func level(synced: Bool) async throws -> Int {
+            try await store.write(synced: synced) { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
+        }
+        #expect(try await level(synced: false) == 1)
+        #expect(try await level(synced: true) == 2)
+        #expect(try await level(synced: false) == 1)
+        #expect(try await level(synced: false) == 1)
+        #expect(try await level(synced: true) == 2)
+        // Many at once, grouped in shared transactions: a transaction holding a synced write is synced.
+        let levels = try await withThrowingTaskGroup(of: (Bool, Int).self) { group in
+            for index in 0..<200 {
+                group.addTask { (index % 3 == 0, try await level(synced: index % 3 == 0)) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(levels.filter { synced, level in synced && level != 2 }.isEmpty)
+        #expect(levels.allSatisfy { _, level in level == 1 || level == 2 })
     }
 }
 

@@ -27,6 +27,41 @@ struct NamedStatementTests {
         return store
     }
 
+    @Test(
+        "The settlement's statements commit without waiting for the log (synchronous_commit off in their transaction), and the connection's next transactions wait again"
+    )
+    func settlementsUnsynced() async throws {
+        let store = try await newStore()
+        defer { store.close() }
+        let settings = try await store.read { connection in
+            func setting() async throws -> String {
+                let row = try #require(try await connection.first("SELECT current_setting('synchronous_commit') AS s"))
+                return try row("s", as: String.self)
+            }
+            // The tests' server does not wait for its log at all: this connection does, as by default.
+            try await connection.run("SET synchronous_commit = on")
+            var seen = [try await setting()]
+            for removal in [true, false] {
+                func statement() async throws {
+                    if removal {
+                        try await connection.run(OutboxRemoval(ids: [PushMessageID("m1")]))
+                    } else {
+                        try await connection.run(CommandPublication(appID: appID, ids: [CommandID("c1")], at: 5))
+                    }
+                }
+                try await connection.run("BEGIN")
+                try await statement()
+                seen.append(try await setting())  // in its transaction
+                try await connection.run("COMMIT")
+                seen.append(try await setting())  // after it
+                try await statement()  // alone, as the store runs it
+                seen.append(try await setting())
+            }
+            return seen
+        }
+        #expect(settings == ["on", "off", "on", "on", "off", "on", "on"])
+    }
+
     @Test("A topic read ten times on one connection is prepared once, and planned generically after its first runs")
     func preparedOnce() async throws {
         let store = try await newStore()

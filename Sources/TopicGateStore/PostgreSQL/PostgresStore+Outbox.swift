@@ -88,7 +88,7 @@ extension PostgresStore: OutboxStore {
                     delivered_brokers, traced
                 FROM outbox WHERE message_id = ANY(\(ids)) ORDER BY sequence
                 """)
-            try await connection.run(OutboxRemoval(ids: ids))
+            try await connection.run("DELETE FROM outbox WHERE message_id = ANY(\(ids))")
         }
     }
 

@@ -15,6 +15,13 @@ import Synchronization
 /// SQLite in one wake-up of that thread, and each caller is resumed once. So an idle store
 /// answers a write in one commit's time, and a busy one still groups its writes; at most one
 /// caller's thread in the whole process is held by a commit at a time.
+///
+/// A write that need not survive a crash (`synced: false`: bookkeeping that a crash only makes
+/// the gateway redo, such as removing delivered pushes from the outbox) is committed without a
+/// sync of its own when its transaction holds nothing else (`synchronous = NORMAL` for that
+/// commit); the next synced commit, or checkpoint, takes it to disk. A crash before that loses it
+/// with every later unsynced write, never an earlier one: the log is written in order. A
+/// transaction holding any synced write is synced.
 final class GroupCommit: Sendable {
     private let writer: Writer
 
@@ -32,18 +39,23 @@ final class GroupCommit: Sendable {
     /// Transactions committed so far (for `BackgroundCheckpoint`, which skips an idle store).
     var commits: UInt64 { writer.commitCount.load(ordering: .relaxed) }
 
-    func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    /// Runs `updates` in a transaction; returns once it committed (and, when `synced`, once it is
+    /// on disk).
+    func write<T: Sendable>(synced: Bool = true, _ updates: @escaping @Sendable (Database) throws -> T)
+        async throws -> T
+    {
         // Nobody writes and nothing waits: this caller commits its write on its own thread, at
         // once (no wake-up of the writer's thread, no resumption after it); what arrives
         // meanwhile waits for the writer's thread as usual.
         if writer.leadIfIdle() {
             defer { writer.endLead() }
-            return try writer.commitAlone(updates)
+            return try writer.commitAlone(synced: synced, updates)
         }
         let outcome = Outcome<T>()
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             writer.submit(
                 Write(
+                    synced: synced,
                     apply: { db in
                         do {
                             try db.inSavepoint {
@@ -66,6 +78,7 @@ final class GroupCommit: Sendable {
 
     /// One waiting write: runs in its savepoint, then is told how the commit went.
     private struct Write: Sendable {
+        let synced: Bool
         let apply: @Sendable (Database) -> Void
         let finish: @Sendable ((any Error)?) -> Void
     }
@@ -83,6 +96,10 @@ final class GroupCommit: Sendable {
         /// At most this many writes share a transaction (a long one would hold the first ones up).
         let batchLimit: Int
         let commitCount = Atomic<UInt64>(0)
+        /// Whether the writer's connection is at `synchronous = NORMAL` now (an unsynced
+        /// write's commit set it); a synced commit sets `FULL` first. Read and set only by whoever
+        /// holds the writer's turn (handed over through `state` and the pool's writer queue).
+        private let atNormal = Atomic<Bool>(false)
         private let state = Mutex(State())
         private let wake = DispatchSemaphore(value: 0)
 
@@ -164,8 +181,9 @@ final class GroupCommit: Sendable {
 
         /// One write in a transaction of its own, on the caller's thread: no savepoint, since a
         /// failed write rolls back the transaction that holds nothing else.
-        func commitAlone<T>(_ updates: (Database) throws -> T) throws -> T {
+        func commitAlone<T>(synced: Bool, _ updates: (Database) throws -> T) throws -> T {
             let value = try pool.writeWithoutTransaction { db in
+                try setLevel(db, synced: synced)
                 var value: T?
                 try db.inTransaction(.immediate) {
                     value = try updates(db)
@@ -178,9 +196,23 @@ final class GroupCommit: Sendable {
             return value
         }
 
+        /// The connection's sync level for the next commit: `FULL` for a synced one (or the
+        /// transaction fails before it begins), `NORMAL` for one that holds only unsynced writes
+        /// (which stays `FULL` should that fail: synced more than asked).
+        private func setLevel(_ db: Database, synced: Bool) throws {
+            guard atNormal.load(ordering: .relaxed) == synced else { return }  // at the level asked for
+            if synced {
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+                atNormal.store(false, ordering: .relaxed)
+            } else if (try? db.execute(sql: "PRAGMA synchronous = NORMAL")) != nil {
+                atNormal.store(true, ordering: .relaxed)
+            }
+        }
+
         private func commit(_ batch: [Write]) {
             do {
                 try pool.writeWithoutTransaction { db in
+                    try setLevel(db, synced: batch.contains(where: \.synced))
                     try db.inTransaction(.immediate) {
                         for write in batch { write.apply(db) }
                         return .commit

@@ -89,7 +89,7 @@ extension SQLiteStore: CommandStore {
 
     public func recordPublished(appID: AppID, ids: [CommandID], at now: UnixMillis) async throws {
         guard !ids.isEmpty else { return }
-        try await write { db in
+        try await write(synced: false) { db in
             let statement = try db.cachedStatement(
                 sql: "UPDATE commands SET published_at = ? WHERE app_id = ? AND command_id = ? AND published_at IS NULL"
             )

@@ -64,7 +64,7 @@ extension SQLiteStore: OutboxStore {
 
     public func completeMessages(ids: [PushMessageID]) async throws {
         guard !ids.isEmpty else { return }
-        try await write { db in
+        try await write(synced: false) { db in
             let statement = try db.cachedStatement(sql: "DELETE FROM outbox WHERE message_id = ?")
             for id in ids { try statement.execute(arguments: [id.rawValue]) }
         }

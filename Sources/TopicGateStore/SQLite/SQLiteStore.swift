@@ -62,13 +62,15 @@ public final class SQLiteStore: Sendable {
 
     /// Runs `updates` in a write transaction (shared with the writes that wait alongside, each
     /// in its own savepoint: see `GroupCommit`), turning unique-constraint violations into the
-    /// Kii conflict error `conflict` names for the failed index.
+    /// Kii conflict error `conflict` names for the failed index. Unless `synced` is false (a
+    /// write a crash may undo, see `GroupCommit`), it returns once the write is on disk.
     func write<T: Sendable>(
+        synced: Bool = true,
         conflict: @escaping @Sendable (String) -> KiiError? = { _ in nil },
         _ updates: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
         do {
-            return try await writer.write(updates)
+            return try await writer.write(synced: synced, updates)
         } catch let error as DatabaseError
             where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE
             || error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY

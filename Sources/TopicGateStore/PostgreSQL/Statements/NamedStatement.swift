@@ -18,3 +18,11 @@ extension NamedStatement {
     /// as integers): `Self.bindings("\(appID)\(id)")` for `$1` and `$2`.
     static func bindings(_ parameters: PostgresQuery) -> PostgresBindings { parameters.binds }
 }
+
+/// The head of a statement whose transaction (the statement alone) commits without waiting for
+/// PostgreSQL's log to reach the disk (`SET LOCAL synchronous_commit = off`, as
+/// `set_config(…, true)`): a settlement that a crash of the server may undo and the gateway then
+/// redoes. PostgreSQL applies the setting in force when a transaction commits; a crash loses a
+/// suffix of such commits, never one before a commit that was waited for. The statement must
+/// read `unsynced` (`AND EXISTS (SELECT FROM unsynced)`), or the setting is never made.
+let withoutWaitingForTheLog = "WITH unsynced AS (SELECT set_config('synchronous_commit', 'off', true))"

@@ -1,9 +1,13 @@
 internal import PostgresNIO
 import TopicGateCore
 
-/// Removes pushes from the outbox once delivered (or dead-lettered).
+/// Removes pushes from the outbox once delivered, without waiting for the log
+/// (`OutboxStore.completeMessages`).
 struct OutboxRemoval: NamedStatement {
-    static let sql = "DELETE FROM outbox WHERE message_id = ANY($1)"
+    static let sql = """
+        \(withoutWaitingForTheLog)
+        DELETE FROM outbox WHERE message_id = ANY($1) AND EXISTS (SELECT FROM unsynced)
+        """
 
     let ids: [PushMessageID]
 
