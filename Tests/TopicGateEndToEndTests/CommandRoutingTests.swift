@@ -183,10 +183,8 @@ struct CommandRoutingTests {
         // connects reach the gateway some 50 ms later): once the gateway knows it is back.
         #expect(
             try await eventually {
-                let access = try await world.call(
-                    .get, "\(world.app)/principals/thing:\(thing.id)/access", token: admin
-                ).expect(.ok)
-                return access.object["installations"]?.arrayValue?.first?.objectValue?["online"] == true
+                try await world.installation(thing.endpoint.installationID, of: "thing:\(thing.id)", admin: admin)[
+                    "online"] == true
             })
         let traced = try await world.call(
             .post, "\(base)/commands?trace=true", token: admin, contentType: "application/json",

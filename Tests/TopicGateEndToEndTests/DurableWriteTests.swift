@@ -96,13 +96,12 @@ struct DurableWriteTests {
             case logHeader
         }
         func written(_ line: Substring) -> Call {
-            guard let quote = line.firstIndex(of: "\"") else { return .page }
-            let bytes = line[line.index(after: quote)...].prefix { $0 != "\"" }.split(separator: "\\x")
-                .compactMap { UInt8($0, radix: 16) }
             let arguments = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             guard arguments.count >= 3 else { return .page }
             if arguments[arguments.count - 2] == "32" { return .logHeader }
-            guard arguments[arguments.count - 2] == "24" else { return .page }
+            guard arguments[arguments.count - 2] == "24", let quote = line.firstIndex(of: "\"") else { return .page }
+            let bytes = line[line.index(after: quote)...].prefix { $0 != "\"" }.split(separator: "\\x")
+                .compactMap { UInt8($0, radix: 16) }
             return .header(commit: bytes.count >= 8 && bytes[4..<8].contains { $0 != 0 })
         }
         let writers = Set(lines.compactMap { logDescriptor($0, "pwrite64") })

@@ -19,10 +19,7 @@ struct PresenceEndToEndTests {
         let admin = try await world.adminToken()
         /// Dora's device as the principal page sees it.
         func device() async throws -> [String: JSONValue] {
-            let access = try await world.call(.get, "\(world.app)/principals/user:\(dora.id)/access", token: admin)
-                .expect(.ok)
-            let installations = access.object["installations"]?.arrayValue?.compactMap(\.objectValue) ?? []
-            return installations.first { $0["installationID"]?.stringValue == endpoint.installationID } ?? [:]
+            try await world.installation(endpoint.installationID, of: "user:\(dora.id)", admin: admin)
         }
         func devicesOnline() async throws -> Int64? {
             try await world.call(.get, "\(world.app)/overview", token: admin).expect(.ok).object["devicesOnline"]?

@@ -171,6 +171,16 @@ extension KiiAPI {
         )
     }
 
+    /// The installation `installationID` of `principal` (`user:…`, `thing:…`) as the admin's
+    /// access page of the principal shows it (`online`, `lastSeen`, …); empty when it is not there.
+    func installation(_ installationID: String, of principal: String, admin: String) async throws
+        -> [String: JSONValue]
+    {
+        let access = try await call(.get, "\(app)/principals/\(principal)/access", token: admin).expect(.ok)
+        let installations = access.object["installations"]?.arrayValue?.compactMap(\.objectValue) ?? []
+        return installations.first { $0["installationID"]?.stringValue == installationID } ?? [:]
+    }
+
     /// Installs an MQTT device for `token` and reads its endpoint (the installation ID and the
     /// endpoint's JSON).
     func install(token: String) async throws -> PushWorld.Endpoint {
