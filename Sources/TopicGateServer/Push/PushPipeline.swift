@@ -129,18 +129,24 @@ struct PushPipeline: Service, PushDispatcher {
             return
         }
         if message.traced { try await beginTrace(message) }
-        guard let record else { return try await writes.add(message, writingWith: writeAndAdmit) }
+        guard let record else {
+            return try await writes.add(message, writingWith: writeFresh, thenPublishing: publishFresh)
+        }
         try await admit([message]) { claim in
             try await record(QueuedPush(message: message, claim: claim))
         }
     }
 
-    /// Writes `messages` in one transaction and publishes or hands them over.
-    @Sendable private func writeAndAdmit(_ messages: [OutboxMessage]) async throws {
-        try await admit(messages) { claim in
+    /// Writes fresh `messages` in one transaction, reserved among the fresh pushes (`admit`'s
+    /// first half, for the group writes).
+    @Sendable private func writeFresh(_ messages: [OutboxMessage]) async throws {
+        try await reserveAndWrite(messages) { claim in
             try await store.enqueue(messages, claim: claim)
         }
     }
+
+    /// Publishes or hands over fresh `messages` once written (`admit`'s second half).
+    @Sendable private func publishFresh(_ messages: [OutboxMessage]) async { await publishWritten(messages) }
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
@@ -332,6 +338,15 @@ struct PushPipeline: Service, PushDispatcher {
     func admit(
         _ messages: [OutboxMessage], _ write: (OutboxClaim) async throws -> Void
     ) async throws {
+        try await reserveAndWrite(messages, write)
+        await publishWritten(messages)
+    }
+
+    /// Reserves `messages` among the fresh pushes and runs `write` with this gateway's claim on
+    /// them; releases them when it fails.
+    private func reserveAndWrite(
+        _ messages: [OutboxMessage], _ write: (OutboxClaim) async throws -> Void
+    ) async throws {
         fresh.reserve(messages)
         do {
             try await write(OutboxClaim(gateway: gatewayID, leaseUntil: time.now() + outboxLease))
@@ -339,6 +354,11 @@ struct PushPipeline: Service, PushDispatcher {
             fresh.release(messages.map(\.id))
             throw error
         }
+    }
+
+    /// Publishes the written `messages` with few recipients here, or hands them to the loop
+    /// (`admit`).
+    private func publishWritten(_ messages: [OutboxMessage]) async {
         let publishedHere = { (message: OutboxMessage) in message.recipients.count <= publishedHereUpTo }
         let here = messages.filter(publishedHere)
         if !here.isEmpty, link.isReady, fresh.mayStart, let started = try? await start(here) {
