@@ -1,4 +1,5 @@
 import Synchronization
+import TestSupport
 import Testing
 import TopicGateCore
 
@@ -36,17 +37,9 @@ struct GroupWritesTests {
 
     static func names(_ batch: [OutboxMessage]) -> String { batch.map(\.id.rawValue).joined(separator: ",") }
 
-    /// Waits (at most 5 s) until `condition` holds.
-    static func eventually(_ what: String, _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("not within 5 s: \(what)")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(1))
-        }
-    }
+    /// How long a step may take: under the whole suite's load a task of this test waits seconds
+    /// for a thread (5 s were not enough on a fresh clone); only a broken order waits for ever.
+    static let patience: Duration = .seconds(120)
 
     /// Group writes whose publication of a batch holding `held` waits for `gate`; `write` refuses
     /// a batch holding `refused`.
@@ -77,14 +70,16 @@ struct GroupWritesTests {
             try await writes.add(Self.message("a"), writingWith: write, thenPublishing: publish)
             returned.append("a")
         }
-        try await Self.eventually("a is being published") { log.contains("publishing a") }
+        #expect(try await eventually(timeout: Self.patience) { log.contains("publishing a") }, "a is being published")
         let b = Task {
             try await writes.add(Self.message("b"), writingWith: write, thenPublishing: publish)
             returned.append("b")
         }
         // b's disk write does not wait for a's publication.
-        try await Self.eventually("b is written while a is being published") { log.contains("wrote b") }
-        try await Self.eventually("b returns once published") { returned.contains("b") }
+        #expect(
+            try await eventually(timeout: Self.patience) { log.contains("wrote b") },
+            "b is written while a is being published")
+        #expect(try await eventually(timeout: Self.patience) { returned.contains("b") }, "b returns once published")
         #expect(log.contains("published b"))
         #expect(!log.contains("published a"))
         #expect(!returned.contains("a"), "a's sender is answered only once a is published")
@@ -104,7 +99,9 @@ struct GroupWritesTests {
         // While the first is held in its publication, the next two are written (together or
         // one by one, as they arrive).
         let first = Task { try await writes.add(Self.message("first"), writingWith: write, thenPublishing: publish) }
-        try await Self.eventually("first is being published") { log.contains("publishing first") }
+        #expect(
+            try await eventually(timeout: Self.patience) { log.contains("publishing first") },
+            "first is being published")
         let returned = Log()
         let good = Task {
             try await writes.add(Self.message("good"), writingWith: write, thenPublishing: publish)
@@ -114,7 +111,9 @@ struct GroupWritesTests {
             defer { returned.append("bad") }
             try await writes.add(Self.message("bad"), writingWith: write, thenPublishing: publish)
         }
-        try await Self.eventually("good and bad are answered while first is held") { returned.all.count == 2 }
+        #expect(
+            try await eventually(timeout: Self.patience) { returned.all.count == 2 },
+            "good and bad are answered while first is held")
         gate.open()
         try await good.value
         await #expect(throws: Refused.self) { try await bad.value }
