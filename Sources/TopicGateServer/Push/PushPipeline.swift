@@ -130,7 +130,7 @@ struct PushPipeline: Service, PushDispatcher {
         }
         if message.traced { try await beginTrace(message) }
         guard let record else {
-            return try await writes.add(message, writingWith: writeFresh, thenPublishing: publishFresh)
+            return try await writes.add(message, writingWith: writeFresh, thenPublishing: publishWritten)
         }
         try await admit([message]) { claim in
             try await record(QueuedPush(message: message, claim: claim))
@@ -144,9 +144,6 @@ struct PushPipeline: Service, PushDispatcher {
             try await store.enqueue(messages, claim: claim)
         }
     }
-
-    /// Publishes or hands over fresh `messages` once written (`admit`'s second half).
-    @Sendable private func publishFresh(_ messages: [OutboxMessage]) async { await publishWritten(messages) }
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
@@ -357,8 +354,8 @@ struct PushPipeline: Service, PushDispatcher {
     }
 
     /// Publishes the written `messages` with few recipients here, or hands them to the loop
-    /// (`admit`).
-    private func publishWritten(_ messages: [OutboxMessage]) async {
+    /// (`admit`'s second half; the group writes' publication).
+    @Sendable private func publishWritten(_ messages: [OutboxMessage]) async {
         let publishedHere = { (message: OutboxMessage) in message.recipients.count <= publishedHereUpTo }
         let here = messages.filter(publishedHere)
         if !here.isEmpty, link.isReady, fresh.mayStart, let started = try? await start(here) {
