@@ -12,6 +12,10 @@ import TopicGateStore
 /// it takes them; a PUBLISH per device otherwise; either way every device has its push.
 @Suite("Broker link: fan-outs")
 struct BrokerLinkFanOutTests {
+    /// How long a step may take: under the whole suite's load on two cores a link's connect and
+    /// the plugin's answer took more than 10 s; a link that never fans out still fails.
+    static let patience: Duration = .seconds(120)
+
     /// A link to `broker`, running until the returned task is cancelled.
     static func link(to broker: BrokerProcess) throws -> (BrokerLink, Task<Void, any Error>) {
         let path = TestFolder.url.appendingPathComponent(
@@ -63,7 +67,7 @@ struct BrokerLinkFanOutTests {
             running.cancel()
             for (device, _) in devices { device.shutdown() }
         }
-        #expect(try await eventually { link.fansOut })
+        #expect(try await eventually(timeout: Self.patience) { link.fansOut })
         let rounds = 300
         for round in 0..<rounds {
             let pending = link.start(Self.publications("round \(round)", to: names))
@@ -76,7 +80,7 @@ struct BrokerLinkFanOutTests {
         }
         for (_, received) in devices { #expect(await received.wait(for: rounds).count == rounds) }
         #expect(
-            try await eventually { link.client.messageIDsHeld == 0 },
+            try await eventually(timeout: Self.patience) { link.client.messageIDsHeld == 0 },
             "\(link.client.messageIDsHeld) message IDs still held after \(rounds) settled fan-outs")
     }
 
@@ -91,13 +95,13 @@ struct BrokerLinkFanOutTests {
             running.cancel()
             for (device, _) in devices { device.shutdown() }
         }
-        #expect(try await eventually { link.fansOut })
+        #expect(try await eventually(timeout: Self.patience) { link.fansOut })
         #expect(await link.start(Self.publications("first", to: names)).failures().isEmpty)
         for (_, received) in devices { await received.wait(for: 1) }
         try await broker.stop()
-        #expect(try await eventually { !link.isReady && !link.fansOut })
+        #expect(try await eventually(timeout: Self.patience) { !link.isReady && !link.fansOut })
         try await broker.start()
-        #expect(try await eventually { link.fansOut })
+        #expect(try await eventually(timeout: Self.patience) { link.fansOut })
         #expect(await link.start(Self.publications("second", to: names)).failures().isEmpty)
         for (device, received) in devices {
             // At least once: a PUBACK the broker had not read when it stopped brings "first" again.
@@ -123,7 +127,7 @@ struct BrokerLinkFanOutTests {
         }
         // Ready only once the plugin answered what it does or had its time to (BrokerLink's
         // featuresGrace): no answer can come later and turn fan-outs on.
-        #expect(try await eventually(timeout: .seconds(30)) { link.isReady })
+        #expect(try await eventually(timeout: Self.patience) { link.isReady })
         #expect(!link.fansOut)
         #expect(await link.start(Self.publications("plain", to: names)).failures().isEmpty)
         for (_, received) in devices { #expect(await received.wait(for: 1).map(\.text) == ["plain"]) }
