@@ -16,8 +16,11 @@ struct BrokerLinkFanOutTests {
     /// the plugin's answer took more than 10 s; a link that never fans out still fails.
     static let patience: Duration = .seconds(120)
 
-    /// A link to `broker`, running until the returned task is cancelled.
-    static func link(to broker: BrokerProcess) throws -> (BrokerLink, Task<Void, any Error>) {
+    /// A link to `broker`, running until the returned task is cancelled; the devices' states go
+    /// to `states`.
+    static func link(
+        to broker: BrokerProcess, states: (@Sendable (MQTTMessage) async -> Void)? = nil
+    ) throws -> (BrokerLink, Task<Void, any Error>) {
         let path = TestFolder.url.appendingPathComponent(
             "fanout-\(UUID().uuidString)/db.sqlite"
         )
@@ -32,6 +35,7 @@ struct BrokerLinkFanOutTests {
                 advertisedHost: "127.0.0.1"),
             signer: broker.signer, store: try SQLiteStore(path: path), time: .system,
             logger: Logger(label: "test"), onConnected: {})
+        if let states { link.receiveStates(states) }
         return (link, Task { try await link.run() })
     }
 
@@ -82,6 +86,40 @@ struct BrokerLinkFanOutTests {
         #expect(
             try await eventually(timeout: Self.patience) { link.client.messageIDsHeld == 0 },
             "\(link.client.messageIDsHeld) message IDs still held after \(rounds) settled fan-outs")
+    }
+
+    @Test(
+        "A barrier's answer is taken where the link reads it: a thing state whose handler is still busy holds up no fan-out's settlement"
+    )
+    func answersPastABusyStateHandler() async throws {
+        let broker = try BrokerProcess()
+        try await broker.start()
+        let names = (0..<2).map { "dev-busy-\($0)" }
+        let devices = try await Self.devices(names, on: broker)
+        let (gate, stateTaken) = (Gate(), Gate())
+        // The state handler takes the first state and keeps it until the gate opens, as a slow
+        // write of it would: the link's messages behind it wait.
+        let (link, running) = try Self.link(to: broker) { _ in
+            stateTaken.open()
+            await gate.wait()
+        }
+        defer {
+            gate.open()
+            running.cancel()
+            for (device, _) in devices { device.shutdown() }
+        }
+        #expect(try await eventually(timeout: Self.patience) { link.fansOut })
+        try await devices[0].0.publish("\(names[0])/state", payload: Array(#"{"power":true}"#.utf8))
+        await stateTaken.wait()
+        for round in 0..<3 {
+            let pending = link.start(Self.publications("held \(round)", to: names))
+            #expect(await pending.failures().isEmpty)
+            let routed = await withCheckedContinuation { continuation in
+                pending.whenRouted { continuation.resume(returning: $0) }
+            }
+            #expect(routed, "round \(round) not routed while a state was being handled")
+        }
+        for (_, received) in devices { #expect(await received.wait(for: 3).count == 3) }
     }
 
     @Test("With TopicGate's plugin: fan-outs from the plugin's answer on, again after the broker restarts")

@@ -18,31 +18,6 @@ struct GroupWritesTests {
         func contains(_ line: String) -> Bool { all.contains(line) }
     }
 
-    /// Holds a publication until opened (without polling: under the suite's load a polling task
-    /// would take the threads other tests wait for).
-    final class Gate: Sendable {
-        private let state = Mutex<(opened: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
-
-        func open() {
-            let waiting = state.withLock { state in
-                state.opened = true
-                defer { state.waiting = [] }
-                return state.waiting
-            }
-            for continuation in waiting { continuation.resume() }
-        }
-
-        func wait() async {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let opened = state.withLock { state in
-                    if !state.opened { state.waiting.append(continuation) }
-                    return state.opened
-                }
-                if opened { continuation.resume() }
-            }
-        }
-    }
-
     struct Refused: Error {}
 
     static func message(_ name: String) -> OutboxMessage {
