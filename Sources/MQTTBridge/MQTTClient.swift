@@ -34,7 +34,14 @@ public final class MQTTClient: @unchecked Sendable {
     let loopEnded = DispatchSemaphore(value: 0)
     private let messageSink: AsyncStream<MQTTMessage>.Continuation
     /// Takes messages on the network loop's thread before `messages` would (`takeOnNetworkLoop`).
-    private let loopTaker = Mutex<(@Sendable (MQTTMessage) -> Bool)?>(nil)
+    /// In a struct: a closure held by a `Mutex` as its value itself gains a reabstraction thunk
+    /// at every access, so each message would cost more than the last (and in the end overflow
+    /// the network loop's stack).
+    private let loopTaker = Mutex<MessageTaker?>(nil)
+
+    private struct MessageTaker: Sendable {
+        let take: @Sendable (MQTTMessage) -> Bool
+    }
     private let eventSink: AsyncStream<MQTTConnectionEvent>.Continuation
     private let onConnect: (@Sendable () -> Void)?
 
@@ -150,7 +157,7 @@ public final class MQTTClient: @unchecked Sendable {
 
     /// A message read by the network loop: to the taker, or else to `messages`.
     private func received(_ message: MQTTMessage) {
-        if let taker = loopTaker.withLock({ $0 }), taker(message) { return }
+        if let taker = loopTaker.withLock({ $0 }), taker.take(message) { return }
         messageSink.yield(message)
     }
 
@@ -160,7 +167,7 @@ public final class MQTTClient: @unchecked Sendable {
     /// wait: the loop reads nothing else meanwhile (it may publish: what it queues goes out once
     /// this read is done).
     public func takeOnNetworkLoop(_ taker: @escaping @Sendable (MQTTMessage) -> Bool) {
-        loopTaker.withLock { $0 = taker }
+        loopTaker.withLock { $0 = MessageTaker(take: taker) }
     }
 
     // MARK: Connecting

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MQTTBridge
+import Synchronization
 import TestSupport
 import Testing
 import TopicGateCore
@@ -120,6 +121,44 @@ struct BrokerLinkFanOutTests {
             #expect(routed, "round \(round) not routed while a state was being handled")
         }
         for (_, received) in devices { #expect(await received.wait(for: 3).count == 3) }
+    }
+
+    @Test(
+        "50 000 thing states through the link: each reaches the state handler, and fan-outs still settle (a handler that cost more with each message would take many minutes)"
+    )
+    func manyStates() async throws {
+        let broker = try BrokerProcess()
+        try await broker.start()
+        let names = ["dev-states-0"]
+        let devices = try await Self.devices(names, on: broker)
+        let handled = Atomic<Int>(0)
+        let (link, running) = try Self.link(to: broker) { _ in handled.add(1, ordering: .relaxed) }
+        let publisher = try broker.gatewayClient(clientID: "state-publisher")
+        defer {
+            running.cancel()
+            publisher.shutdown()
+            for (device, _) in devices { device.shutdown() }
+        }
+        #expect(try await eventually(timeout: Self.patience) { link.fansOut })
+        try await publisher.connect(timeout: .seconds(30))
+        let (states, window) = (50_000, 500)
+        let payload = Array(#"{"power":true}"#.utf8)
+        for start in stride(from: 0, to: states, by: window) {
+            let batch = try (start..<min(start + window, states)).map { _ in
+                try publisher.startPublishing("\(names[0])/state", payload: payload)
+            }
+            #expect(await publisher.unacknowledged(batch, timeout: Self.patience).isEmpty)
+            // Fan-outs settle between the states, their barriers' answers taken among them.
+            if start % 10_000 == 0 {
+                let pending = link.start(Self.publications("between \(start)", to: names))
+                #expect(await pending.failures().isEmpty)
+                #expect(await withCheckedContinuation { done in pending.whenRouted { done.resume(returning: $0) } })
+            }
+        }
+        #expect(
+            try await eventually(timeout: Self.patience) { handled.load(ordering: .relaxed) == states },
+            "\(handled.load(ordering: .relaxed)) of \(states) states handled")
+        #expect(await devices[0].1.wait(for: 5).count == 5)
     }
 
     @Test("With TopicGate's plugin: fan-outs from the plugin's answer on, again after the broker restarts")

@@ -21,8 +21,14 @@ final class BrokerLink: Service {
     let logger: Logger
     /// Where the plugin's presence reports go.
     let presence: DevicePresence
-    /// Where messages on `<mqttTopic>/state` go (set once, before the link runs).
-    private let stateHandler = Mutex<(@Sendable (MQTTMessage) async -> Void)?>(nil)
+    /// Where messages on `<mqttTopic>/state` go (set once, before the link runs). In a struct:
+    /// a closure held by a `Mutex` as its value itself gains a reabstraction thunk at every
+    /// access, so each state would cost more than the last.
+    private let stateHandler = Mutex<StateHandler?>(nil)
+
+    private struct StateHandler: Sendable {
+        let handle: @Sendable (MQTTMessage) async -> Void
+    }
     /// The gateways share the state subscription: each published state reaches one of them.
     static let stateFilter = "$share/topicgate/+/state"
     /// The broker's `max_packet_size`: larger packets are never sent.
@@ -112,7 +118,7 @@ final class BrokerLink: Service {
 
     /// Hands every state a device publishes to `handler`.
     func receiveStates(_ handler: @escaping @Sendable (MQTTMessage) async -> Void) {
-        stateHandler.withLock { $0 = handler }
+        stateHandler.withLock { $0 = StateHandler(handle: handler) }
     }
 
     func run() async throws {
@@ -232,7 +238,7 @@ final class BrokerLink: Service {
                 continue
             }
             guard let handler = stateHandler.withLock({ $0 }) else { continue }
-            await handler(message)
+            await handler.handle(message)
         }
     }
 
