@@ -33,15 +33,6 @@ public final class MQTTClient: @unchecked Sendable {
     /// Signalled once when the network loop's thread ends.
     let loopEnded = DispatchSemaphore(value: 0)
     private let messageSink: AsyncStream<MQTTMessage>.Continuation
-    /// Takes messages on the network loop's thread before `messages` would (`takeOnNetworkLoop`).
-    /// In a struct: a closure held by a `Mutex` as its value itself gains a reabstraction thunk
-    /// at every access, so each message would cost more than the last (and in the end overflow
-    /// the network loop's stack).
-    private let loopTaker = Mutex<MessageTaker?>(nil)
-
-    private struct MessageTaker: Sendable {
-        let take: @Sendable (MQTTMessage) -> Bool
-    }
     private let eventSink: AsyncStream<MQTTConnectionEvent>.Continuation
     private let onConnect: (@Sendable () -> Void)?
 
@@ -151,23 +142,8 @@ public final class MQTTClient: @unchecked Sendable {
             let received = MQTTMessage(
                 topic: topic, payload: payload, qos: MQTTQoS(rawValue: message.pointee.qos) ?? .atMostOnce,
                 retained: message.pointee.retain, receivedAt: UnixMillis(Int64(Date().timeIntervalSince1970 * 1000)))
-            Unmanaged<MQTTClient>.fromOpaque(context).takeUnretainedValue().received(received)
+            Unmanaged<MQTTClient>.fromOpaque(context).takeUnretainedValue().messageSink.yield(received)
         }
-    }
-
-    /// A message read by the network loop: to the taker, or else to `messages`.
-    private func received(_ message: MQTTMessage) {
-        if let taker = loopTaker.withLock({ $0 }), taker.take(message) { return }
-        messageSink.yield(message)
-    }
-
-    /// Hands each received message first to `taker`, on the network loop's thread; one it
-    /// returns true for is taken (it never reaches `messages`). For answers whose waiters are
-    /// settled in memory: no task is woken to read them. `taker` must be short and must not
-    /// wait: the loop reads nothing else meanwhile (it may publish: what it queues goes out once
-    /// this read is done).
-    public func takeOnNetworkLoop(_ taker: @escaping @Sendable (MQTTMessage) -> Bool) {
-        loopTaker.withLock { $0 = MessageTaker(take: taker) }
     }
 
     // MARK: Connecting

@@ -97,36 +97,6 @@ struct BrokerLinkFanOutTests {
             "\(link.client.messageIDsHeld) message IDs still held after \(rounds) settled fan-outs")
     }
 
-    @Test(
-        "A barrier's answer is taken where the link reads it: a thing state whose handler is still busy holds up no fan-out's settlement"
-    )
-    func answersPastABusyStateHandler() async throws {
-        let broker = try BrokerProcess()
-        try await broker.start()
-        let names = (0..<2).map { "dev-busy-\($0)" }
-        let devices = try await Self.devices(names, on: broker)
-        let (gate, stateTaken) = (Gate(), Gate())
-        // The state handler takes the first state and keeps it until the gate opens, as a slow
-        // write of it would: the link's messages behind it wait.
-        let (link, running) = try Self.link(to: broker) { _ in
-            stateTaken.open()
-            await gate.wait()
-        }
-        defer {
-            gate.open()
-            running.cancel()
-            for (device, _) in devices { device.shutdown() }
-        }
-        #expect(try await eventually(timeout: Self.patience) { link.fansOut })
-        try await devices[0].0.publish("\(names[0])/state", payload: Array(#"{"power":true}"#.utf8))
-        await stateTaken.wait()
-        for round in 0..<3 {
-            let (acknowledged, routed) = await Self.settle("held \(round)", to: names, through: link)
-            #expect(acknowledged && routed, "round \(round) while a state was being handled: routed \(routed)")
-        }
-        for (_, received) in devices { #expect(await received.wait(for: 3).count == 3) }
-    }
-
     @Test("With TopicGate's plugin: fan-outs from the plugin's answer on, again after the broker restarts")
     func fansOut() async throws {
         let broker = try BrokerProcess()

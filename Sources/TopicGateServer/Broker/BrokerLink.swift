@@ -95,18 +95,6 @@ final class BrokerLink: Service {
         self.logger = logger
         self.onConnected = onConnected
         self.presence = presence
-        // The plugin's answers to the barriers settle pushes in memory: taken where they are
-        // read, not queued behind presence reports and thing states for a task to wake up for.
-        client.takeOnNetworkLoop { [routing] message in
-            guard Self.fromPlugin(message), let receipt = RoutingReceipt(payload: message.payload) else { return false }
-            routing.answered(receipt.id)
-            return true
-        }
-    }
-
-    /// On the plugin's topics (presence reports, the answers to barriers and feature requests).
-    static func fromPlugin(_ message: MQTTMessage) -> Bool {
-        message.topic == PresenceReport.topic || message.topic == PresenceReport.changesTopic
     }
 
     /// Connected, and what the plugin does is known: a publication handed over before that
@@ -225,13 +213,14 @@ final class BrokerLink: Service {
         }
     }
 
-    /// Presence reports to `presence`, the plugin's features to `learn`, states to the state
-    /// handler (the barriers' answers are taken on the network loop: `init`).
+    /// Presence reports to `presence`, states to the state handler.
     private func forwardStates() async {
         for await message in client.messages {
-            if Self.fromPlugin(message) {
+            if message.topic == PresenceReport.topic || message.topic == PresenceReport.changesTopic {
                 if let report = PresenceReport(payload: message.payload) {
                     presence.record(report, broker: address.name, at: time.now())
+                } else if let receipt = RoutingReceipt(payload: message.payload) {
+                    routing.answered(receipt.id)
                 } else if let features = PluginFeatures(payload: message.payload) {
                     learn(features)
                 }
