@@ -333,4 +333,75 @@ struct TriggerRoutesTests {
             #expect(disabled.string("disabledReason")?.contains("is disabled") == true)
         }
     }
+
+    @Test(
+        "A trigger commands another thing only as an owner of both: a thing's own token cannot aim one at a stranger's thing, nor can the admin; one whose issuer leaves the watched thing stops firing and says why"
+    )
+    func anotherThingOnlyAsOwnerOfBoth() async throws {
+        let server = try await TestServer.make(push: true)
+        try await server.run { client in
+            let owner = try await client.pseudoUser()
+            let stranger = try await client.pseudoUser()
+            let lamp = try await Self.thing(client, "ac-6", owner: owner)
+            let theirs = try await Self.thing(client, "ac-7", owner: stranger)
+            let admin = try await client.adminToken()
+            let base = "/thing-if/apps/\(client.appID)/targets/thing:\(lamp.id)"
+            let theirCommands = "/thing-if/apps/\(client.appID)/targets/thing:\(theirs.id)/commands"
+            for token in [lamp.token, admin] {
+                let aimed = try await client.call(
+                    .post, "\(base)/triggers", token: token,
+                    json: [
+                        "triggersWhat": "COMMAND", "predicate": Self.powerOn("CONDITION_TRUE"),
+                        "command": Self.command(issuer: stranger.id, target: theirs.id),
+                    ])
+                #expect(aimed.status == .forbidden)
+                #expect(aimed.errorCode == "UNAUTHORIZED")
+            }
+            // Nor by changing a trigger of its own into one.
+            let own = try await client.call(
+                .post, "\(base)/triggers", token: lamp.token,
+                json: [
+                    "triggersWhat": "COMMAND", "predicate": Self.powerOn("CONDITION_TRUE"),
+                    "command": Self.command(issuer: owner.id),
+                ]
+            ).expect(.created).require("triggerID")
+            let changed = try await client.call(
+                .patch, "\(base)/triggers/\(own)", token: lamp.token,
+                json: ["command": Self.command(issuer: stranger.id, target: theirs.id)])
+            #expect(changed.status == .forbidden)
+            try await client.call(
+                .put, "\(base)/states", token: lamp.token, contentType: "application/vnd.kii.MultipleTraitState+json",
+                json: ["AirConditionerAlias": ["power": true]]
+            ).expect(.noContent)
+            #expect(
+                try await client.call(.get, theirCommands, token: stranger.token).expect(.ok).object["commands"]
+                    == .array([]))
+
+            // Made by the owner of both, then the owner leaves the watched thing (which the stranger
+            // now owns): its states no longer command the owner's heater.
+            let heater = try await Self.thing(client, "heater-6", owner: owner)
+            let trigger = try await client.call(
+                .post, "\(base)/triggers", token: owner.token,
+                json: [
+                    "triggersWhat": "COMMAND", "predicate": Self.powerOn("CONDITION_TRUE"),
+                    "command": Self.command(issuer: owner.id, target: heater.id),
+                ]
+            ).expect(.created).require("triggerID")
+            try await client.call(.put, "\(client.app)/things/\(lamp.id)/ownership/user:\(stranger.id)", token: admin)
+                .expect(.noContent)
+            try await client.call(.delete, "\(client.app)/things/\(lamp.id)/ownership/user:\(owner.id)", token: admin)
+                .expect(.noContent)
+            try await client.call(
+                .put, "\(base)/states", token: lamp.token, contentType: "application/vnd.kii.MultipleTraitState+json",
+                json: ["AirConditionerAlias": ["power": true]]
+            ).expect(.noContent)
+            let heaterCommands = "/thing-if/apps/\(client.appID)/targets/thing:\(heater.id)/commands"
+            #expect(
+                try await client.call(.get, heaterCommands, token: owner.token).expect(.ok).object["commands"]
+                    == .array([]))
+            let read = try await client.call(.get, "\(base)/triggers/\(trigger)", token: admin).expect(.ok)
+            #expect(read.object["disabled"] == true)
+            #expect(read.string("disabledReason")?.contains("whose trigger this is") == true)
+        }
+    }
 }

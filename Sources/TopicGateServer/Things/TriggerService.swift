@@ -242,6 +242,8 @@ struct TriggerService: Sendable {
         if let target {
             if try await !things.owners(of: target).contains(issuer) {
                 reason = "\(issuer) no longer owns thing \(target.id.rawValue)"
+            } else if target.id != trigger.thing, try await !ownsWatched(trigger, issuer) {
+                reason = "\(issuer) no longer owns thing \(trigger.thing.rawValue), whose trigger this is"
             }
         } else {
             reason = "thing \(trigger.command.target.rawValue) no longer exists"
@@ -268,6 +270,14 @@ struct TriggerService: Sendable {
             "Trigger disabled: its issuer may no longer command its target",
             metadata: ["triggerID": "\(trigger.id)", "reason": "\(reason)"])
         return nil
+    }
+
+    /// Whether `issuer` owns the thing the trigger belongs to.
+    private func ownsWatched(_ trigger: Trigger, _ issuer: Owner) async throws -> Bool {
+        guard let watched = try await things.facts.thing(appID: trigger.appID, reference: .id(trigger.thing)) else {
+            return false
+        }
+        return try await things.owners(of: watched).contains(issuer)
     }
 
     /// Thrown out of a fired command's write to undo it: the trigger had moved on.
@@ -299,7 +309,9 @@ struct TriggerService: Sendable {
     }
 
     /// The command's issuer must own its target, and the caller act as that issuer (a user as
-    /// itself, a member as its group, the admin as anyone) or be the trigger's own thing.
+    /// itself, a member as its group, the admin as anyone) or be the trigger's own thing. A
+    /// command to another thing needs an issuer that owns both, as Kii asks: else a thing, which
+    /// reports the states its triggers read, could command any thing in the app as its owner.
     private func requireMayCommand(_ caller: Caller, watched: Thing, _ command: TriggerCommand) async throws {
         guard let target = try await things.facts.thing(appID: caller.appID, reference: .id(command.target)) else {
             throw KiiError(
@@ -308,6 +320,11 @@ struct TriggerService: Sendable {
         }
         let owners = try await things.owners(of: target)
         let issuer = command.request.issuer
+        if target.id != watched.id, try await !things.owners(of: watched).contains(issuer) {
+            throw caller.denied(
+                "make a trigger of thing \(watched.id.rawValue) send commands to thing \(target.id.rawValue) as "
+                    + "\(issuer): a trigger commands another thing only as an owner of both")
+        }
         let groups = try await things.memberGroups(caller)
         if CommandRouting.mayIssue(caller.principal, as: issuer, owners: owners, memberGroups: groups) { return }
         if caller.principal == .thing(watched.id), owners.contains(issuer) { return }
