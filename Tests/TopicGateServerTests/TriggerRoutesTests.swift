@@ -40,6 +40,16 @@ struct TriggerRoutesTests {
         return .object(command)
     }
 
+    /// Posts a COMMAND trigger to the thing whose Thing-IF target path is `target`, with `token`,
+    /// firing `command` when `predicate` holds; Kii's reply as it came.
+    static func createTrigger(
+        _ client: TestServer.Client, _ target: String, token: String, predicate: JSONValue, command: JSONValue
+    ) async throws -> APIReply {
+        try await client.call(
+            .post, "\(target)/triggers", token: token,
+            json: ["triggersWhat": "COMMAND", "predicate": predicate, "command": command])
+    }
+
     @Test(
         "Create, read, change, enable and disable, list a page at a time, delete; Kii's bodies and status codes"
     )
@@ -212,12 +222,9 @@ struct TriggerRoutesTests {
             let base = "/thing-if/apps/\(client.appID)/targets/thing:\(sensor.id)"
             var triggers: [String: String] = [:]
             for when in ["CONDITION_FALSE_TO_TRUE", "CONDITION_TRUE", "CONDITION_CHANGED"] {
-                triggers[when] = try await client.call(
-                    .post, "\(base)/triggers", token: owner.token,
-                    json: [
-                        "triggersWhat": "COMMAND", "predicate": Self.powerOn(when),
-                        "command": Self.command(issuer: owner.id, target: heater.id),
-                    ]
+                triggers[when] = try await Self.createTrigger(
+                    client, base, token: owner.token, predicate: Self.powerOn(when),
+                    command: Self.command(issuer: owner.id, target: heater.id)
                 ).expect(.created).require("triggerID")
             }
             func report(_ alias: String, _ state: JSONValue) async throws {
@@ -280,12 +287,9 @@ struct TriggerRoutesTests {
             let sensor = try await Self.thing(client, "sensor-2", owner: owner)
             let heater = try await Self.thing(client, "heater-2", owner: owner)
             let base = "/thing-if/apps/\(client.appID)/targets/thing:\(sensor.id)"
-            let trigger = try await client.call(
-                .post, "\(base)/triggers", token: owner.token,
-                json: [
-                    "triggersWhat": "COMMAND", "predicate": Self.powerOn("CONDITION_TRUE"),
-                    "command": Self.command(issuer: owner.id, target: heater.id),
-                ]
+            let trigger = try await Self.createTrigger(
+                client, base, token: owner.token, predicate: Self.powerOn("CONDITION_TRUE"),
+                command: Self.command(issuer: owner.id, target: heater.id)
             ).expect(.created).require("triggerID")
             let ownership = "\(client.app)/things/\(heater.id)/ownership/user:\(owner.id)"
             try await client.call(.delete, ownership, token: owner.token).expect(.noContent)
@@ -348,22 +352,16 @@ struct TriggerRoutesTests {
             let base = "/thing-if/apps/\(client.appID)/targets/thing:\(lamp.id)"
             let theirCommands = "/thing-if/apps/\(client.appID)/targets/thing:\(theirs.id)/commands"
             for token in [lamp.token, admin] {
-                let aimed = try await client.call(
-                    .post, "\(base)/triggers", token: token,
-                    json: [
-                        "triggersWhat": "COMMAND", "predicate": Self.powerOn("CONDITION_TRUE"),
-                        "command": Self.command(issuer: stranger.id, target: theirs.id),
-                    ])
+                let aimed = try await Self.createTrigger(
+                    client, base, token: token, predicate: Self.powerOn("CONDITION_TRUE"),
+                    command: Self.command(issuer: stranger.id, target: theirs.id))
                 #expect(aimed.status == .forbidden)
                 #expect(aimed.errorCode == "UNAUTHORIZED")
             }
             // Nor by changing a trigger of its own into one.
-            let own = try await client.call(
-                .post, "\(base)/triggers", token: lamp.token,
-                json: [
-                    "triggersWhat": "COMMAND", "predicate": Self.powerOn("CONDITION_TRUE"),
-                    "command": Self.command(issuer: owner.id),
-                ]
+            let own = try await Self.createTrigger(
+                client, base, token: lamp.token, predicate: Self.powerOn("CONDITION_TRUE"),
+                command: Self.command(issuer: owner.id)
             ).expect(.created).require("triggerID")
             let changed = try await client.call(
                 .patch, "\(base)/triggers/\(own)", token: lamp.token,
@@ -380,12 +378,9 @@ struct TriggerRoutesTests {
             // Made by the owner of both, then the owner leaves the watched thing (which the stranger
             // now owns): its states no longer command the owner's heater.
             let heater = try await Self.thing(client, "heater-6", owner: owner)
-            let trigger = try await client.call(
-                .post, "\(base)/triggers", token: owner.token,
-                json: [
-                    "triggersWhat": "COMMAND", "predicate": Self.powerOn("CONDITION_TRUE"),
-                    "command": Self.command(issuer: owner.id, target: heater.id),
-                ]
+            let trigger = try await Self.createTrigger(
+                client, base, token: owner.token, predicate: Self.powerOn("CONDITION_TRUE"),
+                command: Self.command(issuer: owner.id, target: heater.id)
             ).expect(.created).require("triggerID")
             try await client.call(.put, "\(client.app)/things/\(lamp.id)/ownership/user:\(stranger.id)", token: admin)
                 .expect(.noContent)
