@@ -147,7 +147,7 @@ struct TriggerRoutesTests {
     }
 
     @Test(
-        "Refused: a bad cron or clause (WRONG_PREDICATE), server code (WRONG_TRIGGER), a stranger, a target the issuer does not own, timed triggers until the admin allows them, past the per-thing cap"
+        "Refused: a bad cron or clause (WRONG_PREDICATE), server code (WRONG_TRIGGER), a stranger, a target the issuer does not own and one that does not exist alike, timed triggers until the admin allows them, past the per-thing cap"
     )
     func refusals() async throws {
         let server = try await TestServer.make(push: true) { $0.abuse.triggersPerThing = 3 }
@@ -184,6 +184,20 @@ struct TriggerRoutesTests {
             let elsewhere = try await create(
                 Self.powerOn("CONDITION_TRUE"), command: Self.command(issuer: owner.id, target: theirs.id))
             #expect(elsewhere.status == .forbidden)
+            // A target that does not exist answers as a stranger's: no trigger tells which IDs
+            // exist. The admin hears which.
+            let nowhere = try await create(
+                Self.powerOn("CONDITION_TRUE"), command: Self.command(issuer: owner.id, target: "th.nowhere"))
+            #expect(nowhere.status == elsewhere.status)
+            #expect(nowhere.errorCode == elsewhere.errorCode)
+            #expect(
+                nowhere.string("message")?.replacingOccurrences(of: "th.nowhere", with: theirs.id)
+                    == elsewhere.string("message"))
+            let toNowhere = try await create(
+                Self.powerOn("CONDITION_TRUE"), command: Self.command(issuer: owner.id, target: "th.nowhere"),
+                token: try await client.adminToken())
+            #expect(toNowhere.status == .badRequest)
+            #expect(toNowhere.errorCode == "WRONG_TRIGGER")
             let asOther = try await create(Self.powerOn("CONDITION_TRUE"), command: Self.command(issuer: stranger.id))
             #expect(asOther.status == .forbidden)
 

@@ -312,25 +312,28 @@ struct TriggerService: Sendable {
     /// itself, a member as its group, the admin as anyone) or be the trigger's own thing. A
     /// command to another thing needs an issuer that owns both, as Kii asks: else a thing, which
     /// reports the states its triggers read, could command any thing in the app as its owner.
+    /// A target that does not exist is refused as one the caller may not command, with the same
+    /// answer, so that a trigger tells nobody which thing IDs exist; only the admin hears which.
     private func requireMayCommand(_ caller: Caller, watched: Thing, _ command: TriggerCommand) async throws {
-        guard let target = try await things.facts.thing(appID: caller.appID, reference: .id(command.target)) else {
+        let issuer = command.request.issuer
+        if command.target != watched.id, try await !things.owners(of: watched).contains(issuer) {
+            throw caller.denied(
+                "make a trigger of thing \(watched.id.rawValue) send commands to thing \(command.target.rawValue) as "
+                    + "\(issuer): a trigger commands another thing only as an owner of both")
+        }
+        if let target = try await things.facts.thing(appID: caller.appID, reference: .id(command.target)) {
+            let owners = try await things.owners(of: target)
+            let groups = try await things.memberGroups(caller)
+            if CommandRouting.mayIssue(caller.principal, as: issuer, owners: owners, memberGroups: groups) { return }
+            if caller.principal == .thing(watched.id), owners.contains(issuer) { return }
+        } else if caller.principal == .admin {
             throw KiiError(
                 .wrongTrigger, "The trigger's command targets thing \(command.target.rawValue), which does not exist.",
                 context: ["field": "target"])
         }
-        let owners = try await things.owners(of: target)
-        let issuer = command.request.issuer
-        if target.id != watched.id, try await !things.owners(of: watched).contains(issuer) {
-            throw caller.denied(
-                "make a trigger of thing \(watched.id.rawValue) send commands to thing \(target.id.rawValue) as "
-                    + "\(issuer): a trigger commands another thing only as an owner of both")
-        }
-        let groups = try await things.memberGroups(caller)
-        if CommandRouting.mayIssue(caller.principal, as: issuer, owners: owners, memberGroups: groups) { return }
-        if caller.principal == .thing(watched.id), owners.contains(issuer) { return }
         throw caller.denied(
-            "make a trigger send commands to thing \(target.id.rawValue) as \(issuer): the issuer must be an owner of "
-                + "that thing, and the caller act as it")
+            "make a trigger send commands to thing \(command.target.rawValue) as \(issuer): the issuer must be an owner "
+                + "of that thing, and the caller act as it")
     }
 
     private func find(caller: Caller, thing: Thing, id: TriggerID) async throws -> Trigger {
