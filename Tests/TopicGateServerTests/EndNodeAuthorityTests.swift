@@ -12,7 +12,9 @@ struct EndNodeAuthorityTests {
     /// kii_go's `GatewayOnboard`: an anonymous token (client credentials with the app ID and any
     /// secret), then onboarding by thing with vendor thing ID `gatewayID`, layout GATEWAY, no
     /// owner, every field serialized as kii_go does. The gateway's ID and token.
-    static func gatewayOnboard(_ client: TestServer.Client) async throws -> (id: String, token: String) {
+    static func gatewayOnboard(_ client: TestServer.Client, vendorThingID: String = "gatewayID") async throws
+        -> (id: String, token: String)
+    {
         let anonymous = try await client.call(
             .post, "\(client.app)/oauth2/token",
             json: ["grant_type": "client_credentials", "client_id": .string(client.appID), "client_secret": "x"]
@@ -21,7 +23,7 @@ struct EndNodeAuthorityTests {
             .post, "/thing-if/apps/\(client.appID)/onboardings", token: anonymous,
             contentType: "application/vnd.kii.onboardingWithVendorThingIDByThing+json",
             json: [
-                "vendorThingID": "gatewayID", "thingPassword": "dummyPass", "thingType": "",
+                "vendorThingID": .string(vendorThingID), "thingPassword": "dummyPass", "thingType": "",
                 "layoutPosition": "GATEWAY", "thingProperties": .null, "firmwareVersion": "",
             ]
         ).expect(.ok)
@@ -167,6 +169,49 @@ struct EndNodeAuthorityTests {
             let read = try await client.call(.get, "\(target)/commands/\(command)", token: user.token).expect(.ok)
             #expect(read.object["actionResults"] != nil)
             #expect(read.string("commandState") == "DONE")
+        }
+    }
+
+    @Test(
+        "A gateway never takes an ownerless end node that another gateway has, by attaching it or reporting its connection: the end node stays, the other gateway's relay token keeps working; once it leaves, the second gateway attaches it"
+    )
+    func noGatewayTakesAnothersEndNode() async throws {
+        let server = try await TestServer.make(push: true)
+        try await server.run { client in
+            let first = try await Self.gatewayOnboard(client, vendorThingID: "hub-1")
+            let second = try await Self.gatewayOnboard(client, vendorThingID: "hub-2")
+            let endNode = try await Self.registerAnEndNode(client, "sensor-9", appKey: server.app.key)
+            try await Self.attach(client, gateway: first.id, endNode: endNode, token: first.token).expect(.noContent)
+            let relayed = try await Self.mint(client, gateway: first.id, endNode: endNode, token: first.token)
+                .expect(.ok).require("access_token")
+            let states = "/thing-if/apps/\(client.appID)/targets/thing:\(endNode)/states"
+
+            let taken = try await Self.attach(client, gateway: second.id, endNode: endNode, token: second.token)
+            #expect(taken.status == .forbidden)
+            #expect(taken.errorCode == "UNAUTHORIZED")
+            let reported = try await client.call(
+                .put, "/thing-if/apps/\(client.appID)/things/\(second.id)/end-nodes/\(endNode)/connection",
+                token: second.token, json: ["online": true])
+            #expect(reported.status == .forbidden)
+            #expect(
+                try await Self.mint(client, gateway: second.id, endNode: endNode, token: second.token).status
+                    != .ok)
+            func listed(_ gateway: (id: String, token: String)) async throws -> [JSONValue] {
+                try await client.call(
+                    .get, "/thing-if/apps/\(client.appID)/things/\(gateway.id)/end-nodes", token: gateway.token
+                ).expect(.ok).object["results"]?.arrayValue ?? []
+            }
+            #expect(try await listed(first).count == 1)
+            #expect(try await listed(second).isEmpty)
+            try await client.call(.put, states, token: relayed, json: ["power": true]).expect(.noContent)
+
+            // Once the first gateway lets it go, the second attaches it.
+            try await client.call(
+                .delete, "\(client.app)/things/\(first.id)/end-nodes/\(endNode)", token: first.token
+            ).expect(.noContent)
+            try await Self.attach(client, gateway: second.id, endNode: endNode, token: second.token)
+                .expect(.noContent)
+            #expect(try await listed(second).count == 1)
         }
     }
 

@@ -58,7 +58,8 @@ struct GatewayService: Sendable {
     /// - the gateway itself (its own token, not one it minted), when the end node has no owner
     ///   yet (Kii's sequence: a thing registered with the app's key, then attached by its
     ///   gateway), or when every owner of the gateway already owns the end node and the gateway
-    ///   has one (no one who controls the gateway gains the end node).
+    ///   has one (no one who controls the gateway gains the end node); never one that another
+    ///   gateway has, whose relay tokens the move would end.
     /// A user who co-owns a gateway with another never attaches that other's thing.
     func requireMayAttach(caller: Caller, gateway: Thing, endNode: Thing) async throws {
         if caller.principal == .admin { return }
@@ -69,6 +70,12 @@ struct GatewayService: Sendable {
                 throw caller.denied(
                     "attach a thing that has owners of its own: only its owners may, or the gateway when all its "
                         + "owners own that thing")
+            }
+            if let holder = try await store.endNode(appID: caller.appID, id: endNode.id)?.gateway, holder != gateway.id
+            {
+                throw caller.denied(
+                    "attach a thing that another gateway has: it leaves that gateway first (by that gateway, its "
+                        + "managers or the admin)")
             }
             return
         }
