@@ -32,6 +32,27 @@ struct CPUSample: Sendable {
         return (result, before.flatMap { now(world)?.perRequest(since: $0, requests: requests) })
     }
 
+    /// Runs `body` and returns its result with what the serving side used meanwhile (nil when
+    /// the gateways do not run on this machine): summed over several turns, then divided
+    /// (`perRequest(since: CPUSample(), requests:)`).
+    static func used<T>(_ world: BenchWorld, during body: () async throws -> T) async rethrows -> (T, CPUSample?) {
+        let before = now(world)
+        let result = try await body()
+        guard let before, let after = now(world) else { return (result, nil) }
+        return (
+            result,
+            CPUSample(
+                gateways: after.gateways - before.gateways, bound: after.bound - before.bound,
+                database: after.database - before.database)
+        )
+    }
+
+    static func + (left: CPUSample, right: CPUSample) -> CPUSample {
+        CPUSample(
+            gateways: left.gateways + right.gateways, bound: left.bound + right.bound,
+            database: left.database + right.database)
+    }
+
     /// What was used between `earlier` and this sample, per one of `requests`; nil when the
     /// serving processes used less than 0.2 s (the kernel counts in 10 ms ticks: a quick run is
     /// too short to tell).

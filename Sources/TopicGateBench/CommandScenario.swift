@@ -15,6 +15,9 @@ struct CommandScenario {
     let world: BenchWorld
     let options: BenchOptions
 
+    /// How many turns TopicGate and the durable bound take.
+    static let blocks = 5
+
     func run() async throws -> [BenchRow] {
         world.resetGatewayPeak()
         let connections = try await world.connections(2)
@@ -81,32 +84,42 @@ struct CommandScenario {
         }
         var phoneIterator = phoneReceipts.makeAsyncIterator()
 
+        // TopicGate and the bound take turns, a block of round trips each, so that both meet the
+        // same moments of a shared disk and host: their ratio then moves less from run to run.
         let rounds = options.commandRounds
+        let blocks = bound == nil ? 1 : min(Self.blocks, max(1, rounds / 10))
         var gatewayTrips: [Duration] = []
-        let (gatewayElapsed, gatewayCPU) = try await CPUSample.perRequest(world, requests: rounds) {
-            let began = ContinuousClock.now
-            for _ in 0..<rounds {
-                let started = ContinuousClock.now
-                let created = try await world.call(
-                    connections[0], .POST, "\(base)/commands", token: owner.token,
-                    contentType: "application/vnd.kii.CommandCreationRequest+json",
-                    body: #"{"actions":[{"Lamp":[{"turnPower":true}]}],"issuer":"user:\#(owner.id)"}"#, expected: 201)
-                let id = created["commandID"]?.stringValue ?? ""
-                while let received = await phoneIterator.next(), received != id {}
-                gatewayTrips.append(ContinuousClock.now - started)
-            }
-            return ContinuousClock.now - began
-        }
-        var boundCPU: CPUSample?
-
         var boundTrips: [Duration] = []
+        var gatewayElapsed = Duration.zero
         var boundElapsed = Duration.zero
-        if bound != nil {
-            mode.store(2, ordering: .relaxed)
-            (boundElapsed, boundCPU) = try await CPUSample.perRequest(world, requests: rounds) {
+        var gatewayUsed: CPUSample? = CPUSample()
+        var boundUsed: CPUSample? = CPUSample()
+        for block in 0..<blocks {
+            let share = rounds / blocks + (block < rounds % blocks ? 1 : 0)
+            mode.store(0, ordering: .relaxed)
+            let (elapsed, used) = try await CPUSample.used(world) {
                 let began = ContinuousClock.now
-                for round in 0..<rounds {
-                    let id = "bound\(round)"
+                for _ in 0..<share {
+                    let started = ContinuousClock.now
+                    let created = try await world.call(
+                        connections[0], .POST, "\(base)/commands", token: owner.token,
+                        contentType: "application/vnd.kii.CommandCreationRequest+json",
+                        body: #"{"actions":[{"Lamp":[{"turnPower":true}]}],"issuer":"user:\#(owner.id)"}"#,
+                        expected: 201)
+                    let id = created["commandID"]?.stringValue ?? ""
+                    while let received = await phoneIterator.next(), received != id {}
+                    gatewayTrips.append(ContinuousClock.now - started)
+                }
+                return ContinuousClock.now - began
+            }
+            gatewayElapsed += elapsed
+            gatewayUsed = gatewayUsed.flatMap { total in used.map { total + $0 } }
+            guard bound != nil else { continue }
+            mode.store(2, ordering: .relaxed)
+            let (boundBlock, boundBlockUsed) = try await CPUSample.used(world) {
+                let began = ContinuousClock.now
+                for round in 0..<share {
+                    let id = "bound\(block)-\(round)"
                     let started = ContinuousClock.now
                     let response = try await boundLinks[0].send(
                         .POST, "/messages?topic=\(thingEndpoint.topic)",
@@ -117,7 +130,11 @@ struct CommandScenario {
                 }
                 return ContinuousClock.now - began
             }
+            boundElapsed += boundBlock
+            boundUsed = boundUsed.flatMap { total in boundBlockUsed.map { total + $0 } }
         }
+        let gatewayCPU = gatewayUsed?.perRequest(since: CPUSample(), requests: rounds)
+        let boundCPU = bound == nil ? nil : boundUsed?.perRequest(since: CPUSample(), requests: rounds)
 
         mode.store(1, ordering: .relaxed)
         var rawTrips: [Duration] = []

@@ -35,18 +35,16 @@ struct SendToDeviceScenario {
                 contentType: "application/vnd.kii.SendPushMessageRequest+json", body: #"{"data":{"seq":\#(sequence)}}"#)
             guard response.status == 201 else { throw BenchError("a send answered \(response.status)") }
         }
-        let (gateway, gatewayCPU) = try await CPUSample.perRequest(world, requests: count) {
-            try await measure(count: count, receipts: receipts, rate: nil, send)
-        }
-        receipts.reset()
+        // Through TopicGate and through the bound (a minimal handler that writes each message
+        // durably and publishes it), taking turns a block of sends each, so that both meet the
+        // same moments of a shared disk and host.
+        let alternated = try await measureAlternating(count: count, endpoint: endpoint, receipts: receipts, send)
+        let (gateway, gatewayCPU, bound) = (alternated.gateway, alternated.gateway.cpu, alternated.bound)
         // Raw: the gateway's own MQTT account publishing with QoS 1 to the device's topic.
         let publish: @Sendable (Int, Int) async throws -> Void = { _, sequence in
             try await publisher.publish(endpoint.topic, payload: Array(#"{"seq":\#(sequence)}"#.utf8))
         }
         let raw = try await measure(count: count, receipts: receipts, rate: nil, publish)
-        receipts.reset()
-        // The bound: a minimal handler that writes each message durably and publishes it.
-        let bound = try await measureBound(count: count, endpoint: endpoint, receipts: receipts)
         receipts.reset()
 
         // Paced at half TopicGate's maximum, for about three seconds, both ways.
@@ -96,28 +94,80 @@ struct SendToDeviceScenario {
         ] + boundRows
     }
 
-    /// The same sends against `topicgate bench-bound` (nil when the bench did not start the
-    /// gateway): what a gateway that only writes each message durably and publishes it gets.
-    func measureBound(count: Int, endpoint: BenchWorld.Endpoint, receipts: ReceiptLog) async throws -> Measurement? {
+    /// How many turns TopicGate and the durable bound take.
+    static let blocks = 5
+
+    /// `count` sends through TopicGate (`send`) and as many against `topicgate bench-bound`
+    /// (nil when the bench did not start the gateway: what a gateway that only writes each
+    /// message durably and publishes it gets), in turns of a block each; each side's blocks
+    /// together, with the CPU each of its requests cost.
+    func measureAlternating(
+        count: Int, endpoint: BenchWorld.Endpoint, receipts: ReceiptLog,
+        _ send: @escaping @Sendable (Int, Int) async throws -> Void
+    ) async throws -> (gateway: Measurement, bound: Measurement?) {
         let topic = endpoint.topic
-        return try await world.withBound(connections: options.concurrency, brokerPort: endpoint.port) { open in
-            var (measured, cpu) = try await CPUSample.perRequest(world, requests: count) {
-                try await measure(count: count, receipts: receipts, rate: nil) { worker, sequence in
-                    let response = try await open[worker].send(
-                        .POST, "/messages?topic=\(topic)", body: #"{"seq":\#(sequence)}"#)
-                    guard response.status == 201 else { throw BenchError("the bound answered \(response.status)") }
+        let blocks = min(Self.blocks, max(1, count / 100))
+        func turns(_ open: [BenchHTTPConnection]?) async throws -> (gateway: Measurement, bound: Measurement?) {
+            var gateway: [Measurement] = []
+            var bound: [Measurement] = []
+            for block in 0..<(open == nil ? 1 : blocks) {
+                let share = open == nil ? count : count / blocks + (block < count % blocks ? 1 : 0)
+                var (measured, used) = try await CPUSample.used(world) {
+                    try await measure(count: share, receipts: receipts, rate: nil, send)
                 }
+                measured.used = used
+                gateway.append(measured)
+                receipts.reset()
+                guard let open else { continue }
+                (measured, used) = try await CPUSample.used(world) {
+                    try await measure(count: share, receipts: receipts, rate: nil) { worker, sequence in
+                        let response = try await open[worker].send(
+                            .POST, "/messages?topic=\(topic)", body: #"{"seq":\#(sequence)}"#)
+                        guard response.status == 201 else { throw BenchError("the bound answered \(response.status)") }
+                    }
+                }
+                measured.used = used
+                bound.append(measured)
+                receipts.reset()
             }
-            measured.cpu = cpu
-            return measured
+            return (Measurement(combining: gateway), bound.isEmpty ? nil : Measurement(combining: bound))
         }
+        if let both = try await world.withBound(
+            connections: options.concurrency, brokerPort: endpoint.port, { try await turns($0) })
+        {
+            return both
+        }
+        return try await turns(nil)
     }
 
     struct Measurement {
-        let rate: Double
-        let latency: LatencyStatistics
-        /// The CPU each request cost the serving side (the bound's runs).
-        var cpu: CPUSample?
+        let count: Int
+        let elapsed: Duration
+        let latencies: [Duration]
+        /// What the serving side used meanwhile (nil when it was not measured).
+        var used: CPUSample?
+
+        var rate: Double { TopicGateBench.rate(count, elapsed) }
+        var latency: LatencyStatistics { LatencyStatistics(latencies) }
+        /// The CPU each request cost the serving side.
+        var cpu: CPUSample? { used?.perRequest(since: CPUSample(), requests: count) }
+
+        init(count: Int, elapsed: Duration, latencies: [Duration], used: CPUSample? = nil) {
+            self.count = count
+            self.elapsed = elapsed
+            self.latencies = latencies
+            self.used = used
+        }
+
+        /// Several blocks of the same sends as one: their counts, times and CPU added up.
+        init(combining blocks: [Measurement]) {
+            count = blocks.reduce(0) { $0 + $1.count }
+            elapsed = blocks.reduce(.zero) { $0 + $1.elapsed }
+            latencies = blocks.flatMap(\.latencies)
+            used = blocks.reduce(CPUSample() as CPUSample?) { total, block in
+                total.flatMap { total in block.used.map { total + $0 } }
+            }
+        }
     }
 
     /// Sends `count` messages with `options.concurrency` workers (at `rate` per second when
@@ -148,6 +198,6 @@ struct SendToDeviceScenario {
             latencies.append(receipt.first - start)
             last = max(last, receipt.last)
         }
-        return Measurement(rate: TopicGateBench.rate(count, last - began), latency: LatencyStatistics(latencies))
+        return Measurement(count: count, elapsed: last - began, latencies: latencies)
     }
 }
