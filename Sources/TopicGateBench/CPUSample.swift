@@ -47,10 +47,14 @@ struct CPUSample: Sendable {
         )
     }
 
-    static func + (left: CPUSample, right: CPUSample) -> CPUSample {
-        CPUSample(
-            gateways: left.gateways + right.gateways, bound: left.bound + right.bound,
-            database: left.database + right.database)
+    /// What several measurements used together; nil when any of them was not measured.
+    static func total(_ samples: [CPUSample?]) -> CPUSample? {
+        samples.reduce(CPUSample() as CPUSample?) { total, sample in
+            guard let total, let sample else { return nil }
+            return CPUSample(
+                gateways: total.gateways + sample.gateways, bound: total.bound + sample.bound,
+                database: total.database + sample.database)
+        }
     }
 
     /// What was used between `earlier` and this sample, per one of `requests`; nil when the

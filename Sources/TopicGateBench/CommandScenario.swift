@@ -15,9 +15,6 @@ struct CommandScenario {
     let world: BenchWorld
     let options: BenchOptions
 
-    /// How many turns TopicGate and the durable bound take.
-    static let blocks = 5
-
     func run() async throws -> [BenchRow] {
         world.resetGatewayPeak()
         let connections = try await world.connections(2)
@@ -84,18 +81,17 @@ struct CommandScenario {
         }
         var phoneIterator = phoneReceipts.makeAsyncIterator()
 
-        // TopicGate and the bound take turns, a block of round trips each, so that both meet the
-        // same moments of a shared disk and host: their ratio then moves less from run to run.
+        // TopicGate and the bound take turns (`BenchTurns`), a block of round trips each.
         let rounds = options.commandRounds
-        let blocks = bound == nil ? 1 : min(Self.blocks, max(1, rounds / 10))
+        let blocks = BenchTurns.count(rounds, least: 10, alternating: bound != nil)
         var gatewayTrips: [Duration] = []
         var boundTrips: [Duration] = []
         var gatewayElapsed = Duration.zero
         var boundElapsed = Duration.zero
-        var gatewayUsed: CPUSample? = CPUSample()
-        var boundUsed: CPUSample? = CPUSample()
+        var gatewayUsed: [CPUSample?] = []
+        var boundUsed: [CPUSample?] = []
         for block in 0..<blocks {
-            let share = rounds / blocks + (block < rounds % blocks ? 1 : 0)
+            let share = BenchTurns.share(of: rounds, turn: block, of: blocks)
             mode.store(0, ordering: .relaxed)
             let (elapsed, used) = try await CPUSample.used(world) {
                 let began = ContinuousClock.now
@@ -113,7 +109,7 @@ struct CommandScenario {
                 return ContinuousClock.now - began
             }
             gatewayElapsed += elapsed
-            gatewayUsed = gatewayUsed.flatMap { total in used.map { total + $0 } }
+            gatewayUsed.append(used)
             guard bound != nil else { continue }
             mode.store(2, ordering: .relaxed)
             let (boundBlock, boundBlockUsed) = try await CPUSample.used(world) {
@@ -131,10 +127,11 @@ struct CommandScenario {
                 return ContinuousClock.now - began
             }
             boundElapsed += boundBlock
-            boundUsed = boundUsed.flatMap { total in boundBlockUsed.map { total + $0 } }
+            boundUsed.append(boundBlockUsed)
         }
-        let gatewayCPU = gatewayUsed?.perRequest(since: CPUSample(), requests: rounds)
-        let boundCPU = bound == nil ? nil : boundUsed?.perRequest(since: CPUSample(), requests: rounds)
+        let gatewayCPU = CPUSample.total(gatewayUsed)?.perRequest(since: CPUSample(), requests: rounds)
+        let boundCPU =
+            boundUsed.isEmpty ? nil : CPUSample.total(boundUsed)?.perRequest(since: CPUSample(), requests: rounds)
 
         mode.store(1, ordering: .relaxed)
         var rawTrips: [Duration] = []

@@ -36,8 +36,7 @@ struct SendToDeviceScenario {
             guard response.status == 201 else { throw BenchError("a send answered \(response.status)") }
         }
         // Through TopicGate and through the bound (a minimal handler that writes each message
-        // durably and publishes it), taking turns a block of sends each, so that both meet the
-        // same moments of a shared disk and host.
+        // durably and publishes it), taking turns a block of sends each (`BenchTurns`).
         let alternated = try await measureAlternating(count: count, endpoint: endpoint, receipts: receipts, send)
         let (gateway, gatewayCPU, bound) = (alternated.gateway, alternated.gateway.cpu, alternated.bound)
         // Raw: the gateway's own MQTT account publishing with QoS 1 to the device's topic.
@@ -94,9 +93,6 @@ struct SendToDeviceScenario {
         ] + boundRows
     }
 
-    /// How many turns TopicGate and the durable bound take.
-    static let blocks = 5
-
     /// `count` sends through TopicGate (`send`) and as many against `topicgate bench-bound`
     /// (nil when the bench did not start the gateway: what a gateway that only writes each
     /// message durably and publishes it gets), in turns of a block each; each side's blocks
@@ -106,12 +102,12 @@ struct SendToDeviceScenario {
         _ send: @escaping @Sendable (Int, Int) async throws -> Void
     ) async throws -> (gateway: Measurement, bound: Measurement?) {
         let topic = endpoint.topic
-        let blocks = min(Self.blocks, max(1, count / 100))
         func turns(_ open: [BenchHTTPConnection]?) async throws -> (gateway: Measurement, bound: Measurement?) {
             var gateway: [Measurement] = []
             var bound: [Measurement] = []
-            for block in 0..<(open == nil ? 1 : blocks) {
-                let share = open == nil ? count : count / blocks + (block < count % blocks ? 1 : 0)
+            let blocks = BenchTurns.count(count, least: 100, alternating: open != nil)
+            for block in 0..<blocks {
+                let share = BenchTurns.share(of: count, turn: block, of: blocks)
                 var (measured, used) = try await CPUSample.used(world) {
                     try await measure(count: share, receipts: receipts, rate: nil, send)
                 }
@@ -164,9 +160,7 @@ struct SendToDeviceScenario {
             count = blocks.reduce(0) { $0 + $1.count }
             elapsed = blocks.reduce(.zero) { $0 + $1.elapsed }
             latencies = blocks.flatMap(\.latencies)
-            used = blocks.reduce(CPUSample() as CPUSample?) { total, block in
-                total.flatMap { total in block.used.map { total + $0 } }
-            }
+            used = CPUSample.total(blocks.map(\.used))
         }
     }
 
