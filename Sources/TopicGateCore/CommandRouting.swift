@@ -17,11 +17,16 @@ public enum CommandRouting {
     }
 
     /// Who receives the `commandID` push once results are in: the issuing user, or the
-    /// current members of the issuing group. Never the thing, never another owner.
-    public static func resultRecipients(issuer: Owner, groupMembers: [UserID]) -> [Subscriber] {
+    /// current members of the issuing group while that group still owns the thing (`owners`).
+    /// Never the thing, never another owner. A group that left the thing's owners, or was
+    /// deleted, hears nothing: a group made later with the same ID (`PUT /groups/{id}`) is not
+    /// the one that issued the command.
+    public static func resultRecipients(issuer: Owner, groupMembers: [UserID], owners: Set<Owner>) -> [Subscriber] {
         switch issuer {
         case .user(let user): [.user(user)]
-        case .group: Array(Set(groupMembers)).sorted { $0.rawValue < $1.rawValue }.map { .user($0) }
+        case .group:
+            owners.contains(issuer)
+                ? Array(Set(groupMembers)).sorted { $0.rawValue < $1.rawValue }.map { .user($0) } : []
         }
     }
 }

@@ -66,16 +66,23 @@ struct CommandTests {
         #expect(!CommandRouting.mayIssue(.anonymous, as: .user(u1), owners: owners, memberGroups: []))
     }
 
-    @Test("Result recipients: the issuing user alone, or the group's current members, never the thing")
+    @Test(
+        "Result recipients: the issuing user alone, or the group's current members while it owns the thing, never the thing"
+    )
     func recipients() {
+        let group = Owner.group(GroupID("g"))
         #expect(
-            CommandRouting.resultRecipients(issuer: .user(UserID("u1")), groupMembers: [UserID("u9")]) == [
-                .user(UserID("u1"))
-            ])
+            CommandRouting.resultRecipients(issuer: .user(UserID("u1")), groupMembers: [UserID("u9")], owners: [])
+                == [.user(UserID("u1"))])
         #expect(
             CommandRouting.resultRecipients(
-                issuer: .group(GroupID("g")), groupMembers: [UserID("b"), UserID("a"), UserID("b")])
+                issuer: group, groupMembers: [UserID("b"), UserID("a"), UserID("b")], owners: [group])
                 == [.user(UserID("a")), .user(UserID("b"))])
+        // Deleted, or removed from the thing: a group with the same ID now is another group.
+        #expect(
+            CommandRouting.resultRecipients(
+                issuer: group, groupMembers: [UserID("a")], owners: [.user(UserID("a")), .group(GroupID("h"))]
+            ).isEmpty)
     }
 
     @Test("The command-result payload carries the command ID and no actions")

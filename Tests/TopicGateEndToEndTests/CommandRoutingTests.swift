@@ -214,6 +214,67 @@ struct CommandRoutingTests {
         try await world.stop()
     }
 
+    @Test(
+        "A command issued as a group that is then deleted pushes its result to nobody, not to a new group made with the same ID"
+    )
+    func deletedGroupHearsNothing() async throws {
+        let world = try await PushWorld.started()
+        let owner = try await world.pseudoUser()
+        let member = try await world.pseudoUser()
+        let stranger = try await world.pseudoUser()
+        let group = try await world.group(owner: owner.token, members: [member.id])
+        let thing = try await world.onboardThing("lamp-regroup", owner: owner)
+        let base = "/thing-if/apps/\(world.appID)/targets/thing:\(thing.id)"
+        try await world.call(.put, "\(world.app)/things/\(thing.id)/ownership/group:\(group)", token: owner.token)
+            .expect(.noContent)
+        var inboxes: [(user: (id: String, token: String), received: ReceivedMessages)] = []
+        var clients: [MQTTClient] = []
+        for user in [owner, member, stranger] {
+            let client = try await world.connectedDevice(try await world.install(token: user.token))
+            clients.append(client)
+            inboxes.append((user, ReceivedMessages(client)))
+        }
+        defer { for client in clients { client.shutdown() } }
+        func command() async throws -> String {
+            try await world.call(
+                .post, "\(base)/commands", token: member.token, contentType: "application/json",
+                json: ["actions": [["turnPower": ["power": true]]], "issuer": .string("group:\(group)")]
+            ).expect(.created).require("commandID")
+        }
+        func report(_ id: String) async throws {
+            try await world.call(
+                .put, "\(base)/commands/\(id)/action-results", token: thing.token,
+                contentType: Self.resultsMedia, json: ["actionResults": [["turnPower": ["succeeded": true]]]]
+            ).expect(.noContent)
+        }
+        // While the group owns the thing, its members hear of the result.
+        let heard = try await command()
+        try await report(heard)
+        for inbox in inboxes.prefix(2) {
+            #expect(await inbox.received.wait(for: 1).first?.object["commandID"]?.stringValue == heard)
+        }
+        // A second command is in flight when the group is deleted and a stranger makes a group
+        // with its ID, with the old member in it: the result reaches no one.
+        let unheard = try await command()
+        try await world.call(.delete, "\(world.app)/groups/\(group)", token: owner.token).expect(.noContent)
+        try await world.call(
+            .put, "\(world.app)/groups/\(group)", token: stranger.token,
+            contentType: "application/vnd.kii.GroupCreationRequest+json",
+            json: ["name": "same id", "members": [.string(member.id)]]
+        ).expect(.created)
+        try await report(unheard)
+        for inbox in inboxes {
+            let marker = try await world.marker(to: inbox.user)
+            let arrived = try #require(await inbox.received.before(marker: marker), "\(inbox.user.id)")
+            #expect(!arrived.contains { $0.object["commandID"]?.stringValue == unheard }, "\(inbox.user.id)")
+        }
+        // The results are kept: the thing's owner reads the command DONE.
+        #expect(
+            try await world.call(.get, "\(base)/commands/\(unheard)", token: owner.token).expect(.ok)
+                .object["commandState"]?.stringValue == "DONE")
+        try await world.stop()
+    }
+
     @Test("A state published over MQTT is read by the owner; garbage and another thing's state are dropped")
     func mqttState() async throws {
         let world = try await PushWorld.started()

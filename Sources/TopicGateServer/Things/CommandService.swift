@@ -108,11 +108,14 @@ struct CommandService: Sendable {
             results = try results.grouped(by: command.request.aliasOfAction)
         }
         let now = time.now()
-        let members: [UserID] =
-            if case .group(let group) = issuer {
-                try await store.members(appID: caller.appID, group: group)
-            } else { [] }
-        let recipients = CommandRouting.resultRecipients(issuer: issuer, groupMembers: members)
+        var members: [UserID] = []
+        var owners: Set<Owner> = []
+        if case .group(let group) = issuer {
+            async let groupMembers = store.members(appID: caller.appID, group: group)
+            owners = try await things.owners(of: thing)
+            members = try await groupMembers
+        }
+        let recipients = CommandRouting.resultRecipients(issuer: issuer, groupMembers: members, owners: owners)
         let store = self.store
         func record(_ push: QueuedPush?) async throws {
             try await store.recordResults(
