@@ -21,8 +21,11 @@ public protocol InstallationStore: Sendable {
     func insertInstallation(_ installation: Installation) async throws
     /// A live installation by ID.
     func installation(appID: AppID, id: InstallationID) async throws -> Installation?
-    /// A live installation by device type and registration ID.
-    func installation(appID: AppID, deviceType: String, registrationID: String) async throws -> Installation?
+    /// The newest live installation with this device type and registration ID, among those
+    /// bound to `principal` (nil: anyone's). Nothing makes the pair unique, so that another
+    /// principal's installation with the same registration ID never hides the caller's own.
+    func installation(appID: AppID, deviceType: String, registrationID: String, boundTo principal: Principal?)
+        async throws -> Installation?
     /// The live installation whose MQTT topic is `mqttTopic` (in any app).
     func liveInstallation(mqttTopic: String) async throws -> Installation?
     /// Records when devices were last seen connected, by MQTT username (an installation's MQTT

@@ -159,6 +159,23 @@ struct InstallationRoutesTests {
             #expect(
                 try await client.call(.get, "\(client.app)/installations/\(id)/mqtt-endpoint", token: user.token).status
                     == .badRequest)
+            // Another user registering the same ID, later, neither hides the first user's
+            // installation from it nor reaches it: each finds and deletes its own.
+            let other = try await client.pseudoUser()
+            let copied = try await client.call(
+                .post, "\(client.app)/installations", token: other.token, contentType: Self.mediaType,
+                body: #"{"deviceType":"ANDROID","installationRegistrationID":"fcm-token-1"}"#)
+            let copiedID = try #require(copied.string("installationID"))
+            for (token, expected) in [(user.token, id), (other.token, copiedID)] {
+                let found = try await client.call(.get, "\(client.app)/installations/ANDROID:fcm-token-1", token: token)
+                #expect(found.status == .ok)
+                #expect(found.string("installationID") == expected)
+            }
+            #expect(
+                try await client.call(.delete, "\(client.app)/installations/ANDROID:fcm-token-1", token: other.token)
+                    .status == .noContent)
+            #expect(
+                try await client.call(.get, "\(client.app)/installations/\(id)", token: user.token).status == .ok)
             #expect(
                 try await client.call(.delete, "\(client.app)/installations/ANDROID:fcm-token-1", token: user.token)
                     .status == .noContent)

@@ -92,8 +92,10 @@ struct InstallationService: Sendable {
         let found: Installation?
         switch reference {
         case .registration(let deviceType, let registrationID):
+            // The caller's own: another's with the same registration ID must not hide it.
             found = try await store.installation(
-                appID: caller.appID, deviceType: deviceType, registrationID: registrationID)
+                appID: caller.appID, deviceType: deviceType, registrationID: registrationID,
+                boundTo: caller.principal == .admin ? nil : caller.principal)
         case .id(let id):
             found = try await store.installation(appID: caller.appID, id: id)
         }

@@ -37,13 +37,20 @@ extension PostgresStore: InstallationStore {
         }
     }
 
-    public func installation(appID: AppID, deviceType: String, registrationID: String) async throws -> Installation? {
-        try await read { connection in
+    public func installation(appID: AppID, deviceType: String, registrationID: String, boundTo principal: Principal?)
+        async throws -> Installation?
+    {
+        // Nil columns match every principal.
+        let columns = principal.map { StoredForm.columns($0) }
+        let kind = columns?.kind
+        let id = columns?.id
+        return try await read { connection in
             try await connection.first(
                 """
                 SELECT * FROM installations
                 WHERE app_id = \(appID) AND device_type = \(deviceType) AND registration_id = \(registrationID)
                     AND revoked_at IS NULL
+                    AND (\(kind)::text IS NULL OR (principal_kind = \(kind) AND principal_id = \(id)))
                 ORDER BY created_at DESC LIMIT 1
                 """
             ).flatMap(Self.installation)

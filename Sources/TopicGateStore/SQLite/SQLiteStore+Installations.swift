@@ -45,16 +45,19 @@ extension SQLiteStore: InstallationStore {
         }
     }
 
-    public func installation(appID: AppID, deviceType: String, registrationID: String) async throws -> Installation? {
-        try await read { db in
-            try Row.fetchOne(
-                db.cachedStatement(
-                    sql: """
-                        SELECT \(Self.installationColumns) FROM installations WHERE app_id = ? AND device_type = ? AND registration_id = ?
-                            AND revoked_at IS NULL ORDER BY created_at DESC LIMIT 1
-                        """),
-                arguments: [appID.rawValue, deviceType, registrationID]
-            ).flatMap(Self.installation)
+    public func installation(appID: AppID, deviceType: String, registrationID: String, boundTo principal: Principal?)
+        async throws -> Installation?
+    {
+        let columns = principal.map { StoredForm.columns($0) }
+        let arguments: StatementArguments =
+            [appID.rawValue, deviceType, registrationID] + (columns.map { [$0.kind, $0.id] } ?? [])
+        let bound = columns == nil ? "" : " AND principal_kind = ? AND principal_id = ?"
+        let sql = """
+            SELECT \(Self.installationColumns) FROM installations WHERE app_id = ? AND device_type = ? AND registration_id = ?
+                AND revoked_at IS NULL\(bound) ORDER BY created_at DESC LIMIT 1
+            """
+        return try await read { db in
+            try Row.fetchOne(db.cachedStatement(sql: sql), arguments: arguments).flatMap(Self.installation)
         }
     }
 
