@@ -171,6 +171,11 @@ struct InstallationRoutesTests {
                 #expect(found.status == .ok)
                 #expect(found.string("installationID") == expected)
             }
+            // The admin, bound to no installation, finds either.
+            let either = try await client.call(
+                .get, "\(client.app)/installations/ANDROID:fcm-token-1", token: try await client.adminToken())
+            #expect(either.status == .ok)
+            #expect([id, copiedID].contains(either.string("installationID") ?? ""))
             #expect(
                 try await client.call(.delete, "\(client.app)/installations/ANDROID:fcm-token-1", token: other.token)
                     .status == .noContent)
