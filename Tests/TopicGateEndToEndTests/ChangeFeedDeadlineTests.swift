@@ -31,7 +31,8 @@ struct ChangeFeedDeadlineTests {
             try? FileManager.default.removeItem(atPath: flag)
             try? FileManager.default.removeItem(atPath: flag + ".log")
         }
-        #expect(try await eventually { TCPProbe.accepts(host: "127.0.0.1", port: proxyPort) })
+        // Python takes a while to start when the whole suite is starting beside it.
+        #expect(try await eventually(timeout: .seconds(60)) { TCPProbe.accepts(host: "127.0.0.1", port: proxyPort) })
         var feed = components
         feed.port = proxyPort
         let feedURL = try #require(feed.string)
