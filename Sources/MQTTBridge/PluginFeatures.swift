@@ -21,6 +21,9 @@ public struct PluginFeatures: Sendable, Hashable {
     /// The plugin publishes fan-outs (`MQTTFanOut`).
     public var fanOut: Bool { names.contains("fanOut") }
 
+    /// The plugin also takes several fan-outs in one PUBLISH (`MQTTFanOutBatch`).
+    public var fanOutBatches: Bool { names.contains("fanOutBatches") }
+
     /// The plugin answers routing barriers (`MQTTControlMessage.barrier(id:)`).
     public var routed: Bool { names.contains("routed") }
 

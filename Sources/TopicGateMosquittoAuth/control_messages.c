@@ -24,7 +24,7 @@ int on_control(int event, void *event_data, void *userdata)
         struct gateway_session *session = gateway_session(state, control->client);
         if (session) session->takes_changes = true;
         char payload[TG_MAX_NONCE + 64];
-        snprintf(payload, sizeof payload, "{\"features\":[\"fanOut\",\"routed\"%s],\"nonce\":\"%s\"}",
+        snprintf(payload, sizeof payload, "{\"features\":[\"fanOut\",\"fanOutBatches\",\"routed\"%s],\"nonce\":\"%s\"}",
                  state->saves ? ",\"saved\"" : "", nonce);
         publish_presence(payload);
     }

@@ -13,9 +13,10 @@
  *   wildcards and $SYS included, is denied. There is no deferral to other plugins.
  * - CONTROL on $CONTROL/topicgate/v1, from the gateway only: revoke usernames (kept until
  *   their credentials expire) and kick their live connections; report who is connected; say
- *   what the plugin can do ({"features":["fanOut"],"nonce":…} on the presence topic).
+ *   what the plugin can do ({"features":["fanOut","fanOutBatches",…],"nonce":…} on the
+ *   presence topic).
  * - CONTROL on $CONTROL/topicgate/v1/fanout, from the gateway only: one payload for many
- *   device topics (tg_fanout_each), each published here with QoS 1 as if the gateway had
+ *   device topics, or a batch of such fan-outs (tg_fanout_each), each copy published here with QoS 1 as if the gateway had
  *   published it to that topic: routed to the topic's subscriber, which the read check above
  *   lets only the device itself be, queued for it while it is away. The broker acknowledges
  *   the fan-out once every copy is handed to it (mosquitto_broker_publish), which routes them at

@@ -58,6 +58,38 @@ struct FanOutBrokerTests {
         #expect(await queued.wait(for: 5).map(\.text) == (0..<5).map { "push \($0)" })
     }
 
+    @Test("A batch of fan-outs brings each device its own payloads, in order; a device's batch reaches nobody")
+    func batches() async throws {
+        let broker = try BrokerProcess()
+        try await broker.start()
+        let devices = try await Self.devices(["dev-b1", "dev-b2", "dev-b3", "dev-forger"], on: broker)
+        let gateway = try broker.gatewayClient()
+        defer {
+            gateway.shutdown()
+            for (device, _) in devices { device.shutdown() }
+        }
+        try await gateway.connect(timeout: .seconds(5))
+        // Three sends' fan-outs in one PUBLISH, twice: one to the first two devices, one to the
+        // last two, one to all three.
+        for round in 0..<2 {
+            let batch = MQTTFanOutBatch([
+                MQTTFanOut(payload: Array("a\(round)".utf8), topics: ["dev-b1", "dev-b2"]),
+                MQTTFanOut(payload: Array("b\(round)".utf8), topics: ["dev-b2", "dev-b3"]),
+                MQTTFanOut(payload: Array("c\(round)".utf8), topics: ["dev-b1", "dev-b2", "dev-b3"]),
+            ])
+            try await gateway.publish(MQTTFanOut.topic, payload: batch.bytes, timeout: .seconds(5))
+        }
+        let forged = MQTTFanOutBatch([MQTTFanOut(payload: Array("forged".utf8), topics: ["dev-b1", "dev-forger"])])
+        try? await devices[3].0.publish(MQTTFanOut.topic, payload: forged.bytes, timeout: .seconds(2))
+        for name in ["dev-b1", "dev-b2", "dev-b3", "dev-forger"] {
+            try await gateway.publish(name, payload: Array("marker".utf8))
+        }
+        #expect(await devices[0].1.before(marker: "marker")?.map(\.text) == ["a0", "c0", "a1", "c1"])
+        #expect(await devices[1].1.before(marker: "marker")?.map(\.text) == ["a0", "b0", "c0", "a1", "b1", "c1"])
+        #expect(await devices[2].1.before(marker: "marker")?.map(\.text) == ["b0", "c0", "b1", "c1"])
+        #expect(await devices[3].1.before(marker: "marker") == [])
+    }
+
     @Test("A device's fan-out reaches nobody; a revoked device named by the gateway's fan-out gets nothing")
     func refused() async throws {
         let broker = try BrokerProcess()
@@ -110,6 +142,7 @@ struct FanOutBrokerTests {
         }
         #expect(features?.nonce == "n0nce42")
         #expect(features?.fanOut == true)
+        #expect(features?.fanOutBatches == true)
         // A device can neither ask nor read the answer.
         let device = try broker.deviceClient("dev-curious")
         defer { device.shutdown() }

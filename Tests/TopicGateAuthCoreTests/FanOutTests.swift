@@ -50,11 +50,66 @@ struct FanOutTests {
             ("a topic cut short", MQTTFanOut(payload: [1], topics: ["dev-a"]).bytes + [5, 0x61, 0x62]),
             ("a NUL inside a topic", [1, 0, 0, 0, 0, 3, 0x61, 0, 0x62]),
             ("a payload cut short", [1, 0, 0, 0, 9, 1, 2, 3]),
-            ("another version", [2] + Array(MQTTFanOut(payload: [1], topics: ["dev-a"]).bytes.dropFirst())),
+            ("another version", [3] + Array(MQTTFanOut(payload: [1], topics: ["dev-a"]).bytes.dropFirst())),
             ("nothing", []),
             ("a length alone", [1, 0, 0]),
         ] as [(String, [UInt8])])
     func malformed(_ name: String, bytes: [UInt8]) {
+        let (count, published) = Self.read(bytes)
+        #expect(count == -1, "\(name)")
+        #expect(published.topics.isEmpty, "\(name)")
+    }
+
+    @Test("A batch of fan-outs is read back as each payload for each of its own topics, in order")
+    func batch() {
+        let first = MQTTFanOut(payload: Array(#"{"seq":1}"#.utf8), topics: ["dev-a", "dev-b"])
+        let second = MQTTFanOut(payload: [], topics: ["dev-c"])
+        let third = MQTTFanOut(
+            payload: Array(repeating: 7, count: 300), topics: (0..<300).map { "dev-\($0)" } + ["dev-a"])
+        let (count, published) = Self.read(MQTTFanOutBatch([first, second, third]).bytes)
+        #expect(count == 304)
+        #expect(published.topics == first.topics + second.topics + third.topics)
+        #expect(
+            published.payloads
+                == [first.payload, first.payload, second.payload] + Array(repeating: third.payload, count: 301))
+        let (one, alone) = Self.read(MQTTFanOutBatch([first]).bytes)
+        #expect(one == 2 && alone.topics == first.topics)
+    }
+
+    /// A batch whose first fan-out is well formed, so that a reader that delivered as it read
+    /// would have delivered it.
+    static let goodFirst = MQTTFanOutBatch([MQTTFanOut(payload: [1], topics: ["dev-a"])]).bytes
+
+    @Test(
+        "A malformed batch of fan-outs reaches no device, not even through its well-formed fan-outs",
+        arguments: [
+            ("no fan-out", [2]),
+            ("a fan-out of no topic", MQTTFanOutBatch([MQTTFanOut(payload: [1], topics: [])]).bytes),
+            (
+                "a wildcard in the second",
+                MQTTFanOutBatch([
+                    MQTTFanOut(payload: [1], topics: ["dev-a"]), MQTTFanOut(payload: [2], topics: ["dev-b", "#"]),
+                ]).bytes
+            ),
+            (
+                "a level separator in the second",
+                MQTTFanOutBatch([
+                    MQTTFanOut(payload: [1], topics: ["dev-a"]), MQTTFanOut(payload: [2], topics: ["dev-b/state"]),
+                ]).bytes
+            ),
+            ("more topics counted than there are", Self.goodFirst + [0, 0, 0, 1, 9, 0, 2, 5] + Array("dev-b".utf8)),
+            (
+                "fewer topics counted than there are",
+                Self.goodFirst + [0, 0, 0, 1, 9, 0, 1, 5] + Array("dev-b".utf8)
+                    + [5] + Array("dev-c".utf8)
+            ),
+            ("a payload cut short", Self.goodFirst + [0, 0, 0, 9, 1, 2]),
+            ("a count cut short", Self.goodFirst + [0, 0, 0, 1, 9, 0]),
+            ("a length cut short", Self.goodFirst + [0, 0]),
+            ("a payload longer than the packet", Self.goodFirst + [0xFF, 0xFF, 0xFF, 0xFF, 1, 0, 1]),
+            ("a NUL inside a topic", Self.goodFirst + [0, 0, 0, 0, 0, 1, 3, 0x61, 0, 0x62]),
+        ] as [(String, [UInt8])])
+    func malformedBatch(_ name: String, bytes: [UInt8]) {
         let (count, published) = Self.read(bytes)
         #expect(count == -1, "\(name)")
         #expect(published.topics.isEmpty, "\(name)")
@@ -88,7 +143,9 @@ struct FanOutTests {
         let current = PluginFeatures(payload: Array(#"{"features":["fanOut","routed"],"nonce":"n"}"#.utf8))
         #expect(current?.routed == true && answer?.routed == false && current?.saved == false)
         let saving = PluginFeatures(payload: Array(#"{"features":["fanOut","routed","saved"],"nonce":"n"}"#.utf8))
-        #expect(saving?.saved == true)
+        #expect(saving?.saved == true && saving?.fanOutBatches == false)
+        let batching = PluginFeatures(payload: Array(#"{"features":["fanOut","fanOutBatches"],"nonce":"n"}"#.utf8))
+        #expect(batching?.fanOutBatches == true)
     }
 
     static func barrier(_ json: String) -> String? {

@@ -67,4 +67,53 @@ struct PublicationPlanTests {
                 .fanOut([0, 1]), .fanOut([2]), .direct(3), .fanOut([4]), .direct(5), .refused(6, packetSize: 1_012),
             ])
     }
+    @Test("With batches, the fan-outs of several messages share a PUBLISH within the caps; what goes alone splits them")
+    func batched() {
+        // Three sends of one group commit, to one device each, then one to three devices.
+        let sends = (0..<3).flatMap { Self.publications(Array("send \($0)".utf8), ["dev-\($0)"]) }
+        let wide = Self.publications(Array("wide".utf8), ["dev-a", "dev-b", "dev-c"])
+        let odd = DevicePublication(topic: "not/a/device", payload: [2])
+        let plan = PublicationPlan(
+            sends + wide + [odd] + Self.publications([3], ["dev-d"]), fanOut: true, batches: true,
+            maximumPacketSize: 262_144)
+        #expect(plan.steps == [.fanOutBatch([[0], [1], [2], [3, 4, 5]]), .direct(6), .fanOutBatch([[7]])])
+        // Without the plugin's batches: a fan-out a message.
+        let unbatched = PublicationPlan(sends + wide, fanOut: true, batches: false, maximumPacketSize: 262_144)
+        #expect(unbatched.steps == [.fanOut([0]), .fanOut([1]), .fanOut([2]), .fanOut([3, 4, 5])])
+        // No batches without fan-outs.
+        #expect(
+            PublicationPlan(sends, fanOut: false, batches: true, maximumPacketSize: 262_144).steps == [
+                .direct(0), .direct(1), .direct(2),
+            ])
+
+        // The topic cap and the packet limit hold for a batch as a whole, and every publication
+        // is in one, in order.
+        let many = (0..<2_000).flatMap { Self.publications(Array("message \($0)".utf8), ["dev-\($0)"]) }
+        let capped = PublicationPlan(
+            many, fanOut: true, batches: true, maximumPacketSize: 262_144, topicsPerFanOut: 300)
+        for limit in [262_144, 1_000, 120] {
+            let plan =
+                limit == 262_144
+                ? capped : PublicationPlan(many, fanOut: true, batches: true, maximumPacketSize: limit)
+            var covered: [Int] = []
+            for step in plan.steps {
+                guard case .fanOutBatch(let fanOuts) = step else {
+                    Issue.record("unexpected \(step)")
+                    continue
+                }
+                let bytes = MQTTFanOutBatch(
+                    fanOuts.map { MQTTFanOut(payload: many[$0[0]].payload, topics: $0.map { many[$0].topic }) }
+                ).bytes
+                #expect(Self.publishSize(topic: MQTTFanOut.topic, payload: bytes.count) <= limit)
+                #expect(fanOuts.joined().count <= 300 || limit != 262_144)
+                covered += fanOuts.joined()
+            }
+            #expect(covered == Array(0..<2_000), "limit \(limit)")
+        }
+        #expect(capped.steps.count == 7)
+        // A publication that fits alone but not in a batch's few bytes more still goes alone.
+        let edge = DevicePublication(topic: "dev-e", payload: Array(repeating: 9, count: 980))
+        #expect(
+            PublicationPlan([edge], fanOut: true, batches: true, maximumPacketSize: 1_000).steps == [.direct(0)])
+    }
 }

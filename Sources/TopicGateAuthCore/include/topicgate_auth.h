@@ -147,11 +147,23 @@ bool tg_control_barrier_id(const void *payload, size_t payload_len, char *id, si
  *   P bytes      the payload
  *   then, once or more: 1 byte L (1...TG_MAX_USERNAME), L bytes: a device topic, a valid
  *   username (tg_username_valid: no '/', no wildcard, no '$').
- * Nothing may follow the last topic. */
+ * Nothing may follow the last topic.
+ * A batch of fan-outs (the features' "fanOutBatches"): several payloads, each for its own device
+ * topics, in one PUBLISH, so that the sends one group commit wrote cost one packet and one
+ * PUBACK between the gateway and the broker, not one each:
+ *   1 byte       TG_FANOUT_BATCH_VERSION
+ *   then, once or more, a fan-out:
+ *     4 bytes    its payload's length P, big-endian
+ *     P bytes    the payload
+ *     2 bytes    its number of topics N (1...65535), big-endian
+ *     N topics   each as above (1 byte L, L bytes)
+ * Nothing may follow the last fan-out's last topic. */
 #define TG_FANOUT_VERSION 1
+#define TG_FANOUT_BATCH_VERSION 2
 typedef void (*tg_fanout_fn)(const char *topic, const void *payload, size_t payload_len, void *context);
-/* Calls `each` with every topic (NUL-terminated) of a well-formed fan-out, in order, and
- * returns their number; returns -1 without calling it when anything is malformed. */
+/* Calls `each` with every topic (NUL-terminated) of a well-formed fan-out or batch of fan-outs,
+ * with its payload, in order, and returns their number; returns -1 without calling it when
+ * anything is malformed. */
 long tg_fanout_each(const void *data, size_t length, tg_fanout_fn each, void *context);
 
 /* Which devices are connected: one session per broker client (keyed by its pointer), each

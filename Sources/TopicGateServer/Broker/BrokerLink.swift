@@ -45,6 +45,7 @@ final class BrokerLink: Service {
     private struct PluginState {
         var nonce: String?
         var fanOut = false
+        var fanOutBatches = false
         var routed = false
         var saved = false
         var known = false
@@ -237,6 +238,7 @@ final class BrokerLink: Service {
         let answered = pluginFeatures.withLock { state -> Bool in
             guard state.nonce == features.nonce else { return false }
             state.fanOut = features.fanOut
+            state.fanOutBatches = features.fanOutBatches
             state.routed = features.routed
             state.saved = features.saved
             state.known = true
@@ -246,7 +248,8 @@ final class BrokerLink: Service {
         logger.info(
             "The broker's plugin answered",
             metadata: [
-                "fanOut": "\(features.fanOut)", "routed": "\(features.routed)", "saved": "\(features.saved)",
+                "fanOut": "\(features.fanOut)", "fanOutBatches": "\(features.fanOutBatches)",
+                "routed": "\(features.routed)", "saved": "\(features.saved)",
             ])
         if !features.saved {
             logger.warning(
@@ -275,12 +278,22 @@ final class BrokerLink: Service {
     /// (`RoutingBarrier`, `PendingDelivery.whenRouted`): false when the connection ended first
     /// (the broker may have stopped or crashed before) or the answer did not come.
     func start(_ publications: [DevicePublication]) -> PendingDelivery {
-        let (fanOut, routed, saved) = pluginFeatures.withLock { ($0.fanOut, $0.routed, $0.saved) }
+        let (fanOut, batches, routed, saved) = pluginFeatures.withLock {
+            ($0.fanOut, $0.fanOutBatches, $0.routed, $0.saved)
+        }
         let plan = PublicationPlan(
-            publications, fanOut: fanOut && client.isConnected, maximumPacketSize: maximumPacketSize)
+            publications, fanOut: fanOut && client.isConnected, batches: batches, maximumPacketSize: maximumPacketSize)
         var confirmsRouting = false
         var failed: [Int: DeliveryFailure] = [:]
         var started: [(indices: [Int], publication: MQTTPublication)] = []
+        func startFanOut(_ indices: [Int], _ bytes: [UInt8]) {
+            do {
+                started.append((indices, try self.client.startPublishing(MQTTFanOut.topic, payload: bytes)))
+                confirmsRouting = confirmsRouting || routed
+            } catch {
+                for index in indices { failed[index] = .unacknowledged }
+            }
+        }
         for step in plan.steps {
             switch step {
             case .refused(let index, let size):
@@ -297,14 +310,10 @@ final class BrokerLink: Service {
                     failed[index] = .unacknowledged
                 }
             case .fanOut(let indices):
-                let fanOut = MQTTFanOut(
-                    payload: publications[indices[0]].payload, topics: indices.map { publications[$0].topic })
-                do {
-                    started.append((indices, try client.startPublishing(MQTTFanOut.topic, payload: fanOut.bytes)))
-                    confirmsRouting = confirmsRouting || routed
-                } catch {
-                    for index in indices { failed[index] = .unacknowledged }
-                }
+                startFanOut(indices, Self.fanOut(indices, of: publications).bytes)
+            case .fanOutBatch(let fanOuts):
+                startFanOut(
+                    fanOuts.flatMap { $0 }, MQTTFanOutBatch(fanOuts.map { Self.fanOut($0, of: publications) }).bytes)
             }
         }
         let client = self.client
@@ -339,6 +348,11 @@ final class BrokerLink: Service {
                     Self.probe(client, timeout: Self.probeTimeout, answered: settle)
                 }
             }, whenRouted: routingOutcome.whenRouted)
+    }
+
+    /// The fan-out of the publications at `indices`, which share one payload.
+    private static func fanOut(_ indices: [Int], of publications: [DevicePublication]) -> MQTTFanOut {
+        MQTTFanOut(payload: publications[indices[0]].payload, topics: indices.map { publications[$0].topic })
     }
 
     /// A topic no device may read, for `probe`.

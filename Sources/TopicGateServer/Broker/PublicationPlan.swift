@@ -9,13 +9,18 @@ import MQTTBridge
 /// publication a fan-out cannot carry (a topic no device can hold, a payload too large for the
 /// fan-out's few bytes more), each goes as its own PUBLISH. A publication over the broker's
 /// packet limit is refused, never sent: the broker would drop the whole connection, and
-/// libmosquitto would send it again after every reconnect.
+/// libmosquitto would send it again after every reconnect. Where the plugin takes batches of
+/// fan-outs (`MQTTFanOutBatch`), consecutive fan-outs of several payloads (the messages one
+/// group commit wrote) share one PUBLISH within the same caps: one packet and one PUBACK for
+/// the batch, not one per message.
 struct PublicationPlan: Sendable, Equatable {
     enum Step: Sendable, Equatable {
         /// One PUBLISH to the publication's device topic.
         case direct(Int)
         /// One fan-out carrying the payload to the topics of these publications.
         case fanOut([Int])
+        /// One batch of fan-outs, each carrying its payload to the topics of its publications.
+        case fanOutBatch([[Int]])
         /// Never sent: a PUBLISH of `packetSize` bytes is over the broker's limit.
         case refused(Int, packetSize: Int)
     }
@@ -23,14 +28,25 @@ struct PublicationPlan: Sendable, Equatable {
     let steps: [Step]
 
     init(
-        _ publications: [DevicePublication], fanOut: Bool, maximumPacketSize: Int, topicsPerFanOut: Int = 1_000
+        _ publications: [DevicePublication], fanOut: Bool, batches: Bool = false, maximumPacketSize: Int,
+        topicsPerFanOut: Int = 1_000
     ) {
+        let batches = fanOut && batches
+        let topicsPerPacket = batches ? min(topicsPerFanOut, MQTTFanOutBatch.topicsPerFanOut) : topicsPerFanOut
         var steps: [Step] = []
-        var group: [Int] = []  // the fan-out being filled
-        var groupSize = 0  // its packet's size so far
+        var packet: [[Int]] = []  // the fan-outs of the packet being filled (one without batches)
+        var body = 0  // its payload's size so far
+        var topics = 0  // its topics so far
         func close() {
-            if !group.isEmpty { steps.append(.fanOut(group)) }
-            group = []
+            if let only = packet.first, !batches {
+                steps.append(.fanOut(only))
+            } else if !packet.isEmpty {
+                steps.append(.fanOutBatch(packet))
+            }
+            packet = []
+        }
+        func fits(_ size: Int) -> Bool {
+            topics < topicsPerPacket && Self.fanOutPacketSize(body: size) <= maximumPacketSize
         }
         for (index, publication) in publications.enumerated() {
             let direct = MQTTPublication.packetSize(topic: publication.topic, payloadCount: publication.payload.count)
@@ -40,34 +56,42 @@ struct PublicationPlan: Sendable, Equatable {
                 continue
             }
             let topicSize = MQTTFanOut.size(of: publication.topic)
-            let alone = Self.fanOutPacketSize(payloadCount: publication.payload.count, topics: topicSize)
-            guard fanOut, MQTTFanOut.carries(publication.topic), alone <= maximumPacketSize else {
+            let section =
+                batches
+                ? MQTTFanOutBatch.sectionSize(payloadCount: publication.payload.count)
+                : MQTTFanOut.headerSize(payloadCount: publication.payload.count)
+            let alone = (batches ? MQTTFanOutBatch.headerSize : 0) + section + topicSize
+            guard fanOut, MQTTFanOut.carries(publication.topic), Self.fanOutPacketSize(body: alone) <= maximumPacketSize
+            else {
                 close()
                 steps.append(.direct(index))
                 continue
             }
             // Arrays compare their storage first: a message's publications share one payload.
-            if let last = group.last,
-                publications[last].payload == publication.payload, group.count < topicsPerFanOut,
-                groupSize + topicSize <= maximumPacketSize
+            if let last = packet.last?.last, publications[last].payload == publication.payload,
+                fits(body + topicSize)
             {
-                group.append(index)
-                groupSize += topicSize
+                packet[packet.count - 1].append(index)
+                body += topicSize
+            } else if batches, !packet.isEmpty, fits(body + section + topicSize) {
+                packet.append([index])
+                body += section + topicSize
             } else {
                 close()
-                group = [index]
-                groupSize = alone
+                packet = [[index]]
+                body = alone
+                topics = 0
             }
+            topics += 1
         }
         close()
         self.steps = steps
     }
 
-    /// The PUBLISH packet of a fan-out of `payloadCount` bytes whose topics take `topics` bytes,
+    /// The PUBLISH packet of a fan-out, or a batch of them, whose payload takes `body` bytes,
     /// counted as if its remaining length took the most bytes it can: a fan-out that grows past
     /// a length byte's boundary stays within the limit.
-    static func fanOutPacketSize(payloadCount: Int, topics: Int) -> Int {
-        MQTTPublication.packetSize(
-            topic: MQTTFanOut.topic, payloadCount: MQTTFanOut.headerSize(payloadCount: payloadCount) + topics) + 3
+    static func fanOutPacketSize(body: Int) -> Int {
+        MQTTPublication.packetSize(topic: MQTTFanOut.topic, payloadCount: body) + 3
     }
 }
