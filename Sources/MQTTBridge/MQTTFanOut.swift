@@ -35,18 +35,30 @@ public struct MQTTFanOut: Sendable, Hashable {
     /// What the plugin reads (see the type's description).
     public var bytes: [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(
-            Self.headerSize(payloadCount: payload.count) + topics.reduce(0) { $0 + Self.size(of: $1) })
-        let count = UInt32(payload.count)
+        bytes.reserveCapacity(Self.headerSize(payloadCount: payload.count) + topicsSize)
         bytes.append(Self.version)
+        Self.appendLength(payload.count, to: &bytes)
+        bytes.append(contentsOf: payload)
+        appendTopics(to: &bytes)
+        return bytes
+    }
+
+    /// The bytes its topics take.
+    var topicsSize: Int { topics.reduce(0) { $0 + Self.size(of: $1) } }
+
+    /// Appends `count` as 4 bytes, big-endian.
+    static func appendLength(_ count: Int, to bytes: inout [UInt8]) {
+        let count = UInt32(count)
         bytes.append(contentsOf: [
             UInt8(count >> 24), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF),
         ])
-        bytes.append(contentsOf: payload)
+    }
+
+    /// Appends each topic as one length byte and its bytes.
+    func appendTopics(to bytes: inout [UInt8]) {
         for topic in topics {
             bytes.append(UInt8(topic.utf8.count))
             bytes.append(contentsOf: topic.utf8)
         }
-        return bytes
     }
 }

@@ -26,22 +26,15 @@ public struct MQTTFanOutBatch: Sendable, Hashable {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(
             fanOuts.reduce(Self.headerSize) { size, fanOut in
-                size + Self.sectionSize(payloadCount: fanOut.payload.count)
-                    + fanOut.topics.reduce(0) { $0 + MQTTFanOut.size(of: $1) }
+                size + Self.sectionSize(payloadCount: fanOut.payload.count) + fanOut.topicsSize
             })
         bytes.append(Self.version)
         for fanOut in fanOuts {
-            let count = UInt32(fanOut.payload.count)
-            bytes.append(contentsOf: [
-                UInt8(count >> 24), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF),
-            ])
+            MQTTFanOut.appendLength(fanOut.payload.count, to: &bytes)
             bytes.append(contentsOf: fanOut.payload)
             let topics = UInt16(fanOut.topics.count)
             bytes.append(contentsOf: [UInt8(topics >> 8), UInt8(topics & 0xFF)])
-            for topic in fanOut.topics {
-                bytes.append(UInt8(topic.utf8.count))
-                bytes.append(contentsOf: topic.utf8)
-            }
+            fanOut.appendTopics(to: &bytes)
         }
         return bytes
     }

@@ -16,11 +16,12 @@
  *   what the plugin can do ({"features":["fanOut","fanOutBatches",…],"nonce":…} on the
  *   presence topic).
  * - CONTROL on $CONTROL/topicgate/v1/fanout, from the gateway only: one payload for many
- *   device topics, or a batch of such fan-outs (tg_fanout_each), each copy published here with QoS 1 as if the gateway had
- *   published it to that topic: routed to the topic's subscriber, which the read check above
- *   lets only the device itself be, queued for it while it is away. The broker acknowledges
- *   the fan-out once every copy is handed to it (mosquitto_broker_publish), which routes them at
- *   the start of its next loop, before it reads its sockets again.
+ *   device topics, or a batch of such fan-outs (tg_fanout_each), each copy published here
+ *   with QoS 1 as if the gateway had published it to that topic: routed to the topic's
+ *   subscriber, which the read check above lets only the device itself be, queued for it while
+ *   it is away. The broker acknowledges the fan-out once every copy is handed to it
+ *   (mosquitto_broker_publish), which routes them at the start of its next loop, before it
+ *   reads its sockets again.
  * - Presence: a device's first session (BASIC_AUTH accepted) and its last one ending
  *   (DISCONNECT, also after a kick) are published on `topicgate/presence`, which only the
  *   gateway's account may read: {"connected":"<username>"} / {"disconnected":"<username>"};

@@ -67,6 +67,7 @@ struct PublicationPlanTests {
                 .fanOut([0, 1]), .fanOut([2]), .direct(3), .fanOut([4]), .direct(5), .refused(6, packetSize: 1_012),
             ])
     }
+
     @Test("With batches, the fan-outs of several messages share a PUBLISH within the caps; what goes alone splits them")
     func batched() {
         // Three sends of one group commit, to one device each, then one to three devices.
