@@ -6,8 +6,12 @@ public protocol GroupStore: Sendable {
     /// members that do not. `GROUP_ALREADY_EXISTS` when the ID is taken.
     func insertGroup(_ group: Group, members: [UserID]) async throws -> [UserID]
     func group(appID: AppID, id: GroupID) async throws -> Group?
-    /// Saves name and owner; a new owner becomes a member.
-    func updateGroup(_ group: Group) async throws
+    /// Changes the group `id` as `change` says, applied inside the write to the row as it is
+    /// then (so that an owner change committed meanwhile stands), and saves its name and owner;
+    /// a new owner becomes a member. Returns the group as written, nil when there is none.
+    /// `change` throws to write nothing.
+    func updateGroup(appID: AppID, id: GroupID, _ change: @escaping @Sendable (inout Group) throws -> Void)
+        async throws -> Group?
     /// Deletes the group, its memberships and its thing ownerships.
     func deleteGroup(appID: AppID, id: GroupID) async throws -> Bool
     /// False when the user was a member already.

@@ -8,7 +8,12 @@ public protocol UserStore: Sendable {
     func insertUser(_ user: User, token: AccessToken?) async throws
     func user(appID: AppID, id: UserID) async throws -> User?
     func user(appID: AppID, address: LoginIdentifier) async throws -> User?
-    func updateUser(_ user: User) async throws
+    /// Changes the user `id` as `change` says, applied inside the write to the row as it is then,
+    /// so that a change another request committed meanwhile (a disable, a password change)
+    /// stands; the whole row is written back. Returns the user as written, nil when there is no
+    /// such user. `change` throws to write nothing (its error is rethrown as it is).
+    func updateUser(appID: AppID, id: UserID, _ change: @escaping @Sendable (inout User) throws -> Void)
+        async throws -> User?
     /// Disables or enables a user or a thing (`principal`); false when there is no such one.
     func setDisabled(appID: AppID, _ principal: Principal, disabled: Bool, at time: UnixMillis) async throws -> Bool
     /// Deletes the user with its tokens, memberships, thing ownerships and the groups it owns.

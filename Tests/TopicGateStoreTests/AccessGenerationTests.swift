@@ -71,9 +71,7 @@ struct AccessGenerationTests {
     func userUpdates(engine: StoreEngine) async throws {
         #expect(
             try await moves(engine) { store in
-                var user = try #require(try await store.user(appID: appID, id: ann))
-                user.profile.displayName = "Ann"
-                try await store.updateUser(user)
+                _ = try await store.updateUser(appID: appID, id: ann) { $0.profile.displayName = "Ann" }
             })
         #expect(try await !moves(engine) { try await $0.touchUser(appID: appID, id: ann, at: 5) })
     }
@@ -108,9 +106,7 @@ struct AccessGenerationTests {
         #expect(try await movesIdentity { _ = try await $0.deleteThing(appID: appID, id: lamp) })
         #expect(
             try await movesIdentity { store in
-                var user = try #require(try await store.user(appID: appID, id: ann))
-                user.profile.displayName = "Ann"
-                try await store.updateUser(user)
+                _ = try await store.updateUser(appID: appID, id: ann) { $0.profile.displayName = "Ann" }
             })
         #expect(
             try await movesIdentity { store in

@@ -41,11 +41,55 @@ struct IdentityStoreTests {
         await #expect(throws: KiiError.self) { try await store.insertUser(user("u2", loginName: "ANN")) }
         await #expect(throws: KiiError.self) { try await store.insertUser(user("u3", email: "a@example.com")) }
         try await store.insertUser(user("u4", loginName: "bob"))
-        var bob = try #require(try await store.user(appID: appID, id: UserID("u4")))
-        bob.loginName = "ann"
-        let error = await #expect(throws: KiiError.self) { try await store.updateUser(bob) }
+        let error = await #expect(throws: KiiError.self) {
+            try await store.updateUser(appID: appID, id: UserID("u4")) { $0.loginName = "ann" }
+        }
         #expect(error?.code == .userAlreadyExists)
         #expect(error?.context["field"] == "loginName")
+    }
+
+    @Test(
+        "A user's update applies to the row as it is when the write runs: a disable made since stands, concurrent updates all land, a change that throws writes nothing",
+        arguments: StoreEngine.allCases)
+    func updatesOnTheCurrentRow(_ engine: StoreEngine) async throws {
+        let store = try await newStore(engine)
+        let ann = UserID("u1")
+        try await store.insertUser(user("u1", loginName: "ann"))
+        // Disabled after a request read the user...
+        #expect(try await store.setDisabled(appID: appID, .user(ann), disabled: true, at: 2))
+        // ...whose update then sees, and keeps, the disable.
+        let updated = try await store.updateUser(appID: appID, id: ann) { user in
+            #expect(user.disabled)
+            user.profile.displayName = "Ann"
+            user.modifiedAt = 3
+        }
+        #expect(updated?.disabled == true)
+        #expect(updated == (try await store.user(appID: appID, id: ann)))
+        // Twenty updates at once, each adding a field: none is lost.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<20 {
+                group.addTask {
+                    _ = try await store.updateUser(appID: appID, id: ann) { user in
+                        user.profile.customFields["f\(index)"] = .int(Int64(index))
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let read = try #require(try await store.user(appID: appID, id: ann))
+        #expect(read.profile.customFields.count == 20)
+        #expect(read.profile.displayName == "Ann")
+        #expect(read.disabled)
+        // A change that throws writes nothing, and its error comes back as it is.
+        let error = await #expect(throws: KiiError.self) {
+            try await store.updateUser(appID: appID, id: ann) { user in
+                user.profile.displayName = "Not Ann"
+                throw KiiError.invalidInput("no", field: "displayName")
+            }
+        }
+        #expect(error?.code == .invalidInputData)
+        #expect(try await store.user(appID: appID, id: ann) == read)
+        #expect(try await store.updateUser(appID: appID, id: UserID("nobody")) { $0.loginName = "x" } == nil)
     }
 
     @Test(
@@ -140,7 +184,9 @@ struct IdentityStoreTests {
         var group = Group(id: GroupID("g"), appID: appID, name: "g", owner: UserID("a"), createdAt: 1, modifiedAt: 1)
         _ = try await store.insertGroup(group, members: [])
         group.owner = UserID("b")
-        try await store.updateGroup(group)
+        let updated = try await store.updateGroup(appID: appID, id: group.id) { $0.owner = UserID("b") }
+        #expect(updated == group)
+        #expect(try await store.updateGroup(appID: appID, id: GroupID("none")) { $0.name = "x" } == nil)
         #expect(try await store.members(appID: appID, group: group.id) == [UserID("a"), UserID("b")])
         #expect(try await store.groups(appID: appID, ownedBy: UserID("b")).map(\.id) == [group.id])
         #expect(try await store.groups(appID: appID, withMember: UserID("a")).map(\.id) == [group.id])

@@ -50,23 +50,40 @@ struct GroupService: Sendable {
     }
 
     func rename(caller: Caller, id: GroupID, name: String) async throws {
-        var group = try await find(caller: caller, id: id)
-        try requireOwner(caller, group, to: "rename this group")
-        group.name = try IdentityRules.groupName(name)
-        group.modifiedAt = time.now()
-        try await store.updateGroup(group)
+        let found = try await find(caller: caller, id: id)
+        try requireOwner(caller, found, to: "rename this group")
+        let name = try IdentityRules.groupName(name)
+        let modifiedAt = time.now()
+        try await update(caller: caller, id: id) { group in
+            try requireOwner(caller, group, to: "rename this group")
+            group.name = name
+            group.modifiedAt = modifiedAt
+        }
     }
 
     /// Hands the group to another existing user, who becomes a member.
     func changeOwner(caller: Caller, id: GroupID, request: GroupOwnerChangeRequest) async throws {
-        var group = try await find(caller: caller, id: id)
-        try requireOwner(caller, group, to: "change this group's owner")
+        let found = try await find(caller: caller, id: id)
+        try requireOwner(caller, found, to: "change this group's owner")
         guard try await store.user(appID: caller.appID, id: request.owner) != nil else {
             throw KiiError.userNotFound(appID: caller.appID, field: "userID", value: request.owner.rawValue)
         }
-        group.owner = request.owner
-        group.modifiedAt = time.now()
-        try await store.updateGroup(group)
+        let modifiedAt = time.now()
+        try await update(caller: caller, id: id) { group in
+            try requireOwner(caller, group, to: "change this group's owner")
+            group.owner = request.owner
+            group.modifiedAt = modifiedAt
+        }
+    }
+
+    /// Applies `change` to the group as it is when the write runs: the owner it checks is the
+    /// owner then, not the one this request read (another request may have handed it over).
+    private func update(caller: Caller, id: GroupID, _ change: @escaping @Sendable (inout Group) throws -> Void)
+        async throws
+    {
+        guard try await store.updateGroup(appID: caller.appID, id: id, change) != nil else {
+            throw Self.notFound(appID: caller.appID, id: id)
+        }
     }
 
     func addMember(caller: Caller, id: GroupID, user: UserID) async throws {

@@ -76,10 +76,35 @@ struct UserService: Sendable {
         return user
     }
 
-    /// Updates profile fields; with a password, upgrades a pseudo user to a normal user.
+    /// Updates profile fields; with a password, upgrades a pseudo user to a normal user. The
+    /// fields are laid over the user as it is when the write runs, so that a disable or a
+    /// password change committed while this request ran stands.
     func update(caller: Caller, reference: UserReference, fields: UserFields) async throws -> User {
-        var user = try await resolveForChange(caller: caller, reference: reference, to: "update this user")
-        if let password = fields.password {
+        let found = try await resolveForChange(caller: caller, reference: reference, to: "update this user")
+        try Self.requireUpgradable(found, fields)
+        var upgrade: String?
+        if let password = fields.password { upgrade = try await accounts.newPasswords.hash(password, for: .user) }
+        let modifiedAt = accounts.time.now()
+        let updated = try await store.updateUser(appID: caller.appID, id: found.id) { [upgrade] user in
+            // Checked again on the row as it is now: another request may have upgraded it.
+            try Self.requireUpgradable(user, fields)
+            if let upgrade { user.passwordHash = upgrade }
+            if let loginName = fields.loginName { user.loginName = loginName }
+            if let emailAddress = fields.emailAddress { user.emailAddress = emailAddress }
+            if let phoneNumber = fields.phoneNumber { user.phoneNumber = phoneNumber }
+            user.profile = user.profile.merging(fields.profile)
+            user.modifiedAt = modifiedAt
+        }
+        guard let updated else {
+            throw KiiError.userNotFound(appID: caller.appID, field: "userID", value: found.id.rawValue)
+        }
+        return updated
+    }
+
+    /// A password in `fields` upgrades a pseudo user (with an identity in the same fields); a
+    /// pseudo user gets an identity only with a password.
+    private static func requireUpgradable(_ user: User, _ fields: UserFields) throws(KiiError) {
+        if fields.password != nil {
             guard user.isPseudo else {
                 throw KiiError.invalidInput(
                     "This user has a password already; change it with PUT …/users/me/password.", field: "password")
@@ -88,19 +113,11 @@ struct UserService: Sendable {
                 throw KiiError.invalidInput(
                     "Upgrading a pseudo user needs a loginName, emailAddress or phoneNumber.", field: "loginName")
             }
-            user.passwordHash = try await accounts.newPasswords.hash(password, for: .user)
         } else if user.isPseudo && fields.hasIdentity {
             throw KiiError.invalidInput(
                 "A pseudo user gets a login name, email address or phone number together with a password.",
                 field: "password")
         }
-        if let loginName = fields.loginName { user.loginName = loginName }
-        if let emailAddress = fields.emailAddress { user.emailAddress = emailAddress }
-        if let phoneNumber = fields.phoneNumber { user.phoneNumber = phoneNumber }
-        user.profile = user.profile.merging(fields.profile)
-        user.modifiedAt = accounts.time.now()
-        try await store.updateUser(user)
-        return user
     }
 
     /// `POST …/users/query` (the admin): a page of the app's users matching Kii's clauses.
@@ -117,25 +134,40 @@ struct UserService: Sendable {
     }
 
     /// Changes the password and revokes every other token of the user. The user must give
-    /// its old password; the admin need not.
+    /// its old password; the admin need not. Of two changes from the same old password, the
+    /// one that commits second is told the old password is wrong (it is no longer the password).
     func changePassword(caller: Caller, reference: UserReference, request: PasswordChangeRequest) async throws {
-        var user = try await resolveForChange(caller: caller, reference: reference, to: "change this user's password")
-        guard !user.isPseudo else {
+        let found = try await resolveForChange(caller: caller, reference: reference, to: "change this user's password")
+        guard !found.isPseudo else {
             throw KiiError(
                 .invalidAccountStatus,
                 "A pseudo user has no password; upgrade it by giving it an identity and a password.")
         }
+        let message = "The old password is wrong."
+        // The hash the old password was checked against (nil: the admin's change, unchecked).
+        var checked: String?
         if caller.principal != .admin {
             guard let oldPassword = request.oldPassword else {
                 throw KiiError.invalidInput("'oldPassword' is required.", field: "oldPassword")
             }
             try await accounts.passwords.require(
-                oldPassword, of: .user(user.id), hash: user.passwordHash, caller: caller, "The old password is wrong.")
+                oldPassword, of: .user(found.id), hash: found.passwordHash, caller: caller, message)
+            checked = found.passwordHash
         }
-        user.passwordHash = try await accounts.newPasswords.hash(request.newPassword, for: .user, field: "newPassword")
-        user.modifiedAt = accounts.time.now()
-        try await store.updateUser(user)
-        try await accounts.revokeOldCredentials(of: .user(user.id), caller: caller) {
+        let hash = try await accounts.newPasswords.hash(request.newPassword, for: .user, field: "newPassword")
+        let modifiedAt = accounts.time.now()
+        let appID = caller.appID
+        let updated = try await store.updateUser(appID: appID, id: found.id) { [checked] user in
+            if let checked, user.passwordHash != checked {
+                throw PasswordCheck.wrong(message, of: .user(user.id), appID: appID)
+            }
+            user.passwordHash = hash
+            user.modifiedAt = modifiedAt
+        }
+        guard updated != nil else {
+            throw KiiError.userNotFound(appID: appID, field: "userID", value: found.id.rawValue)
+        }
+        try await accounts.revokeOldCredentials(of: .user(found.id), caller: caller) {
             .installedWithOtherTokens($0, keeping: $1)
         }
     }

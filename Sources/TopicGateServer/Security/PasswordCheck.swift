@@ -98,10 +98,15 @@ struct PasswordCheck: Sendable {
                 actor: caller.principal.description,
                 address: caller.address, style: .api)
         else {
-            throw KiiError(
-                .wrongPassword, message,
-                context: ["appID": .string(caller.appID.rawValue), "principalID": .string(principal.principalID)])
+            throw Self.wrong(message, of: principal, appID: caller.appID)
         }
+    }
+
+    /// `WRONG_PASSWORD` with `message` for the password of `principal`.
+    static func wrong(_ message: String, of principal: Principal, appID: AppID) -> KiiError {
+        KiiError(
+            .wrongPassword, message,
+            context: ["appID": .string(appID.rawValue), "principalID": .string(principal.principalID)])
     }
 
     /// 429: the failure budget of the client address or of the app is spent.

@@ -36,8 +36,17 @@ extension PostgresStore: GroupStore {
         }
     }
 
-    public func updateGroup(_ group: Group) async throws {
+    public func updateGroup(appID: AppID, id: GroupID, _ change: @escaping @Sendable (inout Group) throws -> Void)
+        async throws -> Group?
+    {
         try await write { connection in
+            // The row locked until the commit: another change of the group waits for this one.
+            guard
+                var group = try await connection.first(
+                    "SELECT * FROM groups WHERE app_id = \(appID) AND group_id = \(id) FOR UPDATE" as PostgresQuery
+                ).map(Self.group)
+            else { return nil }
+            try change(&group)
             try await connection.run(
                 """
                 UPDATE groups SET name = \(group.name), owner_id = \(group.owner), modified_at = \(group.modifiedAt)
@@ -48,6 +57,7 @@ extension PostgresStore: GroupStore {
                 INSERT INTO group_members (app_id, group_id, user_id) VALUES (\(group.appID), \(group.id), \(group.owner))
                 ON CONFLICT DO NOTHING
                 """)
+            return group
         }
     }
 

@@ -33,8 +33,17 @@ extension PostgresStore: UserStore {
         return try await read { connection in try await connection.first(query).map(Self.user) }
     }
 
-    public func updateUser(_ user: User) async throws {
+    public func updateUser(appID: AppID, id: UserID, _ change: @escaping @Sendable (inout User) throws -> Void)
+        async throws -> User?
+    {
         try await write(conflict: StoredForm.userConflict) { connection in
+            // The row locked until the commit: a disable or another update waits for this one.
+            guard
+                var user = try await connection.first(
+                    "SELECT * FROM users WHERE app_id = \(appID) AND user_id = \(id) FOR UPDATE" as PostgresQuery
+                ).map(Self.user)
+            else { return nil }
+            try change(&user)
             try await connection.run(
                 """
                 UPDATE users SET login_name = \(user.loginName), email_address = \(user.emailAddress),
@@ -44,6 +53,7 @@ extension PostgresStore: UserStore {
                     disabled = \(user.disabled), modified_at = \(user.modifiedAt)
                 WHERE app_id = \(user.appID) AND user_id = \(user.id)
                 """)
+            return user
         }
     }
 

@@ -40,8 +40,17 @@ extension SQLiteStore: GroupStore {
         }
     }
 
-    public func updateGroup(_ group: Group) async throws {
+    public func updateGroup(appID: AppID, id: GroupID, _ change: @escaping @Sendable (inout Group) throws -> Void)
+        async throws -> Group?
+    {
         try await write { db in
+            guard
+                var group = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT * FROM groups WHERE app_id = ? AND group_id = ?"),
+                    arguments: [appID.rawValue, id.rawValue]
+                ).map(Self.group)
+            else { return nil }
+            try change(&group)
             try db.cachedStatement(
                 sql: "UPDATE groups SET name = ?, owner_id = ?, modified_at = ? WHERE app_id = ? AND group_id = ?"
             ).execute(arguments: [
@@ -50,6 +59,7 @@ extension SQLiteStore: GroupStore {
             try db.cachedStatement(
                 sql: "INSERT OR IGNORE INTO group_members (app_id, group_id, user_id) VALUES (?, ?, ?)"
             ).execute(arguments: [group.appID.rawValue, group.id.rawValue, group.owner.rawValue])
+            return group
         }
     }
 

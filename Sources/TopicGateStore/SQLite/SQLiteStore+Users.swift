@@ -48,8 +48,19 @@ extension SQLiteStore: UserStore {
         }
     }
 
-    public func updateUser(_ user: User) async throws {
+    public func updateUser(appID: AppID, id: UserID, _ change: @escaping @Sendable (inout User) throws -> Void)
+        async throws -> User?
+    {
         try await write(conflict: StoredForm.userConflict) { db in
+            // Read inside the write transaction: no other write commits between this read and the
+            // update.
+            guard
+                var user = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT * FROM users WHERE app_id = ? AND user_id = ?"),
+                    arguments: [appID.rawValue, id.rawValue]
+                ).map(Self.user)
+            else { return nil }
+            try change(&user)
             try db.cachedStatement(
                 sql: """
                     UPDATE users SET login_name = ?, email_address = ?, phone_number = ?, password_hash = ?,
@@ -61,6 +72,7 @@ extension SQLiteStore: UserStore {
                 user.profile.country, user.profile.locale, JSONWriter.string(.object(user.profile.customFields)),
                 user.disabled, user.modifiedAt, user.appID.rawValue, user.id.rawValue,
             ])
+            return user
         }
     }
 
