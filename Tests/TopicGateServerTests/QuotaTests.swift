@@ -55,6 +55,52 @@ struct QuotaTests {
     }
 
     @Test(
+        "The same registration ID installed again answers the same installation, past the quota too; installed with a new token of the user it replaces the old one; another user's is its own"
+    )
+    func reinstalledRegistrationID() async throws {
+        let server = try await Self.server()
+        try await server.run { client in
+            let user = try await client.normalUser("reinstaller")
+            func install(_ token: String, development: Bool = false) async throws -> String {
+                try await client.call(
+                    .post, "\(client.app)/installations", token: token,
+                    contentType: "application/vnd.kii.InstallationCreationRequest+json",
+                    json: [
+                        "deviceType": "ANDROID", "installationRegistrationID": "fcm-token-1",
+                        "development": .bool(development),
+                    ]
+                ).expect(.created).require("installationID")
+            }
+            // An app that installs at every start (the quota is 3).
+            let first = try await install(user.token)
+            for _ in 0..<5 { #expect(try await install(user.token) == first) }
+            let live = try await server.store.liveInstallations(
+                appID: server.app.id, principals: [.user(UserID(user.id))])
+            #expect(live.map(\.id.rawValue) == [first])
+            // Logged in again on the same phone: the new token's installation replaces the old one,
+            // which is gone.
+            let again = try await client.login("reinstaller", password: "password123")
+            let second = try await install(again)
+            #expect(second != first)
+            #expect(
+                try await client.call(.get, "\(client.app)/installations/\(first)", token: again).status == .notFound)
+            #expect(try await install(again) == second)
+            // Another development flag is another installation of the same device: it replaces too.
+            let third = try await install(again, development: true)
+            #expect(third != second)
+            let after = try await server.store.liveInstallations(
+                appID: server.app.id, principals: [.user(UserID(user.id))])
+            #expect(after.map(\.id.rawValue) == [third])
+            // Another user with the same registration ID has its own; the first user's stays.
+            let other = try await client.pseudoUser()
+            let others = try await install(other.token)
+            #expect(others != third)
+            #expect(
+                try await client.call(.get, "\(client.app)/installations/\(third)", token: again).status == .ok)
+        }
+    }
+
+    @Test(
         "Onboarding counts against the thing's installation quota: a thing onboarded again and again holds at most the quota, its newest installations"
     )
     func onboardingInstallations() async throws {

@@ -43,6 +43,18 @@ struct InstallationService: Sendable {
         case .anonymous:
             throw caller.denied("install a device")
         }
+        if let registrationID = request.registrationID,
+            let existing = try await store.installation(
+                appID: caller.appID, deviceType: request.deviceType, registrationID: registrationID,
+                boundTo: principal)
+        {
+            // The same device installed again, as Kii's Android and iOS SDKs do at every start
+            // with the token FCM or APNs gave them: the installation it has, so that a device
+            // never reaches the quota by starting. One made with another token of the same
+            // principal (it logged in again) is replaced: revoking that token must not end it.
+            if existing.tokenHash == tokenHash && existing.development == request.development { return existing }
+            try await revocation.revoke(appID: caller.appID, .one(existing.id))
+        }
         if caller.principal != .admin {
             let live = try await store.liveInstallations(appID: caller.appID, principals: [principal]).count
             try PrincipalQuota.installations.require(count: live, limit: installationLimit, principal: principal)
