@@ -16,7 +16,8 @@ public protocol GroupStore: Sendable {
     func deleteGroup(appID: AppID, id: GroupID) async throws -> Bool
     /// False when the user was a member already.
     func addMember(appID: AppID, group: GroupID, user: UserID) async throws -> Bool
-    /// False when the user was not a member.
+    /// False when the user was not a member, or is the group's owner as the write finds it (the
+    /// owner never leaves).
     func removeMember(appID: AppID, group: GroupID, user: UserID) async throws -> Bool
     func members(appID: AppID, group: GroupID) async throws -> [UserID]
     func groups(appID: AppID, ownedBy user: UserID) async throws -> [Group]

@@ -61,4 +61,48 @@ struct GroupRaceTests {
             }
         }
     }
+
+    @Test(
+        "A member leaving as the owner hands it the group: the new owner is a member whichever commits first, and its leave is answered 204 or OPERATION_NOT_ALLOWED"
+    )
+    func leaveRacesHandOver() async throws {
+        let server = try await TestServer.make()
+        try await server.run { client in
+            for round in 0..<50 {
+                let old = try await client.pseudoUser()
+                let heir = try await client.pseudoUser()
+                let groupID = try #require(
+                    try await client.call(
+                        .post, "\(client.app)/groups", token: old.token, contentType: "application/json",
+                        json: ["name": "club", "members": [.string(heir.id)]]
+                    ).string("groupID"))
+                let group = "\(client.app)/groups/\(groupID)"
+                let left = try await withThrowingTaskGroup(of: APIReply?.self) { tasks in
+                    tasks.addTask {
+                        try await client.call(.delete, "\(group)/members/\(heir.id)", token: heir.token)
+                    }
+                    tasks.addTask {
+                        try await client.call(
+                            .put, "\(group)/owner", token: old.token,
+                            contentType: "application/vnd.kii.GroupOwnerChangeRequest+json",
+                            json: ["owner": .string(heir.id)]
+                        ).expect(.noContent)
+                        return nil
+                    }
+                    var left: APIReply?
+                    for try await reply in tasks { if let reply { left = reply } }
+                    return try #require(left)
+                }
+                #expect(
+                    left.status == .noContent || left.errorCode == "OPERATION_NOT_ALLOWED",
+                    "round \(round): \(left.status)")
+                let stored = try #require(try await server.store.group(appID: server.app.id, id: GroupID(groupID)))
+                #expect(stored.owner == UserID(heir.id), "round \(round)")
+                #expect(
+                    try await server.store.members(appID: server.app.id, group: GroupID(groupID)).contains(
+                        stored.owner),
+                    "round \(round): the owner is not a member")
+            }
+        }
+    }
 }

@@ -188,6 +188,9 @@ struct IdentityStoreTests {
         #expect(updated == group)
         #expect(try await store.updateGroup(appID: appID, id: GroupID("none")) { $0.name = "x" } == nil)
         #expect(try await store.members(appID: appID, group: group.id) == [UserID("a"), UserID("b")])
+        // The owner never leaves, whatever a caller read before.
+        #expect(try await !store.removeMember(appID: appID, group: group.id, user: UserID("b")))
+        #expect(try await store.members(appID: appID, group: group.id) == [UserID("a"), UserID("b")])
         #expect(try await store.groups(appID: appID, ownedBy: UserID("b")).map(\.id) == [group.id])
         #expect(try await store.groups(appID: appID, withMember: UserID("a")).map(\.id) == [group.id])
         let duplicate = await #expect(throws: KiiError.self) { _ = try await store.insertGroup(group, members: []) }

@@ -100,10 +100,10 @@ struct GroupService: Sendable {
         if caller.principal != .user(user) {
             try requireOwner(caller, group, to: "remove members from this group")
         }
-        guard user != group.owner else {
-            throw KiiError(.operationNotAllowed, "The owner cannot leave the group; hand it to another member first.")
-        }
+        guard user != group.owner else { throw Self.ownerStays }
         guard try await store.removeMember(appID: caller.appID, group: id, user: user) else {
+            // The group was handed to this user meanwhile: the owner never leaves.
+            if try await store.group(appID: caller.appID, id: id)?.owner == user { throw Self.ownerStays }
             throw KiiError(
                 .groupMemberNotFound, "User \(user.rawValue) is not a member of this group.",
                 context: ["groupID": .string(id.rawValue), "userID": .string(user.rawValue)])
@@ -146,6 +146,9 @@ struct GroupService: Sendable {
             try await store.memberGroupIDs(appID: caller.appID, user: user).contains(group.id)
         else { throw caller.denied("read this group") }
     }
+
+    static let ownerStays = KiiError(
+        .operationNotAllowed, "The owner cannot leave the group; hand it to another member first.")
 
     static func notFound(appID: AppID, id: GroupID) -> KiiError {
         KiiError(

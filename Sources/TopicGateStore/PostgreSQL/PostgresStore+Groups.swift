@@ -83,6 +83,8 @@ extension PostgresStore: GroupStore {
         try await changesRow(
             """
             DELETE FROM group_members WHERE app_id = \(appID) AND group_id = \(group) AND user_id = \(user)
+                AND user_id <> COALESCE(
+                    (SELECT owner_id FROM groups WHERE app_id = \(appID) AND group_id = \(group) FOR SHARE), '')
             RETURNING 1
             """)
     }

@@ -86,8 +86,11 @@ extension SQLiteStore: GroupStore {
 
     public func removeMember(appID: AppID, group: GroupID, user: UserID) async throws -> Bool {
         try await changesRow(
-            "DELETE FROM group_members WHERE app_id = ? AND group_id = ? AND user_id = ?",
-            [appID.rawValue, group.rawValue, user.rawValue])
+            """
+            DELETE FROM group_members WHERE app_id = ? AND group_id = ? AND user_id = ?
+                AND user_id <> COALESCE((SELECT owner_id FROM groups WHERE app_id = ? AND group_id = ?), '')
+            """,
+            [appID.rawValue, group.rawValue, user.rawValue, appID.rawValue, group.rawValue])
     }
 
     public func members(appID: AppID, group: GroupID) async throws -> [UserID] {
