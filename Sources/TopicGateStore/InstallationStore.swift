@@ -18,7 +18,9 @@ public enum InstallationSelection: Sendable, Hashable {
 /// Devices installed for push. Revoked installations are kept (not live) until their MQTT
 /// credentials expire, so that the broker can be told again after a restart.
 public protocol InstallationStore: Sendable {
-    func insertInstallation(_ installation: Installation) async throws
+    /// Inserts `installation`, unless `limit` is given and its principal holds that many live
+    /// installations in the app already (counted in the same write).
+    func insertInstallation(_ installation: Installation, limit: Int?) async throws -> QuotaInsertion
     /// A live installation by ID.
     func installation(appID: AppID, id: InstallationID) async throws -> Installation?
     /// The newest live installation with this device type and registration ID, among those
@@ -57,4 +59,11 @@ public protocol InstallationStore: Sendable {
     /// Forgets revoked installations whose credentials expired by `now`; returns how many.
     @discardableResult
     func purgeRevokedInstallations(now: UnixSeconds) async throws -> Int
+}
+
+extension InstallationStore {
+    /// Inserts `installation`, counting against no quota.
+    public func insertInstallation(_ installation: Installation) async throws {
+        _ = try await insertInstallation(installation, limit: nil)
+    }
 }

@@ -2,8 +2,10 @@ public import TopicGateCore
 
 /// Topics, their ACL entries, their subscriptions and the ACL audit trail.
 public protocol TopicStore: Sendable {
-    /// Inserts the topic with its default entries; `TOPIC_ALREADY_EXISTS` when it exists.
-    func insertTopic(_ topic: Topic, entries: [ACLEntry]) async throws
+    /// Inserts the topic with its default entries, unless `limit` is given and its creator
+    /// created that many topics in the app already (counted in the same write);
+    /// `TOPIC_ALREADY_EXISTS` when it exists.
+    func insertTopic(_ topic: Topic, entries: [ACLEntry], limit: Int?) async throws -> QuotaInsertion
     /// The topic and its entries, in one read.
     func topic(appID: AppID, address: TopicAddress) async throws -> (Topic, [ACLEntry])?
     /// Deletes the topic with its entries and subscriptions.
@@ -58,5 +60,12 @@ extension TopicStore {
         appID: AppID, address: TopicAddress, changes: [ACLChange], actor: Principal, at time: UnixMillis
     ) async throws -> [ACLEntry] {
         try await applyACLChanges(appID: appID, address: address, changes: changes, actor: actor, at: time, known: nil)
+    }
+}
+
+extension TopicStore {
+    /// Inserts the topic with its default entries, counting against no quota.
+    public func insertTopic(_ topic: Topic, entries: [ACLEntry]) async throws {
+        _ = try await insertTopic(topic, entries: entries, limit: nil)
     }
 }

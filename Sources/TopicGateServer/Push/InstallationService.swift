@@ -55,13 +55,11 @@ struct InstallationService: Sendable {
             if existing.tokenHash == tokenHash && existing.development == request.development { return existing }
             try await revocation.revoke(appID: caller.appID, .one(existing.id))
         }
-        if caller.principal != .admin {
-            let live = try await store.liveInstallations(appID: caller.appID, principals: [principal]).count
-            try PrincipalQuota.installations.require(count: live, limit: installationLimit, principal: principal)
-        }
+        // The quota counted in the same write as the insert (the admin has none).
         return try await insert(
             appID: caller.appID, principal: principal, deviceType: request.deviceType,
-            registrationID: request.registrationID, development: request.development, tokenHash: tokenHash)
+            registrationID: request.registrationID, development: request.development, tokenHash: tokenHash,
+            limit: caller.principal == .admin ? nil : installationLimit)
     }
 
     /// A new MQTT installation of a thing for one onboarding, bound to the token that
@@ -84,17 +82,20 @@ struct InstallationService: Sendable {
             tokenHash: Secrets.sha256(token))
     }
 
-    /// Stores a new installation with a random ID, MQTT topic and (unless given) registration ID.
+    /// Stores a new installation with a random ID, MQTT topic and (unless given) registration ID;
+    /// `QUOTA_EXCEEDED` when `limit` is given and the principal holds that many.
     private func insert(
         appID: AppID, principal: Principal, deviceType: String, registrationID: String?, development: Bool,
-        tokenHash: String?
+        tokenHash: String?, limit: Int? = nil
     ) async throws -> Installation {
         let installation = Installation(
             id: InstallationID(Secrets.randomAlphanumeric(25)), appID: appID, principal: principal,
             deviceType: deviceType, registrationID: registrationID ?? Secrets.randomAlphanumeric(25),
             mqttTopic: Secrets.randomAlphanumeric(25), development: development, createdAt: time.now(),
             tokenHash: tokenHash, broker: deviceType == "MQTT" ? try await newBroker() : nil)
-        try await store.insertInstallation(installation)
+        if case .limited(let held) = try await store.insertInstallation(installation, limit: limit) {
+            try PrincipalQuota.installations.require(count: held, limit: limit, principal: principal)
+        }
         return installation
     }
 

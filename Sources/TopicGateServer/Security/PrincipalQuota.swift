@@ -3,9 +3,9 @@ import TopicGateCore
 /// What one user or thing may hold at once: its live installations, the topics it created and
 /// its subscriptions (`--max-installations`, `--max-topics`, `--max-subscriptions`). A quota
 /// protects the store and the brokers from one identity (an anonymous pseudo user costs
-/// nothing to make), and answers 403 `QUOTA_EXCEEDED` naming the quota and its limit. The
-/// count and the write are not one transaction: requests of the same principal racing past the
-/// limit may end a few above it, never far.
+/// nothing to make), and answers 403 `QUOTA_EXCEEDED` naming the quota and its limit. Each is
+/// counted in the write that adds to it, so that requests racing past the limit do not end
+/// above it (on PostgreSQL, subscriptions excepted: a few may).
 enum PrincipalQuota: String, Sendable {
     case installations
     case topics

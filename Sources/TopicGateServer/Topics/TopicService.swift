@@ -31,12 +31,14 @@ struct TopicService: Sendable {
         guard TopicPermissions.mayCreate(context, in: scope.scope) else {
             throw caller.denied("create topics in \(scope.scope)")
         }
-        if caller.principal != .admin {
-            let created = try await store.topicCount(appID: caller.appID, creator: caller.principal)
-            try PrincipalQuota.topics.require(count: created, limit: topicLimit, principal: caller.principal)
-        }
         let topic = Topic(appID: caller.appID, address: address, creator: caller.principal, createdAt: time.now())
-        try await store.insertTopic(topic, entries: DefaultACL.entries(scope: scope.scope, creator: caller.principal))
+        // The creator's quota counted in the same write (the admin has none).
+        let limit = caller.principal == .admin ? nil : topicLimit
+        if case .limited(let created) = try await store.insertTopic(
+            topic, entries: DefaultACL.entries(scope: scope.scope, creator: caller.principal), limit: limit)
+        {
+            try PrincipalQuota.topics.require(count: created, limit: limit, principal: caller.principal)
+        }
     }
 
     func delete(caller: Caller, scope reference: TopicScopeReference, name: String) async throws {

@@ -2,9 +2,21 @@ internal import PostgresNIO
 public import TopicGateCore
 
 extension PostgresStore: InstallationStore {
-    public func insertInstallation(_ installation: Installation) async throws {
+    public func insertInstallation(_ installation: Installation, limit: Int?) async throws -> QuotaInsertion {
         let (kind, id) = StoredForm.columns(installation.principal)
-        try await write { connection in
+        return try await write { connection in
+            if let limit {
+                try await Self.lockQuota(connection, "installations", installation.appID, installation.principal)
+                let held =
+                    try await connection.first(
+                        """
+                        SELECT COUNT(*) AS n FROM installations
+                        WHERE app_id = \(installation.appID) AND principal_kind = \(kind) AND principal_id = \(id)
+                            AND revoked_at IS NULL
+                        """
+                    ).map { Int(try $0("n", as: Int64.self)) } ?? 0
+                if held >= limit { return .limited(held: held) }
+            }
             try await connection.run(
                 """
                 INSERT INTO installations (installation_id, app_id, principal_kind, principal_id, device_type,
@@ -15,6 +27,7 @@ extension PostgresStore: InstallationStore {
                     \(installation.createdAt), \(installation.tokenHash), \(installation.credentialsExpireAt),
                     \(installation.revokedAt), \(installation.broker))
                 """)
+            return .inserted
         }
     }
 

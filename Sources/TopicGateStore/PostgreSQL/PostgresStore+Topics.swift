@@ -2,10 +2,16 @@ internal import PostgresNIO
 public import TopicGateCore
 
 extension PostgresStore: TopicStore {
-    public func insertTopic(_ topic: Topic, entries: [ACLEntry]) async throws {
+    public func insertTopic(_ topic: Topic, entries: [ACLEntry], limit: Int?) async throws -> QuotaInsertion {
         let (kind, id) = StoredForm.columns(topic.scope)
         let (creatorKind, creatorID) = StoredForm.columns(topic.creator)
-        try await write(conflict: { _ in StoredForm.topicExists(topic.appID, topic.address) }) { connection in
+        return try await write(conflict: { _ in StoredForm.topicExists(topic.appID, topic.address) }) {
+            connection -> QuotaInsertion in
+            if let limit {
+                try await Self.lockQuota(connection, "topics", topic.appID, topic.creator)
+                let created = try await Self.topicCount(connection, appID: topic.appID, creator: topic.creator)
+                if created >= limit { return .limited(held: created) }
+            }
             guard
                 let row = try await connection.first(
                     """
@@ -14,7 +20,7 @@ extension PostgresStore: TopicStore {
                         \(topic.createdAt), \(StoredForm.aclList(entries)))
                     RETURNING topic_id
                     """)
-            else { return }
+            else { return .inserted }
             let topicID: Int64 = try row("topic_id")
             try await Self.notify(connection, .topic(topic.appID, topic.address))
             for entry in entries {
@@ -25,6 +31,7 @@ extension PostgresStore: TopicStore {
                     ON CONFLICT DO NOTHING
                     """)
             }
+            return .inserted
         }
     }
 
@@ -221,15 +228,19 @@ extension PostgresStore: TopicStore {
     }
 
     public func topicCount(appID: AppID, creator: Principal) async throws -> Int {
+        try await read { connection in try await Self.topicCount(connection, appID: appID, creator: creator) }
+    }
+
+    private static func topicCount(_ connection: PostgresConnection, appID: AppID, creator: Principal) async throws
+        -> Int
+    {
         let (kind, id) = StoredForm.columns(creator)
-        return try await read { connection in
-            try await connection.first(
-                """
-                SELECT COUNT(*) AS n FROM topics
-                WHERE app_id = \(appID) AND creator_kind = \(kind) AND creator_id = \(id)
-                """
-            ).map { Int(try $0("n", as: Int64.self)) } ?? 0
-        }
+        return try await connection.first(
+            """
+            SELECT COUNT(*) AS n FROM topics
+            WHERE app_id = \(appID) AND creator_kind = \(kind) AND creator_id = \(id)
+            """
+        ).map { Int(try $0("n", as: Int64.self)) } ?? 0
     }
 
     public func isSubscribed(appID: AppID, address: TopicAddress, subscriber: Subscriber) async throws -> Bool {

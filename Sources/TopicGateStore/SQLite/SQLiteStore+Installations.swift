@@ -2,9 +2,21 @@ import GRDB
 public import TopicGateCore
 
 extension SQLiteStore: InstallationStore {
-    public func insertInstallation(_ installation: Installation) async throws {
+    public func insertInstallation(_ installation: Installation, limit: Int?) async throws -> QuotaInsertion {
         let (kind, id) = StoredForm.columns(installation.principal)
-        try await write { db in
+        return try await write { db in
+            if let limit {
+                // Counted in the write: no other write commits between the count and the insert.
+                let held =
+                    try Int.fetchOne(
+                        db.cachedStatement(
+                            sql: """
+                                SELECT COUNT(*) FROM installations
+                                WHERE app_id = ? AND principal_kind = ? AND principal_id = ? AND revoked_at IS NULL
+                                """),
+                        arguments: [installation.appID.rawValue, kind, id]) ?? 0
+                if held >= limit { return .limited(held: held) }
+            }
             try db.cachedStatement(
                 sql: """
                     INSERT INTO installations (installation_id, app_id, principal_kind, principal_id, device_type,
@@ -18,6 +30,7 @@ extension SQLiteStore: InstallationStore {
                 installation.createdAt.rawValue, installation.tokenHash, installation.credentialsExpireAt?.rawValue,
                 installation.revokedAt?.rawValue, installation.broker,
             ])
+            return .inserted
         }
     }
 

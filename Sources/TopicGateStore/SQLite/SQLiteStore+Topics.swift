@@ -2,10 +2,16 @@ import GRDB
 public import TopicGateCore
 
 extension SQLiteStore: TopicStore {
-    public func insertTopic(_ topic: Topic, entries: [ACLEntry]) async throws {
+    public func insertTopic(_ topic: Topic, entries: [ACLEntry], limit: Int?) async throws -> QuotaInsertion {
         let (kind, id) = StoredForm.columns(topic.scope)
         let (creatorKind, creatorID) = StoredForm.columns(topic.creator)
-        try await write(conflict: { _ in StoredForm.topicExists(topic.appID, topic.address) }) { db in
+        let outcome = try await write(conflict: { _ in StoredForm.topicExists(topic.appID, topic.address) }) {
+            db -> QuotaInsertion in
+            if let limit {
+                // Counted in the write: no other write commits between the count and the insert.
+                let created = try Self.topicCount(db, appID: topic.appID, creator: topic.creator)
+                if created >= limit { return .limited(held: created) }
+            }
             try db.cachedStatement(
                 sql: """
                     INSERT INTO topics (app_id, scope_kind, scope_id, name, creator_kind, creator_id, created_at)
@@ -20,8 +26,10 @@ extension SQLiteStore: TopicStore {
                     sql: "INSERT OR IGNORE INTO acl_entries (topic_id, action, subject, is_default) VALUES (?, ?, ?, ?)"
                 ).execute(arguments: [topicID, entry.action.rawValue, entry.subject.description, entry.isDefault])
             }
+            return .inserted
         }
-        topicsChanged(.topic(topic.appID, topic.address))
+        if outcome == .inserted { topicsChanged(.topic(topic.appID, topic.address)) }
+        return outcome
     }
 
     public func topic(appID: AppID, address: TopicAddress) async throws -> (Topic, [ACLEntry])? {
@@ -158,13 +166,15 @@ extension SQLiteStore: TopicStore {
     }
 
     public func topicCount(appID: AppID, creator: Principal) async throws -> Int {
+        try await read { db in try Self.topicCount(db, appID: appID, creator: creator) }
+    }
+
+    private static func topicCount(_ db: Database, appID: AppID, creator: Principal) throws -> Int {
         let (kind, id) = StoredForm.columns(creator)
-        return try await read { db in
-            try Int.fetchOne(
-                db.cachedStatement(
-                    sql: "SELECT COUNT(*) FROM topics WHERE app_id = ? AND creator_kind = ? AND creator_id = ?"),
-                arguments: [appID.rawValue, kind, id]) ?? 0
-        }
+        return try Int.fetchOne(
+            db.cachedStatement(
+                sql: "SELECT COUNT(*) FROM topics WHERE app_id = ? AND creator_kind = ? AND creator_id = ?"),
+            arguments: [appID.rawValue, kind, id]) ?? 0
     }
 
     private static func subscriptionCount(_ db: Database, appID: AppID, subscriber: Subscriber) throws -> Int {
