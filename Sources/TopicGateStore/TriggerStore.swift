@@ -13,8 +13,9 @@ public protocol TriggerStore: Sendable {
     func triggers(appID: AppID, thing: ThingID, limit: Int, after: String?) async throws
         -> (triggers: [Trigger], next: String?)
     func triggerCount(appID: AppID, thing: ThingID) async throws -> Int
-    /// Stores `trigger` over the one with its app and ID; false when there is none.
-    func updateTrigger(_ trigger: Trigger) async throws -> Bool
+    /// Stores `parts` of `trigger` (and its modification time) over the one with its app and ID,
+    /// leaving its other parts as they are; false when there is none.
+    func updateTrigger(_ trigger: Trigger, parts: TriggerParts) async throws -> Bool
     func deleteTrigger(appID: AppID, id: TriggerID) async throws -> Bool
     /// The thing's enabled STATES triggers.
     func stateTriggers(appID: AppID, thing: ThingID) async throws -> [Trigger]

@@ -109,7 +109,10 @@ struct TriggerService: Sendable {
         let now = time.now()
         trigger.modifiedAt = now
         if request.predicate != nil { try await start(&trigger, at: now) }
-        guard try await store.updateTrigger(trigger) else { throw Self.notFound(id, of: thing.id) }
+        // Its status, and its schedule unless the predicate changed, as they are now: a firing or a
+        // disable made while this request ran stands.
+        let parts: TriggerParts = request.predicate != nil ? [.definition, .schedule] : .definition
+        guard try await store.updateTrigger(trigger, parts: parts) else { throw Self.notFound(id, of: thing.id) }
     }
 
     /// Enables or disables; enabling an enabled trigger (or disabling a disabled one) succeeds.
@@ -124,7 +127,9 @@ struct TriggerService: Sendable {
         trigger.disabledReason = nil
         trigger.modifiedAt = now
         if enabled { try await start(&trigger, at: now) }
-        guard try await store.updateTrigger(trigger) else { throw Self.notFound(id, of: thing.id) }
+        // Its definition as it is now (an owner's change made meanwhile stands).
+        let parts: TriggerParts = enabled ? [.status, .schedule] : .status
+        guard try await store.updateTrigger(trigger, parts: parts) else { throw Self.notFound(id, of: thing.id) }
     }
 
     func delete(caller: Caller, thing reference: ThingReference, id: TriggerID) async throws {

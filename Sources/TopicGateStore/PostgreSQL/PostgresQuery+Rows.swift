@@ -59,3 +59,39 @@ extension PostgresQuery.StringInterpolation {
         appendLiteral(")")
     }
 }
+
+extension PostgresQuery.StringInterpolation {
+    /// `column = value, …` for `parts` of `trigger` and its modification time, for
+    /// `UPDATE triggers SET …`.
+    mutating func appendInterpolation(_ trigger: Trigger, _ parts: TriggerParts) {
+        if parts.contains(.definition) {
+            appendLiteral("predicate = ")
+            appendInterpolation(JSONWriter.string(trigger.predicate.json))
+            appendLiteral(", command = ")
+            appendInterpolation(JSONWriter.string(trigger.command.json))
+            appendLiteral(", title = ")
+            appendInterpolation(trigger.title)
+            appendLiteral(", description = ")
+            appendInterpolation(trigger.description)
+            appendLiteral(", metadata = ")
+            appendInterpolation(trigger.metadata.map { JSONWriter.string(.object($0)) })
+            appendLiteral(", ")
+        }
+        if parts.contains(.schedule) {
+            appendLiteral("last_matched = ")
+            appendInterpolation(trigger.lastMatched)
+            appendLiteral(", next_due_at = ")
+            appendInterpolation(trigger.nextDueAt)
+            appendLiteral(", ")
+        }
+        if parts.contains(.status) {
+            appendLiteral("disabled = ")
+            appendInterpolation(trigger.disabled)
+            appendLiteral(", disabled_reason = ")
+            appendInterpolation(trigger.disabledReason)
+            appendLiteral(", ")
+        }
+        appendLiteral("modified_at = ")
+        appendInterpolation(trigger.modifiedAt)
+    }
+}

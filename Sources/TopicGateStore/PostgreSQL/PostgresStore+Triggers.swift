@@ -48,16 +48,10 @@ extension PostgresStore: TriggerStore {
         }
     }
 
-    public func updateTrigger(_ trigger: Trigger) async throws -> Bool {
+    public func updateTrigger(_ trigger: Trigger, parts: TriggerParts) async throws -> Bool {
         try await changesRow(
             """
-            UPDATE triggers SET thing_id = \(trigger.thing), predicate = \(JSONWriter.string(trigger.predicate.json)),
-                command = \(JSONWriter.string(trigger.command.json)), title = \(trigger.title),
-                description = \(trigger.description),
-                metadata = \(trigger.metadata.map { JSONWriter.string(.object($0)) }), disabled = \(trigger.disabled),
-                disabled_reason = \(trigger.disabledReason), last_matched = \(trigger.lastMatched),
-                next_due_at = \(trigger.nextDueAt), created_at = \(trigger.createdAt),
-                modified_at = \(trigger.modifiedAt)
+            UPDATE triggers SET \(trigger, parts)
             WHERE app_id = \(trigger.appID) AND trigger_id = \(trigger.id.rawValue)
             RETURNING 1
             """)

@@ -48,18 +48,29 @@ extension SQLiteStore: TriggerStore {
         }
     }
 
-    public func updateTrigger(_ trigger: Trigger) async throws -> Bool {
-        try await write { db in
-            let all = Self.triggerColumns(trigger)
-            let columns = Array(all[2...]) + Array(all[0..<2])
-            try db.cachedStatement(
-                sql: """
-                    UPDATE triggers SET thing_id = ?, predicate = ?, command = ?, title = ?, description = ?,
-                        metadata = ?, disabled = ?, disabled_reason = ?, last_matched = ?, next_due_at = ?,
-                        created_at = ?, modified_at = ?
-                    WHERE app_id = ? AND trigger_id = ?
-                    """
-            ).execute(arguments: StatementArguments(columns))
+    public func updateTrigger(_ trigger: Trigger, parts: TriggerParts) async throws -> Bool {
+        var columns: [(String, (any DatabaseValueConvertible)?)] = []
+        if parts.contains(.definition) {
+            columns += [
+                ("predicate", JSONWriter.string(trigger.predicate.json)),
+                ("command", JSONWriter.string(trigger.command.json)),
+                ("title", trigger.title), ("description", trigger.description),
+                ("metadata", trigger.metadata.map { JSONWriter.string(.object($0)) }),
+            ]
+        }
+        if parts.contains(.schedule) {
+            columns += [("last_matched", trigger.lastMatched), ("next_due_at", trigger.nextDueAt?.rawValue)]
+        }
+        if parts.contains(.status) {
+            columns += [("disabled", trigger.disabled), ("disabled_reason", trigger.disabledReason)]
+        }
+        columns.append(("modified_at", trigger.modifiedAt.rawValue))
+        let sql =
+            "UPDATE triggers SET " + columns.map { "\($0.0) = ?" }.joined(separator: ", ")
+            + " WHERE app_id = ? AND trigger_id = ?"
+        let arguments = StatementArguments(columns.map(\.1) + [trigger.appID.rawValue, trigger.id.rawValue])
+        return try await write { db in
+            try db.cachedStatement(sql: sql).execute(arguments: arguments)
             return db.changesCount > 0
         }
     }
