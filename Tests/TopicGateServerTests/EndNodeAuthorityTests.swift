@@ -61,7 +61,7 @@ struct EndNodeAuthorityTests {
     }
 
     @Test(
-        "kii_go: a gateway onboarded anonymously attaches an end node registered with the app's key, mints its token; the token reports and reads its states and updates its fields, but cannot delete it"
+        "kii_go: a gateway onboarded anonymously attaches an end node registered with the app's key, mints its token; the token reports and reads its states, updates its fields and uses its topics as the end node, but cannot delete it"
     )
     func kiiGoAddAndToken() async throws {
         let server = try await TestServer.make(push: true)
@@ -94,6 +94,15 @@ struct EndNodeAuthorityTests {
             #expect(
                 try await client.call(.get, "\(client.app)/things/\(endNode)", token: token).expect(.ok)
                     .object["StateUploadDisabled"] == false)
+            // Its topics, as the end node: one in its scope, subscribed and sent to.
+            let topic = "\(client.app)/things/\(endNode)/topics/readings"
+            try await client.call(.put, topic, token: token).expect(.noContent)
+            try await client.call(.put, "\(topic)/push/subscriptions/things/\(endNode)", token: token)
+                .expect(.noContent)
+            try await client.call(
+                .post, "\(topic)/push/messages", token: token,
+                contentType: "application/vnd.kii.SendPushMessageRequest+json", json: ["data": ["temp": 21]]
+            ).expect(.created)
             // Its deletion is not the gateway's to make (TestUpdateThing's last step differs here).
             let deletion = try await client.call(.delete, "\(client.app)/things/\(endNode)", token: token)
             #expect(deletion.status == .forbidden)
