@@ -113,16 +113,9 @@ struct PasswordGuessingTests {
         let server = try await TestServer.make(abuse: Self.trusting(), clock: ManualClock())
         try await server.run { client in
             _ = try await client.normalUser("bob")
-            let replies = try await withThrowingTaskGroup(of: String?.self) { group in
-                for index in 0..<40 {
-                    group.addTask {
-                        let reply = try await login(client, "bob", "wrong-\(index)", from: "203.0.113.\(index)")
-                        return reply.string("error_description") ?? reply.string("message")
-                    }
-                }
-                var all: [String?] = []
-                for try await reply in group { all.append(reply) }
-                return all
+            let replies = try await allAtOnce(40) { index in
+                let reply = try await login(client, "bob", "wrong-\(index)", from: "203.0.113.\(index)")
+                return reply.string("error_description") ?? reply.string("message")
             }
             let evaluated = replies.filter { $0 == "The username or password is wrong." }.count
             #expect(evaluated <= 5)
@@ -147,15 +140,8 @@ struct PasswordGuessingTests {
         let server = try await TestServer.make(abuse: Self.trusting())
         try await server.run { client in
             _ = try await client.normalUser("cat")
-            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                for index in 0..<40 {
-                    group.addTask {
-                        try await login(client, "cat", "password123", from: "203.0.113.\(index)").status.code
-                    }
-                }
-                var all: [Int] = []
-                for try await status in group { all.append(status) }
-                return all
+            let statuses = try await allAtOnce(40) { index in
+                try await login(client, "cat", "password123", from: "203.0.113.\(index)").status.code
             }
             #expect(statuses == Array(repeating: 200, count: 40))
             let locks = try await server.store.securityEvents(appID: server.app.id, limit: 100, before: nil)

@@ -59,31 +59,19 @@ struct QuotaTests {
         let server = try await Self.server()
         try await server.run { client in
             let user = try await client.pseudoUser()
-            let installs = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
-                for _ in 0..<40 {
-                    group.addTask {
-                        try await client.call(
-                            .post, "\(client.app)/installations", token: user.token,
-                            contentType: "application/vnd.kii.InstallationCreationRequest+json",
-                            json: ["deviceType": "MQTT"]
-                        ).status
-                    }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
+            let installs = try await allAtOnce(40) { _ in
+                try await client.call(
+                    .post, "\(client.app)/installations", token: user.token,
+                    contentType: "application/vnd.kii.InstallationCreationRequest+json", json: ["deviceType": "MQTT"]
+                ).status
             }
             #expect(installs.filter { $0 == .created }.count == 3, "\(installs)")
             #expect(installs.filter { $0 == .forbidden }.count == 37)
             let live = try await server.store.liveInstallations(
                 appID: server.app.id, principals: [.user(UserID(user.id))])
             #expect(live.count == 3)
-            let topics = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
-                for index in 0..<40 {
-                    group.addTask {
-                        try await client.call(.put, "\(client.app)/users/me/topics/racing-\(index)", token: user.token)
-                            .status
-                    }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
+            let topics = try await allAtOnce(40) { index in
+                try await client.call(.put, "\(client.app)/users/me/topics/racing-\(index)", token: user.token).status
             }
             #expect(topics.filter { $0 == .noContent }.count == 2, "\(topics)")
             #expect(try await server.store.topicCount(appID: server.app.id, creator: .user(UserID(user.id))) == 2)

@@ -65,19 +65,12 @@ struct UserRaceTests {
         let server = try await TestServer.make()
         try await server.run { client in
             let user = try await client.normalUser("racing-bob", password: "old-password-1")
-            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
-                for attempt in 0..<2 {
-                    group.addTask {
-                        try await client.call(
-                            .put, "\(client.app)/users/me/password", token: user.token,
-                            contentType: "application/vnd.kii.ChangePasswordRequest+json",
-                            json: [
-                                "oldPassword": "old-password-1", "newPassword": .string("new-password-\(attempt)"),
-                            ]
-                        ).status
-                    }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
+            let statuses = try await allAtOnce(2) { attempt in
+                try await client.call(
+                    .put, "\(client.app)/users/me/password", token: user.token,
+                    contentType: "application/vnd.kii.ChangePasswordRequest+json",
+                    json: ["oldPassword": "old-password-1", "newPassword": .string("new-password-\(attempt)")]
+                ).status
             }
             #expect(statuses.filter { $0 == .noContent }.count == 1, "\(statuses)")
             #expect(statuses.filter { $0 == .badRequest || $0 == .forbidden || $0 == .unauthorized }.count == 1)

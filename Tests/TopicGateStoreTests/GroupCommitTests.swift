@@ -85,12 +85,7 @@ struct GroupCommitTests {
         #expect(try await level(synced: false) == 1)
         #expect(try await level(synced: true) == 2)
         // Many at once, grouped in shared transactions: a transaction holding a synced write is synced.
-        let levels = try await withThrowingTaskGroup(of: (Bool, Int).self) { group in
-            for index in 0..<200 {
-                group.addTask { (index % 3 == 0, try await level(synced: index % 3 == 0)) }
-            }
-            return try await group.reduce(into: []) { $0.append($1) }
-        }
+        let levels = try await allAtOnce(200) { index in (index % 3 == 0, try await level(synced: index % 3 == 0)) }
         #expect(levels.filter { synced, level in synced && level != 2 }.isEmpty)
         #expect(levels.allSatisfy { _, level in level == 1 || level == 2 })
     }

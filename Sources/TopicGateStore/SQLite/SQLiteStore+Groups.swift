@@ -32,24 +32,23 @@ extension SQLiteStore: GroupStore {
     }
 
     public func group(appID: AppID, id: GroupID) async throws -> Group? {
-        try await read { db in
-            try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT * FROM groups WHERE app_id = ? AND group_id = ?"),
-                arguments: [appID.rawValue, id.rawValue]
-            ).map(Self.group)
-        }
+        try await read { db in try Self.group(db, appID: appID, id: id) }
+    }
+
+    static func group(_ db: Database, appID: AppID, id: GroupID) throws -> Group? {
+        try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM groups WHERE app_id = ? AND group_id = ?"),
+            arguments: [appID.rawValue, id.rawValue]
+        ).map(Self.group)
     }
 
     public func updateGroup(appID: AppID, id: GroupID, _ change: @escaping @Sendable (inout Group) throws -> Void)
         async throws -> Group?
     {
         try await write { db in
-            guard
-                var group = try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT * FROM groups WHERE app_id = ? AND group_id = ?"),
-                    arguments: [appID.rawValue, id.rawValue]
-                ).map(Self.group)
-            else { return nil }
+            // Read inside the write transaction: no other write commits between this read and the
+            // update.
+            guard var group = try Self.group(db, appID: appID, id: id) else { return nil }
             try change(&group)
             try db.cachedStatement(
                 sql: "UPDATE groups SET name = ?, owner_id = ?, modified_at = ? WHERE app_id = ? AND group_id = ?"

@@ -25,12 +25,14 @@ extension SQLiteStore: UserStore {
     }
 
     public func user(appID: AppID, id: UserID) async throws -> User? {
-        try await readOneStatement { db in
-            try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT * FROM users WHERE app_id = ? AND user_id = ?"),
-                arguments: [appID.rawValue, id.rawValue]
-            ).map(Self.user)
-        }
+        try await readOneStatement { db in try Self.user(db, appID: appID, id: id) }
+    }
+
+    static func user(_ db: Database, appID: AppID, id: UserID) throws -> User? {
+        try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM users WHERE app_id = ? AND user_id = ?"),
+            arguments: [appID.rawValue, id.rawValue]
+        ).map(Self.user)
     }
 
     public func user(appID: AppID, address: LoginIdentifier) async throws -> User? {
@@ -54,12 +56,7 @@ extension SQLiteStore: UserStore {
         try await write(conflict: StoredForm.userConflict) { db in
             // Read inside the write transaction: no other write commits between this read and the
             // update.
-            guard
-                var user = try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT * FROM users WHERE app_id = ? AND user_id = ?"),
-                    arguments: [appID.rawValue, id.rawValue]
-                ).map(Self.user)
-            else { return nil }
+            guard var user = try Self.user(db, appID: appID, id: id) else { return nil }
             try change(&user)
             try db.cachedStatement(
                 sql: """
