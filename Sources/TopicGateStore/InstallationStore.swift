@@ -21,6 +21,11 @@ public protocol InstallationStore: Sendable {
     /// Inserts `installation`, unless `limit` is given and its principal holds that many live
     /// installations in the app already (counted in the same write).
     func insertInstallation(_ installation: Installation, limit: Int?) async throws -> QuotaInsertion
+    /// Inserts `installation` and, when its principal holds `limit` live installations in the
+    /// app already, revokes the oldest of them (at `now`) in the same write, so that it holds
+    /// `limit` afterwards, the newest. Returns those it revoked.
+    func insertInstallation(_ installation: Installation, replacingOldestAt limit: Int, now: UnixMillis)
+        async throws -> [Installation]
     /// A live installation by ID.
     func installation(appID: AppID, id: InstallationID) async throws -> Installation?
     /// The newest live installation with this device type and registration ID, among those

@@ -154,6 +154,48 @@ struct QuotaTests {
         }
     }
 
+    @Test(
+        "Onboardings of one thing racing at its installation quota end at the quota: three stay live, and one whose installation was replaced at once is told to onboard again"
+    )
+    func onboardingsRacingAtTheQuota() async throws {
+        var abuse = AbuseControls()
+        abuse.installationsPerPrincipal = 3
+        let server = try await TestServer.make(push: true, abuse: abuse)
+        try await server.run { client in
+            let owner = try await client.pseudoUser()
+            @Sendable func onboard() async throws -> TestServer.Reply {
+                try await client.call(
+                    .post, "/thing-if/apps/\(client.appID)/onboardings", token: owner.token,
+                    contentType: "application/vnd.kii.OnboardingWithVendorThingIDByOwner+json",
+                    json: [
+                        "vendorThingID": "crowded-lamp", "thingPassword": "lamp-pass",
+                        "owner": .string("user:\(owner.id)"),
+                    ])
+            }
+            // Three to fill the quota, then twelve at once, each having to make room.
+            var thingID = ""
+            for _ in 0..<3 { thingID = try await onboard().expect(.ok).require("thingID") }
+            let replies = try await allAtOnce(12) { _ in try await onboard() }
+            var answered: Set<String> = []
+            for reply in replies {
+                if reply.status == .ok {
+                    answered.insert(
+                        try #require(reply.object["mqttEndpoint"]?.objectValue?["installationID"]?.stringValue))
+                } else {
+                    // Replaced by a newer one before its credentials were signed: told to onboard again.
+                    #expect(reply.status == .conflict)
+                    #expect(reply.errorCode == "OPERATION_NOT_ALLOWED")
+                }
+            }
+            let live = try await server.store.liveInstallations(
+                appID: server.app.id, principals: [.thing(ThingID(thingID))])
+            #expect(live.count == 3)
+            #expect(!answered.isEmpty)
+            // The broker knows the replaced ones' credentials are revoked; the live ones are among those answered.
+            #expect(Set(live.map(\.id.rawValue)).isSubset(of: answered))
+        }
+    }
+
     @Test("Topics and subscriptions: past the quota nothing more is made")
     func topicsAndSubscriptions() async throws {
         try await Self.server().run { client in

@@ -10,6 +10,11 @@ struct DeviceRevocation: Sendable {
 
     func revoke(appID: AppID, _ selection: InstallationSelection) async throws {
         let revoked = try await store.revokeInstallations(appID: appID, selection, now: time.now())
-        if !revoked.isEmpty { await link.revoke(revoked) }
+        await self.revoked(revoked)
+    }
+
+    /// Tells the brokers of installations the store has revoked already.
+    func revoked(_ installations: [Installation]) async {
+        if !installations.isEmpty { await link.revoke(installations) }
     }
 }

@@ -62,24 +62,35 @@ struct InstallationService: Sendable {
             limit: caller.principal == .admin ? nil : installationLimit)
     }
 
-    /// A new MQTT installation of a thing for one onboarding, bound to the token that
-    /// onboarding issued: revoking that token (a password change) revokes the device.
+    /// The MQTT endpoint of a new installation of a thing for one onboarding, bound to the
+    /// token that onboarding issued: revoking that token (a password change) revokes the device.
     ///
     /// It counts against the thing's installation quota (`--max-installations`) as any other:
     /// a thing at the quota makes room by revoking its oldest live installations (kicked, refused
     /// by the broker), so that a device that onboards at every start is never locked out and the
-    /// thing never holds more than the quota.
-    func onboardingInstallation(appID: AppID, thing: ThingID, token: String) async throws -> Installation {
-        if let limit = installationLimit {
-            let live = try await store.liveInstallations(appID: appID, principals: [.thing(thing)])
-                .sorted { ($0.createdAt, $0.id.rawValue) < ($1.createdAt, $1.id.rawValue) }
-            for oldest in live.prefix(max(0, live.count - limit + 1)) {
-                try await revocation.revoke(appID: appID, .one(oldest.id))
-            }
-        }
-        return try await insert(
+    /// thing never holds more than the quota. The oldest are chosen and revoked in the write that
+    /// inserts, so onboardings racing for the room cannot end above the quota; one whose new
+    /// installation a newer onboarding replaced before its credentials were signed is answered
+    /// 409 `OPERATION_NOT_ALLOWED` (onboard again), never with credentials the broker refuses.
+    func onboardingEndpoint(appID: AppID, thing: ThingID, token: String) async throws -> MQTTEndpoint {
+        let installation = try await newInstallation(
             appID: appID, principal: .thing(thing), deviceType: "MQTT", registrationID: nil, development: false,
             tokenHash: Secrets.sha256(token))
+        if let limit = installationLimit {
+            let replaced = try await store.insertInstallation(installation, replacingOldestAt: limit, now: time.now())
+            await revocation.revoked(replaced)
+        } else {
+            try await store.insertInstallation(installation)
+        }
+        do {
+            return try await endpoint(for: installation)
+        } catch let error as KiiError where error.code == .installationNotFound {
+            throw KiiError(
+                .operationNotAllowed,
+                "A newer onboarding of thing \(thing.rawValue) replaced this one's installation: it holds at most "
+                    + "\(installationLimit ?? 0). Onboard again.",
+                context: ["thingID": .string(thing.rawValue), "quota": "installations"])
+        }
     }
 
     /// Stores a new installation with a random ID, MQTT topic and (unless given) registration ID;
@@ -88,15 +99,26 @@ struct InstallationService: Sendable {
         appID: AppID, principal: Principal, deviceType: String, registrationID: String?, development: Bool,
         tokenHash: String?, limit: Int? = nil
     ) async throws -> Installation {
-        let installation = Installation(
-            id: InstallationID(Secrets.randomAlphanumeric(25)), appID: appID, principal: principal,
-            deviceType: deviceType, registrationID: registrationID ?? Secrets.randomAlphanumeric(25),
-            mqttTopic: Secrets.randomAlphanumeric(25), development: development, createdAt: time.now(),
-            tokenHash: tokenHash, broker: deviceType == "MQTT" ? try await newBroker() : nil)
+        let installation = try await newInstallation(
+            appID: appID, principal: principal, deviceType: deviceType, registrationID: registrationID,
+            development: development, tokenHash: tokenHash)
         if case .limited(let held) = try await store.insertInstallation(installation, limit: limit) {
             try PrincipalQuota.installations.require(count: held, limit: limit, principal: principal)
         }
         return installation
+    }
+
+    /// An installation not stored yet, with a random ID, MQTT topic and (unless given)
+    /// registration ID, on the broker the balancer picks for an MQTT device.
+    private func newInstallation(
+        appID: AppID, principal: Principal, deviceType: String, registrationID: String?, development: Bool,
+        tokenHash: String?
+    ) async throws -> Installation {
+        Installation(
+            id: InstallationID(Secrets.randomAlphanumeric(25)), appID: appID, principal: principal,
+            deviceType: deviceType, registrationID: registrationID ?? Secrets.randomAlphanumeric(25),
+            mqttTopic: Secrets.randomAlphanumeric(25), development: development, createdAt: time.now(),
+            tokenHash: tokenHash, broker: deviceType == "MQTT" ? try await newBroker() : nil)
     }
 
     /// An installation by `{installationID}` or `{deviceType}:{registrationID}`, if the caller

@@ -35,9 +35,7 @@ struct OnboardingService: Sendable {
         // onboarding's own (revoked with its token).
         var endpoint: MQTTEndpoint?
         if installations.push != nil {
-            let installation = try await installations.onboardingInstallation(
-                appID: caller.appID, thing: thing.id, token: token)
-            endpoint = try await installations.endpoint(for: installation)
+            endpoint = try await installations.onboardingEndpoint(appID: caller.appID, thing: thing.id, token: token)
         }
         return OnboardingAnswer(thingID: thing.id.rawValue, accessToken: token, mqttEndpoint: endpoint)
     }

@@ -17,18 +17,50 @@ extension PostgresStore: InstallationStore {
                     ).map { Int(try $0("n", as: Int64.self)) } ?? 0
                 if held >= limit { return .limited(held: held) }
             }
-            try await connection.run(
-                """
-                INSERT INTO installations (installation_id, app_id, principal_kind, principal_id, device_type,
-                    registration_id, mqtt_topic, development, created_at, token_hash, credentials_expire_at, revoked_at,
-                    broker)
-                VALUES (\(installation.id.rawValue), \(installation.appID), \(kind), \(id), \(installation.deviceType),
-                    \(installation.registrationID), \(installation.mqttTopic), \(installation.development),
-                    \(installation.createdAt), \(installation.tokenHash), \(installation.credentialsExpireAt),
-                    \(installation.revokedAt), \(installation.broker))
-                """)
+            try await Self.insert(connection, installation)
             return .inserted
         }
+    }
+
+    public func insertInstallation(_ installation: Installation, replacingOldestAt limit: Int, now: UnixMillis)
+        async throws -> [Installation]
+    {
+        let (kind, id) = StoredForm.columns(installation.principal)
+        return try await write { connection in
+            // Under the principal's quota lock, as every insert that counts: chosen, revoked and
+            // inserted with no other gateway's insert in between.
+            try await Self.lockQuota(connection, "installations", installation.appID, installation.principal)
+            let revoked = try await connection.rows(
+                """
+                WITH live AS (
+                    SELECT installation_id,
+                        row_number() OVER (ORDER BY created_at DESC, installation_id DESC) AS newer
+                    FROM installations
+                    WHERE app_id = \(installation.appID) AND principal_kind = \(kind) AND principal_id = \(id)
+                        AND revoked_at IS NULL)
+                UPDATE installations SET revoked_at = \(now)
+                WHERE app_id = \(installation.appID)
+                    AND installation_id IN (SELECT installation_id FROM live WHERE newer >= \(Int64(limit)))
+                RETURNING *
+                """
+            ).compactMap(Self.installation)
+            try await Self.insert(connection, installation)
+            return revoked
+        }
+    }
+
+    static func insert(_ connection: PostgresConnection, _ installation: Installation) async throws {
+        let (kind, id) = StoredForm.columns(installation.principal)
+        try await connection.run(
+            """
+            INSERT INTO installations (installation_id, app_id, principal_kind, principal_id, device_type,
+                registration_id, mqtt_topic, development, created_at, token_hash, credentials_expire_at, revoked_at,
+                broker)
+            VALUES (\(installation.id.rawValue), \(installation.appID), \(kind), \(id), \(installation.deviceType),
+                \(installation.registrationID), \(installation.mqttTopic), \(installation.development),
+                \(installation.createdAt), \(installation.tokenHash), \(installation.credentialsExpireAt),
+                \(installation.revokedAt), \(installation.broker))
+            """)
     }
 
     public func installation(appID: AppID, id: InstallationID) async throws -> Installation? {

@@ -17,21 +17,55 @@ extension SQLiteStore: InstallationStore {
                         arguments: [installation.appID.rawValue, kind, id]) ?? 0
                 if held >= limit { return .limited(held: held) }
             }
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO installations (installation_id, app_id, principal_kind, principal_id, device_type,
-                        registration_id, mqtt_topic, development, created_at, token_hash, credentials_expire_at,
-                            revoked_at, broker)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """
-            ).execute(arguments: [
-                installation.id.rawValue, installation.appID.rawValue, kind, id, installation.deviceType,
-                installation.registrationID, installation.mqttTopic, installation.development,
-                installation.createdAt.rawValue, installation.tokenHash, installation.credentialsExpireAt?.rawValue,
-                installation.revokedAt?.rawValue, installation.broker,
-            ])
+            try Self.insert(db, installation)
             return .inserted
         }
+    }
+
+    public func insertInstallation(_ installation: Installation, replacingOldestAt limit: Int, now: UnixMillis)
+        async throws -> [Installation]
+    {
+        let (kind, id) = StoredForm.columns(installation.principal)
+        return try await write { db in
+            // Chosen and revoked in the write that inserts: no other write commits in between.
+            let live = try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT \(Self.installationColumns) FROM installations
+                        WHERE app_id = ? AND principal_kind = ? AND principal_id = ? AND revoked_at IS NULL
+                        ORDER BY created_at, installation_id
+                        """),
+                arguments: [installation.appID.rawValue, kind, id]
+            ).compactMap(Self.installation)
+            let oldest = live.prefix(max(0, live.count - limit + 1))
+            for revoked in oldest {
+                try db.cachedStatement(sql: "UPDATE installations SET revoked_at = ? WHERE installation_id = ?")
+                    .execute(arguments: [now.rawValue, revoked.id.rawValue])
+            }
+            try Self.insert(db, installation)
+            return oldest.map { revoked in
+                var revoked = revoked
+                revoked.revokedAt = now
+                return revoked
+            }
+        }
+    }
+
+    static func insert(_ db: Database, _ installation: Installation) throws {
+        let (kind, id) = StoredForm.columns(installation.principal)
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO installations (installation_id, app_id, principal_kind, principal_id, device_type,
+                    registration_id, mqtt_topic, development, created_at, token_hash, credentials_expire_at,
+                        revoked_at, broker)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [
+            installation.id.rawValue, installation.appID.rawValue, kind, id, installation.deviceType,
+            installation.registrationID, installation.mqttTopic, installation.development,
+            installation.createdAt.rawValue, installation.tokenHash, installation.credentialsExpireAt?.rawValue,
+            installation.revokedAt?.rawValue, installation.broker,
+        ])
     }
 
     public func installation(appID: AppID, id: InstallationID) async throws -> Installation? {
