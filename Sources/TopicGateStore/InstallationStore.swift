@@ -18,9 +18,11 @@ public enum InstallationSelection: Sendable, Hashable {
 /// Devices installed for push. Revoked installations are kept (not live) until their MQTT
 /// credentials expire, so that the broker can be told again after a restart.
 public protocol InstallationStore: Sendable {
-    /// Inserts `installation`, unless `limit` is given and its principal holds that many live
-    /// installations in the app already (counted in the same write).
-    func insertInstallation(_ installation: Installation, limit: Int?) async throws -> QuotaInsertion
+    /// Inserts `installation`, unless the same device is installed already (a live installation
+    /// with its principal, device type, registration ID, token and development flag: that one
+    /// is returned) or `limit` is given and its principal holds that many live installations in
+    /// the app already. The lookup, the count and the insert are one write.
+    func insertInstallation(_ installation: Installation, limit: Int?) async throws -> InstallationInsertion
     /// Inserts `installation` and, when its principal holds `limit` live installations in the
     /// app already, revokes the oldest of them (at `now`) in the same write, so that it holds
     /// `limit` afterwards, the newest. Returns those it revoked.

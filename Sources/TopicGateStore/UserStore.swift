@@ -22,6 +22,10 @@ public protocol UserStore: Sendable {
     /// Pseudo users of any app (or of `appID`) last seen before `cutoff` that have no account
     /// link (a linked pseudo user can come back on a new device), oldest first, at most `limit`.
     func idlePseudoUsers(appID: AppID?, lastSeenBefore cutoff: UnixMillis, limit: Int) async throws -> [User]
+    /// Deletes the user as `deleteUser` does, but only while it is still what
+    /// `idlePseudoUsers` selects: pseudo, last seen before `cutoff`, with no account link. The
+    /// check and the delete are one write, so a user upgraded, linked or seen meanwhile stays.
+    func deleteIdlePseudoUser(appID: AppID, id: UserID, lastSeenBefore cutoff: UnixMillis) async throws -> Bool
     /// Records that the user was seen (its token used) at `time`.
     func touchUser(appID: AppID, id: UserID, at time: UnixMillis) async throws
 }

@@ -189,6 +189,31 @@ struct InstallationRoutesTests {
         }
     }
 
+    @Test("A device installing twice at once (an SDK's start racing its retry) gets one installation, not two")
+    func racingInstallsOfOneDevice() async throws {
+        let server = try await TestServer.make(push: true)
+        try await server.run { client in
+            let user = try await client.pseudoUser()
+            let replies = try await allAtOnce(8) { _ in
+                try await client.call(
+                    .post, "\(client.app)/installations", token: user.token, contentType: Self.mediaType,
+                    body: #"{"deviceType":"ANDROID","installationRegistrationID":"fcm-race"}"#)
+            }
+            #expect(replies.allSatisfy { $0.status == .created })
+            let ids = Set(replies.compactMap { $0.string("installationID") })
+            #expect(ids.count == 1, "\(ids)")
+            let found = try await client.call(.get, "\(client.app)/installations/ANDROID:fcm-race", token: user.token)
+            #expect(found.string("installationID") == ids.first)
+            // Deleting it leaves no second one behind.
+            #expect(
+                try await client.call(.delete, "\(client.app)/installations/ANDROID:fcm-race", token: user.token)
+                    .status == .noContent)
+            #expect(
+                try await client.call(.get, "\(client.app)/installations/ANDROID:fcm-race", token: user.token).status
+                    == .notFound)
+        }
+    }
+
     @Test("Without push, an endpoint answers 503 MQTT_ENDPOINT_NOT_READY")
     func pushOff() async throws {
         let server = try await TestServer.make()

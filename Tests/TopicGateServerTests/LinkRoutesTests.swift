@@ -220,6 +220,32 @@ struct LinkRoutesTests {
         }
     }
 
+    @Test("An external ID with '%', '/' and spaces unlinks at the Location it was given, and only that link")
+    func unlinkEncodedExternalID() async throws {
+        let server = try await TestServer.make()
+        try await server.run { client in
+            let ann = try await client.pseudoUser()
+            // Decoded twice, "50%2541" would name the other link, "team/50A ok".
+            let tricky = "team/50%41 ok+1"
+            var locations: [String: String] = [:]
+            for externalID in [tricky, "team/50A ok+1"] {
+                let linked = try await client.call(
+                    .post, "\(client.app)/users/me/links", token: ann.token, contentType: "application/json",
+                    body: Self.linkBody(externalID, secret: externalID == tricky ? Self.secret : Self.otherSecret))
+                #expect(linked.status == .created)
+                locations[externalID] = try #require(linked.headers[.location])
+            }
+            #expect(locations[tricky]?.hasSuffix("/links/icloud/team%2F50%2541%20ok+1") == true)
+            #expect(try await client.call(.delete, locations[tricky]!, token: ann.token).status == .noContent)
+            let left = try await client.call(.get, "\(client.app)/users/me/links", token: ann.token)
+            #expect(
+                left.object["links"]?.arrayValue?.compactMap { $0.objectValue?["externalID"]?.stringValue } == [
+                    "team/50A ok+1"
+                ])
+            #expect(try await client.call(.delete, locations[tricky]!, token: ann.token).status == .notFound)
+        }
+    }
+
     @Test("Wrong secrets lock the external ID out, exponentially longer, even for the right secret; success resets")
     func lockout() async throws {
         let clock = ManualClock()

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import TopicGateCore
 import TopicGateStore
@@ -83,6 +84,53 @@ struct AccountLinkStoreTests {
         #expect(
             try await store.idlePseudoUsers(appID: nil, lastSeenBefore: 500, limit: 1).map(\.id.rawValue) == ["older"])
         #expect(try await store.idlePseudoUsers(appID: AppID("other"), lastSeenBefore: 500, limit: 10).isEmpty)
+    }
+
+    @Test(
+        "An idle pseudo user is deleted only while still idle: never once upgraded, linked or seen again",
+        arguments: StoreEngine.allCases)
+    func deleteOnlyIdle(_ engine: StoreEngine) async throws {
+        let store = try await newStore(engine)
+        for id in ["idle", "upgraded", "linked", "seen"] { try await store.insertUser(pseudo(id, lastSeen: 10)) }
+        _ = try await store.updateUser(appID: appID, id: UserID("upgraded")) { $0.passwordHash = "h" }
+        try await store.insertLink(
+            AccountLink(
+                appID: appID, provider: "icloud", externalID: "_l", secretHash: "h", userID: UserID("linked"),
+                createdAt: 1))
+        try await store.touchUser(appID: appID, id: UserID("seen"), at: 900)
+        for id in ["upgraded", "linked", "seen"] {
+            #expect(try await store.deleteIdlePseudoUser(appID: appID, id: UserID(id), lastSeenBefore: 500) == false)
+            #expect(try await store.user(appID: appID, id: UserID(id)) != nil)
+        }
+        #expect(try await store.deleteIdlePseudoUser(appID: appID, id: UserID("idle"), lastSeenBefore: 500))
+        #expect(try await store.user(appID: appID, id: UserID("idle")) == nil)
+        #expect(try await store.deleteIdlePseudoUser(appID: appID, id: UserID("idle"), lastSeenBefore: 500) == false)
+    }
+
+    @Test(
+        "Cleanup racing upgrades: each user is either deleted or upgraded, never an upgraded user deleted",
+        arguments: StoreEngine.allCases)
+    func cleanupRacingUpgrades(_ engine: StoreEngine) async throws {
+        let store = try await newStore(engine)
+        let count = 40
+        for index in 0..<count { try await store.insertUser(pseudo("p\(index)", lastSeen: 10)) }
+        let appID = appID
+        async let deletions = allAtOnce(count) { index in
+            (index, try await store.deleteIdlePseudoUser(appID: appID, id: UserID("p\(index)"), lastSeenBefore: 500))
+        }
+        async let upgrades = allAtOnce(count) { index in
+            (index, try await store.updateUser(appID: appID, id: UserID("p\(index)")) { $0.passwordHash = "h" } != nil)
+        }
+        let deleted = Dictionary(uniqueKeysWithValues: try await deletions)
+        let upgraded = Dictionary(uniqueKeysWithValues: try await upgrades)
+        for index in 0..<count {
+            let remaining = try await store.user(appID: appID, id: UserID("p\(index)"))
+            #expect(
+                deleted[index] != upgraded[index], "p\(index): deleted \(deleted[index]!), upgraded \(upgraded[index]!)"
+            )
+            #expect((remaining != nil) == upgraded[index], "p\(index)")
+            #expect(remaining.map { $0.passwordHash != nil } ?? true)
+        }
     }
 
     @Test("The security audit pages newest first", arguments: StoreEngine.allCases)

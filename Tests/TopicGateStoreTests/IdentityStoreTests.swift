@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import TopicGateCore
 import TopicGateStore
@@ -226,6 +227,34 @@ struct IdentityStoreTests {
             try await store.recordCredentials(appID: appID, id: installation.id, expiresAt: UnixSeconds(200)) == false)
         #expect(
             try await store.outstandingRevocations(now: UnixSeconds(50)).first?.credentialsExpireAt == UnixSeconds(100))
+    }
+
+    @Test(
+        "Installs of one device racing end with one installation; another token, flag or principal is another",
+        arguments: StoreEngine.allCases)
+    func installsOfOneDeviceRacing(_ engine: StoreEngine) async throws {
+        let store = try await newStore(engine)
+        try await store.insertUser(user("u1"))
+        let appID = appID
+        @Sendable func device(_ index: Int, token: String? = "h1", development: Bool = false, owner: String = "u1")
+            -> Installation
+        {
+            Installation(
+                id: InstallationID("i\(index)"), appID: appID, principal: .user(UserID(owner)), deviceType: "ANDROID",
+                registrationID: "fcm-1", mqttTopic: "t\(index)", development: development,
+                createdAt: UnixMillis(Int64(index)), tokenHash: token)
+        }
+        let outcomes = try await allAtOnce(12) { index in try await store.insertInstallation(device(index), limit: 20) }
+        let inserted = outcomes.filter { $0 == .inserted }.count
+        #expect(inserted == 1)
+        let live = try await store.liveInstallations(appID: appID, principals: [.user(UserID("u1"))])
+        #expect(live.count == 1)
+        #expect(outcomes.allSatisfy { $0 == .inserted || $0 == .existing(live[0]) })
+        #expect(try await store.insertInstallation(device(20, token: "h2"), limit: nil) == .inserted)
+        #expect(try await store.insertInstallation(device(21, development: true), limit: nil) == .inserted)
+        #expect(try await store.insertInstallation(device(22, owner: "u2"), limit: nil) == .inserted)
+        _ = try await store.revokeInstallations(appID: appID, .one(live[0].id), now: 100)
+        #expect(try await store.insertInstallation(device(23), limit: nil) == .inserted)
     }
 
     @Test(

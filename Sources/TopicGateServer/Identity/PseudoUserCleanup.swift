@@ -49,16 +49,15 @@ struct PseudoUserCleanup: Sendable {
         guard !dryRun else { return Report(idleDays: idleDays, cutoff: cutoff, dryRun: true, users: idle) }
         var removed: [User] = []
         for user in idle {
-            // Seen again since the query? Then it stays.
-            guard let current = try await store.user(appID: user.appID, id: user.id), current.isPseudo,
-                current.lastSeenAt < cutoff
+            // The store deletes it only if it is still idle, pseudo and unlinked in the same
+            // write: one upgraded, linked or seen since the query stays, devices and all.
+            guard try await store.deleteIdlePseudoUser(appID: user.appID, id: user.id, lastSeenBefore: cutoff)
             else { continue }
             try await revocation.revoke(appID: user.appID, .principal(.user(user.id)))
-            guard try await store.deleteUser(appID: user.appID, id: user.id) else { continue }
             try await audit.record(
                 .pseudoUserRemoved, appID: user.appID, actor: actor, subjectID: user.id.rawValue,
-                detail: "idle since \(current.lastSeenAt), \(idleDays) days or more")
-            removed.append(current)
+                detail: "idle since \(user.lastSeenAt), \(idleDays) days or more")
+            removed.append(user)
         }
         return Report(idleDays: idleDays, cutoff: cutoff, dryRun: false, users: removed)
     }

@@ -102,10 +102,14 @@ struct InstallationService: Sendable {
         let installation = try await newInstallation(
             appID: appID, principal: principal, deviceType: deviceType, registrationID: registrationID,
             development: development, tokenHash: tokenHash)
-        if case .limited(let held) = try await store.insertInstallation(installation, limit: limit) {
+        switch try await store.insertInstallation(installation, limit: limit) {
+        case .inserted: return installation
+        // The same device, installed by a request racing this one: the one it has.
+        case .existing(let same): return same
+        case .limited(let held):
             try PrincipalQuota.installations.require(count: held, limit: limit, principal: principal)
+            return installation
         }
-        return installation
     }
 
     /// An installation not stored yet, with a random ID, MQTT topic and (unless given)

@@ -2,11 +2,25 @@ internal import PostgresNIO
 public import TopicGateCore
 
 extension PostgresStore: InstallationStore {
-    public func insertInstallation(_ installation: Installation, limit: Int?) async throws -> QuotaInsertion {
+    public func insertInstallation(_ installation: Installation, limit: Int?) async throws -> InstallationInsertion {
         let (kind, id) = StoredForm.columns(installation.principal)
         return try await write { connection in
+            // Under the principal's quota lock, the same device looked up and the quota counted
+            // with no other gateway's insert in between.
+            try await Self.lockQuota(connection, "installations", installation.appID, installation.principal)
+            if let same = try await connection.first(
+                """
+                SELECT * FROM installations
+                WHERE app_id = \(installation.appID) AND device_type = \(installation.deviceType)
+                    AND registration_id = \(installation.registrationID) AND principal_kind = \(kind)
+                    AND principal_id = \(id) AND token_hash IS NOT DISTINCT FROM \(installation.tokenHash)
+                    AND development = \(installation.development) AND revoked_at IS NULL
+                ORDER BY created_at DESC LIMIT 1
+                """
+            ).flatMap(Self.installation) {
+                return .existing(same)
+            }
             if let limit {
-                try await Self.lockQuota(connection, "installations", installation.appID, installation.principal)
                 let held =
                     try await connection.first(
                         """

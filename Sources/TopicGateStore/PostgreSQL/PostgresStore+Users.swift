@@ -58,27 +58,45 @@ extension PostgresStore: UserStore {
     }
 
     public func deleteUser(appID: AppID, id: UserID) async throws -> Bool {
+        try await write { connection in try await Self.deleteUser(appID: appID, id: id, connection) }
+    }
+
+    public func deleteIdlePseudoUser(appID: AppID, id: UserID, lastSeenBefore cutoff: UnixMillis) async throws -> Bool {
         try await write { connection in
-            try await connection.run(
+            // The row lock holds off an upgrade, a touch and a new link (its key check) until the
+            // delete commits; each of them then finds no user.
+            let stillIdle = try await connection.count(
                 """
-                DELETE FROM thing_owners WHERE app_id = \(appID) AND owner_kind = 'group'
-                    AND owner_id IN (SELECT group_id FROM groups WHERE app_id = \(appID) AND owner_id = \(id))
+                SELECT 1 FROM users u
+                WHERE u.app_id = \(appID) AND u.user_id = \(id) AND u.password_hash IS NULL AND u.last_seen_at < \(cutoff)
+                    AND NOT EXISTS (SELECT 1 FROM account_links l WHERE l.app_id = u.app_id AND l.user_id = u.user_id)
+                FOR UPDATE OF u
                 """)
-            try await connection.run(
-                "DELETE FROM thing_owners WHERE app_id = \(appID) AND owner_kind = 'user' AND owner_id = \(id)")
-            try await connection.run(
-                "DELETE FROM tokens WHERE app_id = \(appID) AND principal_kind = 'user' AND principal_id = \(id)")
-            let ownedGroups = try await connection.rows(
-                "SELECT group_id FROM groups WHERE app_id = \(appID) AND owner_id = \(id)")
-            for row in ownedGroups {
-                let group: GroupID = try row("group_id")
-                try await Self.deleteTopics(of: .group(group), connection, appID: appID)
-            }
-            try await Self.deleteTopics(of: .user(id), connection, appID: appID)
-            // Groups it owns, and its memberships, go by cascade.
-            return try await connection.count(
-                "DELETE FROM users WHERE app_id = \(appID) AND user_id = \(id) RETURNING 1") > 0
+            guard stillIdle > 0 else { return false }
+            return try await Self.deleteUser(appID: appID, id: id, connection)
         }
+    }
+
+    private static func deleteUser(appID: AppID, id: UserID, _ connection: PostgresConnection) async throws -> Bool {
+        try await connection.run(
+            """
+            DELETE FROM thing_owners WHERE app_id = \(appID) AND owner_kind = 'group'
+                AND owner_id IN (SELECT group_id FROM groups WHERE app_id = \(appID) AND owner_id = \(id))
+            """)
+        try await connection.run(
+            "DELETE FROM thing_owners WHERE app_id = \(appID) AND owner_kind = 'user' AND owner_id = \(id)")
+        try await connection.run(
+            "DELETE FROM tokens WHERE app_id = \(appID) AND principal_kind = 'user' AND principal_id = \(id)")
+        let ownedGroups = try await connection.rows(
+            "SELECT group_id FROM groups WHERE app_id = \(appID) AND owner_id = \(id)")
+        for row in ownedGroups {
+            let group: GroupID = try row("group_id")
+            try await deleteTopics(of: .group(group), connection, appID: appID)
+        }
+        try await deleteTopics(of: .user(id), connection, appID: appID)
+        // Groups it owns, and its memberships, go by cascade.
+        return try await connection.count(
+            "DELETE FROM users WHERE app_id = \(appID) AND user_id = \(id) RETURNING 1") > 0
     }
 
     public func idlePseudoUsers(appID: AppID?, lastSeenBefore cutoff: UnixMillis, limit: Int) async throws -> [User] {

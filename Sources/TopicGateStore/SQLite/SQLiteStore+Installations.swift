@@ -2,9 +2,25 @@ import GRDB
 public import TopicGateCore
 
 extension SQLiteStore: InstallationStore {
-    public func insertInstallation(_ installation: Installation, limit: Int?) async throws -> QuotaInsertion {
+    public func insertInstallation(_ installation: Installation, limit: Int?) async throws -> InstallationInsertion {
         let (kind, id) = StoredForm.columns(installation.principal)
         return try await write { db in
+            // Looked up in the write: two installs of one device racing end with one installation.
+            if let same = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT \(Self.installationColumns) FROM installations
+                        WHERE app_id = ? AND device_type = ? AND registration_id = ? AND principal_kind = ?
+                            AND principal_id = ? AND token_hash IS ? AND development = ? AND revoked_at IS NULL
+                        ORDER BY created_at DESC LIMIT 1
+                        """),
+                arguments: [
+                    installation.appID.rawValue, installation.deviceType, installation.registrationID, kind, id,
+                    installation.tokenHash, installation.development,
+                ]
+            ).flatMap(Self.installation) {
+                return .existing(same)
+            }
             if let limit {
                 // Counted in the write: no other write commits between the count and the insert.
                 let held =

@@ -76,34 +76,54 @@ extension SQLiteStore: UserStore {
     public func deleteUser(appID: AppID, id: UserID) async throws -> Bool {
         // Its topics and every entry naming it are gone.
         defer { topicsChanged(.all) }
+        return try await write { db in try Self.deleteUser(appID: appID, id: id, db) }
+    }
+
+    public func deleteIdlePseudoUser(appID: AppID, id: UserID, lastSeenBefore cutoff: UnixMillis) async throws -> Bool {
+        defer { topicsChanged(.all) }
         return try await write { db in
-            let app = appID.rawValue
-            let user = id.rawValue
-            try db.cachedStatement(
-                sql: """
-                    DELETE FROM thing_owners WHERE app_id = ? AND owner_kind = 'group'
-                        AND owner_id IN (SELECT group_id FROM groups WHERE app_id = ? AND owner_id = ?)
-                    """
-            ).execute(arguments: [app, app, user])
-            try db.cachedStatement(
-                sql: "DELETE FROM thing_owners WHERE app_id = ? AND owner_kind = 'user' AND owner_id = ?"
-            ).execute(arguments: [app, user])
-            try db.cachedStatement(
-                sql: "DELETE FROM tokens WHERE app_id = ? AND principal_kind = 'user' AND principal_id = ?"
-            ).execute(arguments: [app, user])
-            let ownedGroups = try String.fetchAll(
-                db.cachedStatement(sql: "SELECT group_id FROM groups WHERE app_id = ? AND owner_id = ?"),
-                arguments: [app, user])
-            for group in ownedGroups.map(GroupID.init(rawValue:)) {
-                try Self.deleteTopics(of: .group(group), db, appID: app)
-            }
-            try Self.deleteTopics(of: .user(id), db, appID: app)
-            // Groups it owns, and its memberships, go by cascade.
-            try db.cachedStatement(sql: "DELETE FROM users WHERE app_id = ? AND user_id = ?").execute(arguments: [
-                app, user,
-            ])
-            return db.changesCount > 0
+            let stillIdle =
+                try Bool.fetchOne(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT EXISTS (SELECT 1 FROM users u
+                                WHERE u.app_id = ? AND u.user_id = ? AND u.password_hash IS NULL AND u.last_seen_at < ?
+                                    AND NOT EXISTS (SELECT 1 FROM account_links l WHERE l.app_id = u.app_id
+                                        AND l.user_id = u.user_id))
+                            """),
+                    arguments: [appID.rawValue, id.rawValue, cutoff.rawValue]) ?? false
+            guard stillIdle else { return false }
+            return try Self.deleteUser(appID: appID, id: id, db)
         }
+    }
+
+    private static func deleteUser(appID: AppID, id: UserID, _ db: Database) throws -> Bool {
+        let app = appID.rawValue
+        let user = id.rawValue
+        try db.cachedStatement(
+            sql: """
+                DELETE FROM thing_owners WHERE app_id = ? AND owner_kind = 'group'
+                    AND owner_id IN (SELECT group_id FROM groups WHERE app_id = ? AND owner_id = ?)
+                """
+        ).execute(arguments: [app, app, user])
+        try db.cachedStatement(
+            sql: "DELETE FROM thing_owners WHERE app_id = ? AND owner_kind = 'user' AND owner_id = ?"
+        ).execute(arguments: [app, user])
+        try db.cachedStatement(
+            sql: "DELETE FROM tokens WHERE app_id = ? AND principal_kind = 'user' AND principal_id = ?"
+        ).execute(arguments: [app, user])
+        let ownedGroups = try String.fetchAll(
+            db.cachedStatement(sql: "SELECT group_id FROM groups WHERE app_id = ? AND owner_id = ?"),
+            arguments: [app, user])
+        for group in ownedGroups.map(GroupID.init(rawValue:)) {
+            try deleteTopics(of: .group(group), db, appID: app)
+        }
+        try deleteTopics(of: .user(id), db, appID: app)
+        // Groups it owns, and its memberships, go by cascade.
+        try db.cachedStatement(sql: "DELETE FROM users WHERE app_id = ? AND user_id = ?").execute(arguments: [
+            app, user,
+        ])
+        return db.changesCount > 0
     }
 
     public func idlePseudoUsers(appID: AppID?, lastSeenBefore cutoff: UnixMillis, limit: Int) async throws -> [User] {
