@@ -17,10 +17,6 @@ public protocol CommandStore: Sendable {
         appID: AppID, id: CommandID, results: JSONValue, state: CommandState, at now: UnixMillis,
         queueing push: QueuedPush?
     ) async throws
-    /// Records that a broker took these commands for a device at `now`, where none did before;
-    /// their state does not change. Like `OutboxStore.completeMessages`, it may return before it
-    /// is on disk: the push's settlement, redone after a crash that undid it.
-    func recordPublished(appID: AppID, ids: [CommandID], at now: UnixMillis) async throws
     /// Moves these commands to `state` where they are in one of the states `from`; the others
     /// keep theirs.
     func markCommands(appID: AppID, ids: [CommandID], as state: CommandState, from: [CommandState], at now: UnixMillis)

@@ -21,11 +21,15 @@ public protocol OutboxStore: Sendable {
     /// Lets go of messages that wait for a broker that is down: no gateway takes them again
     /// before `until`, and waiting costs no attempt.
     func postponeMessages(ids: [PushMessageID], until: UnixMillis) async throws
-    /// Removes delivered messages. It may return before the removal is on disk (SQLite commits
-    /// it without a sync of its own, PostgreSQL without waiting for its log): a crash of the
-    /// host may undo it, and the messages are then delivered again, as after a crash just
-    /// before the call. An earlier removal is never undone while a later one stays.
-    func completeMessages(ids: [PushMessageID]) async throws
+    /// Removes delivered messages and, in the same write, records that a broker took
+    /// `publishedCommands` (by app) for a device at `now`, where none did before (their
+    /// `publishedAt`; their state does not change). It may return before the write is on disk
+    /// (SQLite commits it without a sync of its own, PostgreSQL without waiting for its log): a
+    /// crash of the host may undo it, and the messages are then delivered and settled again, as
+    /// after a crash just before the call. An earlier settlement is never undone while a later
+    /// one stays.
+    func completeMessages(ids: [PushMessageID], publishedCommands: [AppID: [CommandID]], at now: UnixMillis)
+        async throws
     /// Messages in the outbox: every app's, or one app's.
     func pendingMessageCount() async throws -> Int
     func pendingMessageCount(appID: AppID) async throws -> Int
@@ -42,6 +46,11 @@ public protocol OutboxStore: Sendable {
 }
 
 extension OutboxStore {
+    /// Removes delivered messages that carry no command's first publication.
+    public func completeMessages(ids: [PushMessageID]) async throws {
+        try await completeMessages(ids: ids, publishedCommands: [:], at: 0)
+    }
+
     /// `enqueue`, held by no gateway.
     public func enqueue(_ messages: [OutboxMessage]) async throws { try await enqueue(messages, claim: nil) }
 }

@@ -145,12 +145,7 @@ struct PushDeliveryIsolationTests {
 
     /// Remembers the completions the pipeline reports, by app.
     final class RecordingCompletion: PushCompletion {
-        let published = Mutex<[AppID: [CommandID]]>([:])
         let failed = Mutex<[AppID: [CommandID]]>([:])
-
-        func published(_ commands: [AppID: [CommandID]], at: UnixMillis) async throws {
-            published.withLock { $0.merge(commands) { $0 + $1 } }
-        }
 
         func failed(_ commands: [AppID: [CommandID]], at: UnixMillis) async throws {
             failed.withLock { $0.merge(commands) { $0 + $1 } }
@@ -158,11 +153,31 @@ struct PushDeliveryIsolationTests {
     }
 
     @Test(
-        "A message's completion is reported, never written by the push layer: published once a device's broker acknowledged it, failed when dead-lettered or when its thing had no device"
+        "A message's completion: published (written with its settlement) once a device's broker acknowledged it, failed (reported) when dead-lettered or when its thing had no device"
     )
     func completions() async throws {
         let (store, app, user, directory) = try await Self.storeWithUser(devices: [("topic-1", nil)])
         defer { try? FileManager.default.removeItem(atPath: directory) }
+        let lamp = ThingID("lamp")
+        try await store.insertThing(
+            Thing(
+                id: lamp, appID: app.id, vendorThingID: "v-lamp", passwordHash: "h", fields: ThingFields(),
+                createdAt: 1, modifiedAt: 1))
+        let request = try CommandRequest(body: ["actions": [["turnPower": true]], "issuer": "user:u1"])
+        for id in ["c-fine", "c-poison", "c-nobody"] {
+            try await store.insertCommand(
+                Command(
+                    id: CommandID(id), appID: app.id, thing: lamp, issuer: request.issuer, request: request,
+                    createdAt: 1, modifiedAt: 1),
+                queueing: nil)
+        }
+        func published() async throws -> [String] {
+            var found: [String] = []
+            for id in ["c-fine", "c-poison", "c-nobody"] {
+                if try await store.command(appID: app.id, id: CommandID(id))?.publishedAt != nil { found.append(id) }
+            }
+            return found
+        }
         func message(_ id: PushMessageID, _ text: String, command: CommandID, to recipient: Subscriber) -> OutboxMessage
         {
             OutboxMessage(
@@ -180,13 +195,13 @@ struct PushDeliveryIsolationTests {
             time: .system, logger: Logger(label: "test"), metrics: ServerMetrics(), completion: completion)
         #expect(await service.deliverBatch() == .failed)
         try await service.settlement.flush()
-        #expect(completion.published.withLock { $0 } == [app.id: ["c-fine"]])
+        #expect(try await published() == ["c-fine"])
         #expect(completion.failed.withLock { $0 } == [app.id: ["c-nobody"]])
         #expect(await service.deliverBatch() == .failed)
         #expect(await service.deliverBatch() == .more)
         #expect(completion.failed.withLock { $0 } == [app.id: ["c-nobody", "c-poison"]])
         try await service.settlement.flush()
-        #expect(completion.published.withLock { $0 } == [app.id: ["c-fine"]])
+        #expect(try await published() == ["c-fine"])
         #expect(try await store.pendingMessageCount() == 0)
     }
 

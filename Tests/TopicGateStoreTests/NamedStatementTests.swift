@@ -41,13 +41,10 @@ struct NamedStatementTests {
             // The tests' server does not wait for its log at all: this connection does, as by default.
             try await connection.run("SET synchronous_commit = on")
             var seen = [try await setting()]
-            for removal in [true, false] {
+            for commands in [[:], [appID: [CommandID("c1")]]] as [[AppID: [CommandID]]] {
                 func statement() async throws {
-                    if removal {
-                        try await connection.run(OutboxRemoval(ids: [PushMessageID("m1")]))
-                    } else {
-                        try await connection.run(CommandPublication(appID: appID, ids: [CommandID("c1")], at: 5))
-                    }
+                    try await connection.run(
+                        OutboxSettlement(ids: [PushMessageID("m1")], publishedCommands: commands, at: 5))
                 }
                 try await connection.run("BEGIN")
                 try await statement()

@@ -250,12 +250,12 @@ struct OutboxStoreTests {
             queueing: QueuedPush(
                 message: message("m1", commandID: "c1"), claim: OutboxClaim(gateway: "gw-1", leaseUntil: 99)))
         #expect(try await store.command(appID: appID, id: "c1")?.publishedAt == nil)
-        try await store.recordPublished(appID: appID, ids: ["c1"], at: 30)
+        try await store.completeMessages(ids: [], publishedCommands: [appID: ["c1"]], at: 30)
         let published = try await store.command(appID: appID, id: "c1")
         #expect(published?.state == .sending)
         #expect(published?.publishedAt == 30)
         // The first time stays.
-        try await store.recordPublished(appID: appID, ids: ["c1"], at: 35)
+        try await store.completeMessages(ids: [], publishedCommands: [appID: ["c1"]], at: 35)
         #expect(try await store.command(appID: appID, id: "c1")?.publishedAt == 30)
         try await store.markSendFailed(appID: appID, ids: ["c1"], at: 40)
         let failed = try await store.command(appID: appID, id: "c1")

@@ -50,7 +50,7 @@ struct ThingIFStoreTests {
 
         try await store.recordResults(
             appID: appID, id: "c1", results: [["turnPower": ["succeeded": true]]], state: .done, at: 200)
-        try await store.recordPublished(appID: appID, ids: ["c0", "c1"], at: 300)
+        try await store.completeMessages(ids: [], publishedCommands: [appID: ["c0", "c1"]], at: 300)
         #expect(try await store.command(appID: appID, id: "c0")?.state == .sending)
         #expect(try await store.command(appID: appID, id: "c0")?.publishedAt == 300)
         #expect(try await store.command(appID: appID, id: "c1")?.state == .done)

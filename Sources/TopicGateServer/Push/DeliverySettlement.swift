@@ -102,11 +102,10 @@ final class DeliverySettlement: Service, Sendable {
         }
         guard !messages.isEmpty || !commands.isEmpty else { return }
         do {
-            // The completions first: a crash before the messages leave delivers and completes
-            // them again.
-            if !commands.published.isEmpty { try await completion.published(commands.published, at: time.now()) }
+            // The failures first: a crash before the messages leave delivers and completes them
+            // again. The commands' first publication is written with the removal, in one write.
             if !commands.unreachable.isEmpty { try await completion.failed(commands.unreachable, at: time.now()) }
-            try await store.completeMessages(ids: messages)
+            try await store.completeMessages(ids: messages, publishedCommands: commands.published, at: time.now())
         } catch {
             state.withLock { state in
                 state.writing.subtract(messages)

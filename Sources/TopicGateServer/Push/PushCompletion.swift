@@ -6,10 +6,11 @@ import TopicGateCore
 /// only reports, and writes nothing of the service's own.
 ///
 /// Called before the message leaves the outbox: a crash in between delivers it again and
-/// completes it again, so both must be idempotent.
+/// completes it again, so it must be idempotent.
+///
+/// That a broker took a command's push for at least one device (its `publishedAt`) is written
+/// with the message's removal from the outbox, in one write (`OutboxStore.completeMessages`).
 protocol PushCompletion: Sendable {
-    /// The broker took these (by app) for at least one device: published, not yet received.
-    func published(_ commands: [AppID: [CommandID]], at: UnixMillis) async throws
     /// These can never arrive: they had no device to go to, or they were given up on (moved to
     /// the dead letters).
     func failed(_ commands: [AppID: [CommandID]], at: UnixMillis) async throws

@@ -82,11 +82,6 @@ extension PostgresStore: CommandStore {
         }
     }
 
-    public func recordPublished(appID: AppID, ids: [CommandID], at now: UnixMillis) async throws {
-        guard !ids.isEmpty else { return }
-        try await write(CommandPublication(appID: appID, ids: ids, at: now))
-    }
-
     public func markCommands(
         appID: AppID, ids: [CommandID], as state: CommandState, from: [CommandState], at now: UnixMillis
     ) async throws {

@@ -46,9 +46,11 @@ extension PostgresStore: OutboxStore {
         }
     }
 
-    public func completeMessages(ids: [PushMessageID]) async throws {
-        guard !ids.isEmpty else { return }
-        try await write(OutboxRemoval(ids: ids))
+    public func completeMessages(ids: [PushMessageID], publishedCommands: [AppID: [CommandID]], at now: UnixMillis)
+        async throws
+    {
+        guard !ids.isEmpty || !publishedCommands.isEmpty else { return }
+        try await write(OutboxSettlement(ids: ids, publishedCommands: publishedCommands, at: now))
     }
 
     public func recordProgress(id: PushMessageID, deliveredBrokers: Set<String>) async throws {

@@ -87,16 +87,6 @@ extension SQLiteStore: CommandStore {
         }
     }
 
-    public func recordPublished(appID: AppID, ids: [CommandID], at now: UnixMillis) async throws {
-        guard !ids.isEmpty else { return }
-        try await write(synced: false) { db in
-            let statement = try db.cachedStatement(
-                sql: "UPDATE commands SET published_at = ? WHERE app_id = ? AND command_id = ? AND published_at IS NULL"
-            )
-            for id in ids { try statement.execute(arguments: [now.rawValue, appID.rawValue, id.rawValue]) }
-        }
-    }
-
     public func markCommands(
         appID: AppID, ids: [CommandID], as state: CommandState, from: [CommandState], at now: UnixMillis
     ) async throws {

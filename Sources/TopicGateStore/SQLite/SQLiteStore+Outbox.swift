@@ -62,11 +62,24 @@ extension SQLiteStore: OutboxStore {
         }
     }
 
-    public func completeMessages(ids: [PushMessageID]) async throws {
-        guard !ids.isEmpty else { return }
+    public func completeMessages(ids: [PushMessageID], publishedCommands: [AppID: [CommandID]], at now: UnixMillis)
+        async throws
+    {
+        guard !ids.isEmpty || !publishedCommands.isEmpty else { return }
         try await write(synced: false) { db in
-            let statement = try db.cachedStatement(sql: "DELETE FROM outbox WHERE message_id = ?")
-            for id in ids { try statement.execute(arguments: [id.rawValue]) }
+            if !publishedCommands.isEmpty {
+                let published = try db.cachedStatement(
+                    sql:
+                        "UPDATE commands SET published_at = ? WHERE app_id = ? AND command_id = ? AND published_at IS NULL"
+                )
+                for (appID, commands) in publishedCommands {
+                    for id in commands {
+                        try published.execute(arguments: [now.rawValue, appID.rawValue, id.rawValue])
+                    }
+                }
+            }
+            let removal = try db.cachedStatement(sql: "DELETE FROM outbox WHERE message_id = ?")
+            for id in ids { try removal.execute(arguments: [id.rawValue]) }
         }
     }
 
