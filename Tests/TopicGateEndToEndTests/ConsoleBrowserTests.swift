@@ -100,6 +100,9 @@ struct ConsoleBrowserTests {
             try await browser.click("#apply-batch")
             try await browser.waitForText("#status", containing: "Applied 1 change")
             #expect(try await world.send(topic, token: eve.token).status == .forbidden)
+            // The explanation on the page is asked again: it no longer says allowed.
+            let again = try await browser.waitForText("#explain-result", containing: "Denied")
+            #expect(again.contains("no entry grants SEND_MESSAGE_TO_TOPIC to user:\(eve.id)"))
             let audit = try await browser.waitForText("#audit", containing: "revoke")
             #expect(audit.contains("admin"))
             // The creator's entries cannot be revoked: the matrix offers no button for them.

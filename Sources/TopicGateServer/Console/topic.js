@@ -193,9 +193,11 @@ export async function renderTopic(view, session, query) {
   async function applyBatch() {
     try {
       const count = staged.length;
+      say(`Applying ${count} change${count === 1 ? '' : 's'}…`);
       await session.post(`${path}/acl`, changes());
       staged = [];
-      await Promise.all([loadACL(), loadWhoCan(), loadSubscribers(), loadAudit()]);
+      await Promise.all([loadACL(), loadWhoCan(), loadSubscribers(), loadAudit(),
+        explained ? explain(explained) : null]);
       say(`Applied ${count} change${count === 1 ? '' : 's'}.`);
     } catch (error) {
       const index = error.body?.failedChangeIndex;
@@ -221,14 +223,18 @@ export async function renderTopic(view, session, query) {
     }
   }
 
-  async function explain() {
+  // The question last explained, asked again once the entries change so the verdict shown stays true.
+  let explained = null;
+
+  async function explain(question = { typed: principalInput.value.trim(), action: explainAction.value }) {
     try {
-      const principal = await resolvePrincipal(session, principalInput.value);
+      const principal = await resolvePrincipal(session, question.typed);
       const answer = await session.get(`${path}/acl-explain?principal=${encodeURIComponent(principal)}` +
-        `&action=${explainAction.value}`);
+        `&action=${question.action}`);
+      explained = question;
       explainResult.className = answer.allowed ? 'verdict allowed' : 'verdict denied';
       show(explainResult, h('strong', { text: answer.allowed ? 'Allowed' : 'Denied' }),
-        ` — ${principalInput.value.trim()} (${answer.principal}), ${answer.action}: `
+        ` — ${question.typed} (${answer.principal}), ${answer.action}: `
           + `${answer.reason.replace(/^(allowed|denied):\s*/, '').replace(/^allowed by /, 'by ')}.`);
     } catch (error) {
       explainResult.className = 'verdict error';
